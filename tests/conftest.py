@@ -1,0 +1,72 @@
+"""Shared fixtures: a real Redis with a private key prefix per test, and settings pointing at it.
+
+Tests never FLUSHDB: several test runs (and developers) may share the machine's Redis, so each
+test gets its own ``key_prefix`` and removes only its own keys afterwards.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import redis
+
+from shared.config import Settings
+
+REDIS_URL = os.environ.get("SYLLABOT_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
+REPO = Path(__file__).resolve().parent.parent
+CORPUS = REPO / "corpus"
+SHARED_DATA = REPO.parent / "shared" / "data"
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+
+def _redis_or_fail() -> redis.Redis:
+    client = redis.Redis.from_url(REDIS_URL)
+    try:
+        client.ping()
+    except redis.ConnectionError as exc:  # a missing Redis is a broken setup, not a skip
+        pytest.fail(f"tests need a Redis server at {REDIS_URL} ({exc}); .ci/run starts one")
+    return client
+
+
+@pytest.fixture
+def redis_prefix() -> Iterator[str]:
+    """A unique key prefix; every key under it is deleted after the test."""
+    prefix = f"test:{uuid.uuid4().hex[:12]}:"
+    yield prefix
+    client = _redis_or_fail()
+    keys = list(client.scan_iter(match=f"{prefix}*", count=1000))
+    if keys:
+        client.delete(*keys)
+    client.close()
+
+
+@pytest.fixture
+def settings(redis_prefix: str, tmp_path: Path) -> Settings:
+    """Settings on the real Redis with the deterministic hashing embedder (fast, offline)."""
+    _redis_or_fail().close()
+    return Settings(
+        redis_url=REDIS_URL,
+        data_dir=tmp_path / "data",
+        key_prefix=redis_prefix,
+        embedder="hashing",
+        answerer="extractive",
+        _env_file=None,
+    )
+
+
+@pytest.fixture
+def minilm_settings(settings: Settings) -> Settings:
+    """The same, with the bundled default MiniLM model."""
+    return settings.model_copy(update={"embedder": "minilm"})
+
+
+def shared_data(*parts: str) -> Path:
+    """A path under ../shared/data, or skip the test when that folder is absent (e.g. outside CI)."""
+    path = SHARED_DATA.joinpath(*parts)
+    if not path.exists():
+        pytest.skip(f"{path} not present")
+    return path

@@ -1,0 +1,60 @@
+"""What ingest produces: a loaded document and its chunks.
+
+Plain dataclasses shared by loaders, the chunker, the index and search, so each of those can stay
+a pure function of these values.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+
+@dataclass
+class Page:
+    """One physical page (1-based) of extracted text. Non-paged formats have a single page 1."""
+
+    number: int
+    text: str
+
+
+@dataclass
+class Document:
+    """A loaded source document, before chunking."""
+
+    doc_id: str
+    file: str  # basename as uploaded
+    title: str
+    pages: list[Page]
+    kind: str  # "pdf" | "markdown" | "text" | "docx"
+    version: str | None = None
+    status: str = "current"  # "current" | "superseded" | "draft" ...
+    lang: str = "en"
+    subject: str | None = None  # course code and title when a loader already knows it
+    warnings: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Chunk:
+    """One retrievable passage with everything a citation needs."""
+
+    chunk_id: str
+    doc_id: str
+    file: str
+    title: str
+    text: str
+    subject: str | None = None  # "21CS44 Operating Systems"
+    module: str | None = None  # "Module 2", "Unit II"
+    section: str | None = None  # "Course outcomes", "Textbooks", "Returns window" ...
+    page: int | None = None
+    page_end: int | None = None
+    version: str | None = None
+    status: str = "current"
+    lang: str = "en"
+    kind: str = "body"  # "module" | "outcomes" | "textbooks" | "references" | "header" | "section" | "window"
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Chunk:
+        return cls(**{k: v for k, v in data.items() if k in cls.__dataclass_fields__})
