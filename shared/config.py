@@ -63,7 +63,10 @@ class Settings(BaseSettings):
 
     # --- retrieval ---------------------------------------------------------------------------
     hybrid_alpha: float = Field(
-        default=0.7, ge=0.0, le=1.0, validation_alias=_alias("SYLLABOT_HYBRID_ALPHA"),
+        default=0.7,
+        ge=0.0,
+        le=1.0,
+        validation_alias=_alias("SYLLABOT_HYBRID_ALPHA"),
         description="Weight of cosine in the hybrid score; keyword gets 1 - alpha.",
     )
     keyword_method: Literal["bm25", "overlap"] = Field(
@@ -72,7 +75,8 @@ class Settings(BaseSettings):
     score_threshold: float = Field(default=0.15, validation_alias=_alias("SYLLABOT_SCORE_THRESHOLD"))
     top_k: int = Field(default=18, ge=1, validation_alias=_alias("SYLLABOT_TOP_K"))
     dedup_similarity: float = Field(
-        default=0.95, validation_alias=_alias("SYLLABOT_DEDUP_SIMILARITY"),
+        default=0.95,
+        validation_alias=_alias("SYLLABOT_DEDUP_SIMILARITY"),
         description="Cosine between two chunks above which the lower-ranked one is a near-duplicate.",
     )
     default_collection: str = Field(default="default", validation_alias=_alias("SYLLABOT_DEFAULT_COLLECTION"))
@@ -81,7 +85,9 @@ class Settings(BaseSettings):
     answerer: Literal["extractive", "openai"] = Field(
         default="extractive", validation_alias=_alias("SYLLABOT_ANSWERER")
     )
-    llm_base_url: str = Field(default="https://api.openai.com/v1", validation_alias=_alias("SYLLABOT_LLM_BASE_URL"))
+    llm_base_url: str = Field(
+        default="https://api.openai.com/v1", validation_alias=_alias("SYLLABOT_LLM_BASE_URL")
+    )
     llm_model: str = Field(default="gpt-4o-mini", validation_alias=_alias("SYLLABOT_LLM_MODEL"))
     llm_api_key: str | None = Field(default=None, validation_alias=_alias("SYLLABOT_LLM_API_KEY"))
     llm_temperature: float = Field(default=0.1, validation_alias=_alias("SYLLABOT_LLM_TEMPERATURE"))
@@ -96,7 +102,9 @@ class Settings(BaseSettings):
 
     # --- Discord -----------------------------------------------------------------------------
     discord_token: str | None = Field(default=None, validation_alias=_alias("DISCORD_TOKEN"))
-    discord_guild_ids: Annotated[list[int], NoDecode] = Field(default_factory=list, validation_alias=_alias("DISCORD_GUILD_IDS"))
+    discord_guild_ids: Annotated[list[int], NoDecode] = Field(
+        default_factory=list, validation_alias=_alias("DISCORD_GUILD_IDS")
+    )
     discord_admin_role_ids: Annotated[list[int], NoDecode] = Field(
         default_factory=list, validation_alias=_alias("DISCORD_ADMIN_ROLE_IDS")
     )
@@ -107,7 +115,9 @@ class Settings(BaseSettings):
     slack_bot_token: str | None = Field(default=None, validation_alias=_alias("SLACK_BOT_TOKEN"))
     slack_signing_secret: str | None = Field(default=None, validation_alias=_alias("SLACK_SIGNING_SECRET"))
     slack_app_token: str | None = Field(default=None, validation_alias=_alias("SLACK_APP_TOKEN"))
-    slack_admin_user_ids: Annotated[list[str], NoDecode] = Field(default_factory=list, validation_alias=_alias("SLACK_ADMIN_USER_IDS"))
+    slack_admin_user_ids: Annotated[list[str], NoDecode] = Field(
+        default_factory=list, validation_alias=_alias("SLACK_ADMIN_USER_IDS")
+    )
     slack_api_url: str | None = Field(default=None, validation_alias=_alias("SLACK_API_URL"))
     slack_port: int = Field(default=3000, validation_alias=_alias("SLACK_PORT"))
     slack_response_type: Literal["in_channel", "ephemeral"] = Field(

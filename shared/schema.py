@@ -65,7 +65,9 @@ class Timings(BaseModel):
 class AskRequest(BaseModel):
     question: str = Field(min_length=1, max_length=2000)
     collection: str = "default"
-    user: str | None = Field(default=None, description="Who asked, e.g. 'discord:1234' (for logs and feedback).")
+    user: str | None = Field(
+        default=None, description="Who asked, e.g. 'discord:1234' (for logs and feedback)."
+    )
     platform: Literal["cli", "discord", "slack", "test"] = "cli"
     k: int | None = None
 
