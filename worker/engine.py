@@ -1,21 +1,49 @@
 """The retrieval engine: one per process, holding the embedder and the per-collection index cache.
 
-INTERFACE STUB — being implemented now (issue 2). Synchronous on purpose: the worker's arq jobs
-call it through ``asyncio.to_thread`` so CPU-heavy work stays off the event loop, and the CLI calls
-it directly.
+Synchronous on purpose: the worker's arq jobs call it through ``asyncio.to_thread`` so CPU-heavy
+work (parsing, embedding, scoring) stays off the event loop, and the CLI calls it directly.
+Checking that the cached index is still current costs one Redis GET per search.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import hashlib
+import threading
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
 
+import numpy as np
+import redis
+
+from shared.bindings import validate_collection_name
 from shared.config import Settings
-from shared.schema import Hit, IngestReport, SourceInfo
+from shared.keys import Keys
+from shared.redis_conn import sync_client
+from shared.schema import FileReport, Hit, IngestReport, SourceInfo
+from worker.chunking import chunk_document
+from worker.documents import Chunk, Document
+from worker.embedders import get_embedder
+from worker.embedders.base import Embedder
+from worker.index import IndexSnapshot, build_snapshot
+from worker.keyword import keyword_scores
+from worker.loaders import IngestError, load_document
+from worker.search import Selection, citation_label, hybrid_scores, select
+from worker.store import CollectionStore
 
 #: progress(stage, done, total), e.g. ("embedding", 120, 300)
 Progress = Callable[[str, int, int], None]
+EMBED_PROGRESS_BATCH = 64
 
 
+class NothingToIndex(ValueError):
+    """A reindex or remove found nothing to work on."""
+
+
+@dataclass
 class SearchResult:
     """Hits plus what the answerer and the logs need about how they were found."""
 
@@ -23,27 +51,410 @@ class SearchResult:
     index_version: str | None
     embed_ms: float
     search_ms: float
-    fallback: bool  # True when nothing cleared the threshold and the best chunks were returned anyway
+    fallback: bool  # nothing cleared the threshold; the best chunks were returned anyway
+    collection: str = "default"
+    question: str = ""
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def new_version() -> str:
+    """Sortable, unique snapshot id: milliseconds since the epoch (hex) plus a random tail."""
+    return f"{int(time.time() * 1000):x}-{uuid.uuid4().hex[:6]}"
+
+
+def search_snapshot(
+    snapshot: IndexSnapshot,
+    query_vector: np.ndarray,
+    question: str,
+    settings: Settings,
+    k: int | None = None,
+    include_superseded: bool = False,
+) -> tuple[Selection, list[Hit]]:
+    """Score every chunk of a snapshot for one query and select the hits (no I/O)."""
+    cosine = snapshot.matrix @ query_vector
+    keyword = keyword_scores(question, snapshot.keyword, settings.keyword_method)
+    scores = hybrid_scores(cosine, keyword, settings.hybrid_alpha)
+    selection = select(
+        scores,
+        cosine,
+        keyword,
+        snapshot.chunks,
+        snapshot.matrix,
+        k or settings.top_k,
+        settings.score_threshold,
+        settings.dedup_similarity,
+        None if include_superseded else snapshot.superseded,
+    )
+    hits = [
+        hit_from_chunk(snapshot.chunks[s.row], rank, s.score, s.cosine, s.keyword)
+        for rank, s in enumerate(selection.rows, start=1)
+    ]
+    return selection, hits
+
+
+def hit_from_chunk(chunk: Chunk, rank: int, score: float, cosine: float, keyword: float) -> Hit:
+    return Hit(
+        rank=rank,
+        doc_id=chunk.doc_id,
+        file=chunk.file,
+        title=chunk.title,
+        subject=chunk.subject,
+        module=chunk.module,
+        section=chunk.section,
+        page=chunk.page,
+        page_end=chunk.page_end,
+        score=round(score, 6),
+        cosine=round(cosine, 6),
+        keyword=round(keyword, 6),
+        text=chunk.text,
+        version=chunk.version,
+        status=chunk.status,
+        lang=chunk.lang,
+        label=citation_label(chunk),
+    )
+
+
+def _modules(chunks: Sequence[Chunk]) -> list[str]:
+    return list(dict.fromkeys(c.module for c in chunks if c.module))
 
 
 class Engine:
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, client: redis.Redis | None = None) -> None:
         self.settings = settings
+        self.keys = Keys(settings.key_prefix)
+        self._client = client
+        self._embedder: Embedder | None = None
+        self._cache: dict[str, IndexSnapshot] = {}
+        self._lock = threading.Lock()
 
-    def ingest(self, collection: str, files: list[tuple[str, bytes]], who: str = "cli",
-               progress: Progress | None = None) -> IngestReport:
-        """Store the given files in Redis and rebuild the collection's index (atomic swap)."""
-        raise NotImplementedError
+    @property
+    def client(self) -> redis.Redis:
+        if self._client is None:
+            self._client = sync_client(self.settings)
+        return self._client
 
-    def reindex(self, collection: str, progress: Progress | None = None) -> IngestReport:
-        raise NotImplementedError
+    @property
+    def store(self) -> CollectionStore:
+        return CollectionStore(self.client, self.keys)
 
-    def remove(self, collection: str, doc_id: str) -> IngestReport:
-        raise NotImplementedError
+    @property
+    def embedder(self) -> Embedder:
+        """Loaded on first use and then kept: model loading is the slowest thing a worker does."""
+        if self._embedder is None:
+            self._embedder = get_embedder(self.settings)
+        return self._embedder
+
+    # --- reading --------------------------------------------------------------------------------
+    def snapshot(self, collection: str) -> IndexSnapshot | None:
+        """The collection's current snapshot, from the cache unless Redis says it has moved on."""
+        version = self.store.current_version(collection)
+        if version is None:
+            return None
+        cached = self._cache.get(collection)
+        if cached is not None and cached.version == version:
+            return cached
+        with self._lock:
+            cached = self._cache.get(collection)
+            if cached is not None and cached.version == version:
+                return cached
+            loaded = self.store.load_snapshot(collection, version)
+            if loaded is not None:
+                self._cache[collection] = loaded
+            return loaded
+
+    def search(
+        self, collection: str, question: str, k: int | None = None, include_superseded: bool = False
+    ) -> SearchResult:
+        snapshot = self.snapshot(collection)
+        if snapshot is None or len(snapshot) == 0:
+            return SearchResult(
+                [], snapshot.version if snapshot else None, 0.0, 0.0, True, collection, question
+            )
+        embedder = self.embedder
+        snapshot.check_embedder(embedder.id, embedder.dim)
+        t0 = time.perf_counter()
+        query_vector = embedder.embed_query(question)
+        t1 = time.perf_counter()
+        selection, hits = search_snapshot(
+            snapshot, query_vector, question, self.settings, k, include_superseded
+        )
+        t2 = time.perf_counter()
+        return SearchResult(
+            hits,
+            snapshot.version,
+            (t1 - t0) * 1000,
+            (t2 - t1) * 1000,
+            selection.fallback,
+            collection,
+            question,
+        )
 
     def sources(self, collection: str) -> list[SourceInfo]:
-        raise NotImplementedError
+        docs = self.store.documents(collection)
+        return [
+            SourceInfo(
+                doc_id=m["doc_id"],
+                file=m["file"],
+                title=m.get("title") or m["file"],
+                pages=m.get("pages", 0),
+                chunks=m.get("chunks", 0),
+                indexed_at=m.get("indexed_at", ""),
+                version=m.get("version"),
+                status=m.get("status"),
+                bytes=m.get("bytes", 0),
+            )
+            for m in sorted(docs.values(), key=lambda m: m["file"].lower())
+        ]
 
-    def search(self, collection: str, question: str, k: int | None = None,
-               include_superseded: bool = False) -> SearchResult:
-        raise NotImplementedError
+    # --- writing --------------------------------------------------------------------------------
+    def _embed(self, chunks: Sequence[Chunk], progress: Progress | None) -> np.ndarray:
+        embedder = self.embedder
+        parts: list[np.ndarray] = []
+        total = len(chunks)
+        for start in range(0, total, EMBED_PROGRESS_BATCH):
+            batch = chunks[start : start + EMBED_PROGRESS_BATCH]
+            parts.append(embedder.embed_documents([c.text for c in batch]))
+            if progress:
+                progress("embedding", min(start + len(batch), total), total)
+        return np.vstack(parts) if parts else np.zeros((0, embedder.dim), dtype=np.float32)
+
+    def _parse(self, filename: str, data: bytes) -> tuple[Document, list[Chunk]]:
+        document = load_document(data, filename, self.settings.max_document_bytes)
+        chunks = chunk_document(document)
+        if not chunks:
+            raise IngestError(f"{filename}: no text could be cut into passages; is the file empty?")
+        return document, chunks
+
+    @staticmethod
+    def _doc_meta(
+        document: Document,
+        chunks: list[Chunk],
+        data: bytes,
+        who: str,
+        indexed_at: str,
+        uploaded_at: str | None = None,
+    ) -> dict[str, Any]:
+        return {
+            "doc_id": document.doc_id,
+            "file": document.file,
+            "title": document.title,
+            "pages": len(document.pages),
+            "chunks": len(chunks),
+            "bytes": len(data),
+            "sha256": hashlib.sha256(data).hexdigest(),
+            "version": document.version,
+            "status": document.status,
+            "lang": document.lang,
+            "kind": document.kind,
+            "subject": document.subject,
+            "modules": _modules(chunks),
+            "uploaded_by": who,
+            "uploaded_at": uploaded_at or indexed_at,
+            "indexed_at": indexed_at,
+            "warnings": document.warnings,
+        }
+
+    @staticmethod
+    def _report(document: Document, chunks: list[Chunk]) -> FileReport:
+        return FileReport(
+            file=document.file,
+            doc_id=document.doc_id,
+            ok=True,
+            pages=len(document.pages),
+            chunks=len(chunks),
+            modules=_modules(chunks),
+            warnings=list(document.warnings),
+        )
+
+    def ingest(
+        self,
+        collection: str,
+        files: list[tuple[str, bytes]],
+        who: str = "cli",
+        progress: Progress | None = None,
+    ) -> IngestReport:
+        """Store the files and rebuild the index; files that cannot be used are reported, not fatal.
+
+        If no file in the batch can be used, nothing is written and the previous index stays as it was.
+        Documents already indexed keep their vectors when the embedder is unchanged, so adding one file
+        embeds only that file.
+        """
+        collection = validate_collection_name(collection)
+        report = IngestReport(collection=collection)
+        parsed: dict[str, tuple[Document, list[Chunk], bytes]] = {}
+        for done, (filename, data) in enumerate(files, start=1):
+            if progress:
+                progress("reading", done - 1, len(files))
+            try:
+                document, chunks = self._parse(filename, data)
+            except IngestError as exc:
+                report.files.append(FileReport(file=filename, ok=False, error=str(exc)))
+                continue
+            if document.doc_id in parsed:
+                document.warnings.append(
+                    f"replaces {parsed[document.doc_id][0].file} from the same batch (same id {document.doc_id})"
+                )
+            parsed[document.doc_id] = (document, chunks, data)
+            report.files.append(self._report(document, chunks))
+        if not parsed:
+            return report
+
+        with self.store.build_lock(collection):
+            previous = self.snapshot(collection)
+            embedder = self.embedder
+            reuse = (
+                previous is not None and previous.embedder_id == embedder.id and previous.dim == embedder.dim
+            )
+            if previous is not None and not reuse:
+                # The collection was built with another model: everything must be re-embedded.
+                return self._rebuild(collection, progress, extra=parsed, report=report, who=who)
+            keep_rows = (
+                []
+                if previous is None
+                else [i for i, c in enumerate(previous.chunks) if c.doc_id not in parsed]
+            )
+            new_chunks = [c for _, chunks, _ in parsed.values() for c in chunks]
+            new_matrix = self._embed(new_chunks, progress)
+            chunks = ([previous.chunks[i] for i in keep_rows] if previous else []) + new_chunks
+            matrix = np.vstack([previous.matrix[keep_rows], new_matrix]) if previous else new_matrix
+            if progress:
+                progress("storing", 0, 1)
+            indexed_at = _now()
+            snapshot = build_snapshot(
+                new_version(), collection, embedder.id, embedder.dim, chunks, matrix, indexed_at
+            )
+            old_docs = self.store.documents(collection)
+            puts = [
+                (
+                    self._doc_meta(
+                        d, cs, data, who, indexed_at, old_docs.get(d.doc_id, {}).get("uploaded_at")
+                    ),
+                    data,
+                )
+                for d, cs, data in parsed.values()
+            ]
+            self.store.publish(snapshot, previous.version if previous else None, put_documents=puts)
+        report.index_version = snapshot.version
+        report.total_chunks = len(chunks)
+        report.changed = True
+        if progress:
+            progress("done", 1, 1)
+        return report
+
+    def reindex(self, collection: str, progress: Progress | None = None) -> IngestReport:
+        """Re-read every stored document and re-embed it with the current embedder."""
+        collection = validate_collection_name(collection)
+        with self.store.build_lock(collection):
+            return self._rebuild(
+                collection, progress, extra={}, report=IngestReport(collection=collection), who="reindex"
+            )
+
+    def _rebuild(
+        self,
+        collection: str,
+        progress: Progress | None,
+        extra: dict[str, tuple[Document, list[Chunk], bytes]],
+        report: IngestReport,
+        who: str,
+    ) -> IngestReport:
+        """Full build from the stored documents plus ``extra`` new ones. Caller holds the build lock."""
+        stored = self.store.documents(collection)
+        parsed = dict(extra)
+        for doc_id, meta in stored.items():
+            if doc_id in parsed:
+                continue
+            data = self.store.document_bytes(collection, doc_id)
+            if data is None:
+                report.files.append(
+                    FileReport(
+                        file=meta["file"],
+                        doc_id=doc_id,
+                        ok=False,
+                        error="stored bytes are missing; upload the file again",
+                    )
+                )
+                continue
+            try:
+                document, chunks = self._parse(meta["file"], data)
+            except IngestError as exc:
+                report.files.append(FileReport(file=meta["file"], doc_id=doc_id, ok=False, error=str(exc)))
+                continue
+            parsed[doc_id] = (document, chunks, data)
+            report.files.append(self._report(document, chunks))
+        if not parsed:
+            if not stored:
+                raise NothingToIndex(f"collection '{collection}' has no documents; upload some first")
+            return report
+        previous_version = self.store.current_version(collection)
+        chunks = [c for _, cs, _ in parsed.values() for c in cs]
+        matrix = self._embed(chunks, progress)
+        indexed_at = _now()
+        embedder = self.embedder
+        snapshot = build_snapshot(
+            new_version(), collection, embedder.id, embedder.dim, chunks, matrix, indexed_at
+        )
+        metas = [
+            (
+                self._doc_meta(
+                    d,
+                    cs,
+                    data,
+                    stored.get(d.doc_id, {}).get("uploaded_by", who),
+                    indexed_at,
+                    stored.get(d.doc_id, {}).get("uploaded_at"),
+                ),
+                data,
+            )
+            for d, cs, data in parsed.values()
+        ]
+        new_docs = [(m, data) for m, data in metas if m["doc_id"] in extra]
+        updated = [m for m, _ in metas if m["doc_id"] not in extra]
+        self.store.publish(snapshot, previous_version, put_documents=new_docs, update_meta=updated)
+        report.index_version = snapshot.version
+        report.total_chunks = len(chunks)
+        report.changed = True
+        if progress:
+            progress("done", 1, 1)
+        return report
+
+    def remove(self, collection: str, doc_id: str) -> IngestReport:
+        """Drop one document and its chunks; the rest of the index keeps its vectors."""
+        collection = validate_collection_name(collection)
+        with self.store.build_lock(collection):
+            docs = self.store.documents(collection)
+            if doc_id not in docs:
+                known = ", ".join(sorted(docs)) or "none"
+                raise NothingToIndex(
+                    f"no document '{doc_id}' in collection '{collection}' (documents: {known})"
+                )
+            previous = self.snapshot(collection)
+            chunks: list[Chunk] = []
+            matrix = np.zeros((0, self.embedder.dim), dtype=np.float32)
+            embedder_id, dim = self.embedder.id, self.embedder.dim
+            if previous is not None:
+                keep = [i for i, c in enumerate(previous.chunks) if c.doc_id != doc_id]
+                chunks = [previous.chunks[i] for i in keep]
+                matrix = previous.matrix[keep]
+                embedder_id, dim = previous.embedder_id, previous.dim
+            snapshot = build_snapshot(new_version(), collection, embedder_id, dim, chunks, matrix, _now())
+            self.store.publish(snapshot, previous.version if previous else None, delete_doc_ids=[doc_id])
+        removed = docs[doc_id]
+        return IngestReport(
+            collection=collection,
+            index_version=snapshot.version,
+            total_chunks=len(chunks),
+            changed=True,
+            files=[
+                FileReport(
+                    file=removed["file"],
+                    doc_id=doc_id,
+                    ok=True,
+                    pages=removed.get("pages", 0),
+                    chunks=0,
+                    warnings=["removed"],
+                )
+            ],
+        )

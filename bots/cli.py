@@ -1,0 +1,346 @@
+"""`syllabot`: the terminal front-end, and the entry point of the worker and both bots.
+
+Subcommands: index, search, ask, eval, sources, worker, discord, slack. Exit codes: 0 success,
+1 the work ran but failed (nothing indexed, questions missed), 2 bad usage or configuration.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from shared.config import Settings, get_settings
+from shared.schema import IngestReport
+
+SUPPORTED_SUFFIXES = (".pdf", ".md", ".markdown", ".txt", ".docx")
+
+
+def _err(message: str) -> None:
+    print(f"syllabot: {message}", file=sys.stderr)
+
+
+def collect_files(paths: Sequence[str]) -> tuple[list[Path], list[str]]:
+    """Files named, or found under named folders; plus a message for each path that is unusable."""
+    files: list[Path] = []
+    problems: list[str] = []
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            found = sorted(
+                p
+                for p in path.rglob("*")
+                if p.is_file() and p.suffix.lower() in SUPPORTED_SUFFIXES and p.name.lower() != "readme.md"
+            )
+            if not found:
+                problems.append(f"{path}: no supported files inside ({', '.join(SUPPORTED_SUFFIXES)})")
+            files.extend(found)
+        elif path.is_file():
+            files.append(path)
+        else:
+            problems.append(f"{path}: no such file or folder")
+    return files, problems
+
+
+def print_ingest_report(report: IngestReport, stream=sys.stdout) -> None:
+    for f in report.files:
+        if f.ok:
+            modules = f", modules: {', '.join(f.modules)}" if f.modules else ""
+            print(f"  ok    {f.file}: {f.pages} pages, {f.chunks} chunks{modules}", file=stream)
+            for warning in f.warnings:
+                print(f"        warning: {warning}", file=stream)
+        else:
+            print(f"  ERROR {f.file}: {f.error}", file=stream)
+    if report.changed:
+        print(
+            f"collection '{report.collection}': {report.total_chunks} chunks, index version "
+            f"{report.index_version}",
+            file=stream,
+        )
+    else:
+        print(
+            f"collection '{report.collection}': nothing could be indexed; the previous index is unchanged",
+            file=stream,
+        )
+
+
+def _tty_progress():
+    """A progress callback drawing a bar on a terminal, or None when output is not a terminal."""
+    if not sys.stderr.isatty():
+        return None, lambda: None
+    from tqdm import tqdm
+
+    bars: dict[str, tqdm] = {}
+
+    def progress(stage: str, done: int, total: int) -> None:
+        bar = bars.get(stage)
+        if bar is None:
+            bar = bars[stage] = tqdm(
+                total=total,
+                desc=stage,
+                unit="chunk" if stage == "embedding" else "file",
+                leave=False,
+                file=sys.stderr,
+            )
+        bar.n = done
+        bar.refresh()
+
+    def close() -> None:
+        for bar in bars.values():
+            bar.close()
+
+    return progress, close
+
+
+def cmd_index(args: argparse.Namespace, settings: Settings) -> int:
+    collection = args.collection or settings.default_collection
+    if args.reindex:
+        from worker.engine import Engine
+
+        report = Engine(settings).reindex(collection)
+        print_ingest_report(report)
+        return 0 if report.changed else 1
+    files, problems = collect_files(args.paths)
+    for problem in problems:
+        _err(problem)
+    if not files:
+        _err("nothing to index")
+        return 2 if not problems else 1
+    payload = [(p.name, p.read_bytes()) for p in files]
+    try:
+        from bots.cli_queue import run_index
+    except ImportError:  # queue client not available: index in-process
+        run_index = None
+    if run_index is not None:
+        report = run_index(settings, collection, payload)
+    else:
+        from worker.engine import Engine
+
+        progress, close = _tty_progress()
+        try:
+            report = Engine(settings).ingest(collection, payload, who="cli", progress=progress)
+        finally:
+            close()
+    print_ingest_report(report)
+    return 0 if report.changed else 1
+
+
+def cmd_search(args: argparse.Namespace, settings: Settings) -> int:
+    from worker.engine import Engine
+
+    collection = args.collection or settings.default_collection
+    engine = Engine(settings)
+    result = engine.search(collection, args.question, k=args.k, include_superseded=args.include_superseded)
+    if args.json:
+        keys = [
+            "rank",
+            "doc_id",
+            "file",
+            "title",
+            "subject",
+            "module",
+            "section",
+            "page",
+            "page_end",
+            "score",
+            "cosine",
+            "keyword",
+            "text",
+        ]
+        print(
+            json.dumps([{k: getattr(h, k) for k in keys} for h in result.hits], ensure_ascii=False, indent=2)
+        )
+        return 0
+    if result.index_version is None:
+        _err(
+            f"collection '{collection}' has no index yet; run `syllabot index PATH --collection {collection}`"
+        )
+        return 1
+    if result.fallback:
+        print("(nothing cleared the score threshold; showing the closest passages)")
+    for h in result.hits:
+        snippet = " ".join(h.text.split())[:160]
+        print(f"{h.rank:>2}. {h.score:.3f} (cos {h.cosine:.3f}, kw {h.keyword:.3f})  {h.label}  [{h.file}]")
+        print(f"    {snippet}")
+    print(
+        f"embed {result.embed_ms:.1f} ms, search {result.search_ms:.1f} ms, index {result.index_version}",
+        file=sys.stderr,
+    )
+    return 0
+
+
+def cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
+    from worker.engine import Engine
+    from worker.evaluation import EvalFileError, load_questions, metrics
+
+    collection = args.collection or settings.default_collection
+    try:
+        questions = load_questions(Path(args.file))
+    except (OSError, EvalFileError) as exc:
+        _err(str(exc))
+        return 2
+    engine = Engine(settings)
+    rows = []
+    for q in questions:
+        result = engine.search(collection, q.question, k=args.k or settings.top_k)
+        rows.append((q, result.hits, not result.fallback))  # TODO: answerer's decision
+    summary = metrics(rows)
+    if args.json:
+        hit_keys = ["rank", "doc_id", "file", "page", "page_end", "module", "score"]
+        print(
+            json.dumps(
+                {
+                    "metrics": summary,
+                    "results": [
+                        {
+                            "question": q.question,
+                            "expected_file": q.file,
+                            "expected_pages": q.pages,
+                            "answerable": q.answerable,
+                            "in_materials": flag,
+                            "hits": [{k: getattr(h, k) for k in hit_keys} for h in hits],
+                        }
+                        for q, hits, flag in rows
+                    ],
+                },
+                ensure_ascii=False,
+                indent=2,
+            )
+        )
+        return 0
+    print(
+        f"{summary['questions']} questions ({summary['answerable']} answerable, "
+        f"{summary['unanswerable']} unanswerable) on collection '{collection}'"
+    )
+    print(f"{'':10}{'R@1':>8}{'R@5':>8}{'R@18':>8}{'MRR':>8}")
+    for name in ("file", "page"):
+        print(
+            f"{'by ' + name:10}"
+            + "".join(f"{summary[f'recall@{k}_{name}']:>8.3f}" for k in (1, 5, 18))
+            + f"{summary[f'mrr_{name}']:>8.3f}"
+        )
+    print(
+        f"unanswerable flagged 'Not in your materials': {summary['unanswerable_flagged']:.3f}; "
+        f"answerable wrongly flagged: {summary['answerable_flagged']:.3f}"
+    )
+    return 0
+
+
+def cmd_sources(args: argparse.Namespace, settings: Settings) -> int:
+    from worker.engine import Engine
+
+    collection = args.collection or settings.default_collection
+    sources = Engine(settings).sources(collection)
+    if args.json:
+        print(json.dumps([s.model_dump() for s in sources], indent=2))
+        return 0
+    if not sources:
+        print(f"collection '{collection}' has no documents")
+    for s in sources:
+        print(f"{s.doc_id:24} {s.file:36} {s.pages:>3} pages {s.chunks:>4} chunks  indexed {s.indexed_at}")
+    return 0
+
+
+def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
+    from bots.cli_queue import run_ask
+
+    return run_ask(settings, args.question, args.collection or settings.default_collection, args.json)
+
+
+def cmd_worker(args: argparse.Namespace, settings: Settings) -> int:
+    from bots.cli_queue import run_worker
+
+    return run_worker(settings)
+
+
+def cmd_discord(args: argparse.Namespace, settings: Settings) -> int:
+    from bots.discord_bot import run_discord
+
+    return run_discord(settings)
+
+
+def cmd_slack(args: argparse.Namespace, settings: Settings) -> int:
+    from bots.slack_bot import run_slack
+
+    return run_slack(settings)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="syllabot", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("index", help="add documents (files or folders) to a collection and rebuild its index")
+    p.add_argument("paths", nargs="*", help="PDF, Markdown, text or DOCX files, or folders of them")
+    p.add_argument("--collection", "-c")
+    p.add_argument("--reindex", action="store_true", help="re-read and re-embed every stored document")
+    p.set_defaults(func=cmd_index)
+
+    p = sub.add_parser("search", help="show the passages a question retrieves")
+    p.add_argument("question")
+    p.add_argument("--collection", "-c")
+    p.add_argument("-k", type=int, default=None, help="number of hits (default: SYLLABOT_TOP_K, 18)")
+    p.add_argument("--include-superseded", action="store_true", help="keep superseded document versions")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_search)
+
+    p = sub.add_parser("ask", help="answer a question with citations (through a worker when one runs)")
+    p.add_argument("question")
+    p.add_argument("--collection", "-c")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_ask)
+
+    p = sub.add_parser("eval", help="recall and MRR of retrieval on a labelled JSON-lines file")
+    p.add_argument("file")
+    p.add_argument("--collection", "-c")
+    p.add_argument("-k", type=int, default=None)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_eval)
+
+    p = sub.add_parser("sources", help="list a collection's documents")
+    p.add_argument("--collection", "-c")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_sources)
+
+    for name, func, text in (
+        ("worker", cmd_worker, "run a retrieval worker"),
+        ("discord", cmd_discord, "run the Discord bot"),
+        ("slack", cmd_slack, "run the Slack bot"),
+    ):
+        sub.add_parser(name, help=text).set_defaults(func=func)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if getattr(args, "question", None) is not None and not args.question.strip():
+        _err(
+            'the question is empty; type what you want to know, e.g. syllabot ask "which module covers deadlocks?"'
+        )
+        return 2
+    try:
+        settings = get_settings()
+    except Exception as exc:  # pydantic ValidationError: a setting has a bad value
+        _err(f"bad setting: {exc}")
+        return 2
+    from redis.exceptions import ConnectionError as RedisConnectionError
+
+    from shared.redis_conn import RedisUnavailable
+    from worker.embedders.base import EmbedderError
+    from worker.engine import NothingToIndex
+
+    try:
+        return int(args.func(args, settings) or 0)
+    except RedisConnectionError as exc:
+        _err(f"Redis is unreachable ({exc}); check REDIS_URL, or unset it to use the embedded Redis")
+        return 1
+    except (RedisUnavailable, EmbedderError, NothingToIndex, ValueError) as exc:
+        _err(str(exc))
+        return 1
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

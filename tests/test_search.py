@@ -1,0 +1,143 @@
+"""Pure tests of scoring, threshold/fallback, de-duplication, labels and snapshots (no Redis)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from worker.documents import Chunk
+from worker.embedders.base import EmbedderMismatch, normalise
+from worker.index import CorruptSnapshot, IndexSnapshot, build_snapshot, check_unit_rows
+from worker.keyword import bm25_scores, build_keyword_index, overlap_scores, tokenize
+from worker.search import citation_label, document_family, hybrid_scores, select, superseded_mask
+
+
+def chunk(i: int, text: str, doc: str = "d1", **kw) -> Chunk:
+    return Chunk(
+        chunk_id=f"{doc}:{i}", doc_id=doc, file=kw.pop("file", f"{doc}.pdf"), title=doc, text=text, **kw
+    )
+
+
+def test_hybrid_is_weighted_sum() -> None:
+    cos = np.array([1.0, 0.0, 0.5], dtype=np.float32)
+    kw = np.array([0.0, 1.0, 0.5], dtype=np.float32)
+    assert np.allclose(hybrid_scores(cos, kw, 0.7), [0.7, 0.3, 0.5])
+
+
+def test_tokenize_drops_stopwords_and_stems_plurals() -> None:
+    assert (
+        tokenize("Which modules cover the Deadlocks?")
+        == tokenize("which module covers deadlock")
+        == ["modul", "cover", "deadlock"]
+    )
+
+
+def test_bm25_is_absolute_and_bounded() -> None:
+    index = build_keyword_index(
+        ["deadlock detection and recovery", "page replacement algorithms", "deadlock"]
+    )
+    scores = bm25_scores("deadlock", index)
+    assert scores.max() <= 1.0 and scores.min() >= 0.0
+    assert scores[1] == 0.0 and scores[0] > 0
+    # A query whose rare second word appears nowhere cannot reach the score of a full match.
+    partial = bm25_scores("deadlock quasar", index)
+    assert partial.max() < scores.max()
+
+
+def test_overlap_is_share_of_query_terms() -> None:
+    index = build_keyword_index(["returns within thirty days", "battery charging"])
+    scores = overlap_scores("returns battery", index)
+    assert 0 < scores[0] < 1 and 0 < scores[1] < 1
+    assert overlap_scores("zzz", index).max() == 0.0
+
+
+def _matrix(n: int, dim: int = 8, seed: int = 0) -> np.ndarray:
+    return normalise(np.random.default_rng(seed).normal(size=(n, dim)))
+
+
+def test_threshold_filters_and_fallback_never_returns_empty() -> None:
+    chunks = [chunk(i, f"text number {i} about topic{i}") for i in range(5)]
+    matrix = _matrix(5)
+    scores = np.array([0.05, 0.10, 0.02, 0.01, 0.12], dtype=np.float32)
+    selection = select(scores, scores, scores * 0, chunks, matrix, k=3, threshold=0.15, near_cosine=0.95)
+    assert selection.fallback is True
+    assert [r.row for r in selection.rows] == [4, 1, 0]
+
+    scores[2] = 0.5
+    selection = select(scores, scores, scores * 0, chunks, matrix, k=3, threshold=0.15, near_cosine=0.95)
+    assert selection.fallback is False
+    assert [r.row for r in selection.rows] == [2]
+
+
+def test_overlapping_windows_of_one_document_collapse() -> None:
+    base = "alpha beta gamma delta epsilon zeta eta theta iota kappa"
+    chunks = [
+        chunk(0, base),
+        chunk(1, base + " lambda"),  # an overlapping window: nearly all its words are in the other
+        chunk(2, "completely different words here about networks", doc="d2"),
+    ]
+    scores = np.array([0.9, 0.8, 0.5], dtype=np.float32)
+    selection = select(scores, scores, scores, chunks, _matrix(3), k=3, threshold=0.15, near_cosine=0.95)
+    assert [r.row for r in selection.rows] == [0, 2]
+
+
+def test_near_identical_chunks_across_documents_collapse_but_related_ones_survive() -> None:
+    text = "Normalisation: first, second and third normal forms, BCNF, functional dependencies."
+    vec = normalise(np.ones((1, 8)))[0]
+    other = normalise(np.arange(8, dtype=np.float32)[None, :])[0]
+    matrix = np.vstack([vec, vec, other])
+    chunks = [
+        chunk(0, text, doc="21cs53"),
+        chunk(0, text, doc="bcs403"),
+        chunk(0, "Normalisation and functional dependencies in relational design", doc="x"),
+    ]
+    scores = np.array([0.9, 0.85, 0.8], dtype=np.float32)
+    rows = [r.row for r in select(scores, scores, scores, chunks, matrix, 3, 0.15, 0.95).rows]
+    assert rows == [0, 2]
+
+
+def test_superseded_version_dropped_only_when_current_exists() -> None:
+    chunks = [
+        chunk(0, "returns within 30 days", doc="kc-returns-v3", version="3", status="current"),
+        chunk(0, "returns within 14 days", doc="kc-returns-v2", version="2", status="superseded"),
+        chunk(0, "old gift card terms", doc="kc-gifts-v1", status="superseded"),
+    ]
+    mask = superseded_mask(chunks)
+    assert mask.tolist() == [False, True, False]
+    assert document_family("kc-returns-v2", "en") == document_family("kc-returns-v3", "en")
+    assert document_family("kc-returns-v3", "bn") != document_family("kc-returns-v3", "en")
+    scores = np.array([0.5, 0.9, 0.4], dtype=np.float32)
+    rows = [r.row for r in select(scores, scores, scores, chunks, _matrix(3), 3, 0.15, 0.95, mask).rows]
+    assert rows == [0, 2]
+    rows = [r.row for r in select(scores, scores, scores, chunks, _matrix(3), 3, 0.15, 0.95, None).rows]
+    assert rows == [1, 0, 2]
+
+
+def test_citation_labels() -> None:
+    c = chunk(0, "x", subject="21CS44 Operating Systems", module="Module 2", page=1, page_end=2)
+    assert citation_label(c) == "21CS44 Operating Systems — Module 2, pp. 1–2"
+    c = chunk(0, "x", subject="21CS44 Operating Systems", module="Module 3", page=3, page_end=3)
+    assert citation_label(c) == "21CS44 Operating Systems — Module 3, p. 3"
+    md = chunk(0, "x", doc="kc-returns-v3", file="returns-policy.md", section="How refunds are paid", page=1)
+    assert citation_label(md) == "kc-returns-v3 — How refunds are paid"
+
+
+def test_snapshot_round_trip_and_embedder_check() -> None:
+    chunks = [chunk(i, f"chunk {i} text") for i in range(4)]
+    snap = build_snapshot("v1", "default", "fake-8", 8, chunks, _matrix(4), "2026-11-30T00:00:00+00:00")
+    fields = {k.encode(): v for k, v in snap.to_fields().items()}
+    back = IndexSnapshot.from_fields(fields)
+    assert back.version == "v1" and len(back) == 4
+    assert np.allclose(back.matrix, snap.matrix)
+    assert back.chunks[2].text == "chunk 2 text"
+    back.check_embedder("fake-8", 8)
+    with pytest.raises(EmbedderMismatch, match=r"[Rr]e-index"):
+        back.check_embedder("all-MiniLM-L6-v2-onnx-int8", 384)
+
+
+def test_non_unit_vectors_are_refused_at_the_door() -> None:
+    raw = np.random.default_rng(1).normal(size=(3, 8)).astype(np.float32)
+    with pytest.raises(CorruptSnapshot, match="not unit length"):
+        check_unit_rows(raw)
+    with pytest.raises(CorruptSnapshot):
+        build_snapshot("v", "c", "e", 8, [chunk(i, "t") for i in range(3)], raw, "now")

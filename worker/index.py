@@ -1,0 +1,125 @@
+"""An index snapshot: unit vectors, chunk metadata and keyword statistics of one collection version.
+
+Snapshots are immutable. A build produces a new one; the collection's "current" pointer moves to it
+only after it is completely written (see :mod:`worker.store`). The snapshot records which embedder
+made its vectors, and :meth:`IndexSnapshot.check_embedder` refuses a query vector from another one:
+mixing models gives scores that look plausible and mean nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import zlib
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from worker.documents import Chunk
+from worker.embedders.base import EmbedderMismatch
+from worker.keyword import KeywordIndex, build_keyword_index
+from worker.search import superseded_mask
+
+#: Vectors whose length strays further than this from 1 are a bug upstream, never silently used.
+UNIT_TOLERANCE = 1e-3
+
+
+class CorruptSnapshot(RuntimeError):
+    """A stored snapshot does not decode or does not hold unit vectors; re-index the collection."""
+
+
+@dataclass
+class IndexSnapshot:
+    version: str
+    collection: str
+    embedder_id: str
+    dim: int
+    matrix: np.ndarray  # (N, dim) float32, unit rows
+    chunks: list[Chunk]
+    keyword: KeywordIndex
+    built_at: str
+    superseded: np.ndarray = field(init=False)  # (N,) bool: superseded versions with a current sibling
+
+    def __post_init__(self) -> None:
+        self.superseded = superseded_mask(self.chunks)
+
+    def __len__(self) -> int:
+        return len(self.chunks)
+
+    def check_embedder(self, embedder_id: str, dim: int) -> None:
+        if embedder_id != self.embedder_id or dim != self.dim:
+            raise EmbedderMismatch(
+                f"collection '{self.collection}' was indexed with embedder {self.embedder_id} "
+                f"({self.dim} dimensions) but this worker uses {embedder_id} ({dim} dimensions). "
+                f"Re-index it with the current embedder: `syllabot index --reindex --collection "
+                f"{self.collection}` or /reindex in chat."
+            )
+
+    # --- serialisation --------------------------------------------------------------------------
+    def to_fields(self) -> dict[str, bytes]:
+        """Hash fields for Redis. The matrix is raw little-endian float32; the rest zlib'd JSON."""
+        meta = {
+            "version": self.version,
+            "collection": self.collection,
+            "embedder_id": self.embedder_id,
+            "dim": self.dim,
+            "count": len(self.chunks),
+            "built_at": self.built_at,
+        }
+        return {
+            "meta": json.dumps(meta).encode(),
+            "matrix": np.ascontiguousarray(self.matrix, dtype="<f4").tobytes(),
+            "chunks": zlib.compress(json.dumps([c.to_dict() for c in self.chunks]).encode()),
+            "keyword": zlib.compress(json.dumps(self.keyword.to_json()).encode()),
+        }
+
+    @classmethod
+    def from_fields(cls, fields: dict[bytes, bytes]) -> IndexSnapshot:
+        try:
+            meta = json.loads(fields[b"meta"])
+            dim, count = int(meta["dim"]), int(meta["count"])
+            matrix = np.frombuffer(fields[b"matrix"], dtype="<f4").reshape(count, dim).astype(np.float32)
+            chunks = [Chunk.from_dict(d) for d in json.loads(zlib.decompress(fields[b"chunks"]))]
+            keyword = KeywordIndex.from_json(json.loads(zlib.decompress(fields[b"keyword"])))
+        except (KeyError, ValueError, zlib.error) as exc:
+            raise CorruptSnapshot(
+                f"stored index snapshot is unreadable ({exc}); re-index the collection"
+            ) from exc
+        check_unit_rows(matrix)
+        return cls(
+            meta["version"],
+            meta["collection"],
+            meta["embedder_id"],
+            dim,
+            matrix,
+            chunks,
+            keyword,
+            meta["built_at"],
+        )
+
+
+def check_unit_rows(matrix: np.ndarray) -> None:
+    """Refuse vectors that are not unit length: the incident's signature, caught at the door."""
+    if len(matrix) == 0:
+        return
+    norms = np.linalg.norm(matrix, axis=1)
+    worst = float(np.max(np.abs(norms - 1.0)))
+    if worst > UNIT_TOLERANCE:
+        raise CorruptSnapshot(
+            f"index vectors are not unit length (worst |norm - 1| = {worst:.4f}); cosine over them would be "
+            "silently wrong. Re-index the collection."
+        )
+
+
+def build_snapshot(
+    version: str,
+    collection: str,
+    embedder_id: str,
+    dim: int,
+    chunks: list[Chunk],
+    matrix: np.ndarray,
+    built_at: str,
+) -> IndexSnapshot:
+    matrix = np.asarray(matrix, dtype=np.float32).reshape(len(chunks), dim)
+    check_unit_rows(matrix)
+    keyword = build_keyword_index([c.text for c in chunks])
+    return IndexSnapshot(version, collection, embedder_id, dim, matrix, chunks, keyword, built_at)

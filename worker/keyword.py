@@ -1,0 +1,158 @@
+"""The keyword leg of hybrid search: tokenising, BM25 and plain overlap, as pure functions.
+
+Both scorers return values in [0, 1] on an *absolute* scale, so a hybrid score means the same thing
+in every collection and the threshold can be calibrated once:
+
+* BM25 is divided by the best score the query could reach (every query term matched, at term-
+  frequency saturation). A question whose rare words appear nowhere scores low, rather than being
+  stretched up to 1.0 by per-query max-normalisation.
+* Overlap is the idf-weighted fraction of the query's distinct terms found in the chunk.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+_TOKEN = re.compile(r"\w+", re.UNICODE)
+
+# Function words that carry no topic; kept short on purpose (a long list starts eating content words).
+STOPWORDS = frozenset(
+    """a an and are as at be been but by can could do does did for from had has have how i if in into is
+    it its me my no not of on or our so such than that the their them then there these they this to
+    too us was we were what when where which while who whom why will with would you your yours i'm
+    am any all also about after before more most other some only own same very just should may might
+    must shall""".split()
+)
+
+BM25_K1 = 1.2
+BM25_B = 0.75
+
+
+def _stem(token: str) -> str:
+    """A deliberately light English stemmer: plurals, a few verb endings and a final "e".
+
+    Enough to make "modules"/"module", "covered"/"covers"/"cover" and "charging"/"charge" meet;
+    anything heavier mangles course codes and names. Non-ASCII tokens (Bangla...) stay as they are.
+    """
+    if not token.isascii() or len(token) <= 3 or not token.isalpha():
+        return token
+    if token.endswith("ies") and len(token) > 4:
+        token = token[:-3] + "y"
+    elif token.endswith(("sses", "shes", "ches", "xes", "zes")):
+        token = token[:-2]
+    elif token.endswith("s") and not token.endswith(("ss", "us", "is")):
+        token = token[:-1]
+    elif token.endswith("ing") and len(token) >= 6:
+        token = token[:-3]
+    elif token.endswith("ed") and len(token) >= 5:
+        token = token[:-2]
+    if token.endswith("e") and len(token) >= 4:
+        token = token[:-1]
+    return token
+
+
+def tokenize(text: str) -> list[str]:
+    """Lower-cased, stop-worded, lightly stemmed word tokens."""
+    return [_stem(t) for t in _TOKEN.findall(text.lower()) if t not in STOPWORDS and not t.isspace()]
+
+
+@dataclass
+class KeywordIndex:
+    """Inverted index over a collection's chunks: term -> (chunk rows, term frequencies)."""
+
+    n_docs: int
+    doc_len: np.ndarray  # (N,) float32 token counts
+    postings: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
+
+    @property
+    def avgdl(self) -> float:
+        return float(self.doc_len.mean()) if self.n_docs else 0.0
+
+    def idf(self, term: str) -> float:
+        """BM25+ style idf (never negative); an unseen term gets the idf of df = 0."""
+        df = len(self.postings[term][0]) if term in self.postings else 0
+        return math.log(1.0 + (self.n_docs - df + 0.5) / (df + 0.5))
+
+    def to_json(self) -> dict:
+        return {
+            "n_docs": self.n_docs,
+            "doc_len": self.doc_len.astype(int).tolist(),
+            "postings": {
+                t: [rows.tolist(), tfs.astype(int).tolist()] for t, (rows, tfs) in self.postings.items()
+            },
+        }
+
+    @classmethod
+    def from_json(cls, data: dict) -> KeywordIndex:
+        postings = {
+            t: (np.asarray(rows, dtype=np.int32), np.asarray(tfs, dtype=np.float32))
+            for t, (rows, tfs) in data["postings"].items()
+        }
+        return cls(int(data["n_docs"]), np.asarray(data["doc_len"], dtype=np.float32), postings)
+
+
+def build_keyword_index(texts: Sequence[str]) -> KeywordIndex:
+    rows_by_term: dict[str, list[int]] = {}
+    tfs_by_term: dict[str, list[int]] = {}
+    lengths = np.zeros(len(texts), dtype=np.float32)
+    for row, text in enumerate(texts):
+        tokens = tokenize(text)
+        lengths[row] = len(tokens)
+        for term, tf in Counter(tokens).items():
+            rows_by_term.setdefault(term, []).append(row)
+            tfs_by_term.setdefault(term, []).append(tf)
+    postings = {
+        t: (np.asarray(rows_by_term[t], dtype=np.int32), np.asarray(tfs_by_term[t], dtype=np.float32))
+        for t in rows_by_term
+    }
+    return KeywordIndex(len(texts), lengths, postings)
+
+
+def bm25_scores(query: str, index: KeywordIndex) -> np.ndarray:
+    """BM25 of every chunk for the query, divided by the query's best reachable score (see module doc)."""
+    scores = np.zeros(index.n_docs, dtype=np.float32)
+    terms = list(dict.fromkeys(tokenize(query)))
+    if not terms or index.n_docs == 0:
+        return scores
+    avgdl = index.avgdl or 1.0
+    ceiling = 0.0
+    for term in terms:
+        idf = index.idf(term)
+        ceiling += idf * (BM25_K1 + 1.0)
+        if term not in index.postings:
+            continue
+        rows, tfs = index.postings[term]
+        norm = BM25_K1 * (1.0 - BM25_B + BM25_B * index.doc_len[rows] / avgdl)
+        scores[rows] += idf * tfs * (BM25_K1 + 1.0) / (tfs + norm)
+    if ceiling > 0:
+        scores /= ceiling
+    return np.clip(scores, 0.0, 1.0)
+
+
+def overlap_scores(query: str, index: KeywordIndex) -> np.ndarray:
+    """Idf-weighted share of the query's distinct terms that occur in each chunk."""
+    scores = np.zeros(index.n_docs, dtype=np.float32)
+    terms = list(dict.fromkeys(tokenize(query)))
+    if not terms or index.n_docs == 0:
+        return scores
+    total = 0.0
+    for term in terms:
+        idf = index.idf(term)
+        total += idf
+        if term in index.postings:
+            scores[index.postings[term][0]] += idf
+    return np.clip(scores / total, 0.0, 1.0) if total > 0 else scores
+
+
+def keyword_scores(query: str, index: KeywordIndex, method: str) -> np.ndarray:
+    if method == "bm25":
+        return bm25_scores(query, index)
+    if method == "overlap":
+        return overlap_scores(query, index)
+    raise ValueError(f"unknown keyword method {method!r}; use 'bm25' or 'overlap'")

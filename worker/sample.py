@@ -1,0 +1,32 @@
+"""The sample corpus shipped inside the distribution (package ``syllabot_corpus``).
+
+A fresh install has something to ask about: the first question against an empty default
+collection indexes these files, and the terminal says so.
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+
+from shared.schema import IngestReport
+from worker.engine import Engine, Progress
+
+SUPPORTED_SUFFIXES = (".pdf", ".md", ".markdown", ".txt", ".docx")
+
+
+def sample_files() -> list[tuple[str, bytes]]:
+    """(file name, bytes) of every shipped sample document, sorted by name."""
+    root = resources.files("syllabot_corpus")
+    files = [
+        (entry.name, entry.read_bytes())
+        for entry in root.iterdir()
+        if entry.is_file() and entry.name.lower().endswith(SUPPORTED_SUFFIXES) and entry.name != "README.md"
+    ]
+    return sorted(files)
+
+
+def seed_if_empty(engine: Engine, collection: str, progress: Progress | None = None) -> IngestReport | None:
+    """Index the sample corpus into ``collection`` when it has no documents; None when it had some."""
+    if engine.store.documents(collection):
+        return None
+    return engine.ingest(collection, sample_files(), who="sample-corpus", progress=progress)

@@ -1,0 +1,143 @@
+"""Hybrid scoring, threshold with guaranteed fallback, and de-duplication: pure functions.
+
+The rules (DESIGN.md 3-5): score = alpha x cosine + (1 - alpha) x keyword; keep what clears the
+threshold; if nothing does, return the best chunks anyway (a collection with content never yields
+an empty result); collapse overlapping windows and near-identical chunks; drop superseded versions
+of a document when its current version is indexed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from worker.documents import Chunk
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+_VERSION_SUFFIX = re.compile(r"[-_.]?v\d+(?=$|[-_.])", re.IGNORECASE)
+
+#: How many candidates beyond k we look at, so de-duplication can still fill k.
+CANDIDATE_FACTOR = 4
+
+
+@dataclass(frozen=True)
+class ScoredRow:
+    row: int
+    score: float
+    cosine: float
+    keyword: float
+
+
+@dataclass(frozen=True)
+class Selection:
+    rows: list[ScoredRow]
+    fallback: bool  # nothing cleared the threshold; these are the best chunks anyway
+
+
+def hybrid_scores(cosine: np.ndarray, keyword: np.ndarray, alpha: float) -> np.ndarray:
+    return (alpha * cosine + (1.0 - alpha) * keyword).astype(np.float32, copy=False)
+
+
+def document_family(doc_id: str, lang: str | None) -> str:
+    """Versions of one document share a family: ``kc-returns-v2`` and ``kc-returns-v3`` -> ``kc-returns``."""
+    return f"{_VERSION_SUFFIX.sub('', doc_id.lower())}|{lang or ''}"
+
+
+def superseded_mask(chunks: Sequence[Chunk]) -> np.ndarray:
+    """True for chunks of a superseded document whose family also has a current document indexed."""
+    current = {document_family(c.doc_id, c.lang) for c in chunks if (c.status or "current") != "superseded"}
+    return np.asarray(
+        [c.status == "superseded" and document_family(c.doc_id, c.lang) in current for c in chunks],
+        dtype=bool,
+    )
+
+
+def _tokens(text: str) -> frozenset[str]:
+    return frozenset(t.lower() for t in _WORD.findall(text))
+
+
+def overlap_coefficient(a: frozenset[str], b: frozenset[str]) -> float:
+    if not a or not b:
+        return 0.0
+    return len(a & b) / min(len(a), len(b))
+
+
+def is_duplicate(
+    a: Chunk, b: Chunk, a_tokens: frozenset[str], b_tokens: frozenset[str], cosine: float, near_cosine: float
+) -> bool:
+    """Overlapping windows of one document, or near-identical chunks of any two documents.
+
+    Same document: most of the smaller chunk's words are in the other (windows sharing sentences,
+    a section re-chunked). Different documents: the vectors are near-identical *and* the words are,
+    so two courses that merely share a topic both survive.
+    """
+    overlap = overlap_coefficient(a_tokens, b_tokens)
+    if a.doc_id == b.doc_id:
+        return overlap >= 0.8
+    return cosine >= near_cosine and overlap >= 0.9
+
+
+def select(
+    scores: np.ndarray,
+    cosine: np.ndarray,
+    keyword: np.ndarray,
+    chunks: Sequence[Chunk],
+    matrix: np.ndarray,
+    k: int,
+    threshold: float,
+    near_cosine: float,
+    excluded: np.ndarray | None = None,
+) -> Selection:
+    """Top-k de-duplicated rows above the threshold, or the best rows when none clears it."""
+    n = len(scores)
+    if n == 0 or k <= 0:
+        return Selection([], False)
+    masked = scores if excluded is None else np.where(excluded, -np.inf, scores)
+    available = int(np.sum(np.isfinite(masked)))
+    if available == 0:  # everything excluded (only superseded docs?): fall back to all
+        masked, available = scores, n
+    m = min(available, max(k * CANDIDATE_FACTOR, k + 8))
+    top = np.argpartition(-masked, m - 1)[:m] if m < n else np.arange(n)
+    order = top[np.argsort(-masked[top], kind="stable")]
+    order = [int(r) for r in order if np.isfinite(masked[r])]
+
+    above = [r for r in order if masked[r] >= threshold]
+    fallback = not above
+    pool = order if fallback else above
+
+    kept: list[int] = []
+    kept_tokens: list[frozenset[str]] = []
+    for row in pool:
+        tokens = _tokens(chunks[row].text)
+        duplicate = False
+        for other, other_tokens in zip(kept, kept_tokens, strict=True):
+            cos = float(matrix[row] @ matrix[other])
+            if is_duplicate(chunks[row], chunks[other], tokens, other_tokens, cos, near_cosine):
+                duplicate = True
+                break
+        if duplicate:
+            continue
+        kept.append(row)
+        kept_tokens.append(tokens)
+        if len(kept) == k:
+            break
+    rows = [ScoredRow(r, float(scores[r]), float(cosine[r]), float(keyword[r])) for r in kept]
+    return Selection(rows, fallback)
+
+
+def citation_label(chunk: Chunk) -> str:
+    """ "Subject — Module N, p. P": what a student needs to find the passage in their own copy."""
+    head = chunk.subject or chunk.title or chunk.file
+    where = chunk.module or chunk.section
+    parts = [head]
+    if where and where != head:
+        parts = [f"{head} — {where}"]
+    if chunk.page is not None and chunk.file.lower().endswith(".pdf"):
+        if chunk.page_end and chunk.page_end != chunk.page:
+            parts.append(f"pp. {chunk.page}–{chunk.page_end}")
+        else:
+            parts.append(f"p. {chunk.page}")
+    return ", ".join(parts)

@@ -1,0 +1,83 @@
+"""Redis I/O for collections: source documents, index snapshots and the "current" pointer.
+
+Everything a worker needs to rebuild an index lives in Redis, so any worker on any host can serve or
+rebuild any collection. A build publishes in one MULTI transaction: the new documents, the new
+snapshot and the moved pointer appear together or not at all, and the previous snapshot is kept
+for a grace period so a reader that fetched the old pointer a moment ago can still load it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any
+
+import redis
+
+from shared.keys import Keys
+from worker.index import IndexSnapshot
+
+#: Seconds an unpublished (previous) snapshot survives for in-flight readers.
+OLD_SNAPSHOT_GRACE_S = 600
+#: Longest a build may hold a collection's lock before another worker may take over.
+BUILD_LOCK_TIMEOUT_S = 1800
+
+
+class CollectionStore:
+    def __init__(self, client: redis.Redis, keys: Keys) -> None:
+        self.r = client
+        self.keys = keys
+
+    # --- reads ----------------------------------------------------------------------------------
+    def current_version(self, collection: str) -> str | None:
+        value = self.r.get(self.keys.current(collection))
+        return value.decode() if value else None
+
+    def load_snapshot(self, collection: str, version: str) -> IndexSnapshot | None:
+        fields = self.r.hgetall(self.keys.snapshot(collection, version))
+        return IndexSnapshot.from_fields(fields) if fields else None
+
+    def documents(self, collection: str) -> dict[str, dict[str, Any]]:
+        raw = self.r.hgetall(self.keys.documents(collection))
+        return {k.decode(): json.loads(v) for k, v in raw.items()}
+
+    def document_bytes(self, collection: str, doc_id: str) -> bytes | None:
+        return self.r.get(self.keys.document_bytes(collection, doc_id))
+
+    def collections(self) -> list[str]:
+        return sorted(m.decode() for m in self.r.smembers(self.keys.collections))
+
+    # --- writes ---------------------------------------------------------------------------------
+    def build_lock(self, collection: str) -> redis.lock.Lock:
+        """Serialises builds of one collection across workers, so two uploads never lose each other."""
+        return self.r.lock(
+            self.keys.build_lock(collection),
+            timeout=BUILD_LOCK_TIMEOUT_S,
+            blocking_timeout=BUILD_LOCK_TIMEOUT_S,
+        )
+
+    def publish(
+        self,
+        snapshot: IndexSnapshot,
+        previous_version: str | None,
+        put_documents: Iterable[tuple[dict[str, Any], bytes]] = (),
+        delete_doc_ids: Iterable[str] = (),
+        update_meta: Iterable[dict[str, Any]] = (),
+    ) -> None:
+        """Atomically store documents, the snapshot, and move the pointer to it."""
+        collection = snapshot.collection
+        with self.r.pipeline(transaction=True) as pipe:
+            for meta, data in put_documents:
+                pipe.set(self.keys.document_bytes(collection, meta["doc_id"]), data)
+                pipe.hset(self.keys.documents(collection), meta["doc_id"], json.dumps(meta))
+            for meta in update_meta:
+                pipe.hset(self.keys.documents(collection), meta["doc_id"], json.dumps(meta))
+            for doc_id in delete_doc_ids:
+                pipe.delete(self.keys.document_bytes(collection, doc_id))
+                pipe.hdel(self.keys.documents(collection), doc_id)
+            pipe.hset(self.keys.snapshot(collection, snapshot.version), mapping=snapshot.to_fields())
+            pipe.set(self.keys.current(collection), snapshot.version)
+            pipe.sadd(self.keys.collections, collection)
+            if previous_version and previous_version != snapshot.version:
+                pipe.expire(self.keys.snapshot(collection, previous_version), OLD_SNAPSHOT_GRACE_S)
+            pipe.execute()
