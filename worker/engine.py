@@ -122,11 +122,13 @@ def _modules(chunks: Sequence[Chunk]) -> list[str]:
 
 
 class Engine:
-    def __init__(self, settings: Settings, client: redis.Redis | None = None) -> None:
+    def __init__(
+        self, settings: Settings, client: redis.Redis | None = None, embedder: Embedder | None = None
+    ) -> None:
         self.settings = settings
         self.keys = Keys(settings.key_prefix)
         self._client = client
-        self._embedder: Embedder | None = None
+        self._embedder = embedder
         self._cache: dict[str, IndexSnapshot] = {}
         self._lock = threading.Lock()
 
