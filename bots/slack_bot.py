@@ -1,0 +1,757 @@
+"""The Slack front-end: ``/ask``, mentions in threads, admin document upload and re-index.
+
+Like every front-end it holds no retrieval code. Each handler validates input, acknowledges Slack at
+once (Slack gives us 3 s), checks permissions and the shared rate limit, enqueues through
+:class:`shared.queue.QueueClient` and renders the result with :mod:`bots.slack_render`. Every failure
+reaches the user as a message: a bot that goes quiet looks broken.
+
+Run with ``syllabot slack`` (:func:`run_slack`): Socket Mode when ``SLACK_APP_TOKEN`` is set (no
+public URL needed), otherwise an HTTP server on ``SLACK_PORT`` at ``/slack/events``, where Bolt
+verifies every request's signature with ``SLACK_SIGNING_SECRET``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import re
+import signal
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+import aiohttp
+import redis.asyncio as aioredis
+import redis.exceptions
+from aiohttp import web
+from slack_bolt.adapter.aiohttp import to_aiohttp_response, to_bolt_request
+from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
+from slack_bolt.async_app import AsyncApp
+from slack_sdk.errors import SlackApiError
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bots import slack_render as render
+from shared.bindings import Bindings, InvalidCollectionName, validate_collection_name
+from shared.config import Settings
+from shared.feedback import Feedback, UnknownAnswer
+from shared.keys import Keys
+from shared.queue import JobFailed, NoWorker, QueueClient, QueueTimeout, RedisUnreachable
+from shared.ratelimit import RateLimiter
+from shared.redis_conn import RedisUnavailable, describe, resolve_redis_url
+from shared.schema import AskRequest, IngestReport
+
+log = logging.getLogger("syllabot.slack")
+
+PLATFORM = "slack"
+EVENTS_PATH = "/slack/events"
+#: Same bound as :class:`shared.schema.AskRequest`; checked here so the user gets words, not a traceback.
+MAX_QUESTION_CHARS = 2000
+#: callback_id of the message shortcut "Add to course materials" (see deploy/slack-manifest.yml).
+ADD_SHORTCUT_ID = "add_to_course_materials"
+#: How long a users.info admin answer is trusted, so one busy admin does not cost a call per command.
+ADMIN_CACHE_S = 300.0
+#: Minimum seconds between progress edits of a status message (Slack rate-limits chat.update).
+PROGRESS_EVERY_S = 2.0
+
+Message = dict[str, Any]
+
+
+class BotUsageError(Exception):
+    """Something the user (or admin) must fix; the message is shown as-is (already mrkdwn-safe)."""
+
+
+# --- errors → words ------------------------------------------------------------------------------
+
+
+def describe_error(exc: BaseException, settings: Settings) -> str:
+    """What to tell a user about a failure, in words that say what to do next."""
+    if isinstance(exc, BotUsageError):
+        return str(exc)
+    if isinstance(exc, NoWorker):
+        return (
+            "No Syllabot worker is running, so nobody can answer right now. "
+            "Please ask an admin to start one (`syllabot worker`)."
+        )
+    if isinstance(exc, QueueTimeout):
+        return (
+            "That took too long: no answer came back within the time limit "
+            f"({settings.ask_timeout_s:.0f} s). The workers may be busy; please try again in a minute."
+        )
+    if isinstance(
+        exc,
+        RedisUnreachable
+        | RedisUnavailable
+        | redis.exceptions.ConnectionError
+        | redis.exceptions.TimeoutError,
+    ):
+        return (
+            "Syllabot can't reach its database (Redis) right now, so it can't answer. "
+            "Please tell an admin; this usually fixes itself once Redis is back."
+        )
+    if isinstance(exc, JobFailed):
+        return f"The worker could not finish this: {render.safe(str(exc))}"
+    if isinstance(exc, SlackApiError):
+        error = exc.response.get("error", "unknown_error") if exc.response is not None else "unknown_error"
+        hint = " (the app may be missing a scope; see docs/SLACK.md)" if error == "missing_scope" else ""
+        return f"Slack refused a request: `{render.safe(str(error))}`{hint}."
+    return "Something unexpected went wrong (it has been logged). Please try again, or tell an admin."
+
+
+def _error_message(exc: BaseException, settings: Settings) -> Message:
+    if isinstance(exc, BotUsageError):
+        return render.render_refusal(str(exc))
+    return render.render_error(describe_error(exc, settings))
+
+
+# --- replying ------------------------------------------------------------------------------------
+
+
+class Reporter:
+    """Where replies of one interaction go: a thread (mentions) or a ``response_url`` (commands).
+
+    ``public`` is the answer itself; ``private`` is for refusals, errors and admin reports, which
+    only the person who asked needs to see. ``status`` shows (and later edits) a progress line.
+    """
+
+    async def public(self, message: Message) -> None:
+        raise NotImplementedError
+
+    async def private(self, message: Message) -> None:
+        raise NotImplementedError
+
+    async def status(self, message: Message, force: bool = False) -> None:
+        """Show progress; ``force`` for a new stage, otherwise implementations may throttle."""
+        await self.private(message)
+
+
+class ResponseUrlReporter(Reporter):
+    """Replies via ``respond()``. A response_url allows 5 posts in 30 minutes, so progress is not
+    streamed here: one status post at the start, one result at the end."""
+
+    def __init__(self, respond: Callable[..., Awaitable[Any]], response_type: str) -> None:
+        self._respond = respond
+        self._type = response_type
+        self._status_sent = False
+
+    async def public(self, message: Message) -> None:
+        await self._respond(
+            text=message["text"],
+            blocks=message["blocks"],
+            response_type=self._type,
+            replace_original=False,
+            unfurl_links=False,
+            unfurl_media=False,
+        )
+
+    async def private(self, message: Message) -> None:
+        await self._respond(
+            text=message["text"], blocks=message["blocks"], response_type="ephemeral", replace_original=False
+        )
+
+    async def status(self, message: Message, force: bool = False) -> None:
+        if not self._status_sent:
+            self._status_sent = True
+            await self.private(message)
+
+
+class ThreadReporter(Reporter):
+    """Replies in the thread of a mention; a status message is posted once and then edited."""
+
+    def __init__(self, client: AsyncWebClient, channel: str, thread_ts: str, user: str) -> None:
+        self.client = client
+        self.channel = channel
+        self.thread_ts = thread_ts
+        self.user = user
+        self._status_ts: str | None = None
+        self._last_edit = 0.0
+
+    async def public(self, message: Message) -> None:
+        await self.client.chat_postMessage(
+            channel=self.channel,
+            thread_ts=self.thread_ts,
+            text=message["text"],
+            blocks=message["blocks"],
+            unfurl_links=False,
+            unfurl_media=False,
+        )
+
+    async def private(self, message: Message) -> None:
+        await self.client.chat_postEphemeral(
+            channel=self.channel,
+            user=self.user,
+            thread_ts=self.thread_ts,
+            text=message["text"],
+            blocks=message["blocks"],
+        )
+
+    async def status(self, message: Message, force: bool = False) -> None:
+        now = time.monotonic()
+        if self._status_ts is None:
+            resp = await self.client.chat_postMessage(
+                channel=self.channel, thread_ts=self.thread_ts, text=message["text"], blocks=message["blocks"]
+            )
+            self._status_ts = resp.get("ts")
+            self._last_edit = now
+        elif force or now - self._last_edit >= PROGRESS_EVERY_S:
+            await self.finish(message)
+
+    @property
+    def has_status(self) -> bool:
+        return self._status_ts is not None
+
+    def reset_status(self) -> None:
+        """The next status line is a new message (one per file)."""
+        self._status_ts = None
+
+    async def finish(self, message: Message) -> None:
+        """Replace the status line with the final result (or post it, if there was none)."""
+        if self._status_ts is None:
+            await self.public(message)
+            return
+        self._last_edit = time.monotonic()
+        await self.client.chat_update(
+            channel=self.channel, ts=self._status_ts, text=message["text"], blocks=message["blocks"]
+        )
+
+
+async def _finish(reporter: Reporter, message: Message) -> None:
+    """Deliver an admin result where the admin will look for it."""
+    if isinstance(reporter, ThreadReporter):
+        await reporter.finish(message)
+    else:
+        await reporter.private(message)
+
+
+# --- the front-end -------------------------------------------------------------------------------
+
+
+@dataclass
+class FileRef:
+    """A Slack file the admin wants indexed, as far as we know it before calling files.info."""
+
+    id: str
+    name: str = ""
+
+
+class SlackFrontEnd:
+    """What every listener shares: settings, the queue, and the Redis-backed shared services."""
+
+    def __init__(self, settings: Settings, queue: QueueClient, redis_client: aioredis.Redis) -> None:
+        self.settings = settings
+        self.queue = queue
+        self.redis = redis_client
+        keys = Keys(settings.key_prefix)
+        self.rate = RateLimiter(redis_client, keys, settings.rate_limit_per_minute)
+        self.bindings = Bindings(redis_client, keys, PLATFORM, settings.default_collection)
+        self.feedback = Feedback(redis_client, keys)
+        self._admin_cache: dict[str, tuple[float, bool]] = {}
+
+    # --- helpers ---------------------------------------------------------------------------
+    async def collection_for(self, channel: str | None, team: str | None) -> str:
+        scopes = [s for s in (f"channel:{channel}" if channel else "", f"team:{team}" if team else "") if s]
+        return await self.bindings.resolve(*scopes)
+
+    async def is_admin(self, client: AsyncWebClient, user: str) -> bool:
+        """SLACK_ADMIN_USER_IDS when set (and then only those), else workspace admins and owners."""
+        if self.settings.slack_admin_user_ids:
+            return user in self.settings.slack_admin_user_ids
+        cached = self._admin_cache.get(user)
+        if cached and time.monotonic() - cached[0] < ADMIN_CACHE_S:
+            return cached[1]
+        resp = await client.users_info(user=user)
+        info = resp.get("user") or {}
+        admin = bool(info.get("is_admin") or info.get("is_owner") or info.get("is_primary_owner"))
+        self._admin_cache[user] = (time.monotonic(), admin)
+        return admin
+
+    async def require_admin(self, client: AsyncWebClient, user: str, what: str) -> None:
+        if not await self.is_admin(client, user):
+            raise BotUsageError(
+                f"Only Syllabot admins can {what}. Ask a workspace admin, or the person who runs "
+                "Syllabot, to add your user id to `SLACK_ADMIN_USER_IDS`."
+            )
+
+    # --- questions -------------------------------------------------------------------------
+    async def answer(
+        self, question: str, user: str, channel: str | None, team: str | None, out: Reporter
+    ) -> None:
+        """Rate-limit, resolve the collection, ask a worker and post the answer; errors privately."""
+        try:
+            decision = await self.rate.check(PLATFORM, user)
+            if not decision.allowed:
+                wait = max(1, round(decision.retry_after_s))
+                await out.private(
+                    render.render_refusal(
+                        f"You've asked {self.settings.rate_limit_per_minute} questions in the last minute — "
+                        f"that's the limit. Please try again in {wait} s."
+                    )
+                )
+                return
+            collection = await self.collection_for(channel, team)
+            request = AskRequest(
+                question=question, collection=collection, user=f"slack:{user}", platform="slack"
+            )
+            result = await self.queue.ask(request, timeout=self.settings.ask_timeout_s)
+        except Exception as exc:
+            await self._report_failure(exc, out, "answering a question")
+            return
+        answer_id: str | None = None
+        try:
+            answer_id = await self.feedback.record_answer(result, PLATFORM, f"slack:{user}")
+        except Exception:  # feedback is a nicety: still show the answer, just without buttons
+            log.warning("could not record the answer for feedback", exc_info=True)
+        await out.public(render.render_answer(result, answer_id))
+
+    async def _report_failure(self, exc: BaseException, out: Reporter, doing: str) -> None:
+        if not isinstance(exc, BotUsageError | NoWorker | QueueTimeout | RedisUnreachable | JobFailed):
+            log.error("failed while %s", doing, exc_info=exc)
+        else:
+            log.info("%s: %s: %s", doing, type(exc).__name__, exc)
+        message = _error_message(exc, self.settings)
+        try:
+            if isinstance(out, ThreadReporter) and out.has_status:
+                await out.finish(message)  # turn "Downloading…" into the error, so nothing hangs there
+            else:
+                await out.private(message)
+        except Exception:
+            log.exception("could not even report a failure to the user")
+
+    # --- documents -------------------------------------------------------------------------
+    async def fetch_file(self, client: AsyncWebClient, ref: FileRef) -> tuple[str, bytes]:
+        """files.info, the size check *before* download, then the download with the bot token."""
+        info = (await client.files_info(file=ref.id)).get("file") or {}
+        name = str(info.get("name") or ref.name or ref.id)
+        size = int(info.get("size") or 0)
+        limit = self.settings.max_document_bytes
+        if size > limit:
+            raise BotUsageError(
+                f"*{render.safe(name)}* is {size / 1048576:.1f} MB; the limit is "
+                f"{limit / 1048576:.0f} MB (`SYLLABOT_MAX_DOCUMENT_MB`). It was not downloaded."
+            )
+        url = info.get("url_private_download") or info.get("url_private")
+        if not url:
+            raise BotUsageError(f"Slack gave no download link for *{render.safe(name)}*.")
+        return name, await self._download(str(url), name, limit)
+
+    async def _download(self, url: str, name: str, limit: int) -> bytes:
+        headers = {"Authorization": f"Bearer {self.settings.slack_bot_token}"}
+        timeout = aiohttp.ClientTimeout(total=120, sock_connect=10)
+        async with (
+            aiohttp.ClientSession(timeout=timeout) as session,
+            session.get(url, headers=headers) as resp,
+        ):
+            if resp.status != 200:
+                raise BotUsageError(f"Downloading *{render.safe(name)}* failed (HTTP {resp.status}).")
+            ctype = resp.headers.get("Content-Type", "")
+            if "text/html" in ctype and not name.lower().endswith((".html", ".htm")):
+                # Slack answers a login page, not the file, when the token lacks files:read.
+                raise BotUsageError(
+                    f"Slack returned a sign-in page instead of *{render.safe(name)}*: the app probably lacks "
+                    "the `files:read` scope. Add it and reinstall the app (see docs/SLACK.md)."
+                )
+            data = bytearray()
+            async for chunk in resp.content.iter_chunked(1 << 16):
+                data += chunk
+                if len(data) > limit:  # files.info may have understated; never hold more than the limit
+                    raise BotUsageError(f"*{render.safe(name)}* is larger than the document size limit.")
+        return bytes(data)
+
+    async def add_files(
+        self,
+        client: AsyncWebClient,
+        refs: list[FileRef],
+        user: str,
+        channel: str | None,
+        team: str | None,
+        out: Reporter,
+    ) -> None:
+        """Admin only: fetch each file, ingest it into the channel's collection, report a summary."""
+        try:
+            await self.require_admin(client, user, "add documents to the course materials")
+            if not refs:
+                raise BotUsageError(
+                    "That message has no file attached. Share a PDF, DOCX, Markdown or text file."
+                )
+            collection = await self.collection_for(channel, team)
+        except Exception as exc:
+            await self._report_failure(exc, out, "checking a document upload")
+            return
+        fetched: list[tuple[str, bytes]] = []
+        for ref in refs:
+            label = ref.name or ref.id
+            try:
+                await out.status(render.render_progress("downloading", what=label), force=True)
+                fetched.append(await self.fetch_file(client, ref))
+            except Exception as exc:
+                await self._report_failure(exc, out, f"downloading {label}")
+                if isinstance(out, ThreadReporter):
+                    out.reset_status()  # that line now shows the error; the next file gets its own
+        if not fetched:
+            return
+        names = ", ".join(name for name, _ in fetched)
+        last_stage = ""
+
+        async def progress(update: dict) -> None:
+            nonlocal last_stage
+            stage = str(update.get("stage") or "working")
+            message = render.render_progress(stage, update.get("done"), update.get("total"), names)
+            await out.status(message, force=stage != last_stage)
+            last_stage = stage
+
+        try:
+            await out.status(render.render_progress("indexing", what=names), force=True)
+            # One job for all files of the message, so the index is rebuilt once.
+            report = await self.queue.ingest_many(collection, fetched, f"slack:{user}", progress=progress)
+        except Exception as exc:
+            await self._report_failure(exc, out, f"indexing {names}")
+            return
+        await _finish(out, render.render_ingest_report(report, "Added"))
+
+    async def reindex(
+        self, client: AsyncWebClient, user: str, channel: str | None, team: str | None, out: Reporter
+    ) -> None:
+        try:
+            await self.require_admin(client, user, "re-index the course materials")
+            collection = await self.collection_for(channel, team)
+            await out.status(
+                render.render_progress("re-indexing", what=f"collection {collection}"), force=True
+            )
+            report: IngestReport = await self.queue.reindex(collection, f"slack:{user}")
+        except Exception as exc:
+            await self._report_failure(exc, out, "re-indexing")
+            return
+        await _finish(out, render.render_ingest_report(report, "Re-indexed"))
+
+    async def collection_command(
+        self,
+        client: AsyncWebClient,
+        text: str,
+        user: str,
+        channel: str | None,
+        team: str | None,
+        out: Reporter,
+    ) -> None:
+        """No argument: say which collection this channel uses and what it holds. A name: bind it."""
+        name = text.strip()
+        try:
+            if not name:
+                collection = await self.collection_for(channel, team)
+                try:
+                    sources = await self.queue.sources(collection)
+                except Exception as exc:  # the binding is still worth telling
+                    log.info("sources unavailable: %s", exc)
+                    await out.private(
+                        render.render_notice(
+                            f"This channel answers from collection `{render.safe(collection)}`. "
+                            f"(Listing its documents failed: {describe_error(exc, self.settings)})"
+                        )
+                    )
+                    return
+                await out.private(render.render_sources(sources, collection))
+                return
+            await self.require_admin(client, user, "change which collection this channel uses")
+            if not channel:
+                raise BotUsageError("Run this command in the channel you want to bind.")
+            try:
+                collection = validate_collection_name(name)
+            except InvalidCollectionName as exc:
+                raise BotUsageError(render.safe(str(exc))) from exc
+            await self.bindings.bind(f"channel:{channel}", collection)
+        except Exception as exc:
+            await self._report_failure(exc, out, "binding a collection")
+            return
+        await out.private(
+            render.render_notice(
+                f"This channel now answers from collection `{render.safe(collection)}`. "
+                "Documents added here go into it too.",
+                ":white_check_mark:",
+            )
+        )
+
+    async def vote(self, answer_id: str, user: str, vote: str) -> Message:
+        try:
+            changed = await self.feedback.vote(answer_id, f"slack:{user}", vote)  # type: ignore[arg-type]
+        except UnknownAnswer:
+            return render.render_notice("That answer is too old to vote on now — thanks anyway!", "")
+        except Exception as exc:
+            log.info("vote failed: %s", exc)
+            return render.render_error(describe_error(exc, self.settings))
+        return render.vote_confirmation(vote, changed)
+
+
+# --- the Bolt app --------------------------------------------------------------------------------
+
+
+def _api_base(settings: Settings) -> str | None:
+    if not settings.slack_api_url:
+        return None
+    return settings.slack_api_url if settings.slack_api_url.endswith("/") else settings.slack_api_url + "/"
+
+
+def make_web_client(settings: Settings) -> AsyncWebClient:
+    """The Web API client; ``SLACK_API_URL`` points it at a Slack-compatible endpoint or a fake."""
+    base = _api_base(settings)
+    if base:
+        return AsyncWebClient(token=settings.slack_bot_token, base_url=base)
+    return AsyncWebClient(token=settings.slack_bot_token)
+
+
+def make_redis(settings: Settings) -> aioredis.Redis:
+    """A Redis client with bounded connect time, so a dead Redis becomes a message, not a hang."""
+    return aioredis.Redis.from_url(resolve_redis_url(settings), socket_connect_timeout=5, socket_timeout=10)
+
+
+_MENTION = re.compile(r"<@[UW][A-Z0-9]+(?:\|[^>]*)?>")
+
+
+def build_app(settings: Settings, queue: QueueClient, redis_client: aioredis.Redis | None = None) -> AsyncApp:
+    """The Bolt app with every listener registered. Tests serve it over HTTP or Socket Mode."""
+    if not settings.slack_bot_token:
+        raise ValueError("SLACK_BOT_TOKEN is required")
+    if not settings.slack_signing_secret and not settings.slack_app_token:
+        raise ValueError("SLACK_SIGNING_SECRET is required unless SLACK_APP_TOKEN selects Socket Mode")
+    app = AsyncApp(
+        client=make_web_client(settings),
+        signing_secret=settings.slack_signing_secret or None,
+        # Socket Mode requests are not signed (the websocket is authenticated instead); HTTP ones are.
+        request_verification_enabled=bool(settings.slack_signing_secret),
+        name="syllabot",
+    )
+    fe = SlackFrontEnd(settings, queue, redis_client if redis_client is not None else make_redis(settings))
+    app._syllabot = fe  # type: ignore[attr-defined]  # for tests and shutdown
+
+    def responder(respond: Any) -> ResponseUrlReporter:
+        return ResponseUrlReporter(respond, settings.slack_response_type)
+
+    @app.command("/ask")
+    async def on_ask(ack: Any, command: dict, respond: Any) -> None:
+        question = (command.get("text") or "").strip()
+        if not question:
+            await ack(response_type="ephemeral", **render.usage_ask())
+            return
+        if len(question) > MAX_QUESTION_CHARS:
+            msg = render.render_refusal(
+                f"That question is {len(question)} characters long; please keep it under {MAX_QUESTION_CHARS}."
+            )
+            await ack(response_type="ephemeral", **msg)
+            return
+        await ack(response_type="ephemeral", text=":mag: Looking it up…")
+        await fe.answer(
+            question,
+            command["user_id"],
+            command.get("channel_id"),
+            command.get("team_id"),
+            responder(respond),
+        )
+
+    @app.command("/syllabot-reindex")
+    async def on_reindex(ack: Any, command: dict, respond: Any, client: AsyncWebClient) -> None:
+        await ack()
+        await fe.reindex(
+            client, command["user_id"], command.get("channel_id"), command.get("team_id"), responder(respond)
+        )
+
+    @app.command("/syllabot-collection")
+    async def on_collection(ack: Any, command: dict, respond: Any, client: AsyncWebClient) -> None:
+        await ack()
+        await fe.collection_command(
+            client,
+            command.get("text") or "",
+            command["user_id"],
+            command.get("channel_id"),
+            command.get("team_id"),
+            responder(respond),
+        )
+
+    @app.event("app_mention")
+    async def on_mention(event: dict, context: Any, client: AsyncWebClient, request: Any) -> None:
+        if request.headers.get("x-slack-retry-num"):
+            return  # Slack re-sent an event we already took (Bolt acks at once; retries mean a slow network)
+        user = event.get("user")
+        channel = event.get("channel")
+        if not user or not channel or event.get("bot_id"):
+            return  # other bots mentioning us: never answer bots, it can loop
+        team = event.get("team") or context.get("team_id")
+        thread_ts = event.get("thread_ts") or event.get("ts")
+        out = ThreadReporter(client, channel, thread_ts, user)
+        files = [FileRef(f["id"], f.get("name", "")) for f in event.get("files") or [] if f.get("id")]
+        if files:
+            await fe.add_files(client, files, user, channel, team, out)
+            return
+        question = _MENTION.sub("", event.get("text") or "").strip()
+        if not question:
+            await out.private(render.usage_ask())
+            return
+        if len(question) > MAX_QUESTION_CHARS:
+            await out.private(
+                render.render_refusal(f"Please keep questions under {MAX_QUESTION_CHARS} characters.")
+            )
+            return
+        await fe.answer(question, user, channel, team, out)
+
+    @app.shortcut(ADD_SHORTCUT_ID)
+    async def on_add_shortcut(ack: Any, shortcut: dict, respond: Any, client: AsyncWebClient) -> None:
+        await ack()
+        user = (shortcut.get("user") or {}).get("id", "")
+        channel = (shortcut.get("channel") or {}).get("id")
+        team = (shortcut.get("team") or {}).get("id")
+        message = shortcut.get("message") or {}
+        files = [FileRef(f["id"], f.get("name", "")) for f in message.get("files") or [] if f.get("id")]
+        await fe.add_files(client, files, user, channel, team, ResponseUrlReporter(respond, "ephemeral"))
+
+    @app.action(re.compile(f"^({render.VOTE_UP_ACTION}|{render.VOTE_DOWN_ACTION})$"))
+    async def on_vote(ack: Any, body: dict, action: dict, respond: Any, client: AsyncWebClient) -> None:
+        await ack()
+        user = (body.get("user") or {}).get("id", "")
+        vote = "up" if action.get("action_id") == render.VOTE_UP_ACTION else "down"
+        reply = await fe.vote(str(action.get("value") or ""), user, vote)
+        channel = (body.get("channel") or {}).get("id") or (body.get("container") or {}).get("channel_id")
+        try:
+            if channel:
+                thread_ts = (body.get("message") or {}).get("thread_ts")
+                kwargs = {"thread_ts": thread_ts} if thread_ts else {}
+                await client.chat_postEphemeral(
+                    channel=channel, user=user, text=reply["text"], blocks=reply["blocks"], **kwargs
+                )
+            else:
+                await respond(response_type="ephemeral", replace_original=False, **reply)
+        except Exception:
+            log.exception("could not confirm a vote")
+
+    @app.error
+    async def on_error(error: Exception, body: dict) -> None:
+        log.error("unhandled error in a Slack listener: %s", error, exc_info=error)
+
+    return app
+
+
+def web_app(app: AsyncApp, path: str = EVENTS_PATH) -> web.Application:
+    """An aiohttp application serving ``app`` at ``path`` (Bolt's own adapter), plus ``/healthz``."""
+
+    async def events(request: web.Request) -> web.Response:
+        bolt_resp = await app.async_dispatch(await to_bolt_request(request))
+        return await to_aiohttp_response(bolt_resp)
+
+    async def health(_: web.Request) -> web.Response:
+        return web.Response(text="ok")
+
+    application = web.Application()
+    application.router.add_post(path, events)
+    application.router.add_get("/healthz", health)
+    return application
+
+
+# --- running -------------------------------------------------------------------------------------
+
+
+def settings_problem(settings: Settings) -> str | None:
+    """Why these settings cannot run the Slack bot, in words an operator can act on; None if fine."""
+    if not settings.slack_bot_token:
+        return (
+            "SLACK_BOT_TOKEN is not set. Install the Slack app (see docs/SLACK.md) and set SLACK_BOT_TOKEN "
+            "to its Bot User OAuth Token (xoxb-…)."
+        )
+    if not settings.slack_app_token and not settings.slack_signing_secret:
+        return (
+            "Set SLACK_APP_TOKEN (xapp-…, for Socket Mode) or SLACK_SIGNING_SECRET (for HTTP mode on "
+            "SLACK_PORT). See docs/SLACK.md."
+        )
+    if settings.slack_app_token and not settings.slack_app_token.startswith("xapp-"):
+        return "SLACK_APP_TOKEN must be an app-level token starting with xapp- (with the connections:write scope)."
+    return None
+
+
+async def serve(
+    settings: Settings,
+    *,
+    queue: QueueClient | None = None,
+    stop: asyncio.Event | None = None,
+    host: str = "0.0.0.0",
+    ready: asyncio.Event | None = None,
+) -> int:
+    """Run until ``stop`` is set (or SIGINT/SIGTERM). Returns the process exit code."""
+    problem = settings_problem(settings)
+    if problem:
+        print(f"syllabot slack: {problem}", file=sys.stderr)
+        return 2
+    stop = stop or asyncio.Event()
+    own_queue = queue is None
+    queue = queue or QueueClient(settings)
+    redis_client = make_redis(settings)
+    try:
+        await queue.connect()
+    except Exception as exc:  # keep running: users get a clear message per request until Redis is back
+        log.warning("queue not reachable at start-up (%s); answering with an error until it is", exc)
+    try:
+        await redis_client.ping()
+    except Exception as exc:
+        url = describe(settings.redis_url or "embedded redis")
+        log.warning("Redis at %s is unreachable (%s); users will be told until it is back", url, exc)
+    app = build_app(settings, queue, redis_client)
+    try:
+        auth = await app.client.auth_test()
+    except SlackApiError as exc:
+        error = exc.response.get("error") if exc.response is not None else exc
+        print(f"syllabot slack: Slack rejected SLACK_BOT_TOKEN ({error}). Check the token.", file=sys.stderr)
+        await _close(queue if own_queue else None, redis_client)
+        return 2
+    except (aiohttp.ClientError, OSError) as exc:
+        print(f"syllabot slack: cannot reach the Slack API ({exc}).", file=sys.stderr)
+        await _close(queue if own_queue else None, redis_client)
+        return 1
+    log.info("connected to Slack as %s in %s", auth.get("user"), auth.get("team"))
+
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+            loop.add_signal_handler(sig, stop.set)
+
+    handler: AsyncSocketModeHandler | None = None
+    runner: web.AppRunner | None = None
+    try:
+        if settings.slack_app_token:
+            handler = AsyncSocketModeHandler(app, settings.slack_app_token, web_client=app.client)
+            await handler.connect_async()
+            log.info("Socket Mode connected")
+        else:
+            runner = web.AppRunner(web_app(app), access_log=None)
+            await runner.setup()
+            await web.TCPSite(runner, host, settings.slack_port).start()
+            log.info("listening for Slack on http://%s:%s%s", host, settings.slack_port, EVENTS_PATH)
+        if ready is not None:
+            ready.set()
+        await stop.wait()
+    finally:
+        if handler is not None:
+            await handler.close_async()
+        if runner is not None:
+            await runner.cleanup()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                loop.remove_signal_handler(sig)
+        await _close(queue if own_queue else None, redis_client)
+    return 0
+
+
+async def _close(queue: QueueClient | None, redis_client: aioredis.Redis) -> None:
+    with contextlib.suppress(Exception):
+        if queue is not None:
+            await queue.close()
+    with contextlib.suppress(Exception):
+        await redis_client.aclose()
+
+
+def run_slack(settings: Settings) -> int:
+    """Entry point of ``syllabot slack``: Socket Mode with SLACK_APP_TOKEN, else HTTP on SLACK_PORT."""
+    problem = settings_problem(settings)
+    if problem:
+        print(f"syllabot slack: {problem}", file=sys.stderr)
+        return 2
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        return asyncio.run(serve(settings))
+    except KeyboardInterrupt:
+        return 0

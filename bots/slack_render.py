@@ -1,0 +1,430 @@
+"""Turn Syllabot results into Slack messages (Block Kit plus a plain-text fallback).
+
+Pure functions, no I/O: the bot decides *where* a message goes, this module decides *what it looks
+like*, so every limit Slack enforces is tested here without a network.
+
+Safety rules applied to every piece of text that came from a document, the LLM or a user:
+
+* ``&``, ``<`` and ``>`` are escaped (Slack's own rule), so ``<!channel>``, ``<!here>``,
+  ``<@U123>`` and ``<https://evil|click here>`` arrive as visible text, never as a ping or a link;
+* bare ``@here``/``@channel``/``@everyone`` get an invisible word joiner after the ``@``, so no
+  client-side "automatic parsing" can turn them into a mention either;
+* every ``mrkdwn`` text object is sent with ``verbatim: true``, which switches off Slack's automatic
+  link/mention parsing for that object.
+
+Slack limits respected: a section's text <= 3,000 characters, a context block <= 10 elements,
+a message <= 50 blocks, a button value <= 2,000 characters.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from shared.schema import NOT_IN_MATERIALS, Answer, Citation, IngestReport, SourceInfo
+
+Block = dict[str, Any]
+Message = dict[str, Any]  # {"text": str, "blocks": list[Block]}
+
+#: Slack's limit on a section block's text (and on any text object).
+SECTION_LIMIT = 3000
+#: Slack's limit on blocks in one message.
+MAX_BLOCKS = 50
+#: Slack's limit on elements in one context block.
+CONTEXT_ELEMENTS = 10
+#: The fallback ``text`` is what notifications and screen readers show; keep it short.
+FALLBACK_LIMIT = 2900
+
+#: ``action_id``s of the feedback buttons; the bot listens for these.
+VOTE_UP_ACTION = "syllabot_vote_up"
+VOTE_DOWN_ACTION = "syllabot_vote_down"
+FEEDBACK_BLOCK_ID = "syllabot_feedback"
+
+#: The marker as shown in Slack: first, in its own section, impossible to miss.
+MARKER_MRKDWN = f":warning: *{NOT_IN_MATERIALS}*"
+GENERAL_HEADER = ":bulb: *General knowledge* — not from your course materials"
+TRUNCATED_NOTE = "_…the rest was cut to fit Slack's message size limit._"
+
+_BROADCAST = re.compile(r"@(here|channel|everyone)\b", re.IGNORECASE)
+_SENTENCE_END = re.compile(r"(?<=[.!?…])\s+")
+_WORD_JOINER = "\u2060"
+
+
+def plural(count: int, word: str) -> str:
+    """'1 page', '2 pages': summaries read like sentences."""
+    return f"{count} {word}" if count == 1 else f"{count} {word}s"
+
+
+# --- escaping ------------------------------------------------------------------------------------
+
+
+def escape(text: str) -> str:
+    """Escape the three characters Slack reserves, so text can never form a mention or link."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def safe(text: str) -> str:
+    """:func:`escape`, plus defusing bare ``@here``/``@channel``/``@everyone``.
+
+    Escaping alone already stops ``<!channel>``; the word joiner stops the bare words from being
+    auto-parsed by any surface that ignores ``verbatim`` (e.g. the notification fallback text).
+    """
+    return _BROADCAST.sub(lambda m: "@" + _WORD_JOINER + m.group(1), escape(text))
+
+
+def mrkdwn(text: str) -> dict[str, Any]:
+    """A mrkdwn text object with automatic parsing off. ``text`` must already be safe."""
+    return {"type": "mrkdwn", "text": text, "verbatim": True}
+
+
+def section(text: str) -> Block:
+    """A section block; ``text`` must already be safe and within :data:`SECTION_LIMIT`."""
+    return {"type": "section", "text": mrkdwn(text[:SECTION_LIMIT])}
+
+
+def context(texts: Sequence[str]) -> Block:
+    return {"type": "context", "elements": [mrkdwn(t[:SECTION_LIMIT]) for t in texts[:CONTEXT_ELEMENTS]]}
+
+
+# --- splitting long text -------------------------------------------------------------------------
+
+
+def _hard_cut(text: str, limit: int) -> list[str]:
+    """Cut ``text`` into pieces of at most ``limit``, never inside an ``&amp;``-style entity."""
+    pieces: list[str] = []
+    while len(text) > limit:
+        cut = limit
+        amp = text.rfind("&", max(0, cut - 5), cut)
+        if amp != -1 and ";" not in text[amp:cut]:
+            cut = amp if amp > 0 else limit
+        pieces.append(text[:cut])
+        text = text[cut:]
+    if text:
+        pieces.append(text)
+    return pieces
+
+
+def _pack(units: Iterable[str], limit: int, joiner: str) -> list[str]:
+    """Greedily join ``units`` with ``joiner`` into chunks of at most ``limit`` characters."""
+    chunks: list[str] = []
+    current = ""
+    for unit in units:
+        candidate = unit if not current else current + joiner + unit
+        if len(candidate) <= limit:
+            current = candidate
+            continue
+        if current:
+            chunks.append(current)
+        current = unit
+    if current:
+        chunks.append(current)
+    return chunks
+
+
+def split_text(text: str, limit: int = SECTION_LIMIT) -> list[str]:
+    """Split (already escaped) text into pieces of at most ``limit`` characters.
+
+    Paragraph boundaries first, then sentence ends, then spaces, then a hard cut, so a long answer
+    reads naturally across several sections instead of being chopped mid-word.
+    """
+    text = text.strip()
+    if not text:
+        return []
+    if len(text) <= limit:
+        return [text]
+    units: list[str] = []
+    for paragraph in re.split(r"\n\s*\n", text):
+        paragraph = paragraph.strip()
+        if not paragraph:
+            continue
+        if len(paragraph) <= limit:
+            units.append(paragraph)
+            continue
+        sentences: list[str] = []
+        for sentence in _SENTENCE_END.split(paragraph):
+            if len(sentence) <= limit:
+                sentences.append(sentence)
+                continue
+            words: list[str] = []
+            for word in sentence.split(" "):
+                words.extend(_hard_cut(word, limit) if len(word) > limit else [word])
+            sentences.extend(_pack(words, limit, " "))
+        units.extend(_pack(sentences, limit, " "))
+    return _pack(units, limit, "\n\n")
+
+
+def _truncate(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    cut = text.rfind(" ", 0, limit - 1)
+    cut = cut if cut > limit // 2 else limit - 1
+    amp = text.rfind("&", max(0, cut - 5), cut)
+    if amp > 0 and ";" not in text[amp:cut]:
+        cut = amp
+    return text[:cut].rstrip() + "…"
+
+
+# --- answers -------------------------------------------------------------------------------------
+
+
+def citation_label(citation: Citation) -> str:
+    """'Subject — Module N, p. P' from the worker's label, or built from the fields when absent."""
+    if citation.label:
+        return citation.label
+    parts: list[str] = []
+    head = citation.subject or citation.title or citation.file
+    if head:
+        parts.append(head)
+    tail: list[str] = []
+    if citation.module:
+        module = citation.module
+        tail.append(
+            module if module.lower().startswith(("module", "unit", "chapter")) else f"Module {module}"
+        )
+    if citation.page is not None:
+        if citation.page_end and citation.page_end != citation.page:
+            tail.append(f"pp. {citation.page}–{citation.page_end}")
+        else:
+            tail.append(f"p. {citation.page}")
+    if tail:
+        return f"{parts[0]} — {', '.join(tail)}" if parts else ", ".join(tail)
+    return parts[0] if parts else "source"
+
+
+def citation_line(citation: Citation) -> str:
+    """One numbered source, safe for mrkdwn: '[1] Subject — Module 2, p. 14 (file.pdf)'."""
+    label = citation_label(citation)
+    suffix = f" ({citation.file})" if citation.file and citation.file not in label else ""
+    return f"*[{citation.n}]* {safe(label + suffix)}"
+
+
+def _strip_marker(text: str) -> str:
+    """The answer text minus a leading 'Not in your materials' (we show our own marker instead)."""
+    stripped = text.lstrip()
+    if stripped.lower().startswith(NOT_IN_MATERIALS.lower()):
+        stripped = stripped[len(NOT_IN_MATERIALS) :].lstrip(" .:;,!—-–\n")
+    return stripped
+
+
+def _strip_general_label(text: str) -> str:
+    """Drop a leading 'General knowledge:' label; we render our own, unmistakable header."""
+    match = re.match(r"\s*\**_?general knowledge_?\**\s*(\([^)]*\))?\s*[:—–-]\s*", text, re.IGNORECASE)
+    return text[match.end() :] if match else text
+
+
+def _source_blocks(lines: list[str], header: str) -> list[Block]:
+    """Numbered source lines as context blocks, grouped into elements and blocks within limits."""
+    elements = _pack([header, *lines], SECTION_LIMIT, "\n") if lines else []
+    return [context(elements[i : i + CONTEXT_ELEMENTS]) for i in range(0, len(elements), CONTEXT_ELEMENTS)]
+
+
+def feedback_actions(answer_id: str) -> Block:
+    """👍/👎 buttons; each carries the answer id so the vote lands on the right answer."""
+    return {
+        "type": "actions",
+        "block_id": FEEDBACK_BLOCK_ID,
+        "elements": [
+            {
+                "type": "button",
+                "action_id": VOTE_UP_ACTION,
+                "text": {"type": "plain_text", "text": "👍 Helpful", "emoji": True},
+                "value": answer_id[:2000],
+            },
+            {
+                "type": "button",
+                "action_id": VOTE_DOWN_ACTION,
+                "text": {"type": "plain_text", "text": "👎 Not helpful", "emoji": True},
+                "value": answer_id[:2000],
+            },
+        ],
+    }
+
+
+def answer_fallback_text(answer: Answer) -> str:
+    """Plain-text version for notifications and clients that cannot show blocks."""
+    body = _strip_marker(answer.text) if not answer.in_materials else answer.text
+    prefix = f"{NOT_IN_MATERIALS}. " if not answer.in_materials else ""
+    sources = (
+        f" ({plural(len(answer.citations), 'source')})" if answer.citations and answer.in_materials else ""
+    )
+    return _truncate(prefix + safe(body.strip()) + sources, FALLBACK_LIMIT) or NOT_IN_MATERIALS
+
+
+def render_answer(answer: Answer, answer_id: str | None = None) -> Message:
+    """The full Block Kit message for an answer.
+
+    Order: marker (when the materials do not answer), the answer, a labelled general-knowledge part,
+    numbered sources, a footer (collection, operator note), then the feedback buttons.
+    """
+    head: list[Block] = []
+    body_text = answer.text
+    if not answer.in_materials:
+        head.append(section(MARKER_MRKDWN))
+        body_text = _strip_marker(answer.text)
+
+    body: list[Block] = [section(piece) for piece in split_text(safe(body_text))]
+
+    general: list[Block] = []
+    if answer.general_knowledge and answer.general_knowledge.strip():
+        general.append(section(GENERAL_HEADER))
+        general.extend(
+            section(piece) for piece in split_text(safe(_strip_general_label(answer.general_knowledge)))
+        )
+
+    header = (
+        "*Sources*" if answer.in_materials else "*Closest passages in your materials* (they do not answer it)"
+    )
+    tail = _source_blocks([citation_line(c) for c in answer.citations], header)
+    footer_bits = [f"Collection `{safe(answer.collection)}`"]
+    if answer.note:
+        footer_bits.append(f"_{safe(answer.note)}_")
+    tail.append(context([" · ".join(footer_bits)]))
+    if answer_id:
+        tail.append(feedback_actions(answer_id))
+
+    blocks = _fit(head, body + general, tail)
+    return {"text": answer_fallback_text(answer), "blocks": blocks}
+
+
+def _fit(head: list[Block], middle: list[Block], tail: list[Block]) -> list[Block]:
+    """Keep head and tail whole and trim the middle so the message stays within 50 blocks."""
+    room = MAX_BLOCKS - len(head) - len(tail)
+    if room < 1:  # absurd number of sources: keep the buttons, drop source blocks from the middle
+        tail = [*tail[: max(0, MAX_BLOCKS - len(head) - 2)], tail[-1]]
+        room = MAX_BLOCKS - len(head) - len(tail)
+    if len(middle) > room:
+        middle = [*middle[: room - 1], section(TRUNCATED_NOTE)]
+    return [*head, *middle, *tail]
+
+
+# --- notices, refusals, errors -------------------------------------------------------------------
+
+
+def render_notice(text: str, emoji: str = ":information_source:") -> Message:
+    """A one-off message whose ``text`` is *our own* mrkdwn (already safe); untrusted parts escaped by caller."""
+    blocks = [section(piece) for piece in split_text(f"{emoji} {text}" if emoji else text)][:MAX_BLOCKS]
+    return {"text": _truncate(_plain(text), FALLBACK_LIMIT), "blocks": blocks}
+
+
+def render_refusal(reason: str) -> Message:
+    """A clear 'you may not do that' (non-admins, rate limit)."""
+    return render_notice(reason, ":no_entry:")
+
+
+def render_error(message: str) -> Message:
+    """Something failed: say what and what to do about it, never stay silent."""
+    return render_notice(message, ":x:")
+
+
+def render_progress(stage: str, done: int | None = None, total: int | None = None, what: str = "") -> Message:
+    """'Embedding 120/300 chunks…' while an ingest or re-index runs."""
+    count = f" {done}/{total}" if done is not None and total else ""
+    subject = f" {safe(what)}" if what else ""
+    return render_notice(f"{safe(stage.capitalize())}{count}{subject}…", ":hourglass_flowing_sand:")
+
+
+def _plain(text: str) -> str:
+    """Fallback text: our mrkdwn minus the emphasis characters, still escaped."""
+    return re.sub(r"[*_`]", "", text)
+
+
+# --- sources and ingest reports -----------------------------------------------------------------
+
+
+def _human_bytes(n: int) -> str:
+    size = float(n)
+    for unit in ("B", "KB", "MB", "GB"):
+        if size < 1024 or unit == "GB":
+            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1024
+    return f"{n} B"
+
+
+def render_sources(sources: Sequence[SourceInfo], collection: str) -> Message:
+    """What a collection holds: one line per document."""
+    if not sources:
+        return render_notice(
+            f"Collection `{safe(collection)}` has no documents yet. An admin can add one by mentioning "
+            "me in a message with a file attached."
+        )
+    lines = []
+    for s in sources:
+        extra = f", {safe(s.status)}" if s.status else ""
+        version = f", v{safe(s.version)}" if s.version else ""
+        lines.append(
+            f"• *{safe(s.title or s.file)}* ({safe(s.file)}) — {plural(s.pages, 'page')}, "
+            f"{plural(s.chunks, 'chunk')}"
+            f"{version}{extra}, {_human_bytes(s.bytes)}"
+        )
+    head = [section(f":books: Collection `{safe(collection)}` — {plural(len(sources), 'document')}")]
+    middle = [section(piece) for piece in _pack(lines, SECTION_LIMIT, "\n")]
+    blocks = _fit(head, middle, [])
+    return {"text": f"Collection {safe(collection)}: {plural(len(sources), 'document')}", "blocks": blocks}
+
+
+def ingest_summary_line(report: IngestReport) -> str:
+    ok = [f for f in report.files if f.ok]
+    failed = [f for f in report.files if not f.ok]
+    pages = sum(f.pages for f in ok)
+    chunks = sum(f.chunks for f in ok)
+    text = (
+        f"{plural(len(ok), 'file')} indexed into `{safe(report.collection)}`: "
+        f"{plural(pages, 'page')}, {plural(chunks, 'chunk')}"
+    )
+    if failed:
+        text += f"; {len(failed)} failed"
+    return text
+
+
+def render_ingest_report(report: IngestReport, action: str = "Indexed") -> Message:
+    """Pages, chunks, modules found and warnings per file, plus what happened to the index."""
+    ok = [f for f in report.files if f.ok]
+    failed = [f for f in report.files if not f.ok]
+    if report.changed:
+        head_text = (
+            f":white_check_mark: *{safe(action)}* into collection `{safe(report.collection)}` — "
+            f"{plural(report.total_chunks, 'chunk')} in the index now"
+            + (f" (version `{safe(report.index_version)}`)" if report.index_version else "")
+        )
+    else:
+        head_text = (
+            f":warning: *Nothing new was indexed* in `{safe(report.collection)}`; the previous index "
+            "stays in place."
+        )
+    lines: list[str] = []
+    for f in ok:
+        modules = ", ".join(safe(m) for m in f.modules[:12]) if f.modules else "none detected"
+        if len(f.modules) > 12:
+            modules += f", … ({len(f.modules)} in all)"
+        lines.append(
+            f"• *{safe(f.file)}* — {plural(f.pages, 'page')}, {plural(f.chunks, 'chunk')}; modules: {modules}"
+        )
+        lines.extend(f"    :warning: {safe(w)}" for w in f.warnings[:10])
+        if len(f.warnings) > 10:
+            lines.append(f"    … and {len(f.warnings) - 10} more warnings")
+    for f in failed:
+        lines.append(f"• :x: *{safe(f.file)}* — {safe(f.error or 'could not be read')}")
+        lines.extend(f"    :warning: {safe(w)}" for w in f.warnings[:5])
+    middle = [section(piece) for piece in _pack(lines, SECTION_LIMIT, "\n")]
+    if not ok and not failed:
+        middle = [section("No files were processed.")]
+    blocks = _fit([section(head_text)], middle, [])
+    fallback = ingest_summary_line(report) if report.files else _plain(head_text)
+    return {"text": _truncate(_plain(fallback), FALLBACK_LIMIT), "blocks": blocks}
+
+
+def usage_ask() -> Message:
+    return render_notice(
+        "Ask a question about your course materials, for example:\n"
+        "`/ask What are the course outcomes of Module 2?`\n"
+        "You can also mention me in a channel: `@Syllabot what is paging?`",
+        ":question:",
+    )
+
+
+def vote_confirmation(vote: str, changed: bool) -> Message:
+    emoji = "👍" if vote == "up" else "👎"
+    if changed:
+        return render_notice(f"Vote changed to {emoji}. Thanks — it helps us improve the answers.", "")
+    return render_notice(f"Thanks for the {emoji} — it helps us improve the answers.", "")

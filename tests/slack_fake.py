@@ -1,0 +1,308 @@
+"""A small fake of the Slack Web API, file hosting, response_url and Socket Mode, on 127.0.0.1.
+
+Tests point the bot's ``SLACK_API_URL`` at :attr:`FakeSlack.api_url` and then assert on what the
+fake received: every request is recorded (method, headers, merged query/form/JSON arguments) and
+tests can ``await`` the one they expect with a bounded timeout.
+
+It answers like Slack does where the bot depends on it: JSON with ``ok``; ``invalid_auth`` for a wrong
+token; ``files.info`` returning ``url_private`` on this same server; the download answering an
+HTML login page (status 200, like Slack) when the bot token is missing; ``apps.connections.open``
+returning a ``ws://`` URL whose server sends ``hello`` and then the envelopes a test queues.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import parse_qsl
+
+from aiohttp import WSMsgType, web
+
+BOT_TOKEN = "xoxb-test-token"
+APP_TOKEN = "xapp-test-token"
+BOT_USER_ID = "UBOT"
+TEAM_ID = "T0001"
+
+
+@dataclass
+class Recorded:
+    """One request the fake received."""
+
+    kind: str  # "api", "download", "response", "socket_ack"
+    name: str  # API method, file id, response_url key, envelope id
+    args: dict[str, Any]
+    headers: dict[str, str] = field(default_factory=dict)
+    at: float = field(default_factory=time.monotonic)
+
+
+@dataclass
+class FakeFile:
+    id: str
+    name: str
+    content: bytes
+    size: int
+    mimetype: str = "application/pdf"
+
+
+class FakeSlack:
+    """Start with ``await fake.start()``; stop with ``await fake.stop()``."""
+
+    def __init__(self, users: dict[str, dict[str, Any]] | None = None) -> None:
+        self.users: dict[str, dict[str, Any]] = users or {}
+        self.files: dict[str, FakeFile] = {}
+        self.records: list[Recorded] = []
+        self._changed = asyncio.Condition()
+        self._ts = itertools.count(1)
+        self._envelopes: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        self.socket_connections = 0
+        self._runner: web.AppRunner | None = None
+        self._sockets: set[web.WebSocketResponse] = set()
+        self.port = 0
+
+    # --- lifecycle ---------------------------------------------------------------------------
+    async def start(self) -> FakeSlack:
+        app = web.Application()
+        app.router.add_route("*", "/api/{method}", self._api)
+        app.router.add_get("/files-pri/{file_id}/{name}", self._download)
+        app.router.add_post("/response/{key}", self._response)
+        app.router.add_get("/socket", self._socket)
+        self._runner = web.AppRunner(app, access_log=None)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await site.start()
+        self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        return self
+
+    async def stop(self) -> None:
+        for ws in list(self._sockets):
+            await ws.close()
+        if self._runner is not None:
+            await self._runner.cleanup()
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def api_url(self) -> str:
+        """What ``SLACK_API_URL`` should be set to (slack_sdk wants the trailing slash)."""
+        return f"{self.base}/api/"
+
+    def response_url(self, key: str) -> str:
+        return f"{self.base}/response/{key}"
+
+    # --- test set-up -------------------------------------------------------------------------
+    def add_user(self, user_id: str, *, admin: bool = False, owner: bool = False) -> None:
+        self.users[user_id] = {"id": user_id, "name": user_id.lower(), "is_admin": admin, "is_owner": owner}
+
+    def add_file(
+        self,
+        file_id: str,
+        name: str,
+        content: bytes,
+        *,
+        size: int | None = None,
+        mimetype: str = "application/pdf",
+    ) -> dict[str, Any]:
+        """Host a file; ``size`` may claim more than ``content`` holds (to test the size check)."""
+        self.files[file_id] = FakeFile(
+            file_id, name, content, len(content) if size is None else size, mimetype
+        )
+        return self._file_object(self.files[file_id])
+
+    def _file_object(self, f: FakeFile) -> dict[str, Any]:
+        url = f"{self.base}/files-pri/{f.id}/{f.name}"
+        return {
+            "id": f.id,
+            "name": f.name,
+            "title": f.name,
+            "mimetype": f.mimetype,
+            "size": f.size,
+            "url_private": url,
+            "url_private_download": url + "?download=1",
+        }
+
+    # --- assertions --------------------------------------------------------------------------
+    def find(self, kind: str, name: str | None = None) -> list[Recorded]:
+        return [r for r in self.records if r.kind == kind and (name is None or r.name == name)]
+
+    async def wait_for(
+        self,
+        kind: str,
+        name: str | None = None,
+        predicate: Callable[[Recorded], bool] | None = None,
+        timeout: float = 15.0,
+        after: int = 0,
+    ) -> Recorded:
+        """The first record (from index ``after`` on) matching; TimeoutError after ``timeout`` s."""
+
+        def match() -> Recorded | None:
+            for r in self.records[after:]:
+                if (
+                    r.kind == kind
+                    and (name is None or r.name == name)
+                    and (predicate is None or predicate(r))
+                ):
+                    return r
+            return None
+
+        async with asyncio.timeout(timeout):
+            async with self._changed:
+                while (found := match()) is None:
+                    await self._changed.wait()
+                return found
+
+    async def _record(self, rec: Recorded) -> None:
+        async with self._changed:
+            self.records.append(rec)
+            self._changed.notify_all()
+
+    # --- Web API -----------------------------------------------------------------------------
+    async def _api(self, request: web.Request) -> web.Response:
+        method = request.match_info["method"]
+        args: dict[str, Any] = dict(request.query)
+        body = await request.read()
+        if body:
+            ctype = request.headers.get("Content-Type", "")
+            if "json" in ctype:
+                args.update(json.loads(body))
+            else:
+                args.update(dict(parse_qsl(body.decode())))
+        headers = dict(request.headers)
+        await self._record(Recorded("api", method, args, headers))
+        token = args.get("token") or headers.get("Authorization", "").removeprefix("Bearer ").strip()
+        wanted = APP_TOKEN if method == "apps.connections.open" else BOT_TOKEN
+        if token != wanted:
+            return self._json({"ok": False, "error": "invalid_auth"})
+        handler = getattr(self, "_m_" + method.replace(".", "_"), None)
+        if handler is None:
+            return self._json({"ok": False, "error": "unknown_method"})
+        return self._json(handler(args))
+
+    @staticmethod
+    def _json(payload: dict[str, Any]) -> web.Response:
+        return web.Response(text=json.dumps(payload), content_type="application/json")
+
+    def _next_ts(self) -> str:
+        return f"{int(time.time())}.{next(self._ts):06d}"
+
+    def _m_auth_test(self, args: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "ok": True,
+            "url": "https://fake.slack.com/",
+            "team": "Fake",
+            "user": "syllabot",
+            "team_id": TEAM_ID,
+            "user_id": BOT_USER_ID,
+            "bot_id": "BBOT",
+        }
+
+    def _m_chat_postMessage(self, args: dict[str, Any]) -> dict[str, Any]:
+        ts = self._next_ts()
+        return {
+            "ok": True,
+            "channel": args.get("channel"),
+            "ts": ts,
+            "message": {"ts": ts, "text": args.get("text")},
+        }
+
+    def _m_chat_update(self, args: dict[str, Any]) -> dict[str, Any]:
+        return {"ok": True, "channel": args.get("channel"), "ts": args.get("ts"), "text": args.get("text")}
+
+    def _m_chat_postEphemeral(self, args: dict[str, Any]) -> dict[str, Any]:
+        return {"ok": True, "message_ts": self._next_ts()}
+
+    def _m_users_info(self, args: dict[str, Any]) -> dict[str, Any]:
+        user = self.users.get(str(args.get("user")))
+        if user is None:
+            return {"ok": False, "error": "user_not_found"}
+        return {"ok": True, "user": user}
+
+    def _m_files_info(self, args: dict[str, Any]) -> dict[str, Any]:
+        f = self.files.get(str(args.get("file")))
+        if f is None:
+            return {"ok": False, "error": "file_not_found"}
+        return {"ok": True, "file": self._file_object(f)}
+
+    def _m_apps_connections_open(self, args: dict[str, Any]) -> dict[str, Any]:
+        return {"ok": True, "url": f"ws://127.0.0.1:{self.port}/socket"}
+
+    # --- file hosting and response_url --------------------------------------------------------
+    async def _download(self, request: web.Request) -> web.Response:
+        file_id = request.match_info["file_id"]
+        auth = request.headers.get("Authorization", "")
+        await self._record(Recorded("download", file_id, dict(request.query), {"Authorization": auth}))
+        f = self.files.get(file_id)
+        if f is None:
+            return web.Response(status=404, text="not found")
+        if auth != f"Bearer {BOT_TOKEN}":  # what Slack does: a 200 login page, not the file
+            return web.Response(text="<html><body>Sign in to Slack</body></html>", content_type="text/html")
+        return web.Response(body=f.content, content_type=f.mimetype)
+
+    async def _response(self, request: web.Request) -> web.Response:
+        body = await request.json()
+        await self._record(Recorded("response", request.match_info["key"], body, dict(request.headers)))
+        return web.Response(text="ok")
+
+    # --- Socket Mode -------------------------------------------------------------------------
+    async def send_envelope(self, envelope: dict[str, Any]) -> None:
+        """Queue an envelope; the connected client receives it after ``hello``."""
+        await self._envelopes.put(envelope)
+
+    async def _socket(self, request: web.Request) -> web.WebSocketResponse:
+        ws = web.WebSocketResponse(autoping=True)
+        await ws.prepare(request)
+        self._sockets.add(ws)
+        self.socket_connections += 1
+        await ws.send_str(
+            json.dumps(
+                {
+                    "type": "hello",
+                    "num_connections": 1,
+                    "debug_info": {"host": "fake", "approximate_connection_time": 3600},
+                    "connection_info": {"app_id": "AFAKE"},
+                }
+            )
+        )
+
+        async def pump() -> None:
+            while not ws.closed:
+                envelope = await self._envelopes.get()
+                await ws.send_str(json.dumps(envelope))
+
+        pumper = asyncio.create_task(pump())
+        try:
+            async for msg in ws:
+                if msg.type == WSMsgType.TEXT:
+                    data = json.loads(msg.data)
+                    await self._record(Recorded("socket_ack", str(data.get("envelope_id")), data))
+        finally:
+            pumper.cancel()
+            self._sockets.discard(ws)
+        return ws
+
+
+def slash_command_payload(
+    command: str, text: str, *, user: str, channel: str = "C0001", response_url: str, trigger: str = "t1"
+) -> dict[str, str]:
+    """The form fields Slack posts for a slash command (also the Socket Mode payload)."""
+    return {
+        "token": "deprecated",
+        "team_id": TEAM_ID,
+        "team_domain": "fake",
+        "channel_id": channel,
+        "channel_name": "general",
+        "user_id": user,
+        "user_name": user.lower(),
+        "command": command,
+        "text": text,
+        "api_app_id": "AFAKE",
+        "is_enterprise_install": "false",
+        "response_url": response_url,
+        "trigger_id": trigger,
+    }
