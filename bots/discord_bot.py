@@ -1,0 +1,818 @@
+"""`syllabot discord`: the Discord front-end (discord.py application commands).
+
+The bot holds no retrieval code. For every command it validates input, checks permissions and the
+per-user rate limit, acknowledges Discord at once (``defer``: Discord allows 3 s), hands the work to
+a worker through :class:`shared.queue.QueueClient`, and renders what comes back with
+:mod:`bots.discord_render`. Every failure becomes a message in the same interaction: a student who
+asks must always see *something*.
+
+Commands: ``/ask``, ``/sources`` for everyone; ``/upload``, ``/reindex``, ``/remove`` and
+``/collection set|show`` for admins (Manage Server, or a role in ``DISCORD_ADMIN_ROLE_IDS``).
+Admin commands are registered with ``default_permissions(manage_guild=True)`` so Discord hides them
+from other members, and checked again when run, because a server can override who sees them.
+
+Endpoints: ``DISCORD_API_BASE`` replaces ``discord.http.Route.BASE`` (REST, webhooks and interaction
+callbacks all build their URLs from it) and ``DISCORD_GATEWAY_URL`` replaces
+``DiscordWebSocket.DEFAULT_GATEWAY``, which discord.py 2.7's plain ``Client`` connects to directly
+(it never asks ``GET /gateway``); see :func:`apply_endpoint_overrides`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, TypeVar
+
+import discord
+import redis.asyncio as aioredis
+import redis.exceptions
+import yarl
+from discord import app_commands
+from discord.gateway import DiscordWebSocket
+from discord.utils import MISSING
+
+from bots import discord_render as render
+from shared.bindings import Bindings, InvalidCollectionName, validate_collection_name
+from shared.config import Settings
+from shared.feedback import Feedback, UnknownAnswer
+from shared.keys import Keys
+from shared.queue import JobFailed, NoWorker, QueueClient, QueueError, QueueTimeout, RedisUnreachable
+from shared.ratelimit import RateLimiter
+from shared.redis_conn import RedisUnavailable, resolve_redis_url
+from shared.schema import Answer, AskRequest, IngestReport, SourceInfo
+
+log = logging.getLogger("syllabot.discord")
+
+PLATFORM = "discord"
+#: Every message is sent with this: the bot never pings anyone, whatever the text says.
+NO_PINGS = discord.AllowedMentions.none()
+#: Question length Discord users may send (AskRequest enforces the same bound).
+MAX_QUESTION_CHARS = 2000
+#: An interaction token is valid for 15 minutes; after that the reply cannot be edited at all.
+TOKEN_LIFETIME_S = 15 * 60
+#: Stop waiting this long before the token dies, so there is still time to say what happened.
+TOKEN_SAFETY_S = 30
+#: Bound on the one Redis round trip done before deferring (rate limit): Discord wants a reply in 3 s.
+PRE_DEFER_REDIS_S = 1.5
+#: Minimum seconds between progress edits (Discord rate-limits webhook edits to about 5 per 5 s).
+PROGRESS_EVERY_S = 1.5
+#: Autocomplete must answer within 3 s; the list of sources is cached this long per collection.
+AUTOCOMPLETE_CACHE_S = 15.0
+AUTOCOMPLETE_TIMEOUT_S = 2.0
+#: File types /upload accepts (the worker's loaders).
+UPLOAD_TYPES = {".pdf": "PDF", ".md": "Markdown", ".markdown": "Markdown", ".txt": "text", ".docx": "DOCX"}
+
+_REDIS_ERRORS = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError, RedisUnavailable)
+T = TypeVar("T")
+
+
+# --- endpoints ---------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Endpoints:
+    """The REST base and gateway URL discord.py uses; returned so tests can restore them."""
+
+    api_base: str
+    gateway: yarl.URL
+
+
+def current_endpoints() -> Endpoints:
+    return Endpoints(discord.http.Route.BASE, DiscordWebSocket.DEFAULT_GATEWAY)
+
+
+def apply_endpoint_overrides(settings: Settings) -> Endpoints:
+    """Point discord.py at ``DISCORD_API_BASE`` / ``DISCORD_GATEWAY_URL``; return the previous values.
+
+    Both are class attributes, read each time a request or a connection is made, so setting them
+    before ``Client.start`` redirects everything: ``Route.BASE`` is used by the HTTP client and by
+    the interaction webhooks (callbacks, ``@original`` edits, follow-ups); ``DEFAULT_GATEWAY`` is
+    where ``Client.connect`` opens the websocket (and where it goes back after an invalidated
+    session). A resumed session uses the ``resume_gateway_url`` the gateway itself sent in READY.
+    The API base includes the version, e.g. ``http://127.0.0.1:8080/api/v10``.
+    """
+    previous = current_endpoints()
+    if settings.discord_api_base:
+        discord.http.Route.BASE = settings.discord_api_base.rstrip("/")
+    if settings.discord_gateway_url:
+        DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(settings.discord_gateway_url)
+    return previous
+
+
+def restore_endpoints(endpoints: Endpoints) -> None:
+    discord.http.Route.BASE = endpoints.api_base
+    DiscordWebSocket.DEFAULT_GATEWAY = endpoints.gateway
+
+
+# --- user-facing failure messages --------------------------------------------------------------
+def failure_message(exc: BaseException, *, timeout_s: float | None = None) -> render.Rendered:
+    """What to tell a user when a job could not be done: the cause and what to do about it."""
+    if isinstance(exc, NoWorker):
+        return render.notice(
+            "No Syllabot worker is running",
+            "Nobody can answer right now because no worker is running. "
+            "Ask a server admin to start one (`syllabot worker`), then try again.",
+        )
+    if isinstance(exc, QueueTimeout | asyncio.TimeoutError):
+        waited = f" within {int(timeout_s)} s" if timeout_s else ""
+        return render.notice(
+            "No answer in time",
+            f"The worker did not answer{waited}. It may be busy; please try again in a minute.",
+        )
+    if isinstance(exc, (RedisUnreachable, *_REDIS_ERRORS)):
+        return render.notice(
+            "Syllabot can't reach its database",
+            "Redis is not answering, so questions cannot be passed to a worker right now. "
+            "Please try again later or tell a server admin.",
+        )
+    if isinstance(exc, JobFailed):
+        return render.notice("The worker could not do that", render.truncate(str(exc), 1500))
+    if isinstance(exc, QueueError):
+        return render.notice("Syllabot could not do that", render.truncate(str(exc), 1500))
+    return render.notice(
+        "Something went wrong",
+        f"Syllabot hit an unexpected error ({type(exc).__name__}). It has been logged; please try again.",
+    )
+
+
+# --- feedback buttons --------------------------------------------------------------------------
+class VoteButton(
+    discord.ui.DynamicItem[discord.ui.Button],
+    template=r"syllabot:vote:(?P<vote>up|down):(?P<answer_id>[0-9A-Za-z]{1,64})",
+):
+    """👍/👎 under an answer. The custom_id carries the vote and the answer id, so the button keeps
+    working after the bot restarts (no in-memory view state) and on any replica."""
+
+    def __init__(self, vote: str, answer_id: str) -> None:
+        self.vote = vote
+        self.answer_id = answer_id
+        up = vote == "up"
+        super().__init__(
+            discord.ui.Button(
+                style=discord.ButtonStyle.secondary,
+                emoji="👍" if up else "👎",
+                label="Helpful" if up else "Not helpful",
+                custom_id=f"syllabot:vote:{vote}:{answer_id}",
+            )
+        )
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Button, match: Any, /
+    ) -> VoteButton:
+        return cls(match["vote"], match["answer_id"])
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        bot = interaction.client
+        assert isinstance(bot, SyllabotBot)
+        await bot.handle_vote(interaction, self.vote, self.answer_id)
+
+
+def vote_view(answer_id: str) -> discord.ui.View:
+    view = discord.ui.View(timeout=None)
+    view.add_item(VoteButton("up", answer_id))
+    view.add_item(VoteButton("down", answer_id))
+    return view
+
+
+# --- the client --------------------------------------------------------------------------------
+class SyllabotBot(discord.Client):
+    """discord.py client with the Syllabot command tree and the shared Redis helpers."""
+
+    def __init__(self, settings: Settings, queue: QueueClient | None = None, **options: Any) -> None:
+        """``options`` go to ``discord.Client`` (e.g. ``guild_ready_timeout`` in tests)."""
+        intents = discord.Intents.none()
+        intents.guilds = True  # guild and role cache, so admin roles resolve; nothing privileged
+        super().__init__(intents=intents, allowed_mentions=NO_PINGS, **options)
+        self.settings = settings
+        self.keys = Keys(settings.key_prefix)
+        self.queue = queue or QueueClient(settings)
+        self.redis: aioredis.Redis | None = None
+        self.tree = app_commands.CommandTree(self)
+        self.tree.error(self._on_tree_error)
+        for command in COMMANDS:
+            self.tree.add_command(command)
+        self._sources_cache: dict[str, tuple[float, list[SourceInfo]]] = {}
+
+    # --- lifecycle ------------------------------------------------------------------------------
+    async def setup_hook(self) -> None:
+        """Connect to Redis (lazily usable later if it is down now), register buttons, sync commands."""
+        url = await asyncio.to_thread(resolve_redis_url, self.settings)
+        self.redis = aioredis.Redis.from_url(url, socket_connect_timeout=2, socket_timeout=5)
+        try:
+            await self.queue.connect()
+        except QueueError as exc:  # keep running: each command will say Redis is unreachable
+            log.warning("queue not connected yet: %s", exc)
+        self.add_dynamic_items(VoteButton)
+        await self.sync_commands()
+
+    async def sync_commands(self) -> None:
+        """Guild sync is instant (for development); global sync can take a while to show up."""
+        try:
+            if self.settings.discord_guild_ids:
+                for guild_id in self.settings.discord_guild_ids:
+                    guild = discord.Object(id=guild_id)
+                    self.tree.copy_global_to(guild=guild)
+                    synced = await self.tree.sync(guild=guild)
+                    log.info("synced %d commands to guild %s", len(synced), guild_id)
+            else:
+                synced = await self.tree.sync()
+                log.info("synced %d global commands (may take up to an hour to appear)", len(synced))
+        except discord.HTTPException:
+            log.exception("could not sync application commands; existing registrations stay in use")
+
+    async def close(self) -> None:
+        await super().close()
+        await self.queue.close()
+        if self.redis is not None:
+            await self.redis.aclose()
+            self.redis = None
+
+    async def on_ready(self) -> None:
+        log.info("connected as %s (%s) to %d guild(s)", self.user, self.application_id, len(self.guilds))
+
+    # --- helpers --------------------------------------------------------------------------------
+    def _redis(self) -> aioredis.Redis:
+        if self.redis is None:
+            raise RedisUnreachable("the bot has no Redis connection yet")
+        return self.redis
+
+    @property
+    def bindings(self) -> Bindings:
+        return Bindings(self._redis(), self.keys, PLATFORM, default=self.settings.default_collection)
+
+    @property
+    def feedback(self) -> Feedback:
+        return Feedback(self._redis(), self.keys)
+
+    def is_admin(self, interaction: discord.Interaction) -> bool:
+        """Manage Server (or Administrator) in this channel, or one of the configured admin roles."""
+        if interaction.guild_id is None:
+            return False
+        perms = interaction.permissions
+        if perms.manage_guild or perms.administrator:
+            return True
+        admin_roles = set(self.settings.discord_admin_role_ids)
+        roles = getattr(interaction.user, "roles", [])
+        return bool(admin_roles) and any(role.id in admin_roles for role in roles)
+
+    async def require_admin(self, interaction: discord.Interaction) -> bool:
+        """True for admins; otherwise send the ephemeral refusal and return False."""
+        if self.is_admin(interaction):
+            return True
+        roles = " or one of the Syllabot admin roles" if self.settings.discord_admin_role_ids else ""
+        where = "" if interaction.guild_id else " Run it in a server channel."
+        await send(
+            interaction,
+            [
+                render.notice(
+                    "Admins only",
+                    f"This command needs the **Manage Server** permission{roles}.{where}",
+                )
+            ],
+            ephemeral=True,
+        )
+        return False
+
+    def scopes(self, interaction: discord.Interaction) -> list[str]:
+        """Binding scopes, most specific first: the channel overrides the server."""
+        scopes = [f"channel:{interaction.channel_id}"] if interaction.channel_id else []
+        if interaction.guild_id:
+            scopes.append(f"guild:{interaction.guild_id}")
+        return scopes
+
+    async def collection_for(self, interaction: discord.Interaction) -> str:
+        return await self.bindings.resolve(*self.scopes(interaction))
+
+    @staticmethod
+    def who(interaction: discord.Interaction) -> str:
+        return f"discord:{interaction.user.id}"
+
+    @staticmethod
+    def budget(interaction: discord.Interaction, wanted: float | None) -> float:
+        """Seconds we may still wait and be able to edit the reply (the token lasts 15 minutes)."""
+        elapsed = (datetime.now(UTC) - interaction.created_at).total_seconds()
+        left = TOKEN_LIFETIME_S - TOKEN_SAFETY_S - max(0.0, elapsed)
+        return max(1.0, min(wanted, left) if wanted else left)
+
+    async def sources_cached(self, collection: str) -> list[SourceInfo]:
+        cached = self._sources_cache.get(collection)
+        if cached and time.monotonic() - cached[0] < AUTOCOMPLETE_CACHE_S:
+            return cached[1]
+        sources = await self.queue.sources(collection, timeout=self.settings.ask_timeout_s)
+        self._sources_cache[collection] = (time.monotonic(), sources)
+        return sources
+
+    def progress_editor(
+        self, interaction: discord.Interaction, filename: str | None = None
+    ) -> Callable[[dict], Awaitable[None]]:
+        """A throttled progress callback that edits the deferred reply ("Embedding 120/300 chunks…")."""
+        last = 0.0
+
+        async def on_progress(progress: dict) -> None:
+            nonlocal last
+            now = time.monotonic()
+            done, total = progress.get("done"), progress.get("total")
+            finished = isinstance(done, int) and done == total
+            if now - last < PROGRESS_EVERY_S and not finished:
+                return
+            last = now
+            try:
+                await asyncio.wait_for(
+                    interaction.edit_original_response(
+                        content=render.progress_text(progress, filename), allowed_mentions=NO_PINGS
+                    ),
+                    timeout=5,
+                )
+            except Exception as exc:  # progress is a nicety: never let it break the ingest
+                log.debug("progress edit failed: %s", exc)
+
+        return on_progress
+
+    async def _on_tree_error(
+        self, interaction: discord.Interaction, error: app_commands.AppCommandError
+    ) -> None:
+        """Anything a command let escape still ends in a message, never in silence."""
+        original = getattr(error, "original", error)
+        log.error("command failed", exc_info=original)
+        await safe_send(interaction, [failure_message(original)], ephemeral=True)
+
+    # --- commands -------------------------------------------------------------------------------
+    async def handle_ask(self, interaction: discord.Interaction, question: str) -> None:
+        question = question.strip()
+        if not question:
+            await send(
+                interaction,
+                [
+                    render.notice(
+                        "Empty question", "Type a question after `/ask`, e.g. `/ask What is in module 2?`"
+                    )
+                ],
+                ephemeral=True,
+            )
+            return
+        if len(question) > MAX_QUESTION_CHARS:
+            await send(
+                interaction,
+                [
+                    render.notice(
+                        "Question too long",
+                        f"Please keep questions under {MAX_QUESTION_CHARS} characters "
+                        f"(this one has {len(question)}).",
+                    )
+                ],
+                ephemeral=True,
+            )
+            return
+        # The rate limit is checked *before* deferring so the refusal can be ephemeral (only the asker
+        # sees it); that one Redis round trip is bounded well inside Discord's 3 s.
+        limiter = RateLimiter(self._redis(), self.keys, self.settings.rate_limit_per_minute)
+        try:
+            decision = await asyncio.wait_for(
+                limiter.check(PLATFORM, str(interaction.user.id)), timeout=PRE_DEFER_REDIS_S
+            )
+        except (TimeoutError, *_REDIS_ERRORS) as exc:
+            log.warning("rate limit check failed: %s", exc)
+            await send(interaction, [failure_message(RedisUnreachable(str(exc)))], ephemeral=True)
+            return
+        if not decision.allowed:
+            await send(
+                interaction,
+                [render.rate_limited(decision.retry_after_s, self.settings.rate_limit_per_minute)],
+                ephemeral=True,
+            )
+            return
+
+        await interaction.response.defer(thinking=True)
+        timeout = self.budget(interaction, self.settings.ask_timeout_s)
+        try:
+            collection = await self.collection_for(interaction)
+            request = AskRequest(
+                question=question, collection=collection, user=self.who(interaction), platform="discord"
+            )
+            answer = await self.queue.ask(request, timeout=timeout)
+        except Exception as exc:
+            log.warning("ask failed: %r", exc)
+            await safe_send(interaction, [failure_message(exc, timeout_s=timeout)])
+            return
+        await self.send_answer(interaction, answer, question)
+
+    async def send_answer(self, interaction: discord.Interaction, answer: Answer, question: str) -> None:
+        if not answer.question:
+            answer = answer.model_copy(update={"question": question})
+        view: discord.ui.View | None = None
+        try:
+            answer_id = await self.feedback.record_answer(answer, PLATFORM, self.who(interaction))
+            view = vote_view(answer_id)
+        except Exception as exc:  # the answer matters more than the feedback buttons
+            log.warning("could not record answer for feedback: %s", exc)
+        await safe_send(interaction, render.render_answer(answer), view=view)
+
+    async def handle_vote(self, interaction: discord.Interaction, vote: str, answer_id: str) -> None:
+        emoji = "👍" if vote == "up" else "👎"
+        try:
+            changed = await self.feedback.vote(answer_id, self.who(interaction), vote)  # type: ignore[arg-type]
+        except UnknownAnswer:
+            message = render.notice(
+                "Too late to vote", "This answer is too old to take feedback.", error=False
+            )
+        except Exception as exc:
+            log.warning("vote failed: %r", exc)
+            message = failure_message(exc)
+        else:
+            title = f"Vote changed to {emoji}" if changed else f"Thanks for the feedback {emoji}"
+            message = render.notice(title, "It helps the course staff improve the materials.", error=False)
+        await safe_send(interaction, [message], ephemeral=True)
+
+    async def handle_sources(self, interaction: discord.Interaction) -> None:
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        timeout = self.budget(interaction, self.settings.ask_timeout_s)
+        try:
+            collection = await self.collection_for(interaction)
+            sources = await self.queue.sources(collection, timeout=timeout)
+        except Exception as exc:
+            await safe_send(interaction, [failure_message(exc, timeout_s=timeout)], ephemeral=True)
+            return
+        self._sources_cache[collection] = (time.monotonic(), sources)
+        await safe_send(interaction, render.render_sources(collection, sources), ephemeral=True)
+
+    async def handle_upload(self, interaction: discord.Interaction, file: discord.Attachment) -> None:
+        if not await self.require_admin(interaction):
+            return
+        ext = os.path.splitext(file.filename.lower())[1]
+        if ext not in UPLOAD_TYPES:
+            kinds = ", ".join(sorted(set(UPLOAD_TYPES.values())))
+            await send(
+                interaction,
+                [
+                    render.notice(
+                        "Unsupported file type", f"`{render.plain(file.filename)}`: upload {kinds} files."
+                    )
+                ],
+                ephemeral=True,
+            )
+            return
+        limit = self.settings.max_document_bytes
+        if file.size > limit:  # refused from the attachment's metadata, before downloading anything
+            await send(
+                interaction,
+                [
+                    render.notice(
+                        "File too large",
+                        f"`{render.plain(file.filename)}` is {file.size / 1_048_576:.1f} MB; "
+                        f"the limit is {limit / 1_048_576:.1f} MB (SYLLABOT_MAX_DOCUMENT_MB).",
+                    )
+                ],
+                ephemeral=True,
+            )
+            return
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        timeout = self.budget(interaction, None)
+        try:
+            collection = await self.collection_for(interaction)
+            await safe_edit_content(interaction, f"⏳ Downloading {render.plain(file.filename)}…")
+            data = await asyncio.wait_for(file.read(), timeout=min(120.0, timeout))
+            if len(data) > limit:  # the metadata lied; still refuse
+                raise JobFailed(f"{file.filename} is larger than the {limit / 1_048_576:.1f} MB limit")
+            report = await self.queue.ingest(
+                collection,
+                file.filename,
+                data,
+                self.who(interaction),
+                progress=self.progress_editor(interaction, file.filename),
+                timeout=self.budget(interaction, None),
+            )
+        except (TimeoutError, QueueTimeout):
+            await safe_send(
+                interaction,
+                [
+                    render.notice(
+                        "Still indexing",
+                        "This is taking longer than Discord lets me wait. If a worker picked the file up it "
+                        "keeps going; check `/sources` in a few minutes.",
+                        error=False,
+                    )
+                ],
+                ephemeral=True,
+            )
+            return
+        except Exception as exc:
+            await safe_send(interaction, [failure_message(exc)], ephemeral=True)
+            return
+        self._sources_cache.pop(collection, None)
+        await safe_send(interaction, render.render_ingest_report(report, action="Uploaded"), ephemeral=True)
+
+    async def handle_reindex(self, interaction: discord.Interaction) -> None:
+        if not await self.require_admin(interaction):
+            return
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        await self._run_admin_job(
+            interaction,
+            "Re-indexed",
+            lambda collection: self.queue.reindex(
+                collection,
+                self.who(interaction),
+                progress=self.progress_editor(interaction),
+                timeout=self.budget(interaction, None),
+            ),
+        )
+
+    async def handle_remove(self, interaction: discord.Interaction, document: str) -> None:
+        if not await self.require_admin(interaction):
+            return
+        await interaction.response.defer(ephemeral=True, thinking=True)
+
+        async def job(collection: str) -> IngestReport:
+            sources = await self.queue.sources(collection, timeout=self.budget(interaction, 60))
+            doc = next((s for s in sources if s.doc_id == document), None)
+            doc = doc or next((s for s in sources if s.file == document), None)
+            if doc is None:
+                raise JobFailed(f"no document {document!r} in collection {collection!r}; see /sources")
+            return await self.queue.remove(
+                collection, doc.doc_id, self.who(interaction), timeout=self.budget(interaction, None)
+            )
+
+        await self._run_admin_job(interaction, "Removed", job)
+
+    async def _run_admin_job(
+        self,
+        interaction: discord.Interaction,
+        action: str,
+        job: Callable[[str], Awaitable[IngestReport]],
+    ) -> None:
+        try:
+            collection = await self.collection_for(interaction)
+            report = await job(collection)
+        except Exception as exc:
+            await safe_send(interaction, [failure_message(exc)], ephemeral=True)
+            return
+        self._sources_cache.pop(collection, None)
+        await safe_send(interaction, render.render_ingest_report(report, action=action), ephemeral=True)
+
+    async def autocomplete_documents(
+        self, interaction: discord.Interaction, current: str
+    ) -> list[app_commands.Choice[str]]:
+        """Up to 25 documents of this channel's collection whose name contains what was typed."""
+        if not self.is_admin(interaction):
+            return []
+        try:
+            collection = await asyncio.wait_for(self.collection_for(interaction), AUTOCOMPLETE_TIMEOUT_S)
+            sources = await asyncio.wait_for(self.sources_cached(collection), AUTOCOMPLETE_TIMEOUT_S)
+        except Exception as exc:  # an empty list is the only failure autocomplete can show
+            log.info("autocomplete failed: %r", exc)
+            return []
+        needle = current.lower().strip()
+        choices = []
+        for s in sorted(sources, key=lambda s: s.file.lower()):
+            if needle and needle not in s.file.lower() and needle not in (s.title or "").lower():
+                continue
+            name = s.file if not s.title or s.title == s.file else f"{s.file} — {s.title}"
+            choices.append(app_commands.Choice(name=render.truncate(name, 100), value=s.doc_id[:100]))
+            if len(choices) == 25:
+                break
+        return choices
+
+    async def handle_collection_set(self, interaction: discord.Interaction, name: str, scope: str) -> None:
+        if not await self.require_admin(interaction):
+            return
+        try:
+            name = validate_collection_name(name)
+        except InvalidCollectionName as exc:
+            await send(interaction, [render.notice("Invalid collection name", str(exc))], ephemeral=True)
+            return
+        target = (
+            f"channel:{interaction.channel_id}" if scope == "channel" else f"guild:{interaction.guild_id}"
+        )
+        where = "this channel" if scope == "channel" else "this server"
+        try:
+            await asyncio.wait_for(self.bindings.bind(target, name), timeout=PRE_DEFER_REDIS_S)
+        except Exception as exc:
+            await send(interaction, [failure_message(exc)], ephemeral=True)
+            return
+        note = (
+            " Channels bound to their own collection keep it."
+            if scope == "server"
+            else " This overrides the server's collection here."
+        )
+        await send(
+            interaction,
+            [
+                render.notice(
+                    f"{where.capitalize()} now uses “{name}”",
+                    f"`/ask` here searches **{name}**.{note}",
+                    error=False,
+                )
+            ],
+            ephemeral=True,
+        )
+
+    async def handle_collection_show(self, interaction: discord.Interaction) -> None:
+        if not await self.require_admin(interaction):
+            return
+        try:
+            collection = await asyncio.wait_for(self.collection_for(interaction), timeout=PRE_DEFER_REDIS_S)
+        except Exception as exc:
+            await send(interaction, [failure_message(exc)], ephemeral=True)
+            return
+        await send(
+            interaction,
+            [
+                render.notice(
+                    f"This channel uses “{collection}”", "Change it with `/collection set`.", error=False
+                )
+            ],
+            ephemeral=True,
+        )
+
+
+# --- sending -----------------------------------------------------------------------------------
+async def send(
+    interaction: discord.Interaction,
+    messages: list[render.Rendered],
+    *,
+    view: discord.ui.View | None = None,
+    ephemeral: bool = False,
+) -> None:
+    """Send rendered messages as this interaction's reply: the first answers (or edits the deferred
+    reply), the rest are follow-ups; ``view`` goes under the last one."""
+    for i, message in enumerate(messages):
+        last = i == len(messages) - 1
+        item_view = view if last and view is not None else MISSING
+        if i == 0 and interaction.response.is_done():
+            await interaction.edit_original_response(
+                content=message.content,
+                embeds=message.embeds,
+                view=item_view if item_view is not MISSING else None,
+                allowed_mentions=NO_PINGS,
+            )
+        elif i == 0:
+            await interaction.response.send_message(
+                content=message.content,
+                embeds=message.embeds,
+                view=item_view,
+                ephemeral=ephemeral,
+                allowed_mentions=NO_PINGS,
+            )
+        else:
+            await interaction.followup.send(
+                content=message.content or MISSING,
+                embeds=message.embeds,
+                view=item_view,
+                ephemeral=ephemeral,
+                allowed_mentions=NO_PINGS,
+            )
+
+
+async def safe_send(
+    interaction: discord.Interaction,
+    messages: list[render.Rendered],
+    *,
+    view: discord.ui.View | None = None,
+    ephemeral: bool = False,
+) -> None:
+    """:func:`send`, except that an expired token or a Discord error is logged instead of raised:
+    by then there is no other way left to reach the user."""
+    if interaction.is_expired():
+        log.warning("interaction %s expired before its reply was ready", interaction.id)
+        return
+    try:
+        await send(interaction, messages, view=view, ephemeral=ephemeral)
+    except discord.HTTPException as exc:
+        log.error("could not deliver the reply to interaction %s: %s", interaction.id, exc)
+
+
+async def safe_edit_content(interaction: discord.Interaction, content: str) -> None:
+    try:
+        await asyncio.wait_for(
+            interaction.edit_original_response(content=content, allowed_mentions=NO_PINGS), timeout=5
+        )
+    except Exception as exc:
+        log.debug("status edit failed: %s", exc)
+
+
+def _bot(interaction: discord.Interaction) -> SyllabotBot:
+    client = interaction.client
+    assert isinstance(client, SyllabotBot)
+    return client
+
+
+# --- the command tree --------------------------------------------------------------------------
+@app_commands.command(name="ask", description="Ask a question about your course materials")
+@app_commands.describe(question="Your question (up to 2,000 characters)")
+async def ask_command(interaction: discord.Interaction, question: str) -> None:
+    await _bot(interaction).handle_ask(interaction, question)
+
+
+@app_commands.command(name="sources", description="List the documents this channel's answers come from")
+async def sources_command(interaction: discord.Interaction) -> None:
+    await _bot(interaction).handle_sources(interaction)
+
+
+@app_commands.command(name="upload", description="Admin: add a document (PDF, Markdown, text, DOCX)")
+@app_commands.describe(file="The document to index into this channel's collection")
+@app_commands.default_permissions(manage_guild=True)
+@app_commands.guild_only()
+async def upload_command(interaction: discord.Interaction, file: discord.Attachment) -> None:
+    await _bot(interaction).handle_upload(interaction, file)
+
+
+@app_commands.command(name="reindex", description="Admin: rebuild this channel's collection index")
+@app_commands.default_permissions(manage_guild=True)
+@app_commands.guild_only()
+async def reindex_command(interaction: discord.Interaction) -> None:
+    await _bot(interaction).handle_reindex(interaction)
+
+
+@app_commands.command(name="remove", description="Admin: remove a document from this channel's collection")
+@app_commands.describe(document="The document to remove")
+@app_commands.default_permissions(manage_guild=True)
+@app_commands.guild_only()
+async def remove_command(interaction: discord.Interaction, document: str) -> None:
+    await _bot(interaction).handle_remove(interaction, document)
+
+
+@remove_command.autocomplete("document")
+async def remove_autocomplete(
+    interaction: discord.Interaction, current: str
+) -> list[app_commands.Choice[str]]:
+    return await _bot(interaction).autocomplete_documents(interaction, current)
+
+
+collection_group = app_commands.Group(
+    name="collection",
+    description="Admin: which collection this server or channel answers from",
+    default_permissions=discord.Permissions(manage_guild=True),
+    guild_only=True,
+)
+
+
+@collection_group.command(name="set", description="Bind this server or this channel to a collection")
+@app_commands.describe(name="Collection name, e.g. os-2026", scope="Whole server, or only this channel")
+@app_commands.choices(
+    scope=[
+        app_commands.Choice(name="server", value="server"),
+        app_commands.Choice(name="channel", value="channel"),
+    ]
+)
+async def collection_set_command(
+    interaction: discord.Interaction, name: str, scope: app_commands.Choice[str] | None = None
+) -> None:
+    await _bot(interaction).handle_collection_set(interaction, name, scope.value if scope else "server")
+
+
+@collection_group.command(name="show", description="Show which collection this channel answers from")
+async def collection_show_command(interaction: discord.Interaction) -> None:
+    await _bot(interaction).handle_collection_show(interaction)
+
+
+COMMANDS: list[app_commands.Command[Any, ..., Any] | app_commands.Group] = [
+    ask_command,
+    sources_command,
+    upload_command,
+    reindex_command,
+    remove_command,
+    collection_group,
+]
+
+
+# --- entry point -------------------------------------------------------------------------------
+async def _serve(bot: SyllabotBot, token: str) -> None:
+    async with bot:
+        await bot.start(token)
+
+
+def run_discord(settings: Settings) -> int:
+    """Run the bot until interrupted. Exit codes: 0 stopped, 1 crashed, 2 misconfigured."""
+    if not settings.discord_token:
+        print(
+            "error: DISCORD_TOKEN is not set. Create a bot in the Discord Developer Portal, copy its "
+            "token into DISCORD_TOKEN (environment or .env), and run `syllabot discord` again. "
+            "See docs/DISCORD.md.",
+            file=sys.stderr,
+        )
+        return 2
+    apply_endpoint_overrides(settings)
+    discord.utils.setup_logging(level=logging.INFO)
+    bot = SyllabotBot(settings)
+    try:
+        asyncio.run(_serve(bot, settings.discord_token))
+    except KeyboardInterrupt:
+        return 0
+    except discord.LoginFailure:
+        print(
+            "error: Discord rejected DISCORD_TOKEN; reset the bot token in the Developer Portal.",
+            file=sys.stderr,
+        )
+        return 2
+    except RedisUnavailable as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except Exception as exc:
+        log.exception("the Discord bot stopped")
+        print(f"error: the Discord bot stopped: {exc}", file=sys.stderr)
+        return 1
+    return 0

@@ -1,0 +1,405 @@
+"""Turn an :class:`Answer` (and the other worker replies) into Discord messages.
+
+Pure functions, no I/O: the bot decides *where* a message goes, this module decides *what* it says,
+so every limit and every escaping rule is unit-tested without a network.
+
+Discord's limits this module respects (https://discord.com/developers/docs/resources/message):
+embed title 256, description 4,096, field name 256, field value 1,024, footer 2,048, 25 fields per
+embed, 6,000 characters across all embeds of one message, 10 embeds per message, 2,000 characters
+of message content. An answer that does not fit one message becomes several :class:`Rendered`
+messages; the bot sends the first as the interaction's response and the rest as follow-ups.
+
+Text that comes from documents or from the LLM is untrusted: ``@everyone``, ``@here``, user, role
+and channel mentions are broken with a zero-width space (``allowed_mentions`` already stops the
+ping; this stops the *look* of one and any client that ignores it), and masked links
+``[text](url)`` are escaped so a document cannot dress a phishing URL up as harmless words.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+
+import discord
+
+from shared.schema import NOT_IN_MATERIALS, Answer, Citation, FileReport, IngestReport, SourceInfo
+
+# --- limits ------------------------------------------------------------------------------------
+TITLE_MAX = 256
+DESCRIPTION_MAX = 4096
+FIELD_NAME_MAX = 256
+FIELD_VALUE_MAX = 1024
+FOOTER_MAX = 2048
+FIELDS_PER_EMBED = 25
+EMBED_TOTAL_MAX = 6000
+EMBEDS_PER_MESSAGE = 10
+CONTENT_MAX = 2000
+
+# --- colours: the marker must be impossible to miss, so "not answered" never looks like "answered"
+COLOUR_ANSWERED = discord.Colour(0x2ECC71)  # green
+COLOUR_NOT_IN_MATERIALS = discord.Colour(0xE67E22)  # orange
+COLOUR_GENERAL = discord.Colour(0x95A5A6)  # grey: general knowledge, not from the materials
+COLOUR_INFO = discord.Colour(0x5865F2)  # blurple: lists, progress
+COLOUR_WARNING = discord.Colour(0xF1C40F)  # yellow: done, with warnings
+COLOUR_ERROR = discord.Colour(0xE74C3C)  # red: refusals and failures
+
+ZWSP = "\u200b"
+GENERAL_KNOWLEDGE_TITLE = "General knowledge (not from your materials)"
+ELLIPSIS = "…"
+
+
+@dataclass
+class Rendered:
+    """One Discord message: optional content plus up to 10 embeds."""
+
+    content: str | None = None
+    embeds: list[discord.Embed] = field(default_factory=list)
+
+    def total_embed_chars(self) -> int:
+        return sum(len(e) for e in self.embeds)
+
+
+# --- escaping ----------------------------------------------------------------------------------
+_MASS_MENTION = re.compile(r"@(everyone|here)", re.IGNORECASE)
+_ID_MENTION = re.compile(r"<(@[!&]?|#)(\d+)>")
+_MASKED_LINK = re.compile(r"\[([^\[\]\n]*)\]\(([^()\s]*)\)")
+
+
+def neutralise(text: str) -> str:
+    """Break mentions and masked links in untrusted text, leaving it readable.
+
+    ``@everyone`` -> ``@\u200beveryone``; ``<@123>``, ``<@!123>``, ``<@&123>``, ``<#123>`` get a
+    zero-width space after the sigil so Discord shows them as plain text; ``[text](url)`` is escaped
+    so the reader sees the real URL instead of a disguised link.
+    """
+    if not text:
+        return text
+    text = _MASS_MENTION.sub(lambda m: f"@{ZWSP}{m.group(1)}", text)
+    text = _ID_MENTION.sub(lambda m: f"<{m.group(1)}{ZWSP}{m.group(2)}>", text)
+    text = _MASKED_LINK.sub(lambda m: f"\\[{m.group(1)}\\]({m.group(2)})", text)
+    return text
+
+
+def plain(text: str) -> str:
+    """Untrusted short text shown verbatim (file names, titles): no markdown, no mentions."""
+    return neutralise(discord.utils.escape_markdown(text or "", as_needed=False))
+
+
+def truncate(text: str, limit: int) -> str:
+    """Cut to ``limit`` characters, ending with an ellipsis when anything was dropped."""
+    if len(text) <= limit:
+        return text
+    return text[: max(0, limit - 1)].rstrip() + ELLIPSIS
+
+
+# --- splitting ---------------------------------------------------------------------------------
+_SENTENCE_END = re.compile(r"(?<=[.!?…])\s+")
+
+
+def _cut_point(text: str, limit: int) -> int:
+    """Where to cut ``text`` so the first part is at most ``limit`` characters.
+
+    Prefers, in order, a paragraph break, a line break, a sentence end, a space; the break must be
+    in the second half of the window so a stray early newline does not make a tiny chunk.
+    """
+    window = text[: limit + 1]
+    floor = limit // 2
+    for sep in ("\n\n", "\n"):
+        pos = window.rfind(sep, floor, limit + 1)
+        if pos > 0:
+            return pos
+    ends = [m.start() for m in _SENTENCE_END.finditer(window) if floor <= m.start() <= limit]
+    if ends:
+        return ends[-1]  # just after the sentence's punctuation
+    pos = window.rfind(" ", floor, limit + 1)
+    if pos > 0:
+        return pos
+    return limit
+
+
+def split_text(text: str, limit: int) -> list[str]:
+    """Split ``text`` into parts of at most ``limit`` characters at the cleanest boundary found.
+
+    Joining the parts with a separator gives the original text back apart from the whitespace at
+    each cut, so nothing the answerer wrote is lost.
+    """
+    if limit <= 0:
+        raise ValueError("limit must be positive")
+    text = text.strip()
+    parts: list[str] = []
+    while len(text) > limit:
+        cut = _cut_point(text, limit)
+        head, text = text[:cut].rstrip(), text[cut:].lstrip()
+        if head:
+            parts.append(head)
+    if text:
+        parts.append(text)
+    return parts
+
+
+# --- citations ---------------------------------------------------------------------------------
+def citation_label(c: Citation) -> str:
+    """ "Subject — Module N, p. P": the worker's ready-made label, else built from the fields."""
+    if c.label:
+        return c.label
+    parts: list[str] = []
+    head = c.subject or c.title or c.file
+    if c.module:
+        module = (
+            c.module if c.module.lower().startswith(("module", "unit", "chapter")) else f"Module {c.module}"
+        )
+        head = f"{head} — {module}"
+    parts.append(head)
+    if c.page is not None:
+        if c.page_end is not None and c.page_end != c.page:
+            parts.append(f"pp. {c.page}–{c.page_end}")
+        else:
+            parts.append(f"p. {c.page}")
+    return ", ".join(parts)
+
+
+def citation_line(c: Citation) -> str:
+    """One numbered source line: ``**1.** Subject — Module N, p. P (file.pdf)``."""
+    label = citation_label(c)
+    suffix = f" ({plain(c.file)})" if c.file and c.file not in label else ""
+    return f"**{c.n}.** {plain(label)}{suffix}"
+
+
+def _pack_lines(lines: list[str], limit: int) -> list[str]:
+    """Join lines with newlines into blocks of at most ``limit`` characters (long lines truncated)."""
+    blocks: list[str] = []
+    current = ""
+    for line in lines:
+        line = truncate(line, limit)
+        candidate = f"{current}\n{line}" if current else line
+        if len(candidate) > limit:
+            blocks.append(current)
+            current = line
+        else:
+            current = candidate
+    if current:
+        blocks.append(current)
+    return blocks
+
+
+# --- packing embeds into messages --------------------------------------------------------------
+def pack_messages(embeds: list[discord.Embed], content: str | None = None) -> list[Rendered]:
+    """Group embeds into messages of at most 10 embeds and 6,000 embed characters each."""
+    messages: list[Rendered] = [Rendered(content=truncate(content, CONTENT_MAX) if content else None)]
+    for embed in embeds:
+        current = messages[-1]
+        if current.embeds and (
+            len(current.embeds) >= EMBEDS_PER_MESSAGE
+            or current.total_embed_chars() + len(embed) > EMBED_TOTAL_MAX
+        ):
+            current = Rendered()
+            messages.append(current)
+        current.embeds.append(embed)
+    return messages
+
+
+def _strip_marker(text: str) -> str:
+    """The answer text without a leading "Not in your materials" (the renderer shows its own)."""
+    stripped = text.lstrip()
+    if stripped.lower().startswith(NOT_IN_MATERIALS.lower()):
+        stripped = stripped[len(NOT_IN_MATERIALS) :].lstrip(" .:;,!—–-*_\t").lstrip("\n")
+    return stripped.strip()
+
+
+def _strip_gk_label(text: str) -> str:
+    """General-knowledge text without its own leading label (the embed title carries it)."""
+    first, _, rest = text.strip().partition("\n")
+    if "general knowledge" in first.lower() and len(first) < 120:
+        stripped_first = re.sub(r"(?i)^[\W_]*general knowledge[^:\n]*:?[\W_]*", "", first).strip()
+        return (stripped_first + "\n" + rest).strip() if stripped_first else rest.strip()
+    return text.strip()
+
+
+def _body_embeds(text: str, colour: discord.Colour, title: str | None, per_embed: int) -> list[discord.Embed]:
+    chunks = split_text(text, per_embed) if text else []
+    if not chunks:
+        chunks = [""]
+    embeds: list[discord.Embed] = []
+    for i, chunk in enumerate(chunks):
+        embed = discord.Embed(colour=colour, description=chunk or None)
+        if i == 0 and title:
+            embed.title = truncate(title, TITLE_MAX)
+        embeds.append(embed)
+    return embeds
+
+
+def render_answer(answer: Answer, *, per_embed: int = DESCRIPTION_MAX) -> list[Rendered]:
+    """The messages showing one answer, in order; usually exactly one.
+
+    Layout: for an answer from the materials, a green embed titled with the question; for one that
+    is not, an orange embed whose first line is **Not in your materials**. Then numbered sources,
+    the labelled general-knowledge part (grey) if any, and the collection in the footer of the last
+    embed. ``per_embed`` exists so tests can exercise splitting with short texts.
+    """
+    per_embed = min(per_embed, DESCRIPTION_MAX)
+    question = neutralise(" ".join(answer.question.split()))
+    if answer.in_materials:
+        body = neutralise(answer.text.strip())
+        embeds = _body_embeds(body, COLOUR_ANSWERED, question or None, per_embed)
+    else:
+        marker = f"**{NOT_IN_MATERIALS}**"
+        rest = neutralise(_strip_marker(answer.text))
+        body = f"{marker}\n\n{rest}" if rest else marker
+        embeds = _body_embeds(body, COLOUR_NOT_IN_MATERIALS, None, per_embed)
+        if question:
+            # The question goes under the marker's line, not above it: the marker comes first.
+            embeds[0].set_author(name=truncate(f"You asked: {question}", TITLE_MAX))
+
+    if answer.citations:
+        lines = [citation_line(c) for c in sorted(answer.citations, key=lambda c: c.n)]
+        blocks = _pack_lines(lines, FIELD_VALUE_MAX)
+        target = embeds[-1]
+        for i, block in enumerate(blocks):
+            name = "Sources" if i == 0 else "Sources (continued)"
+            if (
+                len(target.fields) >= FIELDS_PER_EMBED
+                or len(target) + len(name) + len(block) > EMBED_TOTAL_MAX - 200
+            ):
+                target = discord.Embed(colour=target.colour)
+                embeds.append(target)
+            target.add_field(name=name, value=block, inline=False)
+
+    if answer.general_knowledge and answer.general_knowledge.strip():
+        gk = neutralise(_strip_gk_label(answer.general_knowledge))
+        embeds.extend(_body_embeds(gk, COLOUR_GENERAL, GENERAL_KNOWLEDGE_TITLE, per_embed))
+
+    footer = f"Collection: {answer.collection}"
+    if answer.note:
+        footer += f" · {neutralise(answer.note)}"
+    # Short footer: the per-embed packing above keeps 200 characters spare for it.
+    embeds[-1].set_footer(text=truncate(footer, 200))
+    return pack_messages(embeds)
+
+
+# --- sources, ingest reports, progress, notices -------------------------------------------------
+def format_when(indexed_at: str) -> str:
+    """An ISO time as a Discord timestamp (shown in each reader's time zone), else as given."""
+    try:
+        when = datetime.fromisoformat(indexed_at.replace("Z", "+00:00"))
+    except (ValueError, AttributeError):
+        return plain(indexed_at or "unknown")
+    return f"<t:{int(when.timestamp())}:f>"
+
+
+def render_sources(collection: str, sources: list[SourceInfo]) -> list[Rendered]:
+    """The documents of a collection: name, pages, chunks and when each was indexed."""
+    if not sources:
+        embed = discord.Embed(
+            title=truncate(f"No documents in collection “{collection}”", TITLE_MAX),
+            description="An admin can add some with `/upload`.",
+            colour=COLOUR_INFO,
+        )
+        return [Rendered(embeds=[embed])]
+    lines = []
+    for i, s in enumerate(sorted(sources, key=lambda s: s.file.lower()), start=1):
+        title = f" — {plain(s.title)}" if s.title and s.title != s.file else ""
+        status = f" · {plain(s.status)}" if s.status and s.status != "current" else ""
+        lines.append(
+            f"**{i}. {plain(s.file)}**{title}\n{s.pages} page{'s' * (s.pages != 1)} · "
+            f"{s.chunks} chunk{'s' * (s.chunks != 1)} · indexed {format_when(s.indexed_at)}{status}"
+        )
+    blocks = _pack_lines(lines, DESCRIPTION_MAX - 100)
+    total_chunks = sum(s.chunks for s in sources)
+    embeds = []
+    for i, block in enumerate(blocks):
+        embed = discord.Embed(description=block, colour=COLOUR_INFO)
+        if i == 0:
+            embed.title = truncate(
+                f"{len(sources)} document{'s' * (len(sources) != 1)} in “{collection}”", TITLE_MAX
+            )
+        embeds.append(embed)
+    embeds[-1].set_footer(text=f"Collection: {collection} · {total_chunks} chunks")
+    return pack_messages(embeds)
+
+
+def _file_report_value(f: FileReport) -> str:
+    if not f.ok:
+        return truncate(f"❌ {neutralise(f.error or 'could not be indexed')}", FIELD_VALUE_MAX)
+    lines = [f"{f.pages} page{'s' * (f.pages != 1)} · {f.chunks} chunk{'s' * (f.chunks != 1)}"]
+    if f.modules:
+        lines.append("Modules: " + ", ".join(plain(m) for m in f.modules))
+    lines.extend(f"⚠️ {neutralise(w)}" for w in f.warnings)
+    if f.error:
+        lines.append(f"❌ {neutralise(f.error)}")
+    return truncate("\n".join(lines), FIELD_VALUE_MAX)
+
+
+def render_ingest_report(report: IngestReport, action: str = "Indexed") -> list[Rendered]:
+    """Summary of an upload, re-index or removal: per file pages, chunks, modules, warnings, errors."""
+    failed = [f for f in report.files if not f.ok]
+    warned = any(f.warnings for f in report.files)
+    if report.files and len(failed) == len(report.files):
+        colour, title = COLOUR_ERROR, f"{action}: nothing changed in “{report.collection}”"
+    elif failed or warned:
+        colour, title = COLOUR_WARNING, f"{action} into “{report.collection}”, with warnings"
+    else:
+        colour, title = COLOUR_ANSWERED, f"{action} into “{report.collection}”"
+    modules = sorted({m for f in report.files for m in f.modules})
+    pages = sum(f.pages for f in report.files if f.ok)
+    chunks = sum(f.chunks for f in report.files if f.ok)
+    summary = [
+        f"**{pages}** page{'s' * (pages != 1)}, **{chunks}** chunk{'s' * (chunks != 1)} from "
+        f"{len(report.files) - len(failed)}/{len(report.files)} file(s).",
+        f"The collection now holds **{report.total_chunks}** chunk{'s' * (report.total_chunks != 1)}.",
+    ]
+    if modules:
+        summary.append("Modules found: " + truncate(", ".join(plain(m) for m in modules), 1500))
+    if not report.changed:
+        summary.append("The index was not changed.")
+    embed = discord.Embed(title=truncate(title, TITLE_MAX), description="\n".join(summary), colour=colour)
+    embeds = [embed]
+    for f in report.files:
+        target = embeds[-1]
+        name = truncate(
+            ("✅ " if f.ok and not f.warnings else "⚠️ " if f.ok else "❌ ") + plain(f.file), FIELD_NAME_MAX
+        )
+        value = _file_report_value(f)
+        if (
+            len(target.fields) >= FIELDS_PER_EMBED
+            or len(target) + len(name) + len(value) > EMBED_TOTAL_MAX - 200
+        ):
+            target = discord.Embed(colour=colour)
+            embeds.append(target)
+        target.add_field(name=name, value=value, inline=False)
+    if report.index_version:
+        embeds[-1].set_footer(text=f"Collection: {report.collection} · index {report.index_version}")
+    else:
+        embeds[-1].set_footer(text=f"Collection: {report.collection}")
+    return pack_messages(embeds)
+
+
+def progress_text(progress: dict, filename: str | None = None) -> str:
+    """ "Embedding 120/300 chunks…" from a worker progress dict (stage, done, total)."""
+    stage = str(progress.get("stage") or "working")
+    done, total = progress.get("done"), progress.get("total")
+    what = f" {plain(filename)}:" if filename else ""
+    noun = "chunks" if stage.startswith("embed") else ""
+    if isinstance(done, int) and isinstance(total, int) and total > 0:
+        return f"⏳{what} {stage.capitalize()} {done}/{total} {noun}".rstrip() + "…"
+    return f"⏳{what} {stage.capitalize()}…"
+
+
+def notice(title: str, message: str = "", *, error: bool = True) -> Rendered:
+    """A one-embed message: a refusal, an error, or a short confirmation."""
+    embed = discord.Embed(
+        title=truncate(title, TITLE_MAX),
+        description=truncate(neutralise(message), DESCRIPTION_MAX) or None,
+        colour=COLOUR_ERROR if error else COLOUR_INFO,
+    )
+    return Rendered(embeds=[embed])
+
+
+def rate_limited(retry_after_s: float, limit: int) -> Rendered:
+    """The friendly 'slow down' message: how many questions a minute, and when to ask again."""
+    seconds = max(1, int(retry_after_s + 0.999))
+    return notice(
+        "Slow down a little",
+        f"You can ask {limit} questions a minute. Try again in {seconds} s.",
+        error=False,
+    )

@@ -1,0 +1,256 @@
+"""Rendering answers for Discord: limits, the not-in-materials marker, citations, escaping."""
+
+from __future__ import annotations
+
+import discord
+import pytest
+
+from bots import discord_render as r
+from shared.schema import NOT_IN_MATERIALS, Answer, Citation, FileReport, IngestReport, SourceInfo
+
+
+def _citation(n: int, **kw) -> Citation:
+    base = dict(
+        n=n,
+        doc_id=f"d{n}",
+        file=f"os-notes-{n}.pdf",
+        title="Operating Systems notes",
+        subject="21CS44 Operating Systems",
+        module="2",
+        page=n + 3,
+        score=0.5,
+        snippet="…",
+        label="",
+    )
+    base.update(kw)
+    return Citation(**base)
+
+
+def _answer(text: str, **kw) -> Answer:
+    base = dict(text=text, in_materials=True, collection="os-2026", question="What is a semaphore?")
+    base.update(kw)
+    return Answer(**base)
+
+
+def _check_limits(messages: list[r.Rendered]) -> None:
+    for m in messages:
+        assert len(m.embeds) <= r.EMBEDS_PER_MESSAGE
+        assert m.total_embed_chars() <= r.EMBED_TOTAL_MAX
+        assert m.content is None or len(m.content) <= r.CONTENT_MAX
+        for e in m.embeds:
+            assert len(e.description or "") <= r.DESCRIPTION_MAX
+            assert len(e.title or "") <= r.TITLE_MAX
+            assert len(e.fields) <= r.FIELDS_PER_EMBED
+            for f in e.fields:
+                assert len(f.name) <= r.FIELD_NAME_MAX
+                assert len(f.value) <= r.FIELD_VALUE_MAX
+
+
+# --- neutralise ----------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("raw", "bad"),
+    [
+        ("Hello @everyone and @here!", ["@everyone", "@here"]),
+        ("ping <@123456789012345678> now", ["<@123456789012345678>"]),
+        ("nick <@!123456789012345678>", ["<@!123456789012345678>"]),
+        ("role <@&987654321098765432>", ["<@&987654321098765432>"]),
+        ("channel <#111111111111111111>", ["<#111111111111111111>"]),
+        ("shouting @EVERYONE", ["@EVERYONE"]),
+    ],
+)
+def test_neutralise_breaks_mentions(raw: str, bad: list[str]) -> None:
+    out = r.neutralise(raw)
+    for b in bad:
+        assert b not in out
+    assert out.replace(r.ZWSP, "") == raw  # still readable: only zero-width spaces were added
+
+
+def test_neutralise_escapes_masked_links_but_keeps_the_url_visible() -> None:
+    out = r.neutralise("See [the syllabus](https://evil.example/login) for details.")
+    assert "[the syllabus](" not in out
+    assert "https://evil.example/login" in out
+
+
+def test_plain_escapes_markdown_in_file_names() -> None:
+    assert r.plain("my_notes*v2*.pdf") == r"my\_notes\*v2\*.pdf"
+
+
+# --- splitting -----------------------------------------------------------------------------------
+def test_split_prefers_paragraphs_then_sentences() -> None:
+    para1 = "First paragraph. " * 10
+    para2 = "Second paragraph. " * 10
+    parts = r.split_text(f"{para1.strip()}\n\n{para2.strip()}", 200)
+    assert parts == [para1.strip(), para2.strip()]
+
+    sentences = " ".join(f"Sentence number {i} ends here." for i in range(30))
+    parts = r.split_text(sentences, 120)
+    assert all(len(p) <= 120 for p in parts)
+    assert all(p.endswith(".") for p in parts)
+    assert " ".join(parts) == sentences
+
+
+def test_split_falls_back_to_spaces_then_hard_cuts() -> None:
+    words = "word " * 100
+    parts = r.split_text(words, 53)
+    assert all(len(p) <= 53 and not p.startswith(" ") for p in parts)
+    assert " ".join(parts) == words.strip()
+    blob = "x" * 250
+    assert r.split_text(blob, 100) == ["x" * 100, "x" * 100, "x" * 50]
+
+
+# --- answers -------------------------------------------------------------------------------------
+def test_answer_in_materials_has_numbered_citations_and_collection_footer() -> None:
+    answer = _answer(
+        "A semaphore is an integer variable accessed through wait and signal [1][2].",
+        citations=[
+            _citation(1, label="21CS44 Operating Systems — Module 2, p. 4"),
+            _citation(2, module="3", page=7, page_end=8),
+        ],
+    )
+    [msg] = r.render_answer(answer)
+    _check_limits([msg])
+    [embed] = msg.embeds
+    assert embed.colour == r.COLOUR_ANSWERED
+    assert embed.title == "What is a semaphore?"
+    assert embed.description.startswith("A semaphore")
+    sources = embed.fields[0]
+    assert sources.name == "Sources"
+    lines = sources.value.split("\n")
+    assert lines[0] == "**1.** 21CS44 Operating Systems — Module 2, p. 4 (os-notes-1.pdf)"
+    assert lines[1] == "**2.** 21CS44 Operating Systems — Module 3, pp. 7–8 (os-notes-2.pdf)"
+    assert embed.footer.text == "Collection: os-2026"
+
+
+def test_not_in_materials_marker_first_line_own_colour_and_general_knowledge_labelled() -> None:
+    answer = _answer(
+        f"{NOT_IN_MATERIALS}. The closest material is about fees.",
+        in_materials=False,
+        question="Can I pay in instalments?",
+        general_knowledge="General knowledge (not from your materials): many colleges allow it.",
+    )
+    [msg] = r.render_answer(answer)
+    _check_limits([msg])
+    first = msg.embeds[0]
+    assert first.colour == r.COLOUR_NOT_IN_MATERIALS != r.COLOUR_ANSWERED
+    assert first.description.split("\n")[0] == f"**{NOT_IN_MATERIALS}**"
+    assert first.description.count(NOT_IN_MATERIALS) == 1  # the worker's own marker is not repeated
+    assert "closest material" in first.description
+    assert first.author.name == "You asked: Can I pay in instalments?"
+    gk = msg.embeds[1]
+    assert gk.title == r.GENERAL_KNOWLEDGE_TITLE
+    assert gk.colour == r.COLOUR_GENERAL
+    assert gk.description == "many colleges allow it."
+    assert msg.embeds[-1].footer.text == "Collection: os-2026"
+
+
+def test_answer_text_from_documents_is_neutralised() -> None:
+    answer = _answer(
+        "Reminder for @everyone: ask <@&42424242424242> or [click](https://x.example).",
+        citations=[_citation(1, label="Notes @here — Module 1, p. 1", file="<@1234567890>.pdf")],
+        question="who? @here",
+    )
+    [msg] = r.render_answer(answer)
+    text = str([e.to_dict() for e in msg.embeds])
+    for bad in ("@everyone", "@here", "<@&42424242424242>", "<@1234567890>", "[click]("):
+        assert bad not in text
+
+
+def test_long_answer_is_split_within_every_limit_and_nothing_is_lost() -> None:
+    paragraphs = [f"Paragraph {i}. " + ("This sentence explains scheduling. " * 40) for i in range(12)]
+    text = "\n\n".join(p.strip() for p in paragraphs)
+    answer = _answer(text, citations=[_citation(i) for i in range(1, 40)], general_knowledge="x " * 3000)
+    messages = r.render_answer(answer)
+    _check_limits(messages)
+    assert len(messages) >= 2
+    all_embeds = [e for m in messages for e in m.embeds]
+    body = "\n\n".join(e.description for e in all_embeds if e.colour == r.COLOUR_ANSWERED and e.description)
+    assert body.replace("\n", "").replace(" ", "") == text.replace("\n", "").replace(" ", "")
+    sources = "\n".join(f.value for e in all_embeds for f in e.fields)
+    assert all(f"**{i}.**" in sources for i in range(1, 40))
+    assert all_embeds[-1].footer.text == "Collection: os-2026"
+    assert all_embeds[0].title == "What is a semaphore?"
+
+
+def test_many_long_embeds_respect_ten_per_message() -> None:
+    embeds = [discord.Embed(description="y" * 100) for _ in range(23)]
+    messages = r.pack_messages(embeds)
+    assert [len(m.embeds) for m in messages] == [10, 10, 3]
+
+
+def test_splitting_with_small_embeds_keeps_order() -> None:
+    text = "\n\n".join(f"Part {i} of the answer." for i in range(10))
+    [msg] = r.render_answer(_answer(text), per_embed=50)
+    assert [e.description for e in msg.embeds][:2] == [
+        "Part 0 of the answer.\n\nPart 1 of the answer.",
+        "Part 2 of the answer.\n\nPart 3 of the answer.",
+    ]
+    assert msg.embeds[0].title and not msg.embeds[1].title
+
+
+# --- sources, reports, notices -------------------------------------------------------------------
+def test_render_sources_lists_name_pages_chunks_and_time() -> None:
+    sources = [
+        SourceInfo(
+            doc_id="a",
+            file="b_notes.pdf",
+            title="B notes",
+            pages=12,
+            chunks=40,
+            indexed_at="2026-01-02T03:04:05Z",
+        ),
+        SourceInfo(doc_id="b", file="a.md", title="a.md", pages=1, chunks=1, indexed_at="yesterday"),
+    ]
+    [msg] = r.render_sources("os-2026", sources)
+    embed = msg.embeds[0]
+    assert embed.title == "2 documents in “os-2026”"
+    assert embed.description.index("a.md") < embed.description.index(r"b\_notes.pdf")
+    assert "12 pages · 40 chunks · indexed <t:1767323045:f>" in embed.description
+    assert "1 page · 1 chunk · indexed yesterday" in embed.description
+
+
+def test_render_sources_empty_and_huge() -> None:
+    [empty] = r.render_sources("x", [])
+    assert "No documents" in empty.embeds[0].title
+    many = [
+        SourceInfo(doc_id=str(i), file=f"file-{i:04d}.pdf", title="T" * 200, pages=3, chunks=9, indexed_at="")
+        for i in range(300)
+    ]
+    messages = r.render_sources("x", many)
+    _check_limits(messages)
+    text = "".join(e.description for m in messages for e in m.embeds)
+    assert all(f"file-{i:04d}.pdf" in text for i in range(300))
+
+
+def test_render_ingest_report_summarises_pages_chunks_modules_and_warnings() -> None:
+    report = IngestReport(
+        collection="os-2026",
+        files=[
+            FileReport(
+                file="scan.pdf", ok=True, pages=3, chunks=0, warnings=["no text layer: is this a scan?"]
+            ),
+            FileReport(file="notes.pdf", ok=True, pages=10, chunks=42, modules=["Module 1", "Module 2"]),
+            FileReport(file="bad.docx", ok=False, error="not a DOCX file"),
+        ],
+        index_version="v7",
+        total_chunks=142,
+        changed=True,
+    )
+    [msg] = r.render_ingest_report(report, action="Uploaded")
+    _check_limits([msg])
+    embed = msg.embeds[0]
+    assert embed.colour == r.COLOUR_WARNING
+    assert "**13** pages, **42** chunks from 2/3 file(s)" in embed.description
+    assert "Modules found: Module 1, Module 2" in embed.description
+    fields = {f.name: f.value for f in embed.fields}
+    assert "no text layer: is this a scan?" in fields["⚠️ scan.pdf"]
+    assert fields["❌ bad.docx"] == "❌ not a DOCX file"
+    assert "42 chunks" in fields["✅ notes.pdf"]
+
+
+def test_progress_and_rate_limit_texts() -> None:
+    assert (
+        r.progress_text({"stage": "embedding", "done": 120, "total": 300}) == "⏳ Embedding 120/300 chunks…"
+    )
+    assert r.progress_text({"stage": "reading"}, "a.pdf") == "⏳ a.pdf: Reading…"
+    msg = r.rate_limited(12.2, 5)
+    assert "Try again in 13 s" in msg.embeds[0].description
