@@ -24,7 +24,7 @@ from shared.config import Settings
 from shared.keys import Keys
 from shared.redis_conn import sync_client
 from shared.schema import FileReport, Hit, IngestReport, SourceInfo
-from worker.chunking import chunk_document
+from worker.chunking import chunk_document, link_course_tails
 from worker.documents import Chunk, Document
 from worker.embedders import get_embedder
 from worker.embedders.base import Embedder
@@ -318,9 +318,13 @@ class Engine:
                 if previous is None
                 else [i for i, c in enumerate(previous.chunks) if c.doc_id not in parsed]
             )
-            new_chunks = [c for _, chunks, _ in parsed.values() for c in chunks]
+            kept_chunks = [previous.chunks[i] for i in keep_rows] if previous else []
+            # A syllabus page that starts with another course's tail names that course once the
+            # other course is indexed too (see chunking.link_course_tails).
+            new_chunks = link_course_tails(kept_chunks + [c for _, cs, _ in parsed.values() for c in cs])
+            new_chunks = new_chunks[len(kept_chunks) :]
             new_matrix = self._embed(new_chunks, progress)
-            chunks = ([previous.chunks[i] for i in keep_rows] if previous else []) + new_chunks
+            chunks = kept_chunks + new_chunks
             matrix = np.vstack([previous.matrix[keep_rows], new_matrix]) if previous else new_matrix
             if progress:
                 progress("storing", 0, 1)
@@ -391,7 +395,7 @@ class Engine:
                 raise NothingToIndex(f"collection '{collection}' has no documents; upload some first")
             return report
         previous_version = self.store.current_version(collection)
-        chunks = [c for _, cs, _ in parsed.values() for c in cs]
+        chunks = link_course_tails([c for _, cs, _ in parsed.values() for c in cs])
         matrix = self._embed(chunks, progress)
         indexed_at = _now()
         embedder = self.embedder

@@ -1,0 +1,438 @@
+"""The structure-aware chunker, on the real syllabi (their known traps) and on small inline samples.
+
+Real syllabi are read from ../shared/data/syllabi and the tests skip when that folder is absent.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import pytest
+from conftest import shared_data
+
+from worker.chunking import (
+    chunk_body,
+    chunk_document,
+    context_line,
+    detect_subject,
+    find_courses,
+    link_course_tails,
+    module_label,
+    split_sentences,
+)
+from worker.documents import Chunk, Document, Page
+from worker.loaders import NoTextLayer, load_document
+
+LIMIT = 20 * 1024 * 1024
+
+
+@cache
+def _load(name: str) -> Document:
+    path = shared_data("syllabi", name)
+    return load_document(path.read_bytes(), path.name, LIMIT)
+
+
+def syllabus(name: str) -> list[Chunk]:
+    return chunk_document(_load(name))
+
+
+def modules(chunks: list[Chunk]) -> dict[str, Chunk]:
+    found: dict[str, Chunk] = {}
+    for c in chunks:
+        if c.kind == "module":
+            assert c.module not in found, f"{c.module} split although short"
+            found[c.module] = c
+    return found
+
+
+def pdf_doc(*pages: str, doc_id: str = "doc", title: str = "Doc") -> Document:
+    return Document(
+        doc_id=doc_id,
+        file=f"{doc_id}.pdf",
+        title=title,
+        kind="pdf",
+        pages=[Page(i, text) for i, text in enumerate(pages, start=1)],
+    )
+
+
+# ------------------------------------------------------------------------------------------------
+# real syllabi
+# ------------------------------------------------------------------------------------------------
+
+
+def test_21cs44_module_2_spans_pages_1_to_2() -> None:
+    chunks = syllabus("21CS44.pdf")
+    mods = modules(chunks)
+    assert list(mods) == [f"Module {n}" for n in range(1, 6)]
+    m2 = mods["Module 2"]
+    assert (m2.page, m2.page_end) == (1, 2)
+    for topic in ("Multithreading models", "Scheduling Algorithms", "Peterson", "Semaphores", "Monitors"):
+        assert topic in m2.text
+    assert "Deadlock" not in m2.text  # Module 3's topics stay in Module 3
+    assert m2.text.startswith("21CS44 Operating Systems — Module 2\n")
+    assert m2.subject == "21CS44 Operating Systems"
+    assert "03092022" not in m2.text  # the running page header is gone
+
+
+def test_21cs44_sections_are_whole_and_labelled() -> None:
+    chunks = syllabus("21CS44.pdf")
+    by_kind = {c.kind: c for c in chunks}
+    header = by_kind["header"]
+    assert "Credits 03" in header.text and "CIE Marks 50" in header.text and "SEE Marks 50" in header.text
+    outcomes = [c for c in chunks if c.kind == "outcomes"]
+    assert len(outcomes) == 1 and (outcomes[0].page, outcomes[0].page_end) == (2, 3)
+    assert all(f"CO {n}." in outcomes[0].text for n in range(1, 6))
+    assert "Silberschatz" in by_kind["textbooks"].text and by_kind["textbooks"].page == 3
+    assert "Dhamdhere" in by_kind["references"].text and "Stallings" in by_kind["references"].text
+    assert "CLO 4" in by_kind["objectives"].text
+    assert [c.chunk_id for c in chunks] == [f"21cs44:{i}" for i in range(len(chunks))]
+    assert {c.doc_id for c in chunks} == {"21cs44"} and {c.file for c in chunks} == {"21CS44.pdf"}
+
+
+def test_21cs42_harspool_lands_in_module_4() -> None:
+    chunks = syllabus("21CS42.pdf")
+    hits = [c for c in chunks if "Harspool" in c.text]
+    assert len(hits) == 1
+    assert hits[0].module == "Module 4" and hits[0].page == 3
+    assert "Warshall" in hits[0].text and "Floyd" in hits[0].text
+    m1 = modules(chunks)["Module 1"]
+    assert (m1.page, m1.page_end) == (1, 2)  # its lab component runs onto page 2
+
+
+def test_21cs53_page_1_tail_belongs_to_21cs52() -> None:
+    chunks = syllabus("21CS53.pdf")
+    header_index = next(i for i, c in enumerate(chunks) if c.kind == "header")
+    tail = chunks[:header_index]
+    assert tail and all(c.page == 1 for c in tail)
+    assert all(c.subject == "21CS52" for c in tail)
+    tail_books = next(c for c in tail if c.kind == "textbooks")
+    assert "Tanenbaum" in tail_books.text and tail_books.text.startswith("21CS52 — Textbooks\n")
+    rest = chunks[header_index:]
+    assert all(c.subject == "21CS53 Database Management Systems" for c in rest)
+    own_books = [c for c in rest if c.kind == "textbooks"]
+    assert len(own_books) == 1 and "Elmasri" in own_books[0].text and own_books[0].page == 4
+    m3 = modules(chunks)["Module 3"]
+    assert (m3.page, m3.page_end) == (2, 3) and "JDBC" in m3.text
+    assert _load("21CS53.pdf").subject == "21CS53 Database Management Systems"
+
+
+def test_21cs52_last_page_ends_with_the_21cs53_header() -> None:
+    chunks = syllabus("21CS52.pdf")
+    assert _load("21CS52.pdf").subject == "21CS52 Computer Networks"
+    headers = [c for c in chunks if c.kind == "header"]
+    assert [h.subject for h in headers] == ["21CS52 Computer Networks", "21CS53 Database Management Systems"]
+    assert headers[1].page == 3
+    books = next(c for c in chunks if c.kind == "textbooks")
+    assert books.subject == "21CS52 Computer Networks" and "Tanenbaum" in books.text
+    assert "DATABASE" not in books.text
+    last_networks = chunks[chunks.index(headers[1]) - 1]
+    assert last_networks.subject == "21CS52 Computer Networks" and "DATABASE" not in last_networks.text
+    dbms_objectives = chunks[-1]
+    assert dbms_objectives.kind == "objectives" and dbms_objectives.subject.startswith("21CS53")
+
+
+def test_link_course_tails_replaces_the_guess_with_the_indexed_course() -> None:
+    chunks = syllabus("21CS52.pdf") + syllabus("21CS53.pdf")
+    linked = link_course_tails(chunks)
+    tail = [c for c in linked if c.doc_id == "21cs53" and c.subject and c.subject.startswith("21CS52")]
+    assert tail and all(c.subject == "21CS52 Computer Networks" for c in tail)
+    books = next(c for c in tail if c.kind == "textbooks")
+    assert books.text.startswith("21CS52 Computer Networks — Textbooks\n")
+    untouched = [a for a, b in zip(chunks, linked, strict=True) if a is b]
+    assert len(untouched) == len(chunks) - len(tail)
+
+
+def test_bcs403_module_3_is_normalisation_and_bullets_are_outcomes() -> None:
+    chunks = syllabus("BCS403.pdf")
+    mods = modules(chunks)
+    assert list(mods) == [f"Module {n}" for n in range(1, 6)]  # "MODULE-1" .. "MODULE-5"
+    assert "Normalization" in mods["Module 3"].text and "Normalization" not in mods["Module 4"].text
+    assert mods["Module 2"].page == 2  # heading at the foot of p1, content on p2
+    assert "MangoDB" in "".join(c.text for c in chunks)
+    outcomes = [c for c in chunks if c.kind == "outcomes"]
+    assert len(outcomes) == 1
+    assert outcomes[0].text.count("●") == 6 and "NoSQL databases" in outcomes[0].text
+    header = next(c for c in chunks if c.kind == "header")
+    assert "Credits 04" in header.text and header.subject == "BCS403 Database Management System"
+    assert not [c for c in chunks if c.kind == "references"]  # it has none
+
+
+def test_rvce_units_hyphen_and_en_dash_on_physical_pages() -> None:
+    chunks = syllabus("RVCE_CI114TA_AI_Foundations.pdf")
+    mods = modules(chunks)
+    assert list(mods) == ["Unit I", "Unit II", "Unit III", "Unit IV", "Unit V"]
+    assert mods["Unit I"].page == 1 and "Turing test" in mods["Unit I"].text
+    assert mods["Unit II"].page == 1 and "Uninformed Search" in mods["Unit II"].text
+    refs = next(c for c in chunks if c.kind == "references")
+    assert refs.page == 2 and "Russell and Peter Norvig" in refs.text
+    assert all(c.subject == "CI114TA AI Foundations for Engineers" for c in chunks)
+    assert not any("Page 64" in c.text or "Page 65" in c.text for c in chunks)
+
+
+def test_scanned_syllabus_raises_no_text_layer() -> None:
+    path = shared_data("syllabi", "21MATCS41-scanned.pdf")
+    with pytest.raises(NoTextLayer):
+        load_document(path.read_bytes(), path.name, LIMIT)
+
+
+@pytest.mark.parametrize("name", ["21CS42.pdf", "21CS44.pdf", "21CS52.pdf", "21CS53.pdf", "BCS403.pdf"])
+def test_every_real_chunk_carries_its_metadata(name: str) -> None:
+    for c in syllabus(name):
+        assert c.page is not None and c.page_end is not None and c.page <= c.page_end
+        assert c.kind in {"module", "outcomes", "objectives", "textbooks", "references", "header", "section"}
+        assert c.lang == "en" and c.status == "current" and c.subject
+        assert len(chunk_body(c.text)) <= 2 * 1200 + 200
+
+
+# ------------------------------------------------------------------------------------------------
+# inline samples
+# ------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("line", "label"),
+    [
+        ("Module-1", "Module 1"),
+        ("MODULE-2 No. of Hours: 8", "Module 2"),
+        ("Module – 3", "Module 3"),
+        ("Module 4", "Module 4"),
+        ("Module-V", "Module 5"),
+        ("Unit-I 07 Hrs", "Unit I"),
+        ("Unit – II 10 Hrs", "Unit II"),
+        ("UNIT III", "Unit III"),
+        ("Unit –IV", "Unit IV"),
+        ("Module 1: Introduction to AI", "Module 1"),
+    ],
+)
+def test_module_heading_forms(line: str, label: str) -> None:
+    doc = pdf_doc(f"{line}\nTopic alpha; topic beta.\nModule-9\nOther topics here.")
+    first = chunk_document(doc)[0]
+    assert first.kind == "module" and first.module == label
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Three Unit Tests each of 20 Marks",
+        "Unit 3 & Unit 4)",
+        "module 2 covers scheduling",
+        "course outcomes.",
+    ],
+)
+def test_prose_is_not_a_heading(line: str) -> None:
+    doc = pdf_doc(f"Module-1\nIntro topics.\n{line}\nMore intro topics.\nModule-2\nLater topics.")
+    chunks = chunk_document(doc)
+    assert [c.module for c in chunks] == ["Module 1", "Module 2"]
+    assert line in chunks[0].text
+
+
+def test_module_label_normalisation() -> None:
+    assert module_label("MODULE", "03") == "Module 3"
+    assert module_label("Module", "IV") == "Module 4"
+    assert module_label("unit", "ii") == "Unit II"
+    assert module_label("Chapter", "7") == "Chapter 7"
+
+
+def test_course_switch_mid_page_and_unnumbered_outcomes() -> None:
+    page1 = "\n".join(
+        [
+            "Textbooks:",
+            "1. Networks, Tanenbaum.",
+            "Reference Books:",
+            "1. Data Communications, Forouzan.",
+            "V Semester",
+            "COMPILER DESIGN",
+            "Course Code: 22CD54 CIE Marks 50",
+            "Credits 04 Exam Hours 03",
+            "Module-1",
+            "Lexical analysis; regular expressions.",
+        ]
+    )
+    page2 = "\n".join(
+        [
+            "Finite automata.",
+            "Course outcomes (Course Skill Set):",
+            "● Build a lexer.",
+            "● Write a parser.",
+            "Text Books",
+            "1. Aho, Lam, Sethi, Ullman: Compilers.",
+        ]
+    )
+    chunks = chunk_document(pdf_doc(page1, page2))
+    kinds = [(c.kind, c.subject) for c in chunks]
+    assert kinds == [
+        ("textbooks", "22CD53"),
+        ("references", "22CD53"),
+        ("header", "22CD54 Compiler Design"),
+        ("module", "22CD54 Compiler Design"),
+        ("outcomes", "22CD54 Compiler Design"),
+        ("textbooks", "22CD54 Compiler Design"),
+    ]
+    module = chunks[3]
+    assert (module.page, module.page_end) == (1, 2) and "Finite automata" in module.text
+    assert "Write a parser" in chunks[4].text
+    assert detect_subject(pdf_doc(page1, page2).pages) == "22CD54 Compiler Design"
+
+
+def test_find_courses_title_above_the_code_line() -> None:
+    lines = ["IV Semester", "DESIGN AND ANALYSIS OF ALGORITHMS", "Course Code 21CS42 CIE Marks 50"]
+    (course,) = find_courses(lines)
+    assert (course.code, course.title, course.start_index) == (
+        "21CS42",
+        "Design and Analysis of Algorithms",
+        0,
+    )
+    assert course.subject == "21CS42 Design and Analysis of Algorithms"
+
+
+def test_long_module_is_split_with_the_same_label() -> None:
+    topics = "\n".join(
+        f"Topic {i}: a fairly long description of subtopic {i} and its variants." for i in range(80)
+    )
+    doc = pdf_doc(
+        f"Module-1\n{topics[: len(topics) // 2]}", f"{topics[len(topics) // 2 :]}\nModule-2\nShort."
+    )
+    chunks = chunk_document(doc, max_chars=600)
+    parts = [c for c in chunks if c.module == "Module 1"]
+    assert len(parts) > 2 and all(c.kind == "module" for c in parts)
+    assert all(len(chunk_body(c.text)) <= 600 for c in parts)
+    assert "Topic 0:" in parts[0].text  # the heading line never forms a part on its own
+    assert parts[0].page == 1 and parts[-1].page_end == 2
+    assert all(c.text.startswith("Doc — Module 1\n") for c in parts)
+    assert "".join(chunk_body(c.text) for c in parts).count("Topic 79:") == 1  # no overlap, nothing lost
+
+
+def test_module_up_to_twice_max_chars_stays_whole() -> None:
+    body = " ".join(f"topic{i};" for i in range(120))  # about 1,100 characters
+    chunks = chunk_document(pdf_doc(f"Module-1\n{body}\nModule-2\nShort."), max_chars=600)
+    assert [c.module for c in chunks] == ["Module 1", "Module 2"]
+
+
+def test_page_header_and_footer_lines_are_dropped() -> None:
+    pages = [f"IPCC (26.04.2022)\n{n}\nModule-{n}\nTopic {n} text.\n@# 16032024" for n in (1, 2, 3)]
+    chunks = chunk_document(pdf_doc(*pages))
+    assert [c.module for c in chunks] == ["Module 1", "Module 2", "Module 3"]
+    assert not any("IPCC" in c.text or "@#" in c.text for c in chunks)
+    assert all(f"Topic {n} text." in c.text for n, c in enumerate(chunks, start=1))
+
+
+def test_markdown_sections_with_front_matter() -> None:
+    text = (
+        "---\nid: kc-returns-v3\ntitle: Returns policy\nversion: 3\nstatus: current\nlang: en\n---\n\n"
+        "## At a glance\n\n- A new, unridden bike may be returned within 30 days of delivery.\n\n"
+        "## How refunds are paid\n\nRefunds go back to the card you used. They take 5 working days.\n"
+    )
+    doc = load_document(text.encode(), "returns-policy.md", LIMIT)
+    chunks = chunk_document(doc)
+    assert [(c.section, c.kind) for c in chunks] == [
+        ("At a glance", "section"),
+        ("How refunds are paid", "section"),
+    ]
+    first = chunks[0]
+    assert (
+        first.text
+        == "Returns policy — At a glance\n- A new, unridden bike may be returned within 30 days of delivery."
+    )
+    assert (first.chunk_id, first.doc_id, first.version, first.status, first.lang, first.page) == (
+        "kc-returns-v3:0",
+        "kc-returns-v3",
+        "3",
+        "current",
+        "en",
+        1,
+    )
+    assert chunks[1].text.startswith(context_line("Returns policy", "How refunds are paid") + "\n")
+
+
+def test_long_markdown_section_becomes_windows_that_keep_the_section() -> None:
+    sentences = " ".join(f"Rule {i} says the bike must be boxed." for i in range(30))
+    doc = Document(
+        doc_id="kc",
+        file="kc.md",
+        title="Returns",
+        kind="markdown",
+        pages=[Page(1, f"## Returning a bike\n\n{sentences}\n\n## Short\n\nFine.")],
+    )
+    chunks = chunk_document(doc, max_chars=300)
+    windows = [c for c in chunks if c.section == "Returning a bike"]
+    assert len(windows) > 1 and all(c.kind == "window" for c in windows)
+    assert all(c.text.startswith("Returns — Returning a bike\n") for c in windows)
+    assert chunks[-1].section == "Short" and chunks[-1].kind == "section"
+
+
+def test_bangla_sentences_split_on_danda() -> None:
+    text = "নতুন সাইকেল ৩০ দিনের মধ্যে ফেরত দেওয়া যায়। ডেলিভারি ফি শুধু ক্ষতিগ্রস্ত হলে ফেরত দেওয়া হয়। টাকা ফেরত যায়।"
+    assert split_sentences(text) == [
+        "নতুন সাইকেল ৩০ দিনের মধ্যে ফেরত দেওয়া যায়।",
+        "ডেলিভারি ফি শুধু ক্ষতিগ্রস্ত হলে ফেরত দেওয়া হয়।",
+        "টাকা ফেরত যায়।",
+    ]
+    body = " ".join(f"বাক্য নম্বর {i} ফেরত নীতির কথা বলে।" for i in range(12))
+    doc = Document(
+        doc_id="kc-bn",
+        file="returns.bn.md",
+        title="ফেরত নীতি",
+        kind="markdown",
+        lang="bn",
+        pages=[Page(1, f"## এক নজরে\n\n{body}\n")],
+    )
+    chunks = chunk_document(doc, max_chars=200, window_sentences=3, overlap_sentences=1)
+    assert len(chunks) > 1 and all(c.lang == "bn" and c.section == "এক নজরে" for c in chunks)
+    for c in chunks:
+        assert chunk_body(c.text).endswith("।")  # windows end on sentence boundaries
+
+
+def test_unstructured_text_falls_back_to_overlapping_windows() -> None:
+    text = " ".join(f"Fact {i} is stated here." for i in range(1, 13))
+    doc = Document(doc_id="notes", file="notes.txt", title="Notes", kind="text", pages=[Page(1, text)])
+    chunks = chunk_document(doc, window_sentences=5, overlap_sentences=2)
+    bodies = [chunk_body(c.text) for c in chunks]
+    assert bodies[0] == " ".join(f"Fact {i} is stated here." for i in range(1, 6))
+    assert bodies[1].startswith("Fact 4 is stated here. Fact 5 is stated here. Fact 6")  # 2 sentences overlap
+    assert bodies[-1].endswith("Fact 12 is stated here.")
+    assert all(c.kind == "window" and c.section is None and c.module is None for c in chunks)
+    assert all(c.text.startswith("Notes\n") for c in chunks)
+    assert [c.chunk_id for c in chunks] == [f"notes:{i}" for i in range(len(chunks))]
+
+
+def test_windows_track_pages_in_unstructured_pdfs() -> None:
+    doc = pdf_doc("Alpha is first. Beta is second.", "Gamma is third. Delta is fourth.")
+    chunks = chunk_document(doc, window_sentences=3, overlap_sentences=1)
+    assert [(c.page, c.page_end) for c in chunks] == [(1, 2), (2, 2)]
+
+
+def test_chunking_is_deterministic_and_validates_arguments() -> None:
+    doc = pdf_doc("Module-1\nTopics.\nModule-2\nMore topics.")
+    assert chunk_document(doc) == chunk_document(doc)
+    with pytest.raises(ValueError):
+        chunk_document(doc, window_sentences=2, overlap_sentences=2)
+    assert (
+        chunk_document(Document(doc_id="e", file="e.txt", title="E", kind="text", pages=[Page(1, "  ")]))
+        == []
+    )
+
+
+def test_prose_headings_close_a_textbook_section() -> None:
+    """US-style syllabi: an unnamed ALL-CAPS or short heading ends "TEXTBOOK:" instead of joining it."""
+    page = "\n".join(
+        [
+            "TEXTBOOK:",
+            "Calculus, Stewart, 8th edition.",
+            "",
+            "HOMEWORK\tPOLICY",
+            "Homework is due every Friday.",
+            "",
+            "Exam policies",
+            "No calculators are allowed.",
+            "Course outcomes",
+            "• Compute double integrals.",
+        ]
+    )
+    chunks = chunk_document(pdf_doc(page, title="Math 233"))
+    assert [(c.kind, c.section) for c in chunks] == [
+        ("textbooks", "Textbooks"),
+        ("section", "Homework Policy"),
+        ("section", "Exam policies"),
+        ("outcomes", "Course outcomes"),
+    ]
+    assert "Friday" not in chunks[0].text and chunks[1].text.startswith("Math 233 — Homework Policy\n")

@@ -1,0 +1,894 @@
+"""Structure-aware chunking of loaded documents (DESIGN.md, retrieval rule 6).
+
+Why structure matters: a student asks "what is in module 3?" or "which textbooks does 21CS44 use?",
+and the answer must come back whole and cited as "21CS44 Operating Systems — Module 3, p. 2". A
+fixed-size splitter cuts modules in half, glues the tail of one course onto the header of the next,
+and loses the page a module starts on. So syllabi are cut along their own headings:
+
+* **course header** (code, title, credits, CIE/SEE marks) — a "Course Code" line switches the
+  current course, so a PDF whose first page ends another course's syllabus (21CS53 p1 carries the
+  end of 21CS52) or whose last page starts the next course (21CS52 p3) labels every chunk with the
+  course it really belongs to;
+* **modules / units / chapters** in every spelling seen in real syllabi ("Module-1", "MODULE-2",
+  "Module – 3", "Module 4", "Unit-I", "Unit – II", "UNIT III"), normalised to "Module 3" (arabic)
+  or "Unit II" (roman numerals kept for units); a module that crosses a page break keeps
+  ``page`` = the page its content starts on and ``page_end`` = the page it ends on;
+* **course objectives, course outcomes** (numbered CO1.. or bare bullets), **textbooks** and
+  **reference books**, each kept whole as one chunk; they are only split (same labels on every
+  part, no overlap) when longer than twice ``max_chars``;
+* other headed blocks (teaching-learning process, assessment, CIE/SEE rules, and in US-style
+  syllabi unnamed ALL-CAPS or short headings such as "GRADING") become ``section`` chunks, cut at
+  line boundaries when longer than ``max_chars``;
+* running page headers and footers ("03092022", "Courses Common to all Programs Page 64") are
+  dropped, and pages are cited by physical number.
+
+Text before a document's first course header that has syllabus headings of its own is the end of
+the previous course in the booklet the PDF was cut from: it gets the guessed preceding code
+("21CS52" before 21CS53), and :func:`link_course_tails` upgrades that to the full subject when the
+other course's document is indexed alongside.
+
+Markdown is cut at ``## `` headings (the heading text becomes ``section``); a DOCX or text file with
+``## `` headings but no syllabus structure is treated the same way. Text with no structure at all
+falls back to overlapping sentence windows (sentences end at ``. ! ?`` and the Bangla ``।``).
+
+Chunk text convention: every chunk's ``text`` is one **context line**, a newline, then the body::
+
+    21CS44 Operating Systems — Module 2
+    Module-2
+    Multi-threaded Programming: Overview; ...
+
+The context line is ``"<subject or document title> — <module or section>"`` (just the subject or
+title when there is neither). It is there so the embedding and the keyword leg both see which course
+and module a passage belongs to even when the body never names them. :func:`chunk_body` strips it
+again for display and de-duplication.
+
+Everything here is a pure function of a :class:`~worker.documents.Document`; no I/O.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+
+from worker.documents import Chunk, Document, Page
+
+CONTEXT_SEPARATOR = " — "
+"""Between subject/title and module/section on a chunk's first line."""
+
+STRUCTURED_KINDS = frozenset({"module", "outcomes", "objectives", "textbooks", "references", "header"})
+"""Kinds kept whole (split only beyond twice ``max_chars``)."""
+
+_BULLET_PUA = re.compile("[\ue000-\uf8ff]")  # Symbol-font bullets (e.g. U+F0B7) that PDFs extract as PUA
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+# ----------------------------------------------------------------------------------------------
+# Headings
+# ----------------------------------------------------------------------------------------------
+
+_MODULE_RE = re.compile(
+    r"^(?P<kw>(?i:module|unit|chapter))\s*[-–—:.]?\s*(?P<num>\d{1,2}|[IVX]{1,6})(?!\w)"
+    r"\s*(?P<sep>[-–—:.)]?)\s*(?P<rest>.*?)\s*$"
+)
+_HOURS_RE = re.compile(
+    r"^\(?\s*(?:no\.?\s*of\s*)?(?:hours|hrs)?\s*[:.\-]?\s*\d{1,3}\s*(?:hours?|hrs?\.?|h|l)?\s*\)?\.?$",
+    re.IGNORECASE,
+)
+_MD_HEADING_PREFIX = re.compile(r"^#{1,6}\s+")
+_ROMAN = {"I": 1, "V": 5, "X": 10}
+
+
+@dataclass(frozen=True)
+class _HeadingRule:
+    pattern: re.Pattern[str]
+    kind: str
+    name: str | None  # None: use the heading line itself
+    strong: bool  # strong headings also end a module; weak ones only end non-module sections
+
+
+_I = re.IGNORECASE
+_HEADINGS: tuple[_HeadingRule, ...] = (
+    _HeadingRule(
+        re.compile(r"^(?:course\s+(?:learning\s+)?objectives?|learning\s+objectives?)\b", _I),
+        "objectives",
+        "Course objectives",
+        True,
+    ),
+    _HeadingRule(
+        re.compile(r"^(?:(?:course|learning)\s+outcomes?\b|outcomes?\s*:?\s*$)", _I),
+        "outcomes",
+        "Course outcomes",
+        True,
+    ),
+    _HeadingRule(
+        re.compile(r"^(?:prescribed\s+|suggested\s+)?text\s*-?\s*books?\s*[:.]?\s*$", _I),
+        "textbooks",
+        "Textbooks",
+        True,
+    ),
+    _HeadingRule(
+        re.compile(r"^(?:reference\s*-?\s*books?|references)\s*[:.]?\s*$", _I),
+        "references",
+        "Reference books",
+        True,
+    ),
+    _HeadingRule(re.compile(r"^assessment\s+details\b", _I), "section", "Assessment details", True),
+    _HeadingRule(
+        re.compile(r"^continuous\s+internal\s+evaluation\s*:?\s*$", _I),
+        "section",
+        "Continuous Internal Evaluation",
+        True,
+    ),
+    _HeadingRule(
+        re.compile(r"^semester\s+end\s+exam(?:ination)?\s*:?\s*$", _I),
+        "section",
+        "Semester End Examination",
+        True,
+    ),
+    _HeadingRule(re.compile(r"^(?:CIE|SEE)\s+for\s+\S.{0,70}$"), "section", None, True),
+    _HeadingRule(
+        re.compile(r"^suggested\s+learning\s+resources\b", _I),
+        "section",
+        "Suggested learning resources",
+        True,
+    ),
+    _HeadingRule(re.compile(r"^web\s*-?\s*links\b", _I), "section", "Web links and video lectures", True),
+    _HeadingRule(
+        re.compile(r"^activity\s+based\s+learning\b", _I), "section", "Activity based learning", True
+    ),
+    _HeadingRule(re.compile(r"^practical\s+component\b", _I), "section", "Practical component", True),
+    _HeadingRule(re.compile(r"^RUBRICS?\s+FOR\b"), "section", None, True),
+    _HeadingRule(
+        re.compile(r"^teaching\s*-?\s*learning\s+process\s*(?:\(general\s+instructions\))?\s*:?\s*$", _I),
+        "section",
+        "Teaching-learning process",
+        False,
+    ),
+    _HeadingRule(
+        re.compile(r"^laboratory\s+component\s*:?\s*$", _I), "section", "Laboratory component", False
+    ),
+    _HeadingRule(re.compile(r"^pre\s*-?\s*requisites?\s*:?\s*$", _I), "section", "Prerequisites", False),
+)
+
+
+@dataclass(frozen=True)
+class _Heading:
+    kind: str
+    section: str | None
+    module: str | None
+    strong: bool
+
+
+def _roman_to_int(numeral: str) -> int:
+    total = 0
+    for i, ch in enumerate(numeral):
+        value = _ROMAN[ch]
+        nxt = _ROMAN[numeral[i + 1]] if i + 1 < len(numeral) else 0
+        total += -value if value < nxt else value
+    return total
+
+
+def module_label(keyword: str, number: str) -> str:
+    """Normalise a module/unit/chapter number: "Module 3" (arabic), "Unit II" (roman kept), "Chapter 4"."""
+    kw = keyword.lower()
+    if kw == "module":
+        n = number if number.isdigit() else str(_roman_to_int(number.upper()))
+        return f"Module {int(n)}"
+    if kw == "unit":
+        return f"Unit {number.upper() if not number.isdigit() else int(number)}"
+    return f"Chapter {number.upper() if not number.isdigit() else int(number)}"
+
+
+def _heading_candidate(text: str) -> str:
+    """The line as a heading would read: markdown ``#`` prefix removed (DOCX headings carry one)."""
+    return _MD_HEADING_PREFIX.sub("", text.strip())
+
+
+def _looks_like_heading_line(text: str) -> bool:
+    """Headings start with a capital and do not end a sentence.
+
+    Why: PDF text wraps mid-sentence, so "course outcomes." continuing a paragraph must not be
+    taken for the "Course outcomes" heading.
+    """
+    return bool(text) and text[0].isupper() and not text.rstrip().endswith((".", ",", ";"))
+
+
+def _match_module(text: str) -> _Heading | None:
+    line = _heading_candidate(text)
+    if not line or not line[0].isupper() or len(line) > 100:
+        return None
+    m = _MODULE_RE.match(line)
+    if not m:
+        return None
+    rest, sep = m.group("rest"), m.group("sep")
+    title: str | None = None
+    if rest and not _HOURS_RE.match(rest):
+        # "Module 1: Introduction" or "MODULE 2 RELATIONAL MODEL"; reject prose ("Unit 3 & Unit 4)").
+        if not (rest[0].isupper() and len(line) <= 80 and not line.endswith((".", ","))):
+            return None
+        if not sep and not rest.split()[0].isupper() and not rest.istitle():
+            return None
+        title = rest.strip(" :-–—")
+    label = module_label(m.group("kw"), m.group("num"))
+    return _Heading("module", title or None, label, True)
+
+
+def _generic_heading(text: str, previous: str) -> _Heading | None:
+    """An unnamed heading ("EXAM REVIEW SESSIONS", "Grading schedule") in a syllabus's prose part.
+
+    Why: without it, the first recognised heading of a US-style syllabus ("TEXTBOOK:") would swallow
+    every later policy section. Only short lines that start a block count: ALL CAPS after a blank
+    line or a finished sentence, or a short capitalised phrase after a blank line. Never used inside
+    a module or the course header, where wrapped lines ("Database", "EditionTata Mcgraw Hill ...")
+    look just like this.
+    """
+    line = _heading_candidate(text)
+    if not (3 <= len(line) <= 60) or any(c.isdigit() for c in line) or _LIST_START.match(line):
+        return None
+    if not line[0].isupper() or line.endswith((".", ",", ";", "!", "?")):
+        return None
+    if re.search(r"[,;=_{}\[\]<>|]|\w\(", line):  # code or data ("CUSTOMERS(ID,NAME,AGE)"), not a title
+        return None
+    words = line.rstrip(":").split()
+    letters = [c for c in line if c.isalpha()]
+    after_break = not previous or previous.endswith((".", "!", "?", ":", '"', "”", ")"))
+    all_caps = len(letters) >= 3 and all(c.isupper() for c in letters)
+    if all_caps and len(words) <= 8 and after_break:
+        return _Heading("section", _smart_title(line.rstrip(" :")), None, False)
+    if not previous and len(words) <= 5:
+        return _Heading("section", line.rstrip(" :"), None, False)
+    return None
+
+
+def _match_heading(text: str) -> _Heading | None:
+    """Classify a line as a module or section heading, or None for body text."""
+    heading = _match_module(text)
+    if heading:
+        return heading
+    line = _heading_candidate(text)
+    if not _looks_like_heading_line(line) or len(line) > 90:
+        return None
+    for rule in _HEADINGS:
+        if rule.pattern.match(line):
+            name = rule.name or _smart_title(line.rstrip(" :").strip())
+            return _Heading(rule.kind, name, None, rule.strong)
+    return None
+
+
+# ----------------------------------------------------------------------------------------------
+# Course headers
+# ----------------------------------------------------------------------------------------------
+
+_CODE_LINE = re.compile(
+    r"(?i:\b(?:course|subject|paper)\s*code)\s*[:：|.]?\s*(?P<code>[A-Z0-9]{2,12}(?:\s*/\s*[A-Z0-9]{2,12})*)\b"
+)
+_CODE_SHAPE = re.compile(r"^(?=[A-Z0-9]*\d)(?=[A-Z0-9]*[A-Z])[A-Z0-9]{4,12}$")
+_TITLE_FIELD = re.compile(r"^(?i:course\s*(?:title|name))\s*[:：|]?\s*(?P<title>.+)$")
+_META_LINE = re.compile(
+    r"^(?:[IVX]+\s*(?:st|nd|rd|th)?\s+semester\b.*|semester\s*[:\-]?\s*[\w/ ,]*|category\s*:.*|stream\s*:.*"
+    r"|\(.*\)|course\s*type\s*:.*)$",
+    re.IGNORECASE,
+)
+_TRAILING_SEMESTER = re.compile(r"\s+semester\s*[:\-]?\s*[\w/]+\s*$", re.IGNORECASE)
+_SMALL_WORDS = frozenset(
+    {"a", "an", "and", "as", "at", "by", "for", "in", "of", "on", "or", "the", "to", "with"}
+)
+_ACRONYMS = frozenset({"DBMS", "SQL", "IOT", "VLSI", "NLP", "API", "CAD", "GIS", "HCI", "CAM", "DSP", "AIML"})
+
+
+@dataclass(frozen=True)
+class CourseHeader:
+    """A course header found in a document's lines: code, printed title and where it starts."""
+
+    code: str
+    title: str | None
+    code_index: int  # the "Course Code" line
+    start_index: int  # first line of the header block (semester / title lines above the code line)
+
+    @property
+    def subject(self) -> str:
+        return f"{self.code} {self.title}" if self.title else self.code
+
+
+def _smart_title(text: str) -> str:
+    """Title-case an ALL-CAPS printed title ("DESIGN AND ANALYSIS OF ALGORITHMS"), keep others as printed."""
+    text = " ".join(text.split())
+    letters = [c for c in text if c.isalpha()]
+    if not letters or any(c.islower() for c in letters):
+        return text
+    words = []
+    for i, word in enumerate(text.split(" ")):
+        bare = re.sub(r"[^A-Za-z]", "", word)
+        if bare.lower() in _SMALL_WORDS and i > 0:
+            words.append(word.lower())
+        elif bare in _ACRONYMS or (0 < len(bare) <= 2):
+            words.append(word)
+        else:
+            words.append(re.sub(r"[a-z]+", lambda m: m.group(0).capitalize(), word.lower(), count=1))
+    return " ".join(words)
+
+
+def _is_title_like(text: str) -> bool:
+    return (
+        0 < len(text) <= 100
+        and any(c.isalpha() for c in text)
+        and not text.endswith((".", ",", ";", ":"))
+        and _match_heading(text) is None
+        and not _CODE_LINE.search(text)
+    )
+
+
+def find_courses(lines: Sequence[str]) -> list[CourseHeader]:
+    """Find every course header ("Course Code: 21CS44" and the title/semester lines above it).
+
+    Why the walk upwards: VTU prints "IV Semester / OPERATING SYSTEMS / Course Code: 21CS44"; the
+    title sits above the code line and must open the new course's header chunk, not close the
+    previous course's last section.
+    """
+    courses: list[CourseHeader] = []
+    floor = 0
+    for idx, raw in enumerate(lines):
+        m = _CODE_LINE.search(raw)
+        if not m:
+            continue
+        code = re.split(r"\s*/\s*", m.group("code"))[0].upper()
+        if not _CODE_SHAPE.match(code):
+            continue
+        title: str | None = None
+        start = idx
+        # "Course Title: X" close to the code line wins over the walk-up.
+        for near in range(max(floor, idx - 3), min(len(lines), idx + 4)):
+            tm = _TITLE_FIELD.match(lines[near].strip())
+            if tm:
+                title = _CODE_LINE.split(tm.group("title"))[0].strip(" :|")
+                start = min(start, near)
+        j = idx - 1
+        seen_title = title is not None
+        title_parts: list[str] = []
+        while j >= floor and idx - j <= 12:
+            text = _heading_candidate(lines[j])  # a DOCX title paragraph arrives as "# Title"
+            if not text or _META_LINE.match(text):
+                if text:
+                    start = j
+                j -= 1
+                continue
+            if not seen_title and _is_title_like(text):
+                title_parts.insert(0, text)
+                start = j
+                seen_title = True
+                # A long title wrapped onto two ALL-CAPS lines.
+                if j - 1 >= floor:
+                    above = _heading_candidate(lines[j - 1])
+                    if above and above.isupper() and _is_title_like(above) and not _META_LINE.match(above):
+                        title_parts.insert(0, above)
+                        start = j - 1
+                        j -= 1
+                j -= 1
+                continue
+            break
+        if title is None and title_parts:
+            title = _TRAILING_SEMESTER.sub("", " ".join(title_parts)).strip()
+        courses.append(CourseHeader(code, _smart_title(title) if title else None, idx, start))
+        floor = idx + 1
+    return courses
+
+
+def _preceding_code(code: str) -> str | None:
+    """The course printed just before ``code`` in a scheme booklet: 21CS53 -> 21CS52.
+
+    Why a guess at all: syllabus PDFs are page ranges cut from a university booklet ordered by
+    course code, so text before the first header is the end of the previous course. Calling it
+    21CS53 would put 21CS52's textbooks under the wrong course; :func:`link_course_tails` replaces
+    the guess with evidence when the other course's PDF is indexed too.
+    """
+    m = re.match(r"^(?P<prefix>.*?)(?P<num>\d+)$", code)
+    if not m or int(m.group("num")) <= 1:
+        return None
+    num = m.group("num")
+    return f"{m.group('prefix')}{int(num) - 1:0{len(num)}d}"
+
+
+# ----------------------------------------------------------------------------------------------
+# Lines and page boilerplate
+# ----------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Line:
+    page: int
+    text: str
+
+
+def _clean_text(text: str) -> str:
+    text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\u00a0", " ")
+    text = _BULLET_PUA.sub("•", text)
+    return _CONTROL.sub("", text)
+
+
+def _boiler_key(text: str) -> str:
+    return re.sub(r"\d+", "#", " ".join(text.split())).lower()
+
+
+def _lines(pages: Sequence[Page]) -> list[_Line]:
+    """All lines of all pages, minus running headers/footers.
+
+    Why: "03092022", "IPCC (26.04.2022) / 1", "Courses Common to all Programs Page 64" repeat at the
+    top or bottom of every page; left in, they split modules and pollute every chunk. A line (digits
+    ignored) seen in the first three or last two lines of most pages is boilerplate. Heading lines
+    are never dropped, so a two-page document with a module heading at the top of each page is safe.
+    """
+    # Runs of spaces and tabs (PDF layout) collapse to one space: "Course\tdetails" -> "Course details".
+    page_lines = [[" ".join(ln.split()) for ln in _clean_text(p.text).split("\n")] for p in pages]
+    remove: set[str] = set()
+    if len(pages) >= 2:
+        counts: Counter[str] = Counter()
+        for lines in page_lines:
+            counts.update({_boiler_key(lines[i]) for i in _zone(lines) if _boilerplate_candidate(lines[i])})
+        threshold = max(2, math.ceil(0.6 * len(pages)))
+        remove = {key for key, n in counts.items() if n >= threshold}
+    out: list[_Line] = []
+    for page, lines in zip(pages, page_lines, strict=True):
+        zone = _zone(lines) if remove else set()
+        kept = [
+            text
+            for i, text in enumerate(lines)
+            if not (i in zone and _boiler_key(text) in remove and _boilerplate_candidate(text))
+        ]
+        # Blank lines at a page's edges are layout, not paragraph breaks: a sentence or a module
+        # running over the page break must read on without a gap.
+        while kept and not kept[-1]:
+            kept.pop()
+        while kept and not kept[0]:
+            kept.pop(0)
+        out.extend(_Line(page.number, text) for text in kept)
+    return out
+
+
+def _zone(lines: list[str]) -> set[int]:
+    nonblank = [i for i, text in enumerate(lines) if text]
+    return set(nonblank[:3] + nonblank[-2:])
+
+
+def _boilerplate_candidate(text: str) -> bool:
+    """Short, not a sentence, not a heading, not a course code line."""
+    return (
+        bool(text)
+        and len(text) <= 100
+        and not text.endswith((".", "!", "?", "।"))
+        and _match_heading(text) is None
+        and not _CODE_LINE.search(text)
+    )
+
+
+# ----------------------------------------------------------------------------------------------
+# Sentences and windows
+# ----------------------------------------------------------------------------------------------
+
+_SENTENCE_END = re.compile(r"(?<=[.!?।])[\"'”’)\]]*\s+(?=[^a-z0-9\s])")
+_LIST_START = re.compile(r"^(?:\d{1,2}[.)]\s|[•●▪◦■\-*–]\s|CO\s*\d|CLO\s*\d|#{1,6}\s)")
+_BN_DANDA = re.compile(r"(?<=।)\s*")
+
+
+@dataclass
+class _Sentence:
+    text: str
+    page: int
+    page_end: int
+
+
+def split_sentences(text: str) -> list[str]:
+    """Split plain text into sentences (``. ! ?`` followed by a capital, and the Bangla ``।``)."""
+    return [s.text for s in _sentences([_Line(1, ln) for ln in text.split("\n")], max_chars=10**9)]
+
+
+_ABBREVIATIONS = re.compile(
+    r"(?:^|\s)(?:Dr|Mr|Mrs|Ms|Prof|St|No|Nos|vs|Fig|Ch|Sec|Vol|Ed|approx|e\.g|i\.e|etc)\.$", re.I
+)
+
+
+def _split_sentence_parts(line: str) -> list[str]:
+    parts: list[str] = []
+    for piece in _SENTENCE_END.split(line):
+        for part in _BN_DANDA.split(piece):
+            if not part:
+                continue
+            if parts and _ABBREVIATIONS.search(parts[-1]):
+                parts[-1] = f"{parts[-1]} {part}"  # "Dr. Smith", "No. of hours": not a sentence end
+            else:
+                parts.append(part)
+    return parts
+
+
+def _sentences(lines: Sequence[_Line], max_chars: int) -> list[_Sentence]:
+    """Sentences with the pages they span, from wrapped lines.
+
+    Line breaks inside a paragraph are joined (PDF text wraps mid-sentence); blank lines and list
+    items ("1.", "•", "CO1") start a new sentence. Over-long "sentences" (tables, URL lists) are cut
+    at word boundaries so no window ever exceeds ``max_chars`` on their account.
+    """
+    out: list[_Sentence] = []
+    buf: list[str] = []
+    first = last = 0
+
+    def flush() -> None:
+        nonlocal buf
+        if buf:
+            out.append(_Sentence(" ".join(buf), first, last))
+            buf = []
+
+    for line in lines:
+        text = line.text.strip()
+        if not text:
+            flush()
+            continue
+        if _LIST_START.match(text):
+            flush()
+        parts = _split_sentence_parts(text)
+        for k, part in enumerate(parts):
+            if not buf:
+                first = line.page
+            buf.append(part.strip())
+            last = line.page
+            if k < len(parts) - 1 or part.rstrip().endswith((".", "!", "?", "।", ".”", '."')):
+                flush()
+    flush()
+    result: list[_Sentence] = []
+    for s in out:
+        if len(s.text) <= max_chars:
+            result.append(s)
+            continue
+        words, piece = s.text.split(), ""
+        for w in words:
+            if piece and len(piece) + 1 + len(w) > max_chars:
+                result.append(_Sentence(piece, s.page, s.page_end))
+                piece = w
+            else:
+                piece = f"{piece} {w}" if piece else w
+        if piece:
+            result.append(_Sentence(piece, s.page, s.page_end))
+    return result
+
+
+def _windows(
+    sentences: Sequence[_Sentence], max_chars: int, size: int, overlap: int
+) -> list[list[_Sentence]]:
+    """Overlapping windows of up to ``size`` sentences and ``max_chars`` characters.
+
+    Each window after the first repeats the last ``overlap`` sentences of the one before, so a fact
+    stated across a window boundary is still retrievable whole; the start always advances.
+    """
+    out: list[list[_Sentence]] = []
+    i, n = 0, len(sentences)
+    while i < n:
+        j, length = i, 0
+        while j < n and j - i < size and (j == i or length + 1 + len(sentences[j].text) <= max_chars):
+            length += len(sentences[j].text) + 1
+            j += 1
+        out.append(list(sentences[i:j]))
+        if j >= n:
+            break
+        i = max(i + 1, j - overlap)
+    return out
+
+
+# ----------------------------------------------------------------------------------------------
+# Sections
+# ----------------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Section:
+    kind: str
+    section: str | None
+    module: str | None
+    subject: str | None
+    heading: _Line | None = None
+    lines: list[_Line] = field(default_factory=list)
+
+    def has_content(self) -> bool:
+        return any(line.text for line in self.lines)
+
+
+def _structured_sections(
+    lines: list[_Line], courses: list[CourseHeader], default_subject: str | None
+) -> list[_Section]:
+    """Walk the lines once, opening a section at each heading and switching course at each header."""
+    starts = {c.start_index: c for c in courses}
+    subject = default_subject
+    if courses and courses[0].start_index > 0:
+        pre = lines[: courses[0].start_index]
+        if any(_match_heading(ln.text) for ln in pre if ln.text):
+            # The document opens with the end of another course's syllabus (21CS53 p1).
+            subject = _preceding_code(courses[0].code)
+        else:
+            subject = courses[0].subject
+    sections: list[_Section] = []
+    current = _Section("section", None, None, subject)
+    for i, line in enumerate(lines):
+        if i in starts:
+            sections.append(current)
+            subject = starts[i].subject
+            current = _Section("header", "Course details", None, subject)
+            current.lines.append(line)
+            continue
+        heading = _match_heading(line.text) if line.text else None
+        if heading is None and line.text and current.kind not in ("module", "header"):
+            heading = _generic_heading(line.text, lines[i - 1].text if i else "")
+        if heading and (heading.strong or current.kind != "module"):
+            sections.append(current)
+            current = _Section(heading.kind, heading.section, heading.module, subject, heading=line)
+            continue
+        current.lines.append(line)
+    sections.append(current)
+    return sections
+
+
+_MD_SECTION = re.compile(r"^##\s+(?P<title>.+?)\s*#*\s*$")
+_MD_TITLE = re.compile(r"^#\s+\S")
+
+
+def _markdown_sections(lines: list[_Line], subject: str | None) -> list[_Section]:
+    """Cut at ``## `` headings; fenced code blocks are not scanned for headings."""
+    sections: list[_Section] = []
+    current = _Section("section", None, None, subject)
+    fenced = False
+    for line in lines:
+        if line.text.startswith(("```", "~~~")):
+            fenced = not fenced
+        m = None if fenced else _MD_SECTION.match(line.text)
+        if m:
+            sections.append(current)
+            current = _Section("section", m.group("title").strip(), None, subject, heading=line)
+            continue
+        if not fenced and current.heading is None and _MD_TITLE.match(line.text):
+            continue  # the document's "# Title" line: already the context line's title
+        current.lines.append(line)
+    sections.append(current)
+    return sections
+
+
+# ----------------------------------------------------------------------------------------------
+# Chunks
+# ----------------------------------------------------------------------------------------------
+
+
+def context_line(subject_or_title: str, label: str | None) -> str:
+    """The first line of every chunk: "21CS44 Operating Systems — Module 2"."""
+    return f"{subject_or_title}{CONTEXT_SEPARATOR}{label}" if label else subject_or_title
+
+
+def chunk_body(text: str) -> str:
+    """A chunk's text without its context line (for display and near-duplicate checks)."""
+    return text.split("\n", 1)[1] if "\n" in text else ""
+
+
+def _join(lines: Iterable[_Line]) -> str:
+    out: list[str] = []
+    for line in lines:
+        if line.text or (out and out[-1]):
+            out.append(line.text)
+    return "\n".join(out).strip()
+
+
+def _label(section: _Section) -> str | None:
+    if section.module and section.section:
+        return f"{section.module}: {section.section}"
+    return section.module or section.section
+
+
+def _line_parts(lines: list[_Line], max_chars: int, heading: _Line | None = None) -> list[list[_Line]]:
+    """Split a long section at line boundaries into balanced parts of at most about ``max_chars``.
+
+    Why lines, not sentence windows: syllabus blocks are lists (topics, experiments, books) whose
+    line breaks are the natural boundaries, and list items are too short for sentence windows.
+    """
+    pieces: list[_Line] = []
+    for line in lines:
+        if len(line.text) <= max_chars:
+            pieces.append(line)
+        else:  # one enormous line (a table flattened by extraction): cut it at sentences or words
+            pieces.extend(_Line(s.page, s.text) for s in _sentences([line], max_chars))
+    total = sum(len(line.text) + 1 for line in pieces)
+    target = total / math.ceil(total / max_chars)
+    parts: list[list[_Line]] = [[]]
+    size = 0
+    for line in pieces:
+        full = size >= target or size + len(line.text) + 1 > max_chars
+        if full and any(ln.text for ln in parts[-1] if ln is not heading):
+            parts.append([])
+            size = 0
+        parts[-1].append(line)
+        size += len(line.text) + 1
+    return [p for p in parts if any(ln.text for ln in p)]
+
+
+class _Builder:
+    def __init__(self, doc: Document) -> None:
+        self.doc = doc
+        self.chunks: list[Chunk] = []
+
+    def add(self, section: _Section, kind: str, body: str, page: int | None, page_end: int | None) -> None:
+        head = section.subject or self.doc.title
+        text = f"{context_line(head, _label(section))}\n{body}"
+        self.chunks.append(
+            Chunk(
+                chunk_id=f"{self.doc.doc_id}:{len(self.chunks)}",
+                doc_id=self.doc.doc_id,
+                file=self.doc.file,
+                title=self.doc.title,
+                text=text,
+                subject=section.subject,
+                module=section.module,
+                section=section.section,
+                page=page,
+                page_end=page_end,
+                version=self.doc.version,
+                status=self.doc.status,
+                lang=self.doc.lang,
+                kind=kind,
+            )
+        )
+
+
+def _content_pages(section: _Section) -> tuple[int | None, int | None]:
+    """Cite the page the content starts on (a heading alone at the foot of a page points onward)."""
+    body = [ln for ln in section.lines if ln.text]
+    if body:
+        return body[0].page, body[-1].page
+    if section.heading:
+        return section.heading.page, section.heading.page
+    return None, None
+
+
+def _emit_windows(
+    builder: _Builder, section: _Section, lines: list[_Line], max_chars: int, size: int, overlap: int
+) -> None:
+    sentences = _sentences(lines, max_chars)
+    for window in _windows(sentences, max_chars, size, overlap):
+        body = " ".join(s.text for s in window)
+        builder.add(section, "window", body, window[0].page, max(s.page_end for s in window))
+
+
+def _emit_section(
+    builder: _Builder, section: _Section, max_chars: int, size: int, overlap: int, *, syllabus: bool
+) -> None:
+    """One chunk per section; long ones split by lines (syllabi) or sentence windows (prose).
+
+    In a syllabus the heading line stays in the body ("MODULE-2 No. of Hours: 8" carries the hours);
+    in Markdown it is already the context line.
+    """
+    if not section.has_content():
+        return  # a bare heading such as "Suggested Learning Resources:" introduces the next section
+    lines = ([section.heading] if syllabus and section.heading else []) + section.lines
+    body = _join(lines)
+    page, page_end = _content_pages(section)
+    limit = 2 * max_chars if section.kind in STRUCTURED_KINDS else max_chars
+    if len(body) <= limit:
+        builder.add(section, section.kind, body, page, page_end)
+    elif syllabus:
+        for part in _line_parts(lines, max_chars, section.heading):
+            nonblank = [ln for ln in part if ln.text and ln is not section.heading] or part
+            builder.add(section, section.kind, _join(part), nonblank[0].page, nonblank[-1].page)
+    else:
+        _emit_windows(builder, section, lines, max_chars, size, overlap)
+
+
+def _is_structured(lines: list[_Line], courses: list[CourseHeader]) -> bool:
+    if courses:
+        return True
+    kinds = Counter()
+    for line in lines:
+        heading = _match_heading(line.text) if line.text else None
+        if heading:
+            kinds[heading.kind] += 1
+    return kinds["module"] >= 2 or len({k for k in kinds if k in STRUCTURED_KINDS}) >= 2
+
+
+def chunk_document(
+    doc: Document, max_chars: int = 1200, window_sentences: int = 5, overlap_sentences: int = 2
+) -> list[Chunk]:
+    """Cut a loaded document into retrievable chunks (see the module docstring for the rules).
+
+    ``max_chars`` bounds generic sections and sentence windows; structured sections (modules,
+    outcomes, textbooks ...) may reach twice that before they are split. Windows hold up to
+    ``window_sentences`` sentences and repeat ``overlap_sentences`` of the previous window.
+    """
+    if max_chars < 50:
+        raise ValueError("max_chars must be at least 50")
+    if window_sentences < 1 or not 0 <= overlap_sentences < window_sentences:
+        raise ValueError("need window_sentences >= 1 and 0 <= overlap_sentences < window_sentences")
+    builder = _Builder(doc)
+    if doc.kind == "markdown":
+        lines = [_Line(p.number, ln.rstrip()) for p in doc.pages for ln in _clean_text(p.text).split("\n")]
+        for section in _markdown_sections(lines, doc.subject):
+            _emit_section(builder, section, max_chars, window_sentences, overlap_sentences, syllabus=False)
+        return builder.chunks
+
+    lines = _lines(doc.pages)
+    courses = find_courses([ln.text for ln in lines])
+    if _is_structured(lines, courses):
+        for section in _structured_sections(lines, courses, doc.subject):
+            _emit_section(builder, section, max_chars, window_sentences, overlap_sentences, syllabus=True)
+    elif any(_MD_SECTION.match(ln.text) for ln in lines):
+        for section in _markdown_sections(lines, doc.subject):
+            _emit_section(builder, section, max_chars, window_sentences, overlap_sentences, syllabus=False)
+    else:
+        whole = _Section("window", None, None, doc.subject, lines=lines)
+        if whole.has_content():
+            _emit_windows(builder, whole, lines, max_chars, window_sentences, overlap_sentences)
+    return builder.chunks
+
+
+def detect_subject(pages: Sequence[Page], prefer: str | None = None) -> str | None:
+    """The document's main course ("21CS44 Operating Systems"), or None when it has no course header.
+
+    The first course header wins (a later one is the next course's header printed on the last
+    page), unless ``prefer`` (e.g. the file name) names one of the codes found.
+    """
+    courses = find_courses([ln.text for ln in _lines(pages)])
+    if not courses:
+        return None
+    if prefer:
+        wanted = prefer.upper()
+        for course in courses:
+            if course.code in wanted:
+                return course.subject
+    return courses[0].subject
+
+
+# ----------------------------------------------------------------------------------------------
+# Across documents
+# ----------------------------------------------------------------------------------------------
+
+_CODE_ONLY = re.compile(r"^[A-Z0-9]{4,12}$")
+
+
+def _shingles(text: str, k: int = 5) -> set[tuple[str, ...]]:
+    words = re.findall(r"\w+", text.lower())
+    if len(words) < k:
+        return {tuple(words)} if words else set()
+    return {tuple(words[i : i + k]) for i in range(len(words) - k + 1)}
+
+
+def link_course_tails(chunks: Sequence[Chunk], min_coverage: float = 0.6) -> list[Chunk]:
+    """Give tail chunks the full subject of the course they were copied from, when it is indexed.
+
+    A chunk from the start of a PDF that precedes its first course header carries only a guessed
+    code (see :func:`_preceding_code`). When another document in the same batch or collection
+    contains the same passage under a known course ("21CS52 Computer Networks"), that evidence
+    replaces the guess; otherwise the chunk is returned unchanged. Pure: returns new chunks.
+    """
+    known: dict[str, list[tuple[Chunk, set[tuple[str, ...]]]]] = {}
+    for c in chunks:
+        if c.subject and not _CODE_ONLY.match(c.subject):
+            known.setdefault(c.doc_id, []).append((c, _shingles(chunk_body(c.text))))
+    out: list[Chunk] = []
+    for c in chunks:
+        if not (c.subject and _CODE_ONLY.match(c.subject)):
+            out.append(c)
+            continue
+        mine = _shingles(chunk_body(c.text))
+        best: tuple[float, str] | None = None
+        for doc_id, items in known.items():
+            if doc_id == c.doc_id or not mine:
+                continue
+            covered = set().union(*(s for _, s in items)) & mine
+            coverage = len(covered) / len(mine)
+            if coverage < min_coverage:
+                continue
+            votes: Counter[str] = Counter()
+            for other, shingles in items:
+                votes[other.subject or ""] += len(shingles & mine)
+            subject = votes.most_common(1)[0][0]
+            if best is None or coverage > best[0]:
+                best = (coverage, subject)
+        if best is None:
+            out.append(c)
+            continue
+        label = c.text.split("\n", 1)[0]
+        rest = label.split(CONTEXT_SEPARATOR, 1)[1] if CONTEXT_SEPARATOR in label else None
+        new_text = f"{context_line(best[1], rest)}\n{chunk_body(c.text)}"
+        out.append(replace(c, subject=best[1], text=new_text))
+    return out

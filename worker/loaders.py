@@ -1,0 +1,634 @@
+"""Turn uploaded bytes into a :class:`~worker.documents.Document`, or say exactly why not.
+
+Why so many checks: uploads come from admins in a chat window, not from a pipeline. A scanned PDF,
+a password-protected file, a phone photo renamed ``.pdf`` or a 60 MB booklet must each produce a
+message the admin can act on ("... run OCR and upload the result"), never an empty index or a
+stack trace. Every such failure is an :class:`IngestError` (a ``ValueError``) whose message says
+what is wrong and what to do, so a batch can report it per file and carry on with the rest.
+
+Dispatch looks at the extension *and* the first bytes: a real PDF or DOCX is loaded whatever its
+name (with a warning when the name disagrees); content that is something else (a PNG named
+``.pdf``, a ZIP that is not a Word document) is refused with a message naming what it really is.
+
+Formats: PDF (pypdf, page by page, 1-based *physical* page numbers — printed page labels such as
+"Page 64" are ignored), Markdown with ``---`` front matter (``id, title, version, status, lang``),
+plain text, and DOCX (python-docx: paragraphs, headings and table cells in document order, one
+page). Pure apart from parsing the bytes it is given; no file system or network access.
+"""
+
+from __future__ import annotations
+
+import codecs
+import io
+import logging
+import re
+import unicodedata
+import zipfile
+from pathlib import PurePath, PureWindowsPath
+
+from worker.chunking import detect_subject
+from worker.documents import Document, Page
+
+SUPPORTED_TYPES = "PDF (.pdf), Markdown (.md), plain text (.txt) and Word (.docx)"
+
+_EXTENSIONS = {
+    ".pdf": "pdf",
+    ".md": "markdown",
+    ".markdown": "markdown",
+    ".txt": "text",
+    ".text": "text",
+    ".docx": "docx",
+}
+_LITTLE_TEXT_CHARS = 20  # non-space characters below which a page counts as "little text"
+
+
+class IngestError(ValueError):
+    """A file that cannot be indexed; the message says what is wrong and what to do."""
+
+    def __init__(self, message: str, *, file: str | None = None) -> None:
+        super().__init__(message)
+        self.file = file
+
+
+class TooLarge(IngestError):
+    """Over the size limit; refused before any parsing."""
+
+
+class UnsupportedType(IngestError):
+    """A format Syllabot does not read (or content that is not what its extension claims)."""
+
+
+class CorruptFile(IngestError):
+    """Damaged or truncated, or not a valid file of the type its name claims."""
+
+
+class EncryptedFile(IngestError):
+    """Password-protected, and the empty password does not open it."""
+
+
+class NoTextLayer(IngestError):
+    """A PDF with no extractable text on any page, typically a scan."""
+
+
+class EmptyDocument(IngestError):
+    """Readable, but there is no text in it."""
+
+
+# ----------------------------------------------------------------------------------------------
+# Sniffing
+# ----------------------------------------------------------------------------------------------
+
+_DESCRIPTIONS = {
+    "pdf": "a PDF document",
+    "docx": "a Word document",
+    "xlsx": "an Excel workbook",
+    "pptx": "a PowerPoint presentation",
+    "odf": "an OpenDocument file",
+    "epub": "an EPUB e-book",
+    "zip": "a ZIP archive",
+    "zip-damaged": "a damaged ZIP archive",
+    "ole": "a legacy Microsoft Office file (.doc/.xls/.ppt, 97-2003 format)",
+    "ooxml-encrypted": "a password-protected Office document",
+    "png": "a PNG image",
+    "jpeg": "a JPEG image",
+    "gif": "a GIF image",
+    "tiff": "a TIFF image",
+    "webp": "a WebP image",
+    "rtf": "an RTF document",
+    "html": "an HTML page",
+    "gzip": "a gzip archive",
+    "text": "plain text",
+    "binary": "binary data",
+}
+
+_IMAGE_KINDS = frozenset({"png", "jpeg", "gif", "tiff", "webp"})
+
+
+def _sniff(data: bytes) -> str:
+    """What the bytes are, from their signature (extension-independent)."""
+    head = data[:1024]
+    at = head.find(b"%PDF-")
+    # Readers accept junk before the header (e.g. a mail gateway's binary prefix), but a text file
+    # that merely mentions "%PDF-" is still text.
+    if at == 0 or (at > 0 and (not head[:at].strip() or any(b == 0 or b >= 0x80 for b in head[:at]))):
+        return "pdf"
+    if data.startswith(b"PK\x03\x04") or data.startswith(b"PK\x05\x06"):
+        try:
+            with zipfile.ZipFile(io.BytesIO(data)) as archive:
+                names = set(archive.namelist())
+        except (zipfile.BadZipFile, OSError, ValueError):
+            return "zip-damaged"
+        if "word/document.xml" in names:
+            return "docx"
+        if any(n.startswith("xl/") for n in names):
+            return "xlsx"
+        if any(n.startswith("ppt/") for n in names):
+            return "pptx"
+        if "META-INF/container.xml" in names:
+            return "epub"
+        if "content.xml" in names and "mimetype" in names:
+            return "odf"
+        return "zip"
+    if data.startswith(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"):
+        if "EncryptedPackage".encode("utf-16-le") in data[:1_000_000]:
+            return "ooxml-encrypted"
+        return "ole"
+    if data.startswith(b"\x89PNG\r\n\x1a\n"):
+        return "png"
+    if data.startswith(b"\xff\xd8\xff"):
+        return "jpeg"
+    if data.startswith((b"GIF87a", b"GIF89a")):
+        return "gif"
+    if data.startswith((b"II*\x00", b"MM\x00*")):
+        return "tiff"
+    if data.startswith(b"RIFF") and data[8:12] == b"WEBP":
+        return "webp"
+    if data.startswith(b"\x1f\x8b"):
+        return "gzip"
+    if data.lstrip().startswith(b"{\\rtf"):
+        return "rtf"
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return "text"
+    lowered = head.lstrip().lower()
+    if lowered.startswith((b"<!doctype html", b"<html")):
+        return "html"
+    if b"\x00" in data[:8192]:
+        return "binary"
+    return "text"
+
+
+def _advice_for(kind: str) -> str:
+    if kind in _IMAGE_KINDS:
+        return "export it to PDF and run OCR so it has a text layer (e.g. `ocrmypdf`), or upload the original"
+    if kind == "ole":
+        return "open it in Word (or LibreOffice) and save it as .docx or PDF"
+    if kind in {"xlsx", "pptx", "odf", "epub", "rtf", "html"}:
+        return "save or export it as PDF, .docx, .md or .txt"
+    return "upload the original file"
+
+
+# ----------------------------------------------------------------------------------------------
+# Public entry point
+# ----------------------------------------------------------------------------------------------
+
+
+def load_document(data: bytes, filename: str, max_bytes: int) -> Document:
+    """Load one uploaded file; raise a specific :class:`IngestError` subclass when it cannot be used.
+
+    The size limit is checked first, before anything looks inside the bytes, so an oversized upload
+    costs no parsing.
+    """
+    name = PureWindowsPath(filename).name if "\\" in filename else PurePath(filename).name
+    name = name or "document"
+    size = len(data)
+    if size > max_bytes:
+        raise TooLarge(
+            f"{name} is {_mb(size)}, over the {_mb(max_bytes)} limit; split it into smaller files or "
+            "re-export it without embedded images (an operator can raise SYLLABOT_MAX_DOCUMENT_MB)",
+            file=name,
+        )
+    if size == 0:
+        raise EmptyDocument(f"{name} is empty (0 bytes); check you uploaded the right file", file=name)
+    ext = PurePath(name).suffix.lower()
+    claimed = _EXTENSIONS.get(ext)
+    actual = _sniff(data)
+
+    if actual in {"pdf", "docx"}:
+        warnings = []
+        if claimed != actual:
+            warnings.append(
+                f"{name} is named {ext or 'without an extension'} but contains {_DESCRIPTIONS[actual]}; "
+                f"loaded it as {_DESCRIPTIONS[actual]}"
+            )
+        doc = _load_pdf(data, name) if actual == "pdf" else _load_docx(data, name)
+        doc.warnings[:0] = warnings
+        return doc
+    if actual == "ooxml-encrypted":
+        raise EncryptedFile(
+            f"{name} is a password-protected Office document; open it, remove the password "
+            "(File > Info > Protect Document > Encrypt with Password, clear it), save and upload it again",
+            file=name,
+        )
+    if claimed is None:
+        what = _DESCRIPTIONS.get(actual, "an unknown format")
+        raise UnsupportedType(
+            f"{name} is {what} ({ext or 'no extension'}), which Syllabot cannot index; "
+            f"supported types are {SUPPORTED_TYPES}"
+            + ("; if it is plain text, rename it to .txt or .md" if actual == "text" else ""),
+            file=name,
+        )
+    if claimed == "pdf":
+        if actual in {"text", "binary", "zip-damaged"}:
+            raise CorruptFile(
+                f"{name} is not a readable PDF (it has no PDF header: the file is damaged or is not a PDF); "
+                "re-export it or upload the original",
+                file=name,
+            )
+        raise UnsupportedType(
+            f"{name} is named .pdf but contains {_DESCRIPTIONS[actual]}, not a PDF; {_advice_for(actual)}. "
+            f"Supported types are {SUPPORTED_TYPES}",
+            file=name,
+        )
+    if claimed == "docx":
+        if actual in {"zip", "zip-damaged", "text", "binary"}:
+            detail = {
+                "zip": "a ZIP archive without word/document.xml",
+                "zip-damaged": "a damaged or truncated ZIP container",
+            }.get(actual, "not a ZIP container at all")
+            raise CorruptFile(
+                f"{name} is not a readable Word document ({detail}); save it again from Word as .docx "
+                "or upload a PDF",
+                file=name,
+            )
+        raise UnsupportedType(
+            f"{name} is named .docx but contains {_DESCRIPTIONS[actual]}; {_advice_for(actual)}. "
+            f"Supported types are {SUPPORTED_TYPES}",
+            file=name,
+        )
+    # .md / .txt
+    if actual != "text":
+        if actual == "binary":
+            raise CorruptFile(
+                f"{name} is not readable text (it contains binary data); upload the original text file, "
+                "or a PDF or .docx",
+                file=name,
+            )
+        raise UnsupportedType(
+            f"{name} is named {ext} but contains {_DESCRIPTIONS[actual]}; {_advice_for(actual)}. "
+            f"Supported types are {SUPPORTED_TYPES}",
+            file=name,
+        )
+    return _load_markdown(data, name) if claimed == "markdown" else _load_text(data, name)
+
+
+def _mb(n: int) -> str:
+    return f"{n / (1024 * 1024):.1f} MB"
+
+
+# ----------------------------------------------------------------------------------------------
+# Helpers shared by the formats
+# ----------------------------------------------------------------------------------------------
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_PUA = re.compile("[\ue000-\uf8ff]")
+
+
+def _clean(text: str, *, compat: bool = False) -> str:
+    """Normalise extracted text: newlines, control characters, symbol-font bullets.
+
+    ``compat`` applies NFKC, which undoes PDF ligatures ("ﬁ" -> "fi") and full-width forms.
+    """
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text = unicodedata.normalize("NFKC" if compat else "NFC", text)
+    text = _PUA.sub("•", text)
+    return _CONTROL.sub("", text)
+
+
+def slugify(text: str) -> str:
+    """A stable doc_id from a file stem: "RVCE_CI114TA AI" -> "rvce-ci114ta-ai"."""
+    slug = re.sub(r"[\W_]+", "-", text.lower()).strip("-")
+    return slug or "document"
+
+
+def _stem(name: str) -> str:
+    return PurePath(name).stem or name  # "shipping.bn.md" -> "shipping.bn", distinct from "shipping"
+
+
+def _guess_lang(text: str) -> str:
+    """Return "bn" when Bengali script dominates the letters, else "en" (front matter overrides it)."""
+    letters = [c for c in text if c.isalpha()]
+    if not letters:
+        return "en"
+    bengali = sum(1 for c in letters if "\u0980" <= c <= "\u09ff")
+    return "bn" if bengali / len(letters) > 0.3 else "en"
+
+
+def _decode(data: bytes, name: str) -> tuple[str, list[str]]:
+    """UTF-8 (a BOM is fine), UTF-16 with a BOM; otherwise Windows-1252 with a warning."""
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        try:
+            return data.decode("utf-16"), []
+        except UnicodeDecodeError:
+            pass
+    try:
+        return data.decode("utf-8-sig"), []
+    except UnicodeDecodeError as exc:
+        where = exc.start
+    for encoding in ("cp1252", "latin-1"):
+        try:
+            text = data.decode(encoding)
+        except UnicodeDecodeError:
+            continue
+        return text, [
+            f"{name} is not valid UTF-8 (first bad byte at offset {where}); read it as {encoding}, so some "
+            "accented or non-Latin characters may be wrong: save it as UTF-8 and upload it again"
+        ]
+    raise AssertionError("latin-1 decodes every byte string")  # pragma: no cover
+
+
+def _require_text(pages: list[Page], name: str) -> None:
+    if not any(p.text.strip() for p in pages):
+        raise EmptyDocument(
+            f"{name} contains no text; add content or check you uploaded the right file", file=name
+        )
+
+
+# ----------------------------------------------------------------------------------------------
+# PDF
+# ----------------------------------------------------------------------------------------------
+
+_JUNK_TITLES = re.compile(
+    r"^(?:untitled|microsoft word\b.*|document\d*|\s*)$|\.(?:docx?|pdf|pptx?|odt)$", re.I
+)
+
+
+def _load_pdf(data: bytes, name: str) -> Document:
+    """Page by page with pypdf; physical page numbers; scans and encryption reported clearly."""
+    from pypdf import PasswordType, PdfReader
+    from pypdf.errors import DependencyError, FileNotDecryptedError, PyPdfError
+
+    pypdf_log = logging.getLogger("pypdf")
+    level = pypdf_log.level
+    pypdf_log.setLevel(logging.ERROR)  # pypdf logs every recoverable quirk; our warnings say what matters
+    try:
+        try:
+            reader = PdfReader(io.BytesIO(data), strict=False)
+        except (PyPdfError, ValueError, KeyError, TypeError, IndexError, OSError, AttributeError) as exc:
+            raise CorruptFile(
+                f"{name} is not a readable PDF ({_short(exc)}); re-export it or upload the original",
+                file=name,
+            ) from exc
+        if reader.is_encrypted:
+            try:
+                opened = reader.decrypt("")
+            except DependencyError as exc:
+                raise EncryptedFile(
+                    f"{name} is encrypted with a cipher this installation cannot open ({_short(exc)}); "
+                    "save an unprotected copy (print to PDF) and upload that",
+                    file=name,
+                ) from exc
+            except (PyPdfError, ValueError, KeyError, TypeError) as exc:
+                raise EncryptedFile(
+                    f"{name} is password-protected and could not be opened ({_short(exc)}); remove the "
+                    "password (open it and print or save it as an unprotected PDF) and upload it again",
+                    file=name,
+                ) from exc
+            if opened == PasswordType.NOT_DECRYPTED:
+                raise EncryptedFile(
+                    f"{name} is password-protected; remove the password (open it and print or save it as "
+                    "an unprotected PDF) and upload it again",
+                    file=name,
+                )
+        try:
+            page_objects = list(reader.pages)
+        except FileNotDecryptedError as exc:
+            raise EncryptedFile(
+                f"{name} is password-protected; remove the password and upload it again", file=name
+            ) from exc
+        except (PyPdfError, ValueError, KeyError, TypeError, IndexError, AttributeError) as exc:
+            raise CorruptFile(
+                f"{name} is not a readable PDF (its page tree is damaged: {_short(exc)}); re-export it "
+                "or upload the original",
+                file=name,
+            ) from exc
+        if not page_objects:
+            raise EmptyDocument(f"{name} has no pages; re-export it or upload the original", file=name)
+
+        pages: list[Page] = []
+        failed: list[int] = []
+        for number, page in enumerate(page_objects, start=1):
+            try:
+                text = page.extract_text() or ""
+            except Exception:  # a single broken content stream must not lose the other pages
+                failed.append(number)
+                text = ""
+            pages.append(Page(number, _clean(text, compat=True)))
+        title = _pdf_title(reader)
+    finally:
+        pypdf_log.setLevel(level)
+
+    if len(failed) == len(pages):
+        raise CorruptFile(
+            f"{name} is not a readable PDF (text extraction failed on every page); re-export it or upload "
+            "the original",
+            file=name,
+        )
+    if not any(p.text.strip() for p in pages):
+        raise NoTextLayer(
+            f"{name} has no extractable text (scanned PDF?): none of its {len(pages)} page(s) has a text "
+            "layer; run OCR on it (e.g. `ocrmypdf in.pdf out.pdf`, or Acrobat's Recognize Text) and upload "
+            "the result",
+            file=name,
+        )
+    warnings: list[str] = []
+    if failed:
+        warnings.append(f"{name}: could not read the text of page(s) {_pages(failed)}; they are not indexed")
+    thin = [
+        p.number
+        for p in pages
+        if p.number not in failed and len("".join(p.text.split())) < _LITTLE_TEXT_CHARS
+    ]
+    if thin:
+        warnings.append(
+            f"{name}: page(s) {_pages(thin)} have little or no extractable text (scanned or image-only?); "
+            "their content will not be found unless you OCR the file and upload it again"
+        )
+    stem = _stem(name)
+    subject = detect_subject(pages, prefer=stem)
+    return Document(
+        doc_id=slugify(stem),
+        file=name,
+        title=title or subject or stem,
+        pages=pages,
+        kind="pdf",
+        lang=_guess_lang(" ".join(p.text for p in pages)[:20000]),
+        subject=subject,
+        warnings=warnings,
+    )
+
+
+def _pdf_title(reader: object) -> str | None:
+    try:
+        meta = reader.metadata  # type: ignore[attr-defined]
+        title = (meta.title if meta else None) or ""
+    except Exception:  # broken Info dictionaries are common and never fatal
+        return None
+    title = " ".join(str(title).split())
+    return None if _JUNK_TITLES.search(title) else title
+
+
+def _pages(numbers: list[int]) -> str:
+    shown = ", ".join(str(n) for n in numbers[:10])
+    return shown + (f" and {len(numbers) - 10} more" if len(numbers) > 10 else "")
+
+
+def _short(exc: BaseException) -> str:
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text if len(text) <= 120 else text[:117] + "..."
+
+
+# ----------------------------------------------------------------------------------------------
+# Markdown and plain text
+# ----------------------------------------------------------------------------------------------
+
+_FRONT_MATTER = re.compile(r"\A---[ \t]*\n(?P<body>.*?)\n(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.S)
+_MD_H1 = re.compile(r"^#\s+(?P<title>.+?)\s*#*\s*$", re.M)
+
+
+def parse_front_matter(text: str) -> tuple[dict[str, str], str, list[str]]:
+    """Split ``---`` front matter (simple ``key: value`` lines) from the body.
+
+    Returns (fields with lower-case keys, body, warnings). Deliberately not YAML: the fields are flat
+    strings, and a YAML parser would turn ``version: 3.10`` into the float 3.1.
+    """
+    if not text.startswith("---"):
+        return {}, text, []
+    m = _FRONT_MATTER.match(text)
+    if not m:
+        return {}, text, ["front matter starts with --- but has no closing --- line; it was read as text"]
+    fields: dict[str, str] = {}
+    for line in m.group("body").split("\n"):
+        if not line.strip() or line.lstrip().startswith("#") or ":" not in line:
+            continue
+        key, value = line.split(":", 1)
+        value = value.strip()
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+            value = value[1:-1]
+        fields[key.strip().lower()] = value
+    return fields, text[m.end() :], []
+
+
+def _load_markdown(data: bytes, name: str) -> Document:
+    text, warnings = _decode(data, name)
+    text = _clean(text)
+    fields, body, fm_warnings = parse_front_matter(text)
+    warnings += [f"{name}: {w}" for w in fm_warnings]
+    pages = [Page(1, body)]
+    _require_text(pages, name)
+    stem = _stem(name)
+    heading = _MD_H1.search(body)
+    return Document(
+        doc_id=fields.get("id") or slugify(stem),
+        file=name,
+        title=fields.get("title") or (heading.group("title") if heading else None) or stem,
+        pages=pages,
+        kind="markdown",
+        version=fields.get("version") or None,
+        status=(fields.get("status") or "current").lower(),
+        lang=(fields.get("lang") or _guess_lang(body)).lower(),
+        subject=fields.get("subject") or None,
+        warnings=warnings,
+    )
+
+
+def _load_text(data: bytes, name: str) -> Document:
+    text, warnings = _decode(data, name)
+    pages = [Page(1, _clean(text))]
+    _require_text(pages, name)
+    stem = _stem(name)
+    subject = detect_subject(pages, prefer=stem)
+    heading = _MD_H1.search(pages[0].text)
+    return Document(
+        doc_id=slugify(stem),
+        file=name,
+        title=(heading.group("title") if heading else None) or subject or stem,
+        pages=pages,
+        kind="text",
+        lang=_guess_lang(pages[0].text),
+        subject=subject,
+        warnings=warnings,
+    )
+
+
+# ----------------------------------------------------------------------------------------------
+# DOCX
+# ----------------------------------------------------------------------------------------------
+
+
+def _load_docx(data: bytes, name: str) -> Document:
+    """Paragraphs and tables in document order; headings become ``#``/``##`` lines for the chunker."""
+    import docx
+    from docx.opc.exceptions import PackageNotFoundError
+
+    try:
+        document = docx.Document(io.BytesIO(data))
+        lines = list(_docx_blocks(document))
+    except (PackageNotFoundError, zipfile.BadZipFile, KeyError, ValueError, OSError, AttributeError) as exc:
+        raise CorruptFile(
+            f"{name} is not a readable Word document ({_short(exc)}); save it again from Word as .docx or "
+            "upload a PDF",
+            file=name,
+        ) from exc
+    except Exception as exc:  # lxml syntax errors and the like from damaged XML parts
+        raise CorruptFile(
+            f"{name} is not a readable Word document (damaged XML: {_short(exc)}); save it again from Word "
+            "as .docx or upload a PDF",
+            file=name,
+        ) from exc
+    pages = [Page(1, _clean("\n".join(lines)))]
+    _require_text(pages, name)
+    stem = _stem(name)
+    subject = detect_subject(pages, prefer=stem)
+    try:
+        core_title = (document.core_properties.title or "").strip()
+    except Exception:
+        core_title = ""
+    first_heading = next((ln.lstrip("# ").strip() for ln in lines if ln.startswith("#")), None)
+    return Document(
+        doc_id=slugify(stem),
+        file=name,
+        title=core_title or first_heading or subject or stem,
+        pages=pages,
+        kind="docx",
+        lang=_guess_lang(pages[0].text),
+        subject=subject,
+    )
+
+
+def _docx_blocks(container: object) -> list[str]:
+    from docx.table import Table
+    from docx.text.paragraph import Paragraph
+
+    out: list[str] = []
+    for block in container.iter_inner_content():  # type: ignore[attr-defined]
+        if isinstance(block, Paragraph):
+            text = block.text.strip()
+            if not text:
+                out.append("")
+                continue
+            style = (block.style.name if block.style is not None else "") or ""
+            out.append(_heading_prefix(style) + text)
+        elif isinstance(block, Table):
+            out.extend(_docx_table(block))
+    return out
+
+
+def _heading_prefix(style: str) -> str:
+    """Title -> "# ", Heading 1/2 -> "## ", deeper -> "### ", list items -> "• "."""
+    if style == "Title":
+        return "# "
+    m = re.match(r"Heading\s*(\d)", style)
+    if m:
+        return "## " if int(m.group(1)) <= 2 else "### "
+    if style.startswith("List"):
+        return "• "
+    return ""
+
+
+def _docx_table(table: object) -> list[str]:
+    """One line per row, cells joined by spaces (as PDF extraction reads a table); merged cells once."""
+    lines: list[str] = []
+    for row in table.rows:  # type: ignore[attr-defined]
+        seen: set[int] = set()
+        cells: list[str] = []
+        for cell in row.cells:
+            key = id(cell._tc)
+            if key in seen:
+                continue
+            seen.add(key)
+            inner = [ln for ln in _docx_blocks(cell) if ln.strip()]
+            if inner:
+                cells.append(" ".join(inner))
+        if cells:
+            lines.append(" ".join(cells))
+    return lines
