@@ -1,0 +1,60 @@
+"""Test doubles shared by several test modules.
+
+:class:`TruncatedEmbedder` reproduces the incident this product exists for: a Matryoshka model
+asked for fewer dimensions returns the first 768 components of its unit 3072-d vectors *without*
+renormalising them. Each such vector has length ~0.5, so a raw dot product between two of them is
+~1/4 of their true cosine and a relevant passage falls under the 0.15 threshold. Only the one
+``normalise()`` in :class:`~worker.embedders.base.Embedder` stands between that and the index.
+"""
+
+from __future__ import annotations
+
+import re
+import zlib
+from collections.abc import Sequence
+
+import numpy as np
+
+from worker.embedders.base import Embedder
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+class TruncatedEmbedder(Embedder):
+    """Bag-of-words random projection to unit 3072-d vectors, then truncated to the first 768.
+
+    Deterministic: every lower-cased word maps to a Gaussian vector seeded by its crc32, so texts
+    that share words have a high full-length cosine (about shared / sqrt(n1 * n2)) on every machine.
+    :meth:`full` gives the untruncated unit vectors for "what the cosine should have been".
+    """
+
+    FULL_DIM = 3072
+
+    def __init__(self, dim: int = 768) -> None:
+        self.dim = dim
+        self.id = f"fake-matryoshka-{self.FULL_DIM}-truncated-{dim}"
+        self._word_vectors: dict[str, np.ndarray] = {}
+
+    def _word(self, word: str) -> np.ndarray:
+        vector = self._word_vectors.get(word)
+        if vector is None:
+            rng = np.random.default_rng(zlib.crc32(word.encode("utf-8")))
+            vector = self._word_vectors[word] = rng.standard_normal(self.FULL_DIM)
+        return vector
+
+    def full(self, texts: Sequence[str]) -> np.ndarray:
+        """Unit 3072-d vectors, float64: the model's untruncated output."""
+        out = np.zeros((len(texts), self.FULL_DIM))
+        for row, text in enumerate(texts):
+            words = _WORD.findall(text.lower()) or ["<empty>"]
+            for word in words:
+                out[row] += self._word(word)
+            out[row] /= np.linalg.norm(out[row])
+        return out
+
+    def truncated(self, texts: Sequence[str]) -> np.ndarray:
+        """What the server sends back: the first ``dim`` components, *not* unit length."""
+        return self.full(texts)[:, : self.dim].astype(np.float32)
+
+    def _raw_documents(self, texts: Sequence[str]) -> np.ndarray:
+        return self.truncated(texts)

