@@ -23,6 +23,16 @@ class Keys:
         """List the worker LPUSHes a finished job's result to, awaited by the client with BLPOP."""
         return f"{self.prefix}result:{job_id}"
 
+    @property
+    def workers(self) -> str:
+        """Sorted set worker id -> last heartbeat (unix seconds); live workers beat every few seconds."""
+        return f"{self.prefix}workers"
+
+    @property
+    def wake(self) -> str:
+        """Pub/sub channel the client publishes to after enqueueing, so idle workers poll at once."""
+        return f"{self.prefix}wake"
+
     # --- collections ----------------------------------------------------------------------
     @property
     def collections(self) -> str:

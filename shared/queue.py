@@ -1,15 +1,119 @@
 """The queue client: the only way front-ends talk to workers.
 
-INTERFACE STUB — implemented under issue 3 ("Worker and queue"). Front-ends code against exactly
-these names; the implementation must keep them.
+Mechanism (measured in ``bench/queue_latency.py``; figures in ``docs/BENCHMARKS.md``). arq's stock
+client and worker poll Redis every 0.5 s for new jobs and for results; ours wait on events instead:
+
+* **Enqueue: one round trip.** A Lua script checks that a worker is alive (heartbeat sorted set
+  ``Keys.workers``, scored with the Redis server's clock so hosts' clock skew does not matter),
+  writes the job exactly as arq's ``ArqRedis.enqueue_job`` would (``arq:job:<id>`` pickled by
+  ``arq.jobs.serialize_job``, a ZADD on the queue ``Keys(prefix).queue``) and ``PUBLISH``es the job
+  id on ``Keys.wake``. No live worker -> :class:`NoWorker` and nothing is enqueued, so a question
+  never sits in a queue nobody reads. arq's ``enqueue_job`` would cost three round trips (WATCH,
+  EXISTS, MULTI/EXEC) to guard against a job-id collision a fresh uuid4 cannot have.
+* **Start:** workers (``worker.main.FastWorker``) sleep on the wake channel rather than arq's fixed
+  poll and claim jobs with one Lua call (see there).
+* **Result: pushed, not polled.** The job function ``RPUSH``es a JSON envelope
+  (``{"ok": true, "result": ...}`` or ``{"ok": false, "error": "..."}``) onto
+  ``Keys.result_list(job_id)`` (with an expiry) and the client waits with ``BLPOP``, so the answer
+  arrives the moment it exists. arq's own pickled result storage is off (``keep_result=0``):
+  nothing reads it, and it would live outside our key prefix.
+* **Progress:** ingest/reindex jobs write ``stage/done/total`` into ``Keys.progress(collection,
+  job_id)``; the client reads it every 0.5 s while it waits and calls the ``progress`` callback.
+
+arq keeps its per-job bookkeeping under fixed names (``arq:job:<id>``, ``arq:in-progress:<id>``,
+``arq:retry:<id>``; constants in arq, not configurable). Those keys are deleted when a job finishes
+and expire otherwise; jobs expire at the caller's timeout so a question nobody waits for any more
+is never answered late.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import json
+import logging
+import time
+import uuid
 from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+import redis.exceptions
+from arq.connections import ArqRedis, RedisSettings, create_pool
+from arq.constants import in_progress_key_prefix, job_key_prefix
+from arq.jobs import serialize_job
+from pydantic import BaseModel, ValidationError
 
 from shared.config import Settings
+from shared.keys import Keys
+from shared.redis_conn import RedisUnavailable, describe, resolve_redis_url
 from shared.schema import Answer, AskRequest, IngestReport, SourceInfo
+
+log = logging.getLogger("syllabot.queue")
+_M = TypeVar("_M", bound=BaseModel)
+
+# --- the wire protocol both sides agree on ----------------------------------------------------
+
+#: arq function names of the jobs a worker serves.
+JOB_ASK = "ask"
+JOB_INGEST = "ingest"
+JOB_REINDEX = "reindex"
+JOB_SOURCES = "sources"
+JOB_REMOVE = "remove"
+
+#: How often a worker refreshes its heartbeat, and how long one stays valid.
+HEARTBEAT_INTERVAL_S = 2.0
+HEARTBEAT_TTL_S = 10.0
+#: How long an unclaimed result list lives (the client normally pops it within milliseconds).
+RESULT_TTL_S = 300
+#: Default wait for ingest/reindex: embedding a large upload on a CPU can take minutes.
+INGEST_TIMEOUT_S = 1800.0
+#: How often the client looks at the progress key while it waits.
+PROGRESS_POLL_S = 0.5
+
+# Lua, so liveness uses the Redis server's clock (workers may run on other hosts).
+_COUNT_LIVE = "local t = redis.call('TIME') return redis.call('ZCOUNT', KEYS[1], t[1], '+inf')"
+# KEYS: workers, job key, queue. ARGV: serialised job, expiry ms, job id, wake channel.
+# Returns 0 (no live worker, nothing written) or the job's score (enqueue time, server clock, ms).
+_ENQUEUE = """
+local t = redis.call('TIME')
+if redis.call('ZCOUNT', KEYS[1], t[1], '+inf') == 0 then return 0 end
+local score = t[1] * 1000 + math.floor(t[2] / 1000)
+redis.call('PSETEX', KEYS[2], ARGV[2], ARGV[1])
+redis.call('ZADD', KEYS[3], score, ARGV[3])
+redis.call('PUBLISH', ARGV[4], ARGV[3])
+return score
+"""
+_BEAT = (
+    "local t = redis.call('TIME') "
+    "redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', '(' .. t[1]) "
+    "redis.call('ZADD', KEYS[1], t[1] + tonumber(ARGV[2]), ARGV[1]) "
+    "redis.call('EXPIRE', KEYS[1], math.ceil(tonumber(ARGV[2])) * 2) "
+    "return redis.call('ZCARD', KEYS[1])"
+)
+
+_REDIS_ERRORS = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError)
+
+
+def ok_envelope(result: Any) -> bytes:
+    """The bytes a worker pushes for a job that succeeded (``result`` must be JSON-ready)."""
+    return json.dumps({"ok": True, "result": result}, ensure_ascii=False).encode()
+
+
+def error_envelope(exc: BaseException) -> bytes:
+    """The bytes a worker pushes for a job that raised: a message fit to show an admin."""
+    message = str(exc).strip() or type(exc).__name__
+    return json.dumps({"ok": False, "error": message, "type": type(exc).__name__}).encode()
+
+
+async def beat(redis_client: Any, keys: Keys, worker_id: str, ttl_s: float = HEARTBEAT_TTL_S) -> int:
+    """Record one heartbeat of ``worker_id``; returns how many workers are live."""
+    return int(await redis_client.eval(_BEAT, 1, keys.workers, worker_id, str(ttl_s)))
+
+
+# --- errors ------------------------------------------------------------------------------------
+
+
+_NO_WORKER = "no Syllabot worker is running (no heartbeat in Redis); start one with `syllabot worker`"
 
 
 class QueueError(RuntimeError):
@@ -39,32 +143,275 @@ class QueueClient:
     """Enqueue a job and await its result.
 
     ``progress`` callbacks receive dicts like ``{"stage": "embedding", "done": 120, "total": 300}``.
+    One client serves any number of concurrent calls (each waits on its own result list); create it
+    once per process and :meth:`close` it at shutdown. Methods connect lazily, and reconnect when
+    called from a different event loop than the last call.
     """
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
+        self.keys = Keys(settings.key_prefix)
+        self._pool: ArqRedis | None = None
+        self._url: str | None = None
+        self._enqueue_script: Any = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._connect_lock = asyncio.Lock()
 
-    async def connect(self) -> None: ...
+    # --- connection ---------------------------------------------------------------------------
 
-    async def close(self) -> None: ...
+    async def connect(self) -> None:
+        """Open the Redis pool; :class:`RedisUnreachable` (fast, no retries) when it does not answer."""
+        async with self._connect_lock:
+            if self._pool is not None:
+                return
+            try:
+                self._url = await asyncio.to_thread(resolve_redis_url, self.settings)
+            except RedisUnavailable as exc:
+                raise RedisUnreachable(str(exc)) from exc
+            redis_settings = RedisSettings.from_dsn(self._url)
+            redis_settings.conn_retries = 0
+            redis_settings.conn_timeout = 2  # type: ignore[assignment]  # a float would do too
+            try:
+                self._pool = await create_pool(redis_settings, default_queue_name=self.keys.queue)
+                self._loop = asyncio.get_running_loop()
+            except (*_REDIS_ERRORS, redis.exceptions.RedisError) as exc:
+                raise RedisUnreachable(self._unreachable(exc)) from exc
+
+    async def close(self) -> None:
+        if self._pool is not None:
+            pool, self._pool = self._pool, None
+            with contextlib.suppress(Exception):
+                await pool.aclose()
+
+    async def __aenter__(self) -> QueueClient:
+        await self.connect()
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.close()
+
+    def _unreachable(self, exc: BaseException) -> str:
+        where = describe(self._url) if self._url else "(unresolved)"
+        return (
+            f"Redis at {where} is unreachable ({exc}). Is the server running? "
+            "Check REDIS_URL, or unset it to use the embedded Redis."
+        )
+
+    async def _redis(self) -> ArqRedis:
+        loop = asyncio.get_running_loop()
+        if self._pool is not None and self._loop is not loop:
+            # Connections belong to the loop that opened them (e.g. a caller using asyncio.run per
+            # request): drop them rather than fail with "attached to a different loop".
+            self._pool, self._enqueue_script = None, None
+            self._connect_lock = asyncio.Lock()
+        if self._pool is None:
+            await self.connect()
+            self._loop = loop
+        assert self._pool is not None
+        return self._pool
+
+    # --- liveness -----------------------------------------------------------------------------
+
+    async def worker_count(self) -> int:
+        """How many workers have a live heartbeat (0 means nothing would run a job)."""
+        pool = await self._redis()
+        try:
+            count = int(await pool.eval(_COUNT_LIVE, 1, self.keys.workers))
+        except _REDIS_ERRORS as exc:
+            raise RedisUnreachable(self._unreachable(exc)) from exc
+        return count
+
+    async def _require_worker(self) -> None:
+        if not await self.worker_count():
+            raise NoWorker(_NO_WORKER)
+
+    # --- jobs ---------------------------------------------------------------------------------
 
     async def ask(self, request: AskRequest, timeout: float | None = None) -> Answer:
-        raise NotImplementedError
+        started = time.perf_counter()
+        result = await self._call(
+            JOB_ASK, request.model_dump(mode="json"), timeout=timeout or self.settings.ask_timeout_s
+        )
+        answer = _validate(Answer, result)
+        round_trip = (time.perf_counter() - started) * 1000.0
+        answer.timings.queue = max(0.0, round(round_trip - answer.timings.total, 3))
+        return answer
 
     async def ingest(
-        self, collection: str, filename: str, data: bytes, who: str,
-        progress: ProgressCallback | None = None, timeout: float | None = None,
-    ) -> IngestReport:
-        raise NotImplementedError
-
-    async def reindex(
-        self, collection: str, who: str, progress: ProgressCallback | None = None,
+        self,
+        collection: str,
+        filename: str,
+        data: bytes,
+        who: str,
+        progress: ProgressCallback | None = None,
         timeout: float | None = None,
     ) -> IngestReport:
-        raise NotImplementedError
+        return await self.ingest_many(collection, [(filename, data)], who, progress, timeout)
+
+    async def ingest_many(
+        self,
+        collection: str,
+        files: list[tuple[str, bytes]],
+        who: str,
+        progress: ProgressCallback | None = None,
+        timeout: float | None = None,
+    ) -> IngestReport:
+        """Several files in one job, so the collection's index is rebuilt once, not once per file."""
+        result = await self._call(
+            JOB_INGEST,
+            collection,
+            [(name, bytes(data)) for name, data in files],
+            who,
+            timeout=timeout or INGEST_TIMEOUT_S,
+            progress=progress,
+            collection=collection,
+        )
+        return _validate(IngestReport, result)
+
+    async def reindex(
+        self,
+        collection: str,
+        who: str,
+        progress: ProgressCallback | None = None,
+        timeout: float | None = None,
+    ) -> IngestReport:
+        result = await self._call(
+            JOB_REINDEX,
+            collection,
+            who,
+            timeout=timeout or INGEST_TIMEOUT_S,
+            progress=progress,
+            collection=collection,
+        )
+        return _validate(IngestReport, result)
 
     async def sources(self, collection: str, timeout: float | None = None) -> list[SourceInfo]:
-        raise NotImplementedError
+        result = await self._call(JOB_SOURCES, collection, timeout=timeout or self.settings.ask_timeout_s)
+        if not isinstance(result, list):
+            raise JobFailed(f"worker returned {type(result).__name__} for sources, expected a list")
+        return [_validate(SourceInfo, item) for item in result]
 
-    async def remove(self, collection: str, doc_id: str, who: str, timeout: float | None = None) -> IngestReport:
-        raise NotImplementedError
+    async def remove(
+        self, collection: str, doc_id: str, who: str, timeout: float | None = None
+    ) -> IngestReport:
+        result = await self._call(
+            JOB_REMOVE, collection, doc_id, who, timeout=timeout or INGEST_TIMEOUT_S, collection=collection
+        )
+        return _validate(IngestReport, result)
+
+    # --- the round trip -----------------------------------------------------------------------
+
+    async def _call(
+        self,
+        function: str,
+        *args: Any,
+        timeout: float,
+        progress: ProgressCallback | None = None,
+        collection: str | None = None,
+    ) -> Any:
+        """Enqueue ``function(*args)``, wake the workers, and wait for the result envelope."""
+        pool = await self._redis()
+        job_id = uuid.uuid4().hex
+        try:
+            await self._enqueue(pool, job_id, function, args, timeout)
+            progress_key = self.keys.progress(collection, job_id) if progress and collection else None
+            raw = await self._wait(pool, job_id, timeout, progress, progress_key)
+        except _REDIS_ERRORS as exc:
+            raise RedisUnreachable(self._unreachable(exc)) from exc
+        envelope = json.loads(raw)
+        if not envelope.get("ok"):
+            raise JobFailed(str(envelope.get("error") or "the job failed without a message"))
+        return envelope.get("result")
+
+    async def _enqueue(
+        self, pool: ArqRedis, job_id: str, function: str, args: tuple[Any, ...], timeout: float
+    ) -> None:
+        """Check liveness, store the job as arq does, queue it and wake the workers: one round trip."""
+        if self._enqueue_script is None:
+            self._enqueue_script = pool.register_script(_ENQUEUE)
+        job = serialize_job(function, args, {}, None, int(time.time() * 1000))
+        score = await self._enqueue_script(
+            keys=[self.keys.workers, job_key_prefix + job_id, self.keys.queue],
+            args=[job, max(1, int(timeout * 1000)), job_id, self.keys.wake],
+        )
+        if not score:
+            raise NoWorker(_NO_WORKER)
+
+    async def _wait(
+        self,
+        pool: ArqRedis,
+        job_id: str,
+        timeout: float,
+        progress: ProgressCallback | None,
+        progress_key: str | None,
+    ) -> bytes:
+        """BLPOP the result list in slices; between slices report progress and check liveness."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        result_key = self.keys.result_list(job_id)
+        slice_s = PROGRESS_POLL_S if progress_key else 2.0
+        last: dict | None = None
+        while True:
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                await self._give_up(pool, job_id)
+                raise QueueTimeout(await self._timeout_message(pool, job_id, timeout))
+            # Never 0: BLPOP 0 blocks forever. Sub-second timeouts need Redis >= 6.
+            item = await pool.blpop([result_key], timeout=max(0.01, min(slice_s, remaining)))
+            if item is not None:
+                if progress_key and progress is not None:  # the final count, even for a quick job
+                    await self._report_progress(pool, progress_key, progress, last)
+                return item[1]
+            if progress_key and progress is not None:
+                last = await self._report_progress(pool, progress_key, progress, last)
+            await self._require_worker()
+
+    async def _report_progress(
+        self, pool: ArqRedis, key: str, progress: ProgressCallback, last: dict | None
+    ) -> dict | None:
+        raw = await pool.hgetall(key)
+        if not raw:
+            return last
+        state = decode_progress(raw)
+        if state != last:
+            try:
+                await progress(state)
+            except Exception:  # a broken progress display must not lose the result
+                log.exception("progress callback failed")
+        return state
+
+    async def _timeout_message(self, pool: ArqRedis, job_id: str, timeout: float) -> str:
+        started = await pool.exists(in_progress_key_prefix + job_id)
+        if started:
+            return f"a worker took the job but no result came within {timeout:g} s"
+        return f"no worker picked the job up within {timeout:g} s (all busy?); it was withdrawn"
+
+    async def _give_up(self, pool: ArqRedis, job_id: str) -> None:
+        """Withdraw a job nobody has started, so it does not run after the caller stopped waiting."""
+        with contextlib.suppress(*_REDIS_ERRORS):
+            if not await pool.exists(in_progress_key_prefix + job_id):
+                async with pool.pipeline(transaction=True) as pipe:
+                    pipe.zrem(self.keys.queue, job_id)
+                    pipe.delete(job_key_prefix + job_id)
+                    await pipe.execute()
+
+
+def decode_progress(raw: dict[Any, Any]) -> dict:
+    """A progress hash as ``{"stage": str, "done": int, "total": int}`` (plus any extra fields)."""
+    state: dict[str, Any] = {}
+    for key, value in raw.items():
+        name = key.decode() if isinstance(key, bytes) else str(key)
+        text = value.decode() if isinstance(value, bytes) else str(value)
+        state[name] = int(text) if name in ("done", "total") and text.lstrip("-").isdigit() else text
+    return state
+
+
+def _validate(model: type[_M], data: Any) -> _M:
+    """Validate a worker's JSON into our model; a mismatch is reported as a failed job, not a crash."""
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise JobFailed(
+            f"the worker's reply does not match this version's {model.__name__} ({exc.error_count()} "
+            "errors); are the bot and the worker the same Syllabot version?"
+        ) from exc

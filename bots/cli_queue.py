@@ -1,0 +1,214 @@
+"""The CLI's side of the queue: `syllabot ask`, `syllabot index` and `syllabot worker`.
+
+``ask`` and ``index`` go through a worker when one is running (so a running worker serves the new
+index at once and the CLI loads no model), and otherwise run the very same code in this process —
+on the embedded Redis when ``REDIS_URL`` is unset — so `syllabot ask "..."` answers on a fresh
+machine with nothing else started. On a fresh data directory the default collection is seeded from
+the sample corpus shipped in the distribution, and the terminal says so (on stderr, so ``--json``
+output stays clean).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import getpass
+import sys
+from typing import TextIO
+
+from shared.config import Settings
+from shared.queue import JobFailed, NoWorker, QueueClient, QueueError, QueueTimeout, RedisUnreachable
+from shared.redis_conn import RedisUnavailable
+from shared.schema import Answer, AskRequest, IngestReport
+
+
+def _say(message: str) -> None:
+    print(f"syllabot: {message}", file=sys.stderr)
+
+
+def _user() -> str:
+    try:
+        return f"cli:{getpass.getuser()}"
+    except Exception:  # no login name in some containers
+        return "cli"
+
+
+class _ProgressLine:
+    """``embedding 120/300`` redrawn in place on a terminal; silent when stderr is not one."""
+
+    def __init__(self, stream: TextIO = sys.stderr) -> None:
+        self.stream = stream
+        self.enabled = stream.isatty()
+        self.drawn = False
+
+    def update(self, stage: str, done: int, total: int) -> None:
+        if self.enabled:
+            self.stream.write(f"\r{stage} {done}/{total}   ")
+            self.stream.flush()
+            self.drawn = True
+
+    async def from_queue(self, state: dict) -> None:
+        self.update(str(state.get("stage", "")), int(state.get("done", 0)), int(state.get("total", 0)))
+
+    def close(self) -> None:
+        if self.drawn:
+            self.stream.write("\r\033[K")
+            self.stream.flush()
+
+
+# --- ask --------------------------------------------------------------------------------------
+
+
+def run_ask(settings: Settings, question: str, collection: str, as_json: bool) -> int:
+    """Answer one question and print it; 0 when an answer (even "Not in your materials") was shown."""
+    request = AskRequest(question=question, collection=collection, platform="cli", user=_user())
+    try:
+        answer = asyncio.run(ask(settings, request))
+    except (QueueError, RedisUnavailable) as exc:
+        _say(str(exc))
+        return 1
+    print(answer.model_dump_json(indent=2) if as_json else render_answer(answer))
+    return 0
+
+
+async def ask(settings: Settings, request: AskRequest) -> Answer:
+    """Through a worker when one is alive, else in this process (same pipeline, same answer)."""
+    client = QueueClient(settings)
+    try:
+        answer = await client.ask(request)
+        # A fresh default collection: seed it from the sample corpus through the worker, ask again.
+        fresh = answer.index_version is None and request.collection == settings.default_collection
+        if fresh and await _seed_via_queue(client, request.collection):
+            answer = await client.ask(request)
+        return answer
+    except NoWorker:
+        pass  # nothing would run the job: do it here
+    # RedisUnreachable propagates: the engine needs Redis just as much as the queue does.
+    finally:
+        await client.close()
+    return await ask_in_process(settings, request)
+
+
+async def ask_in_process(settings: Settings, request: AskRequest) -> Answer:
+    """The worker's ``ask`` job, run here: engine, optional sample seeding, answerer."""
+    from worker.answerers import get_answerer
+    from worker.engine import Engine
+    from worker.jobs import answer_question
+
+    engine = Engine(settings)
+    if request.collection == settings.default_collection:
+        await asyncio.to_thread(_seed_locally, engine, request.collection)
+    answerer = get_answerer(settings)
+    try:
+        return await answer_question(engine, answerer, request)
+    finally:
+        close = getattr(answerer, "aclose", None)
+        if close is not None:
+            await close()
+
+
+def _seed_locally(engine: object, collection: str) -> None:
+    from worker.sample import seed_if_empty
+
+    line = _ProgressLine()
+    try:
+        report = seed_if_empty(engine, collection, progress=line.update)  # type: ignore[arg-type]
+    finally:
+        line.close()
+    if report is not None:
+        _announce_seed(report)
+
+
+async def _seed_via_queue(client: QueueClient, collection: str) -> bool:
+    from worker.sample import sample_files
+
+    line = _ProgressLine()
+    try:
+        report = await client.ingest_many(
+            collection, sample_files(), who="sample-corpus", progress=line.from_queue
+        )
+    finally:
+        line.close()
+    _announce_seed(report)
+    return report.changed
+
+
+def _announce_seed(report: IngestReport) -> None:
+    documents = sum(1 for f in report.files if f.ok)
+    _say(
+        f"the '{report.collection}' collection was empty, so it now holds the sample corpus shipped "
+        f"with Syllabot ({documents} documents, {report.total_chunks} passages). "
+        "Add your own materials with `syllabot index PATH`."
+    )
+
+
+def render_answer(answer: Answer) -> str:
+    """Plain text for a terminal: the answer, any labelled general knowledge, numbered sources."""
+    lines = [answer.text]
+    if answer.general_knowledge:
+        lines += ["", answer.general_knowledge]
+    if answer.citations:
+        lines += ["", "Sources:"]
+        for c in answer.citations:
+            where = f"  ({c.file})" if c.file and c.file not in c.label else ""
+            lines.append(f"  [{c.n}] {c.label or c.title}{where}")
+    if answer.note:
+        lines += ["", f"Note: {answer.note}"]
+    return "\n".join(lines)
+
+
+# --- index ------------------------------------------------------------------------------------
+
+
+def run_index(settings: Settings, collection: str, files: list[tuple[str, bytes]]) -> IngestReport:
+    """Index through a running worker (with progress), or in this process when none runs.
+
+    Queue failures are raised as ``ValueError`` (the CLI prints those as one line and exits 1);
+    Redis being unreachable as :class:`RedisUnavailable`.
+    """
+    try:
+        return asyncio.run(index(settings, collection, files))
+    except RedisUnreachable as exc:
+        raise RedisUnavailable(str(exc)) from exc
+    except (JobFailed, QueueTimeout, QueueError) as exc:
+        raise ValueError(str(exc)) from exc
+
+
+async def index(
+    settings: Settings, collection: str, files: list[tuple[str, bytes]], who: str | None = None
+) -> IngestReport:
+    who = who or _user()
+    line = _ProgressLine()
+    client = QueueClient(settings)
+    try:
+        if await client.worker_count():
+            _say("indexing through the running worker")
+            return await client.ingest_many(collection, files, who=who, progress=line.from_queue)
+    except NoWorker:
+        pass  # the worker went away between the check and the job
+    finally:
+        line.close()
+        await client.close()
+    return await asyncio.to_thread(_index_locally, settings, collection, files, who)
+
+
+def _index_locally(
+    settings: Settings, collection: str, files: list[tuple[str, bytes]], who: str
+) -> IngestReport:
+    from worker.engine import Engine
+
+    line = _ProgressLine()
+    try:
+        return Engine(settings).ingest(collection, files, who=who, progress=line.update)
+    finally:
+        line.close()
+
+
+# --- worker -----------------------------------------------------------------------------------
+
+
+def run_worker(settings: Settings) -> int:
+    """Run a worker in the foreground until interrupted."""
+    from worker.main import run_worker as serve
+
+    serve(settings)
+    return 0

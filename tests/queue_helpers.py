@@ -1,0 +1,190 @@
+"""Helpers for the queue and worker tests: a worker running in the test's event loop, stand-in
+engines, and worker subprocesses configured through the environment like a deployment would be."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import redis
+
+from shared.config import Settings
+from shared.keys import Keys
+from shared.schema import Hit, IngestReport, SourceInfo
+from worker.main import FastWorker, build_worker
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@dataclass
+class FakeResult:
+    """Shaped like ``worker.engine.SearchResult``."""
+
+    hits: list[Hit]
+    index_version: str | None = "v-test"
+    embed_ms: float = 0.1
+    search_ms: float = 0.1
+    fallback: bool = False
+
+
+def make_hit(rank: int, text: str, score: float = 0.6, cosine: float = 0.7, **extra: Any) -> Hit:
+    data: dict[str, Any] = {
+        "rank": rank,
+        "doc_id": f"doc-{rank}",
+        "file": f"doc-{rank}.md",
+        "title": f"Document {rank}",
+        "subject": "21CS44 Operating Systems",
+        "module": f"Module {rank}",
+        "page": rank,
+        "score": score,
+        "cosine": cosine,
+        "keyword": 0.5,
+        "text": text,
+        "label": f"21CS44 Operating Systems — Module {rank}, p. {rank}",
+    }
+    data.update(extra)
+    return Hit(**data)
+
+
+@dataclass
+class StandInEngine:
+    """The Engine's sync interface with scripted behaviour, for tests of the queue itself."""
+
+    search_delay_s: float = 0.0
+    fail_with: Exception | None = None
+    progress_steps: int = 0
+    progress_delay_s: float = 0.0
+    calls: list[tuple[str, tuple]] = field(default_factory=list)
+
+    def search(self, collection: str, question: str, k: int | None = None) -> FakeResult:
+        self.calls.append(("search", (collection, question, k)))
+        if self.search_delay_s:
+            time.sleep(self.search_delay_s)
+        if self.fail_with is not None:
+            raise self.fail_with
+        text = (
+            "Deadlock is a situation where processes wait for each other forever. "
+            "The banker's algorithm avoids deadlock."
+        )
+        return FakeResult([make_hit(1, text, score=0.8, cosine=0.8)])
+
+    def ingest(
+        self, collection: str, files: list[tuple[str, bytes]], who: str = "cli", progress: Any = None
+    ) -> IngestReport:
+        self.calls.append(("ingest", (collection, [name for name, _ in files], who)))
+        for step in range(1, self.progress_steps + 1):
+            if progress:
+                progress("embedding", step, self.progress_steps)
+            time.sleep(self.progress_delay_s)
+        if self.fail_with is not None:
+            raise self.fail_with
+        return IngestReport(collection=collection, index_version="v2", total_chunks=len(files), changed=True)
+
+    def reindex(self, collection: str, progress: Any = None) -> IngestReport:
+        self.calls.append(("reindex", (collection,)))
+        return IngestReport(collection=collection, index_version="v3", changed=True)
+
+    def remove(self, collection: str, doc_id: str) -> IngestReport:
+        self.calls.append(("remove", (collection, doc_id)))
+        return IngestReport(collection=collection, index_version="v4", changed=True)
+
+    def sources(self, collection: str) -> list[SourceInfo]:
+        return [SourceInfo(doc_id="d1", file="a.md", title="A", pages=1, chunks=2, indexed_at="now")]
+
+
+@contextlib.asynccontextmanager
+async def running_worker(settings: Settings, **ctx: Any) -> AsyncIterator[FastWorker]:
+    """A FastWorker in this event loop until the block ends; ``ctx`` may hold engine/answerer."""
+    worker = build_worker(settings, handle_signals=False, ctx={"settings": settings, **ctx})
+    task = asyncio.create_task(worker.async_run())
+    try:
+        await wait_for_workers(settings, 1)
+        yield worker
+    finally:
+        await worker.close()
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await task
+
+
+async def wait_for_workers(settings: Settings, count: int, timeout: float = 60.0) -> None:
+    """Until ``count`` workers have a live heartbeat (their engine is loaded and they beat)."""
+    from shared.queue import QueueClient
+
+    deadline = time.monotonic() + timeout
+    async with QueueClient(settings) as client:
+        while await client.worker_count() < count:
+            if time.monotonic() > deadline:
+                raise AssertionError(f"fewer than {count} workers came up within {timeout} s")
+            await asyncio.sleep(0.05)
+
+
+def worker_env(settings: Settings, **extra: str) -> dict[str, str]:
+    """The environment a worker subprocess needs to serve these settings."""
+    env = dict(os.environ)
+    env.update(
+        {
+            "REDIS_URL": settings.redis_url or "",
+            "SYLLABOT_KEY_PREFIX": settings.key_prefix,
+            "SYLLABOT_DATA_DIR": str(settings.data_dir),
+            "SYLLABOT_EMBEDDER": settings.embedder,
+            "SYLLABOT_ANSWERER": settings.answerer,
+            "SYLLABOT_WORKER_MAX_JOBS": str(settings.worker_max_jobs),
+            "PYTHONPATH": str(REPO) + os.pathsep + env.get("PYTHONPATH", ""),
+            "PYTHONUNBUFFERED": "1",
+        }
+    )
+    env.update(extra)
+    return env
+
+
+def start_worker_process(settings: Settings, log_path: Path, **extra_env: str) -> subprocess.Popen:
+    """``python -m worker.main`` in a clean working directory (no stray .env), logging to a file."""
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    log_file = open(log_path, "wb")  # noqa: SIM115 - owned by the process for its lifetime
+    return subprocess.Popen(
+        [sys.executable, "-m", "worker.main"],
+        cwd=log_path.parent,
+        env=worker_env(settings, **extra_env),
+        stdout=log_file,
+        stderr=subprocess.STDOUT,
+    )
+
+
+def stop_process(proc: subprocess.Popen, timeout: float = 10.0) -> None:
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout)
+
+
+def queue_keys_left(settings: Settings) -> int:
+    """How many jobs are still sitting in the queue (should be 0 after every test)."""
+    client = redis.Redis.from_url(settings.redis_url or "")
+    try:
+        return int(client.zcard(Keys(settings.key_prefix).queue))
+    finally:
+        client.close()
+
+
+ProgressLog = list[dict]
+
+
+def collecting_progress() -> tuple[ProgressLog, Callable[[dict], Any]]:
+    seen: ProgressLog = []
+
+    async def progress(state: dict) -> None:
+        seen.append(state)
+
+    return seen, progress

@@ -1,0 +1,251 @@
+"""The arq jobs a worker serves, and the answering pipeline the CLI also runs in-process.
+
+Every job delivers its outcome the same way: a JSON envelope pushed onto
+``Keys.result_list(job_id)`` (see :mod:`shared.queue`), which the waiting client pops with BLPOP.
+The synchronous :class:`~worker.engine.Engine` runs through :func:`asyncio.to_thread`, so a long
+ingest or a slow search never blocks the event loop that is serving other questions.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import socket
+import time
+import uuid
+from collections.abc import Awaitable
+from typing import TYPE_CHECKING, Any
+
+from shared.config import Settings
+from shared.keys import Keys
+from shared.queue import (
+    HEARTBEAT_INTERVAL_S,
+    HEARTBEAT_TTL_S,
+    RESULT_TTL_S,
+    beat,
+    error_envelope,
+    ok_envelope,
+)
+from shared.schema import Answer, AskRequest, Timings
+from worker.answerers import get_answerer
+
+if TYPE_CHECKING:
+    from worker.answerers.base import Answerer
+    from worker.engine import Engine, Progress
+
+log = logging.getLogger("syllabot.worker")
+answer_log = logging.getLogger("syllabot.answers")
+
+#: How long a progress hash outlives its job, so a bot can still show the final count.
+PROGRESS_TTL_S = 3600
+#: Minimum gap between two progress writes (the engine may report every chunk).
+PROGRESS_EVERY_S = 0.2
+
+
+# --- the answering pipeline (worker and in-process CLI alike) -----------------------------------
+
+
+async def answer_question(engine: Engine, answerer: Answerer, request: AskRequest) -> Answer:
+    """Search, answer, time each stage and log one structured line for the question."""
+    started = time.perf_counter()
+    result = await asyncio.to_thread(engine.search, request.collection, request.question, request.k)
+    searched = time.perf_counter()
+    answer = await answerer.answer(request.question, result, request.collection)
+    finished = time.perf_counter()
+    answer = answer.model_copy(
+        update={
+            "question": request.question,
+            "collection": request.collection,
+            "index_version": result.index_version,
+            "timings": Timings(
+                embed=round(result.embed_ms, 3),
+                search=round(result.search_ms, 3),
+                answer=round((finished - searched) * 1000.0, 3),
+                total=round((finished - started) * 1000.0, 3),
+            ),
+        }
+    )
+    log_answer(request, answer)
+    return answer
+
+
+def log_answer(request: AskRequest, answer: Answer) -> None:
+    """One JSON line per question: enough to audit quality and latency, without the question text."""
+    answer_log.info(
+        json.dumps(
+            {
+                "event": "answer",
+                "pid": os.getpid(),
+                "collection": request.collection,
+                "platform": request.platform,
+                "user": request.user,
+                "question_chars": len(request.question),
+                "in_materials": answer.in_materials,
+                "citations": len(answer.citations),
+                "note": answer.note,
+                "index_version": answer.index_version,
+                "timings_ms": answer.timings.model_dump(exclude_none=True),
+            },
+            ensure_ascii=False,
+        )
+    )
+
+
+# --- worker lifecycle --------------------------------------------------------------------------
+
+
+def load_engine(settings: Settings) -> Engine:
+    """The engine with its embedder loaded now, so the first question does not pay for the model."""
+    from worker.engine import Engine
+
+    engine = Engine(settings)
+    _ = engine.embedder
+    return engine
+
+
+async def startup(ctx: dict[str, Any]) -> None:
+    """Load the engine (and with it the embedder) and the answerer once, then start beating.
+
+    The first heartbeat is written only once the worker can actually answer, so a client never
+    sees a live worker that is still loading its model.
+    """
+    settings: Settings = ctx["settings"]
+    ctx["keys"] = Keys(settings.key_prefix)
+    if ctx.get("engine") is None:  # tests and benchmarks may hand in their own
+        ctx["engine"] = await asyncio.to_thread(load_engine, settings)
+    if ctx.get("answerer") is None:
+        ctx["answerer"] = get_answerer(settings)
+    ctx["worker_id"] = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
+    await beat(ctx["redis"], ctx["keys"], ctx["worker_id"])
+    ctx["heartbeat"] = asyncio.create_task(_heartbeat(ctx), name="syllabot-heartbeat")
+    log.info(
+        "worker %s ready (embedder=%s, answerer=%s)", ctx["worker_id"], settings.embedder, settings.answerer
+    )
+
+
+async def shutdown(ctx: dict[str, Any]) -> None:
+    task: asyncio.Task | None = ctx.get("heartbeat")
+    if task is not None:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await task
+    if "worker_id" in ctx:
+        with contextlib.suppress(Exception):
+            await ctx["redis"].zrem(ctx["keys"].workers, ctx["worker_id"])
+    answerer = ctx.get("answerer")
+    close = getattr(answerer, "aclose", None)
+    if close is not None:
+        with contextlib.suppress(Exception):
+            await close()
+
+
+async def _heartbeat(ctx: dict[str, Any]) -> None:
+    """Its own task, so a worker whose job slots are all busy still counts as alive."""
+    while True:
+        await asyncio.sleep(HEARTBEAT_INTERVAL_S)
+        try:
+            await beat(ctx["redis"], ctx["keys"], ctx["worker_id"], HEARTBEAT_TTL_S)
+        except Exception as exc:  # Redis blips must not kill the worker; the next beat retries
+            log.warning("heartbeat failed: %s", exc)
+
+
+# --- delivery ----------------------------------------------------------------------------------
+
+
+async def _deliver(ctx: dict[str, Any], work: Awaitable[Any]) -> None:
+    """Run ``work`` and push its result (or its error) to the job's result list.
+
+    Errors are re-raised after delivery so arq logs and counts them as failed jobs too.
+    """
+    try:
+        result = await work
+    except Exception as exc:
+        await _push(ctx, error_envelope(exc))
+        raise
+    await _push(ctx, ok_envelope(result))
+
+
+async def _push(ctx: dict[str, Any], payload: bytes) -> None:
+    key = ctx["keys"].result_list(ctx["job_id"])
+    async with ctx["redis"].pipeline(transaction=True) as pipe:
+        pipe.rpush(key, payload)
+        pipe.expire(key, RESULT_TTL_S)
+        await pipe.execute()
+
+
+def _progress_writer(ctx: dict[str, Any], collection: str) -> Progress:
+    """A thread-safe ``progress(stage, done, total)`` that writes the job's progress hash.
+
+    The engine calls it from its worker thread; the write is scheduled on the event loop and
+    throttled, with the final count (done == total) always written.
+    """
+    loop = asyncio.get_running_loop()
+    key = ctx["keys"].progress(collection, ctx["job_id"])
+    pool = ctx["redis"]
+    last = [0.0]
+
+    async def write(mapping: dict[str, Any]) -> None:
+        async with pool.pipeline(transaction=True) as pipe:
+            pipe.hset(key, mapping=mapping)
+            pipe.expire(key, PROGRESS_TTL_S)
+            await pipe.execute()
+
+    def progress(stage: str, done: int, total: int) -> None:
+        now = time.monotonic()
+        if done < total and now - last[0] < PROGRESS_EVERY_S:
+            return
+        last[0] = now
+        mapping = {"stage": stage, "done": int(done), "total": int(total)}
+        asyncio.run_coroutine_threadsafe(write(mapping), loop)
+
+    return progress
+
+
+# --- the jobs (arq functions: first argument is the context) -----------------------------------
+
+
+async def ask(ctx: dict[str, Any], request: dict[str, Any]) -> None:
+    async def work() -> dict:
+        answer = await answer_question(ctx["engine"], ctx["answerer"], AskRequest.model_validate(request))
+        return answer.model_dump(mode="json")
+
+    await _deliver(ctx, work())
+
+
+async def ingest(ctx: dict[str, Any], collection: str, files: list[tuple[str, bytes]], who: str) -> None:
+    async def work() -> dict:
+        progress = _progress_writer(ctx, collection)
+        report = await asyncio.to_thread(ctx["engine"].ingest, collection, list(files), who, progress)
+        return report.model_dump(mode="json")
+
+    await _deliver(ctx, work())
+
+
+async def reindex(ctx: dict[str, Any], collection: str, who: str = "") -> None:
+    async def work() -> dict:
+        progress = _progress_writer(ctx, collection)
+        report = await asyncio.to_thread(ctx["engine"].reindex, collection, progress)
+        log.info("reindex of %s by %s -> %s", collection, who or "?", report.index_version)
+        return report.model_dump(mode="json")
+
+    await _deliver(ctx, work())
+
+
+async def sources(ctx: dict[str, Any], collection: str) -> None:
+    async def work() -> list:
+        infos = await asyncio.to_thread(ctx["engine"].sources, collection)
+        return [info.model_dump(mode="json") for info in infos]
+
+    await _deliver(ctx, work())
+
+
+async def remove(ctx: dict[str, Any], collection: str, doc_id: str, who: str = "") -> None:
+    async def work() -> dict:
+        report = await asyncio.to_thread(ctx["engine"].remove, collection, doc_id)
+        log.info("removed %s from %s by %s -> %s", doc_id, collection, who or "?", report.index_version)
+        return report.model_dump(mode="json")
+
+    await _deliver(ctx, work())

@@ -1,0 +1,254 @@
+"""`syllabot worker`: the arq worker, woken by Redis pub/sub instead of arq's 0.5 s poll.
+
+Run it with ``syllabot worker`` or ``python -m worker.main`` (settings from the environment).
+``arq worker.main.WorkerSettings`` also works, with arq's stock polling worker (slower round trip,
+same jobs); the key prefix and Redis URL come from the environment either way.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import sys
+import warnings
+from typing import Any
+
+import redis.exceptions
+from arq.connections import RedisSettings
+from arq.constants import in_progress_key_prefix
+from arq.worker import Worker, func
+
+from shared.config import Settings, get_settings
+from shared.keys import Keys
+from shared.queue import INGEST_TIMEOUT_S, JOB_ASK, JOB_INGEST, JOB_REINDEX, JOB_REMOVE, JOB_SOURCES
+from shared.redis_conn import describe, resolve_redis_url
+from worker import jobs
+
+log = logging.getLogger("syllabot.worker")
+
+#: Safety-net poll when no wake-up arrives (delayed/retried jobs, a missed message).
+IDLE_POLL_S = 0.5
+
+_REDIS_ERRORS = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError)
+
+
+# KEYS: queue. ARGV: in-progress ms, free slots, read limit, in-progress key prefix.
+# Claims up to `free` due jobs nobody runs (as arq's WATCH/MULTI claim does, one job at a time) and
+# returns [id1, score1, id2, score2, ..., backlog] where backlog = 1 when due jobs were left unclaimed
+# for lack of slots. In-progress keys are computed in the script: fine on one Redis, not on a cluster.
+_CLAIM = """
+local t = redis.call('TIME')
+local now = t[1] * 1000 + math.floor(t[2] / 1000)
+local rows = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'WITHSCORES', 'LIMIT', 0, tonumber(ARGV[3]))
+local free = tonumber(ARGV[2])
+local out = {}
+local backlog = 0
+for i = 1, #rows, 2 do
+  local key = ARGV[4] .. rows[i]
+  if redis.call('EXISTS', key) == 0 then
+    if free <= 0 then
+      backlog = 1
+      break
+    end
+    redis.call('PSETEX', key, ARGV[1], '1')
+    out[#out + 1] = rows[i]
+    out[#out + 1] = rows[i + 1]
+    free = free - 1
+  end
+end
+out[#out + 1] = backlog
+return out
+"""
+
+
+class FastWorker(Worker):
+    """An arq worker that is woken by pub/sub and claims jobs with one Lua call.
+
+    Stock arq sleeps ``poll_delay`` (0.5 s) between polls, then spends ZRANGEBYSCORE plus three
+    round trips per queued job (WATCH, EXISTS/ZSCORE, MULTI/EXEC) to claim it -- including jobs
+    already running, which stay in the queue's sorted set until they finish. Here:
+
+    * the worker sleeps on ``Keys.wake``, which clients publish to right after enqueueing; every
+      worker on the channel wakes and the atomic claim decides which one runs each job;
+    * one script reads the due jobs and claims as many as there are free slots (setting arq's own
+      ``arq:in-progress:<id>`` key, so everything downstream -- ``run_job``, retries, timeouts,
+      ``finish_job`` -- is arq's unchanged code);
+    * when all slots are busy and jobs are waiting, it waits for one of its own jobs to finish and
+      claims again at once instead of sleeping a poll interval.
+
+    The 0.5 s poll remains only as a safety net (a missed wake-up, a deferred or retried job).
+    """
+
+    def __init__(
+        self, *args: Any, wake_channel: str, idle_poll_s: float = IDLE_POLL_S, **kwargs: Any
+    ) -> None:
+        kwargs["poll_delay"] = 0  # the wait happens in _wait_for_work instead
+        super().__init__(*args, **kwargs)
+        self.wake_channel = wake_channel
+        self.idle_poll_s = idle_poll_s
+        self._pubsub: Any = None
+        self._claim: Any = None
+        self._backlog = False
+        self._slot_free = asyncio.Event()
+
+    def _release_sem_dec_counter_on_complete(self) -> None:
+        super()._release_sem_dec_counter_on_complete()
+        self._slot_free.set()
+
+    async def _poll_iteration(self) -> None:
+        if self.burst or self.allow_abort_jobs:  # modes this class does not speed up: stock arq
+            await super()._poll_iteration()
+            return
+        if self.allow_pick_jobs and self.job_counter < self.max_jobs:
+            await self._claim_and_start(self.max_jobs - self.job_counter)
+        for job_id, task in list(self.tasks.items()):
+            if task.done():
+                del self.tasks[job_id]
+                task.result()  # as arq does: surface errors of run_job itself
+        await self.heart_beat()
+        await self._wait_for_work()
+
+    async def _claim_and_start(self, free: int) -> None:
+        if self._claim is None:
+            self._claim = self.pool.register_script(_CLAIM)
+        reply = await self._claim(
+            keys=[self.queue_name],
+            args=[
+                int(self.in_progress_timeout_s * 1000),
+                free,
+                self.queue_read_limit,
+                in_progress_key_prefix,
+            ],
+        )
+        self._backlog = bool(int(reply[-1]))
+        for i in range(0, len(reply) - 1, 2):
+            job_id = reply[i].decode() if isinstance(reply[i], bytes) else str(reply[i])
+            score = int(float(reply[i + 1]))
+            await self.sem.acquire()  # never waits: we claimed no more than the free slots
+            self.job_counter += 1
+            task = self.loop.create_task(self.run_job(job_id, score))
+            task.add_done_callback(lambda _: self._release_sem_dec_counter_on_complete())
+            self.tasks[job_id] = task
+
+    async def _wait_for_work(self) -> None:
+        self._slot_free.clear()
+        if self.job_counter >= self.max_jobs:
+            # Full: a new job could not start anyway; claim again as soon as one of ours finishes.
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._slot_free.wait(), self.idle_poll_s)
+            return
+        if self._backlog:  # due jobs were left for lack of slots, and a slot is free now
+            return
+        try:
+            if self._pubsub is None:
+                self._pubsub = self.pool.pubsub()
+                await self._pubsub.subscribe(self.wake_channel)
+            message = await self._pubsub.get_message(ignore_subscribe_messages=True, timeout=self.idle_poll_s)
+            if message is not None:
+                # One poll serves every job published so far: drain what is already buffered.
+                while await self._pubsub.get_message(ignore_subscribe_messages=True, timeout=0.0):
+                    pass
+        except _REDIS_ERRORS as exc:
+            log.warning(
+                "wake-up channel lost (%s); polling every %.1f s until it is back", exc, self.idle_poll_s
+            )
+            await self._drop_pubsub()
+            await asyncio.sleep(self.idle_poll_s)
+
+    async def _drop_pubsub(self) -> None:
+        pubsub, self._pubsub = self._pubsub, None
+        if pubsub is not None:
+            with contextlib.suppress(Exception):
+                await pubsub.aclose()
+
+    async def close(self, grace_s: float = 10.0) -> None:
+        """Stop taking jobs, let running ones finish (up to ``grace_s``), then close as arq does.
+
+        arq's own ``close`` cancels whatever still runs, and a job cancelled in the middle of its
+        bookkeeping would make ``close`` itself raise.
+        """
+        self.allow_pick_jobs = False
+        running = [task for task in self.tasks.values() if not task.done()]
+        if running:
+            await asyncio.wait(running, timeout=grace_s)
+        try:
+            with warnings.catch_warnings():  # arq 0.28 calls redis-py's deprecated close()
+                warnings.simplefilter("ignore", DeprecationWarning)
+                await super().close()
+        finally:
+            await self._drop_pubsub()
+
+
+def worker_kwargs(settings: Settings) -> dict[str, Any]:
+    """The arq ``Worker`` keyword arguments for these settings (also the body of ``WorkerSettings``)."""
+    keys = Keys(settings.key_prefix)
+    redis_settings = RedisSettings.from_dsn(resolve_redis_url(settings))
+    ask_timeout = settings.ask_timeout_s + 5
+    return {
+        "functions": [
+            func(jobs.ask, name=JOB_ASK, timeout=ask_timeout, max_tries=2),
+            func(jobs.ingest, name=JOB_INGEST, timeout=INGEST_TIMEOUT_S + 60, max_tries=2),
+            func(jobs.reindex, name=JOB_REINDEX, timeout=INGEST_TIMEOUT_S + 60, max_tries=2),
+            func(jobs.sources, name=JOB_SOURCES, timeout=ask_timeout, max_tries=2),
+            func(jobs.remove, name=JOB_REMOVE, timeout=INGEST_TIMEOUT_S + 60, max_tries=2),
+        ],
+        "queue_name": keys.queue,
+        "redis_settings": redis_settings,
+        "on_startup": jobs.startup,
+        "on_shutdown": jobs.shutdown,
+        "max_jobs": settings.worker_max_jobs,
+        # Results travel on Keys.result_list; arq's pickled copy would be unread and outside the prefix.
+        "keep_result": 0,
+        "health_check_interval": 10,
+        # On SIGTERM, let running jobs finish (up to 30 s) before cancelling them.
+        "job_completion_wait": 30,
+        "ctx": {"settings": settings},
+    }
+
+
+def build_worker(settings: Settings, **overrides: Any) -> FastWorker:
+    """A ready-to-run worker (call ``run()``, or ``await async_run()`` inside a loop)."""
+    kwargs = worker_kwargs(settings)
+    kwargs.update(overrides)
+    return FastWorker(wake_channel=Keys(settings.key_prefix).wake, **kwargs)
+
+
+def configure_logging(level: int = logging.INFO) -> None:
+    """Plain lines on stderr; the per-question ``syllabot.answers`` lines are JSON already.
+
+    arq's per-job and httpx's per-request INFO lines are turned down to warnings: arq's repeat each
+    question's text (which our JSON line deliberately leaves out), and both double the log volume
+    under load.
+    """
+    logging.basicConfig(
+        level=level, stream=sys.stderr, format="%(asctime)s %(name)s %(levelname)s %(message)s"
+    )
+    for noisy in ("arq.worker", "httpx"):
+        logging.getLogger(noisy).setLevel(max(level, logging.WARNING))
+
+
+def run_worker(settings: Settings | None = None) -> None:
+    """Run a worker in the foreground until SIGINT/SIGTERM (the ``syllabot worker`` command)."""
+    settings = settings or get_settings()
+    configure_logging()
+    log.info(
+        "starting worker on %s, queue %s, max_jobs=%d",
+        describe(resolve_redis_url(settings)),
+        Keys(settings.key_prefix).queue,
+        settings.worker_max_jobs,
+    )
+    # arq's Worker binds to the current event loop at construction; give it a fresh one.
+    asyncio.set_event_loop(asyncio.new_event_loop())
+    build_worker(settings).run()
+
+
+def __getattr__(name: str) -> Any:
+    """``WorkerSettings`` for the ``arq`` command line, built on first access from the environment."""
+    if name == "WorkerSettings":
+        return type("WorkerSettings", (), worker_kwargs(get_settings()))
+    raise AttributeError(name)
+
+
+if __name__ == "__main__":
+    run_worker()
