@@ -66,63 +66,37 @@ def print_ingest_report(report: IngestReport, stream=sys.stdout) -> None:
         )
 
 
-def _tty_progress():
-    """A progress callback drawing a bar on a terminal, or None when output is not a terminal."""
-    if not sys.stderr.isatty():
-        return None, lambda: None
-    from tqdm import tqdm
-
-    bars: dict[str, tqdm] = {}
-
-    def progress(stage: str, done: int, total: int) -> None:
-        bar = bars.get(stage)
-        if bar is None:
-            bar = bars[stage] = tqdm(
-                total=total,
-                desc=stage,
-                unit="chunk" if stage == "embedding" else "file",
-                leave=False,
-                file=sys.stderr,
-            )
-        bar.n = done
-        bar.refresh()
-
-    def close() -> None:
-        for bar in bars.values():
-            bar.close()
-
-    return progress, close
-
-
 def cmd_index(args: argparse.Namespace, settings: Settings) -> int:
+    from bots.cli_queue import run_index, run_reindex
+
     collection = args.collection or settings.default_collection
     if args.reindex:
-        from worker.engine import Engine
-
-        report = Engine(settings).reindex(collection)
+        if args.paths:
+            _err("--reindex re-reads the stored documents; give either paths or --reindex")
+            return 2
+        report = run_reindex(settings, collection)
         print_ingest_report(report)
         return 0 if report.changed else 1
     files, problems = collect_files(args.paths)
     for problem in problems:
         _err(problem)
     if not files:
-        _err("nothing to index")
-        return 2 if not problems else 1
-    payload = [(p.name, p.read_bytes()) for p in files]
-    try:
-        from bots.cli_queue import run_index
-    except ImportError:  # queue client not available: index in-process
-        run_index = None
-    if run_index is not None:
-        report = run_index(settings, collection, payload)
-    else:
-        from worker.engine import Engine
-
-        progress, close = _tty_progress()
-        try:
-            report = Engine(settings).ingest(collection, payload, who="cli", progress=progress)
-        finally:
-            close()
+        _err("nothing to index: name files or folders (PDF, Markdown, text, DOCX)")
+        return 2
+    payload = []
+    for path in files:
+        size = path.stat().st_size
+        if size > settings.max_document_bytes:  # refused before reading, as the bots do
+            _err(
+                f"{path}: {size / 1_048_576:.1f} MB is over the {settings.max_document_mb:g} MB limit "
+                "(SYLLABOT_MAX_DOCUMENT_MB); split the file or raise the limit"
+            )
+            continue
+        payload.append((path.name, path.read_bytes()))
+    if not payload:
+        _err("nothing was indexed; the previous index is unchanged")
+        return 1
+    report = run_index(settings, collection, payload)
     print_ingest_report(report)
     return 0 if report.changed else 1
 
@@ -172,6 +146,7 @@ def cmd_search(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
+    from worker.answerers.extractive import in_materials
     from worker.engine import Engine
     from worker.evaluation import EvalFileError, load_questions, metrics
 
@@ -185,7 +160,7 @@ def cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
     rows = []
     for q in questions:
         result = engine.search(collection, q.question, k=args.k or settings.top_k)
-        rows.append((q, result.hits, not result.fallback))  # TODO: answerer's decision
+        rows.append((q, result.hits, in_materials(q.question, result, settings.embedder)))
     summary = metrics(rows)
     if args.json:
         hit_keys = ["rank", "doc_id", "file", "page", "page_end", "module", "score"]
@@ -326,6 +301,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     from redis.exceptions import ConnectionError as RedisConnectionError
 
+    from shared.queue import QueueError
     from shared.redis_conn import RedisUnavailable
     from worker.embedders.base import EmbedderError
     from worker.engine import NothingToIndex
@@ -335,7 +311,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except RedisConnectionError as exc:
         _err(f"Redis is unreachable ({exc}); check REDIS_URL, or unset it to use the embedded Redis")
         return 1
-    except (RedisUnavailable, EmbedderError, NothingToIndex, ValueError) as exc:
+    except (RedisUnavailable, QueueError, EmbedderError, NothingToIndex, ValueError) as exc:
         _err(str(exc))
         return 1
     except KeyboardInterrupt:

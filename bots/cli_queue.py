@@ -42,7 +42,10 @@ class _ProgressLine:
 
     def update(self, stage: str, done: int, total: int) -> None:
         if self.enabled:
-            self.stream.write(f"\r{stage} {done}/{total}   ")
+            width = 30
+            filled = int(width * done / total) if total else 0
+            bar = "#" * filled + "." * (width - filled)
+            self.stream.write(f"\r{stage:<10} [{bar}] {done}/{total}   ")
             self.stream.flush()
             self.drawn = True
 
@@ -189,6 +192,42 @@ async def index(
         line.close()
         await client.close()
     return await asyncio.to_thread(_index_locally, settings, collection, files, who)
+
+
+def run_reindex(settings: Settings, collection: str) -> IngestReport:
+    """Re-embed every stored document: through a running worker (so it serves the result at once)
+    or in this process. Errors are raised as for :func:`run_index`."""
+    try:
+        return asyncio.run(reindex(settings, collection))
+    except RedisUnreachable as exc:
+        raise RedisUnavailable(str(exc)) from exc
+    except (JobFailed, QueueTimeout, QueueError) as exc:
+        raise ValueError(str(exc)) from exc
+
+
+async def reindex(settings: Settings, collection: str) -> IngestReport:
+    line = _ProgressLine()
+    client = QueueClient(settings)
+    try:
+        if await client.worker_count():
+            _say("re-indexing through the running worker")
+            return await client.reindex(collection, who=_user(), progress=line.from_queue)
+    except NoWorker:
+        pass
+    finally:
+        line.close()
+        await client.close()
+    return await asyncio.to_thread(_reindex_locally, settings, collection)
+
+
+def _reindex_locally(settings: Settings, collection: str) -> IngestReport:
+    from worker.engine import Engine
+
+    line = _ProgressLine()
+    try:
+        return Engine(settings).reindex(collection, progress=line.update)
+    finally:
+        line.close()
 
 
 def _index_locally(
