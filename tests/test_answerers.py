@@ -325,3 +325,42 @@ def test_fence_nonce_differs_per_prompt_and_is_stripped_from_chunks() -> None:
     sneaky = make_hit(1, "text with the nonce abc123 inside")
     messages = build_messages("q", [sneaky], nonce="abc123")
     assert messages[1]["content"].count("abc123") == 2  # only the fence lines
+
+
+# --- composing: what a reader actually sees ---------------------------------------------------------
+
+
+def test_quoted_sentences_skip_the_context_line_and_rejoin_wrapped_lines() -> None:
+    from worker.answerers.extractive import compose
+
+    hit = make_hit(
+        1,
+        "Choosing your bike size — Rider height per frame size\n"
+        "In words: size S suits riders from 158 to\n168 cm tall. The Volt e-bikes are made in sizes S,\n"
+        "M and L only.\n\nYour bike is affected if:\n- it was made in 2024",
+        title="Choosing your bike size",
+        section="Rider height per frame size",
+        subject=None,
+        module=None,
+    )
+    text = compose("Which sizes are the Volt e-bikes made in?", [hit])
+    assert "Choosing your bike size — Rider" not in text  # the embedder's context line is not quoted
+    assert "sizes S, M and L only." in text  # the wrapped line is one sentence again
+    assert "affected if:" not in text  # a lead-in says nothing on its own
+
+
+def test_which_module_questions_name_the_module_first() -> None:
+    hit = make_hit(
+        1,
+        "21CS44 Operating Systems — Module 3\nModule-3 Deadlocks: System model; Deadlock prevention.",
+        subject="21CS44 Operating Systems",
+        module="Module 3",
+        file="21CS44.pdf",
+        page=2,
+        page_end=2,
+    )
+    answer = ExtractiveAnswerer(thresholds=Thresholds(0.0, 0.0, 0.0)).answer_sync(
+        "Which module covers deadlocks?", SearchResult([hit], "v1", 0, 0, False, "c", "q"), "c"
+    )
+    assert answer.in_materials
+    assert answer.text.startswith("Module 3 of 21CS44 Operating Systems, p. 2. [1]")

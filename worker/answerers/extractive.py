@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from shared.schema import NOT_IN_MATERIALS, Answer, Hit
 from worker.answerers.base import finalise_citations
+from worker.chunking import context_line
 
 if TYPE_CHECKING:
     from shared.config import Settings
@@ -235,27 +236,55 @@ class _Sentence:
     score: float
 
 
+_LIST_ITEM = re.compile(r"^\s*(?:[-*•+]\s+|\d+[.)]\s+|CO\s?\d+[.:)]?\s)")
+
+
+def _blocks(text: str) -> list[str]:
+    """Paragraphs and list items, with lines that a layout wrapped mid-sentence joined back.
+
+    Markdown and PDF text both wrap long sentences over several lines; a blank line, a list item
+    or a table row starts a new block.
+    """
+    blocks: list[str] = []
+    current: list[str] = []
+
+    def flush() -> None:
+        if current:
+            blocks.append(" ".join(current))
+            current.clear()
+
+    for line in text.splitlines():
+        stripped = line.strip()
+        if not stripped or _TABLE_RULE.match(line):
+            flush()
+            continue
+        if stripped.startswith("|"):
+            flush()
+            cells = [c.strip() for c in stripped.strip("|").split("|") if c.strip()]
+            if cells:
+                blocks.append(": ".join(cells))
+            continue
+        if _LIST_ITEM.match(line) or stripped.startswith("#"):
+            flush()
+        current.append(_MARKUP.sub("", stripped).strip() if not current else stripped)
+    flush()
+    return blocks
+
+
 def sentences(text: str) -> list[str]:
     """Sentences and list items of a chunk, markup stripped; table rows kept as one line each."""
-    out: list[str] = []
-    for line in text.splitlines():
-        if not line.strip() or _TABLE_RULE.match(line):
-            continue
-        if line.strip().startswith("|"):
-            cells = [c.strip() for c in line.strip().strip("|").split("|") if c.strip()]
-            if cells:
-                out.append(": ".join(cells))
-            continue
-        line = _MARKUP.sub("", line).strip()
-        out.extend(part.strip() for part in _SENTENCE_END.split(line) if part.strip())
-    # Lines cut mid-sentence by the PDF layout are joined back when they do not end a sentence.
-    joined: list[str] = []
-    for part in out:
-        if joined and not re.search(r"[.!?:;)]$", joined[-1]) and part[:1].islower():
-            joined[-1] = f"{joined[-1]} {part}"
-        else:
-            joined.append(part)
-    return joined
+    return [part.strip() for block in _blocks(text) for part in _SENTENCE_END.split(block) if part.strip()]
+
+
+def passage(hit: Hit) -> str:
+    """The chunk's text without the context line the chunker puts first for the embedder.
+
+    That line ("Safety recalls — Active recall") repeats the citation label; quoted as a sentence
+    it reads as a non-answer.
+    """
+    first, _, rest = hit.text.partition("\n")
+    expected = context_line(hit.subject or hit.title, hit.module or hit.section)
+    return rest if rest and first.strip() == expected else hit.text
 
 
 def _is_heading(text: str) -> bool:
@@ -273,8 +302,9 @@ def _rank_sentences(
     cues = [answer for asked, answer in _CUES if asked.search(question)]
     ranked: list[_Sentence] = []
     for index, hit in enumerate(hits):
-        for position, text in enumerate(sentences(hit.text)):
-            if len(text) < 12 or _is_heading(text):
+        for position, text in enumerate(sentences(passage(hit))):
+            # Headings and lead-ins ("Your bike is part of the recall if:") say nothing on their own.
+            if len(text) < 12 or _is_heading(text) or text.endswith(":"):
                 continue
             present = term_set(text)
             overlap = sum(w for t, w in weights.items() if t in present) / total
@@ -318,6 +348,25 @@ def compose(question: str, hits: Sequence[Hit], max_sentences: int = 3, max_char
     return " ".join(parts)
 
 
+_WHERE_QUESTION = re.compile(r"\b(which|what|in which)\s+(module|unit|chapter|part)\b", re.IGNORECASE)
+
+
+def where_lead(question: str, hits: Sequence[Hit]) -> str:
+    """For "which module covers X?", say the module first: the quoted syllabus text rarely does."""
+    if not _WHERE_QUESTION.search(question) or not hits or not hits[0].module:
+        return ""
+    top = hits[0]
+    pages = ""
+    if top.page is not None and top.file.lower().endswith(".pdf"):
+        pages = (
+            f", p. {top.page}"
+            if not top.page_end or top.page_end == top.page
+            else f", pp. {top.page}–{top.page_end}"
+        )
+    subject = f" of {top.subject}" if top.subject else ""
+    return f"{top.module}{subject}{pages}. [1] "
+
+
 class ExtractiveAnswerer:
     """Quotes the retrieved material; decides "in materials" from retrieval evidence (calibrated)."""
 
@@ -342,7 +391,7 @@ class ExtractiveAnswerer:
             return Answer(text=text, in_materials=False, **base)
         ev = evidence(question, hits, result.fallback)
         if decide(ev, self.thresholds):
-            raw = compose(question, hits)
+            raw = where_lead(question, hits) + compose(question, hits)
             text, citations = finalise_citations(raw, hits)
             return Answer(text=text, in_materials=True, citations=citations, **base)
         closest = compose(question, hits, max_sentences=1, max_chars=360)
