@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from shared.config import Settings, get_settings
-from shared.schema import IngestReport
+from shared.schema import SEARCH_HIT_FIELDS, IngestReport
 
 SUPPORTED_SUFFIXES = (".pdf", ".md", ".markdown", ".txt", ".docx")
 
@@ -108,23 +108,12 @@ def cmd_search(args: argparse.Namespace, settings: Settings) -> int:
     engine = Engine(settings)
     result = engine.search(collection, args.question, k=args.k, include_superseded=args.include_superseded)
     if args.json:
-        keys = [
-            "rank",
-            "doc_id",
-            "file",
-            "title",
-            "subject",
-            "module",
-            "section",
-            "page",
-            "page_end",
-            "score",
-            "cosine",
-            "keyword",
-            "text",
-        ]
         print(
-            json.dumps([{k: getattr(h, k) for k in keys} for h in result.hits], ensure_ascii=False, indent=2)
+            json.dumps(
+                [{k: getattr(h, k) for k in SEARCH_HIT_FIELDS} for h in result.hits],
+                ensure_ascii=False,
+                indent=2,
+            )
         )
         return 0
     if result.index_version is None:

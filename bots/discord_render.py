@@ -23,6 +23,7 @@ from datetime import datetime
 
 import discord
 
+from shared.labels import citation_label
 from shared.schema import NOT_IN_MATERIALS, Answer, Citation, FileReport, IngestReport, SourceInfo
 
 # --- limits ------------------------------------------------------------------------------------
@@ -139,26 +140,6 @@ def split_text(text: str, limit: int) -> list[str]:
 
 
 # --- citations ---------------------------------------------------------------------------------
-def citation_label(c: Citation) -> str:
-    """ "Subject — Module N, p. P": the worker's ready-made label, else built from the fields."""
-    if c.label:
-        return c.label
-    parts: list[str] = []
-    head = c.subject or c.title or c.file
-    if c.module:
-        module = (
-            c.module if c.module.lower().startswith(("module", "unit", "chapter")) else f"Module {c.module}"
-        )
-        head = f"{head} — {module}"
-    parts.append(head)
-    if c.page is not None:
-        if c.page_end is not None and c.page_end != c.page:
-            parts.append(f"pp. {c.page}–{c.page_end}")
-        else:
-            parts.append(f"p. {c.page}")
-    return ", ".join(parts)
-
-
 def citation_line(c: Citation) -> str:
     """One numbered source line: ``**1.** Subject — Module N, p. P (file.pdf)``."""
     label = citation_label(c)

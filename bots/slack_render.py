@@ -22,6 +22,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from shared.labels import citation_label
 from shared.schema import NOT_IN_MATERIALS, Answer, Citation, IngestReport, SourceInfo
 
 Block = dict[str, Any]
@@ -166,30 +167,6 @@ def _truncate(text: str, limit: int) -> str:
 
 
 # --- answers -------------------------------------------------------------------------------------
-
-
-def citation_label(citation: Citation) -> str:
-    """'Subject — Module N, p. P' from the worker's label, or built from the fields when absent."""
-    if citation.label:
-        return citation.label
-    parts: list[str] = []
-    head = citation.subject or citation.title or citation.file
-    if head:
-        parts.append(head)
-    tail: list[str] = []
-    if citation.module:
-        module = citation.module
-        tail.append(
-            module if module.lower().startswith(("module", "unit", "chapter")) else f"Module {module}"
-        )
-    if citation.page is not None:
-        if citation.page_end and citation.page_end != citation.page:
-            tail.append(f"pp. {citation.page}–{citation.page_end}")
-        else:
-            tail.append(f"p. {citation.page}")
-    if tail:
-        return f"{parts[0]} — {', '.join(tail)}" if parts else ", ".join(tail)
-    return parts[0] if parts else "source"
 
 
 def citation_line(citation: Citation) -> str:

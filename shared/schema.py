@@ -37,6 +37,13 @@ class Hit(BaseModel):
     label: str = Field(default="", description='"Subject — Module N, p. P", ready to print.')
 
 
+#: The fields of `syllabot search --json`, in order: a contract operators' scripts rely on.
+SEARCH_HIT_FIELDS = (
+    "rank", "doc_id", "file", "title", "subject", "module", "section", "page", "page_end",
+    "score", "cosine", "keyword", "text",
+)  # fmt: skip
+
+
 class Citation(BaseModel):
     n: int
     doc_id: str

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from shared.config import Settings
+from shared.schema import SEARCH_HIT_FIELDS
 from tests.conftest import CORPUS
 from worker.embedders.base import Embedder, EmbedderMismatch
 from worker.engine import Engine, NothingToIndex
@@ -192,21 +193,7 @@ def test_search_json_cli_contract(settings: Settings, monkeypatch: pytest.Monkey
     assert cli.main(["search", "Are tyres covered by warranty?", "--json", "-k", "3"]) == 0
     hits = json.loads(capsys.readouterr().out)
     assert 1 <= len(hits) <= 3
-    assert set(hits[0]) == {
-        "rank",
-        "doc_id",
-        "file",
-        "title",
-        "subject",
-        "module",
-        "section",
-        "page",
-        "page_end",
-        "score",
-        "cosine",
-        "keyword",
-        "text",
-    }
+    assert list(hits[0]) == list(SEARCH_HIT_FIELDS)
 
 
 class _Truncated3072(Embedder):

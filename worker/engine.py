@@ -22,6 +22,7 @@ import redis
 from shared.bindings import validate_collection_name
 from shared.config import Settings
 from shared.keys import Keys
+from shared.labels import citation_label
 from shared.redis_conn import sync_client
 from shared.schema import FileReport, Hit, IngestReport, SourceInfo
 from worker.chunking import chunk_document, link_course_tails
@@ -31,7 +32,7 @@ from worker.embedders.base import Embedder
 from worker.index import IndexSnapshot, build_snapshot
 from worker.keyword import keyword_scores
 from worker.loaders import IngestError, load_document
-from worker.search import Selection, citation_label, hybrid_scores, select
+from worker.search import Selection, hybrid_scores, select
 from worker.store import CollectionStore
 
 #: progress(stage, done, total), e.g. ("embedding", 120, 300)

@@ -126,18 +126,3 @@ def select(
             break
     rows = [ScoredRow(r, float(scores[r]), float(cosine[r]), float(keyword[r])) for r in kept]
     return Selection(rows, fallback)
-
-
-def citation_label(chunk: Chunk) -> str:
-    """ "Subject — Module N, p. P": what a student needs to find the passage in their own copy."""
-    head = chunk.subject or chunk.title or chunk.file
-    where = chunk.module or chunk.section
-    parts = [head]
-    if where and where != head:
-        parts = [f"{head} — {where}"]
-    if chunk.page is not None and chunk.file.lower().endswith(".pdf"):
-        if chunk.page_end and chunk.page_end != chunk.page:
-            parts.append(f"pp. {chunk.page}–{chunk.page_end}")
-        else:
-            parts.append(f"p. {chunk.page}")
-    return ", ".join(parts)

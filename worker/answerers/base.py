@@ -13,6 +13,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
+from shared.labels import citation_label
 from shared.schema import Answer, Citation, Hit
 
 if TYPE_CHECKING:
@@ -34,20 +35,7 @@ class Answerer(Protocol):
 
 def hit_label(hit: Hit) -> str:
     """ "Subject — Module N, p. P" (the engine usually filled ``hit.label`` already)."""
-    if hit.label:
-        return hit.label
-    parts = [hit.subject or hit.title or hit.file]
-    if hit.module:
-        parts.append(hit.module)
-    head = " — ".join(parts)
-    if hit.page is not None:
-        pages = (
-            f"pp. {hit.page}–{hit.page_end}"
-            if hit.page_end and hit.page_end != hit.page
-            else f"p. {hit.page}"
-        )
-        head = f"{head}, {pages}"
-    return head
+    return citation_label(hit)
 
 
 def snippet(text: str, limit: int = SNIPPET_CHARS) -> str:

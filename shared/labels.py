@@ -1,0 +1,41 @@
+"""The one citation label: "Subject — Module N, p. P".
+
+Shared by the worker (which fills ``Hit.label``/``Citation.label``) and the front-ends (which fall
+back to it for an answer from an older worker that sent no label), so every place prints the same.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+
+class Citable(Protocol):
+    subject: str | None
+    title: str
+    file: str
+    module: str | None
+    section: str | None
+    page: int | None
+    page_end: int | None
+
+
+def citation_label(item: Citable) -> str:
+    """What a student needs to find the passage in their own copy.
+
+    Pages are cited only for PDFs: Markdown, text and DOCX have no page a reader could turn to.
+    An already filled ``label`` attribute wins.
+    """
+    ready = getattr(item, "label", "")
+    if ready:
+        return ready
+    head = item.subject or item.title or item.file
+    module = item.module
+    if module and not module.lower().startswith(("module", "unit", "chapter", "part")):
+        module = f"Module {module}"  # a bare "3" from an older worker or a hand-made citation
+    where = module or item.section
+    label = f"{head} — {where}" if where and where != head else head
+    if item.page is not None and item.file.lower().endswith(".pdf"):
+        if item.page_end and item.page_end != item.page:
+            return f"{label}, pp. {item.page}–{item.page_end}"
+        return f"{label}, p. {item.page}"
+    return label
