@@ -1,0 +1,101 @@
+"""The benchmarks' own code paths on tiny inputs: metrics, doc sections, scale and SciFact plumbing.
+
+Why: benchmarks run rarely and by hand, so a refactor of the retrieval code can break them
+silently; these checks take a second and need no data set, no model and no Redis.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+pytest.importorskip("bench.common")
+
+from bench import scifact, search_scale
+from bench.common import markdown_table, percentiles, write_section
+from bench.syllabusqa import decision_stats
+from bench.vtu import same_module
+
+
+def test_ndcg_matches_trec_eval_definition() -> None:
+    grades = {"a": 1, "b": 2}
+    # b at rank 1, a at rank 3: dcg = 2/log2(2) + 1/log2(4); ideal = 2/log2(2) + 1/log2(3)
+    expected = (2 + 1 / 2) / (2 + 1 / math.log2(3))
+    assert scifact.ndcg_at_k(["b", "x", "a"], grades, 10) == pytest.approx(expected)
+    assert scifact.ndcg_at_k(["x", "y"], grades, 10) == 0.0
+    assert scifact.ndcg_at_k(["b", "a"], grades, 10) == pytest.approx(1.0)
+    assert scifact.recall_at_k(["a", "x"], grades, 100) == 0.5
+
+
+def test_rrf_and_max_normalised_fusion() -> None:
+    cosine = np.array([0.9, 0.1, 0.5], dtype=np.float32)
+    keyword = np.array([0.0, 0.4, 0.2], dtype=np.float32)
+    fused = scifact.rrf(cosine, keyword)
+    assert fused[0] == pytest.approx(1 / 61)  # no keyword match: cosine rank only
+    assert fused[1] == pytest.approx(1 / 63 + 1 / 61)  # last by cosine, first by keyword
+    assert fused[2] == pytest.approx(2 / 62)
+    maxnorm = scifact.max_normalised(0.5)(cosine, keyword)
+    assert maxnorm[1] == pytest.approx(0.5 * 0.1 + 0.5 * 1.0)
+
+
+def test_write_section_replaces_only_its_own_block(tmp_path) -> None:
+    doc = tmp_path / "B.md"
+    write_section("queue", "queue table v1", doc)
+    write_section("scifact", "scifact v1", doc)
+    write_section("scifact", "scifact v2", doc)
+    text = doc.read_text()
+    assert "queue table v1" in text and "scifact v2" in text and "scifact v1" not in text
+    assert text.count("<!-- bench:scifact -->") == 1
+    assert text.index("bench:scifact") < text.index("bench:queue")  # quality first, in reading order
+
+
+def test_write_section_inserts_before_later_sections_of_an_existing_file(tmp_path) -> None:
+    doc = tmp_path / "B.md"
+    doc.write_text("# B\n\n<!-- bench:queue -->\nq\n<!-- /bench:queue -->\n")
+    write_section("vtu", "vtu table", doc)
+    text = doc.read_text()
+    assert text.index("vtu table") < text.index("bench:queue")
+    assert "<!-- bench:queue -->\nq\n<!-- /bench:queue -->" in text
+
+
+def test_small_helpers() -> None:
+    assert percentiles([1.0, 2.0, 3.0, 4.0]) == (2.5, 4.0)
+    assert "| a | b |" in markdown_table(["a", "b"], [(1, 0.5)])
+    assert same_module("Module – 3", "module 3") and not same_module(None, "Module 1")
+    stats = decision_stats([(False, False), (False, True), (True, False), (True, True)])
+    assert stats["precision"] == 0.5 and stats["recall"] == 0.5 and stats["false_alarm"] == 0.5
+
+
+def test_search_scale_measures_every_row_on_a_tiny_index() -> None:
+    result = search_scale.measure(300, repeats=3)
+    assert result.n == 300
+    assert result.floor[0] > 0 and result.dense[0] > 0 and result.total[0] > 0 and result.keyword[0] >= 0
+    assert result.bytes_vectors == 384 * 4
+    index = search_scale.synthetic_keyword_index(50)
+    assert index.n_docs == 50 and sum(len(r) for r, _ in index.postings.values()) > 0
+
+
+def test_scifact_rankers_run_through_the_product_path() -> None:
+    from worker.embedders.hashing import HashingEmbedder
+
+    embedder = HashingEmbedder(64)
+    data = scifact.SciFact(
+        doc_ids=["d1", "d2", "d3"],
+        titles=["Aspirin", "Statins", "Vitamin D"],
+        texts=["Aspirin reduces fever", "Statins lower cholesterol", "Vitamin D and bone density"],
+        query_ids=["q1"],
+        queries=["does aspirin reduce fever"],
+        qrels={"q1": {"d1": 1}},
+    )
+    matrix = embedder.embed_documents(data.texts)
+    qvecs = np.vstack([embedder.embed_query(q) for q in data.queries])
+    snapshot = scifact.build_index(data, matrix, embedder.id)
+    for rank in (
+        scifact.product_ranker(snapshot, qvecs, data.queries, 0.7, "bm25"),
+        scifact.product_ranker(snapshot, qvecs, data.queries, 0.0, "overlap"),
+        scifact.variant_ranker(snapshot, qvecs, data.queries, scifact.rrf),
+    ):
+        ndcg, recall = scifact.evaluate(data, rank)
+        assert ndcg == pytest.approx(1.0) and recall == 1.0
