@@ -134,10 +134,17 @@ def synthetic_chunks(n: int) -> list:
 
 def make_snapshot(matrix: np.ndarray, keyword):
     """An ``IndexSnapshot`` as a worker holds it after loading (superseded mask computed once)."""
-    from worker.index import IndexSnapshot
+    from worker.index import IndexSnapshot, as_search_layout
 
     return IndexSnapshot(
-        "bench", "bench", "synthetic", DIM, matrix, synthetic_chunks(len(matrix)), keyword, "bench"
+        "bench",
+        "bench",
+        "synthetic",
+        DIM,
+        as_search_layout(matrix),
+        synthetic_chunks(len(matrix)),
+        keyword,
+        "bench",
     )
 
 
@@ -145,13 +152,13 @@ def make_snapshot(matrix: np.ndarray, keyword):
 @dataclass
 class SizeResult:
     n: int
-    floor: tuple[float, float]  # C-order (row-major) matrix, as snapshots hold it today
-    floor_f: tuple[float, float]  # the same matrix in column-major (Fortran) order
+    floor: tuple[float, float]  # numpy M @ q on the snapshot's own matrix (column-major)
+    floor_f: tuple[float, float]  # the same matrix as a row-major (C-order) copy
     faiss: tuple[float, float] | None
     dense: tuple[float, float]
     keyword: tuple[float, float]
     total: tuple[float, float]
-    total_f: tuple[float, float]  # search_snapshot on a column-major copy of the matrix
+    total_f: tuple[float, float]  # search_snapshot on a row-major copy (the layout before 2026-11-30)
     bytes_vectors: float
     bytes_keyword: float
 
@@ -189,10 +196,10 @@ def measure(n: int, repeats: int) -> SizeResult:
     matrix = random_unit_matrix(n)
     keyword_index = synthetic_keyword_index(n)
     snapshot = make_snapshot(matrix, keyword_index)
-    # The same snapshot with the matrix stored column-major: OpenBLAS's sgemv for a row-major
-    # (N, d) @ (d,) is the "transposed" kernel, which is markedly slower on some CPUs.
+    # The same snapshot with the matrix row-major, as snapshots held it before 2026-11-30: OpenBLAS's
+    # sgemv for a row-major (N, d) @ (d,) is the "transposed" kernel, markedly slower on some CPUs.
     snapshot_f = copy.copy(snapshot)
-    snapshot_f.matrix = np.asfortranarray(matrix)
+    snapshot_f.matrix = np.ascontiguousarray(matrix)
     rng = np.random.default_rng(42)
     queries = [q / np.linalg.norm(q) for q in rng.standard_normal((repeats + 4, DIM), dtype=np.float32)]
     question = question_text()
@@ -283,11 +290,11 @@ def plot(results: list[SizeResult], path: Path) -> None:
     sizes = [r.n for r in results]
     fig, ax = plt.subplots(figsize=(7, 4.2))
     series = [
-        ("numpy floor, row-major M @ q", [r.floor[0] for r in results], "k--"),
-        ("numpy floor, column-major M @ q", [r.floor_f[0] for r in results], "k:"),
+        ("numpy floor, M @ q on our column-major matrix", [r.floor[0] for r in results], "k--"),
+        ("numpy M @ q, row-major copy", [r.floor_f[0] for r in results], "k:"),
         ("ours, dense path", [r.dense[0] for r in results], "o-"),
         ("ours, total (with BM25)", [r.total[0] for r in results], "s-"),
-        ("ours, total, column-major matrix", [r.total_f[0] for r in results], "v-"),
+        ("ours, total, row-major matrix (old layout)", [r.total_f[0] for r in results], "v-"),
         ("keyword leg (BM25)", [r.keyword[0] for r in results], "^:"),
     ]
     if all(r.faiss for r in results):
@@ -327,7 +334,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         result = measure(n, repeats)
         results.append(result)
         print(
-            f"  {n:>9,}: floor {fmt(result.floor)}  floor-F {fmt(result.floor_f)}  faiss {fmt(result.faiss)}  "
+            f"  {n:>9,}: floor {fmt(result.floor)}  floor-rowmajor {fmt(result.floor_f)}  faiss {fmt(result.faiss)}  "
             f"dense {fmt(result.dense)}  bm25 {fmt(result.keyword)}  total {fmt(result.total)}  "
             f"total-F {fmt(result.total_f)}  ({time.perf_counter() - t0:.0f} s)",
             flush=True,
@@ -376,13 +383,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         markdown_table(
             [
                 "chunks",
-                "floor: `M @ q`, row-major (as stored)",
-                "`M @ q`, column-major",
+                "floor: numpy `M @ q` on our matrix (column-major)",
+                "numpy `M @ q`, row-major copy",
                 "faiss IndexFlatIP",
                 "ours, dense path",
                 "keyword leg (BM25)",
                 "ours, total",
-                "ours, total, column-major M",
+                "ours, total, if M were row-major",
             ],
             latency_rows,
         ),
@@ -396,8 +403,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f"total / floor (target ≤ {TARGET_FLOOR_RATIO}×)",
                 "total / faiss (target ≤ 1×)",
                 "floor / faiss",
-                "total column-major / floor",
-                "total column-major / faiss",
+                "total row-major / floor",
+                "total row-major / faiss",
             ],
             ratio_rows,
         ),
@@ -417,7 +424,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             vs_faiss_f = at_100k.total_f[0] / at_100k.faiss[0]
             lines.append(
                 f"- Target at 100k, no slower than faiss flat: ours {vs_faiss:.2f}× faiss "
-                f"({'✓' if vs_faiss <= 1.0 else '✗'}); with the matrix stored column-major "
+                f"({'✓' if vs_faiss <= 1.0 else '✗'}); with the old row-major matrix "
                 f"{vs_faiss_f:.2f}× ({'✓' if vs_faiss_f <= 1.0 else '✗'}). What is left above the floor is "
                 "`select` (a few hundred µs of Python for de-duplication, argpartition) and the BM25 leg."
             )

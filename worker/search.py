@@ -9,7 +9,7 @@ of a document when its current version is indexed.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -65,19 +65,27 @@ def overlap_coefficient(a: frozenset[str], b: frozenset[str]) -> float:
     return len(a & b) / min(len(a), len(b))
 
 
-def is_duplicate(
-    a: Chunk, b: Chunk, a_tokens: frozenset[str], b_tokens: frozenset[str], cosine: float, near_cosine: float
-) -> bool:
+def is_duplicate(a: Chunk, b: Chunk, cosine: float, near_cosine: float, tokens: Callable[[], tuple]) -> bool:
     """Overlapping windows of one document, or near-identical chunks of any two documents.
 
     Same document: most of the smaller chunk's words are in the other (windows sharing sentences,
     a section re-chunked). Different documents: the vectors are near-identical *and* the words are,
-    so two courses that merely share a topic both survive.
+    so two courses that merely share a topic both survive. ``tokens()`` returns both chunks' word
+    sets; it is called only when the cheap tests leave the question open, because tokenising is
+    most of the cost of de-duplication.
     """
+    if a.doc_id != b.doc_id and cosine < near_cosine:
+        return False
+    a_tokens, b_tokens = tokens()
     overlap = overlap_coefficient(a_tokens, b_tokens)
-    if a.doc_id == b.doc_id:
-        return overlap >= 0.8
-    return cosine >= near_cosine and overlap >= 0.9
+    return overlap >= (0.8 if a.doc_id == b.doc_id else 0.9)
+
+
+def top_candidates(scores: np.ndarray, m: int) -> np.ndarray:
+    """Indices of the ``m`` highest scores, best first (ties keep index order)."""
+    n = len(scores)
+    top = np.argpartition(scores, n - m)[n - m :] if m < n else np.arange(n)
+    return top[np.argsort(-scores[top], kind="stable")]
 
 
 def select(
@@ -95,33 +103,42 @@ def select(
     n = len(scores)
     if n == 0 or k <= 0:
         return Selection([], False)
-    masked = scores if excluded is None else np.where(excluded, -np.inf, scores)
-    available = int(np.sum(np.isfinite(masked)))
-    if available == 0:  # everything excluded (only superseded docs?): fall back to all
-        masked, available = scores, n
+    masked, available = scores, n
+    if excluded is not None and excluded.any():
+        available = n - int(excluded.sum())
+        if available > 0:  # everything excluded (only superseded documents?): fall back to all
+            masked = np.where(excluded, -np.inf, scores)
+        else:
+            available = n
     m = min(available, max(k * CANDIDATE_FACTOR, k + 8))
-    top = np.argpartition(-masked, m - 1)[:m] if m < n else np.arange(n)
-    order = top[np.argsort(-masked[top], kind="stable")]
-    order = [int(r) for r in order if np.isfinite(masked[r])]
+    order = [int(r) for r in top_candidates(masked, m)]
 
     above = [r for r in order if masked[r] >= threshold]
     fallback = not above
     pool = order if fallback else above
 
+    token_cache: dict[int, frozenset[str]] = {}
+
+    def tokens_of(row: int) -> frozenset[str]:
+        if row not in token_cache:
+            token_cache[row] = _tokens(chunks[row].text)
+        return token_cache[row]
+
     kept: list[int] = []
-    kept_tokens: list[frozenset[str]] = []
     for row in pool:
-        tokens = _tokens(chunks[row].text)
-        duplicate = False
-        for other, other_tokens in zip(kept, kept_tokens, strict=True):
-            cos = float(matrix[row] @ matrix[other])
-            if is_duplicate(chunks[row], chunks[other], tokens, other_tokens, cos, near_cosine):
-                duplicate = True
-                break
+        duplicate = any(
+            is_duplicate(
+                chunks[row],
+                chunks[other],
+                float(matrix[row] @ matrix[other]),
+                near_cosine,
+                lambda row=row, other=other: (tokens_of(row), tokens_of(other)),
+            )
+            for other in kept
+        )
         if duplicate:
             continue
         kept.append(row)
-        kept_tokens.append(tokens)
         if len(kept) == k:
             break
     rows = [ScoredRow(r, float(scores[r]), float(cosine[r]), float(keyword[r])) for r in kept]
