@@ -89,6 +89,15 @@ def time_ms(call: Callable[[], object], repeats: int, warmup: int = 2) -> list[f
 
 
 # --- docs/BENCHMARKS.md ----------------------------------------------------------------------------
+def publish(name: str, lines: list[str], write: bool) -> None:
+    """Print a benchmark's markdown section and, unless told not to, write it into the docs."""
+    body = "\n".join(lines)
+    print()
+    print(body)
+    if write:
+        write_section(name, body)
+
+
 def write_section(name: str, body: str, path: Path = DOCS) -> None:
     """Replace the text between ``<!-- bench:name -->`` and ``<!-- /bench:name -->``, or append it.
 

@@ -38,7 +38,7 @@ from bench.common import (
     machine_stamp,
     mark,
     markdown_table,
-    write_section,
+    publish,
 )
 
 SCIFACT = DATA / "beir_scifact"
@@ -339,11 +339,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "",
             "![SciFact alpha sweep](plots/scifact_alpha.png)",
         ]
-    body = "\n".join(lines)
-    print()
-    print(body)
-    if not args.no_write:
-        write_section("scifact", body)
+    publish("scifact", lines, write=not args.no_write)
     return 0
 
 

@@ -39,9 +39,9 @@ from bench.common import (
     machine_stamp,
     markdown_table,
     parse_files,
+    publish,
     search_rows,
     snapshot_of,
-    write_section,
 )
 
 ROOT = DATA / "syllabusqa"
@@ -221,11 +221,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "",
         "![SyllabusQA decision evidence](plots/syllabusqa_decision.png)",
     ]
-    body = "\n".join(lines)
-    print()
-    print(body)
-    if not args.no_write:
-        write_section("syllabusqa", body)
+    publish("syllabusqa", lines, write=not args.no_write)
     return 0
 
 

@@ -32,9 +32,9 @@ from bench.common import (
     machine_stamp,
     markdown_table,
     parse_files,
+    publish,
     search_rows,
     snapshot_of,
-    write_section,
 )
 
 QUESTIONS = ROOT / "bench" / "data" / "vtu_questions.jsonl"
@@ -134,11 +134,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "",
             "</details>",
         ]
-    body = "\n".join(lines)
-    print()
-    print(body)
-    if not args.no_write:
-        write_section("vtu", body)
+    publish("vtu", lines, write=not args.no_write)
     return 0
 
 

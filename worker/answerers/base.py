@@ -47,20 +47,13 @@ def snippet(text: str, limit: int = SNIPPET_CHARS) -> str:
     return f"{cut}…"
 
 
+#: What a citation carries over from the hit it cites.
+_CITED_FIELDS = {"doc_id", "file", "title", "subject", "module", "section", "page", "page_end", "score"}
+
+
 def citation(n: int, hit: Hit) -> Citation:
     return Citation(
-        n=n,
-        doc_id=hit.doc_id,
-        file=hit.file,
-        title=hit.title,
-        subject=hit.subject,
-        module=hit.module,
-        section=hit.section,
-        page=hit.page,
-        page_end=hit.page_end,
-        score=hit.score,
-        snippet=snippet(hit.text),
-        label=hit_label(hit),
+        n=n, snippet=snippet(hit.text), label=hit_label(hit), **hit.model_dump(include=_CITED_FIELDS)
     )
 
 
