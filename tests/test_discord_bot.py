@@ -519,3 +519,23 @@ async def test_a_very_long_answer_continues_in_follow_ups(
         assert len(rec.json["embeds"]) <= 10
         shown += "".join(e.get("description", "") for e in rec.json["embeds"])
     assert shown.replace("\n", "").replace(" ", "") == long_text.replace("\n", "").replace(" ", "")
+
+
+async def test_admin_upload_of_a_scan_or_a_corrupt_pdf_says_what_is_wrong_and_loses_nothing(
+    fake: DiscordFake, bot: SyllabotBot, worker: None, settings: Settings, tmp_path
+) -> None:
+    from tests.test_loaders import make_scanned_pdf
+
+    await index(settings, "default", ("os-notes.md", OS_NOTES))
+    admin = {"permissions": MANAGE_GUILD | MEMBER_PERMISSIONS}
+    for name, data, expected in (
+        ("week1-scan.pdf", make_scanned_pdf(tmp_path), "no extractable text (scanned PDF?)"),
+        ("broken.pdf", b"%PDF-1.7\n" + b"\x00garbage" * 50, "broken.pdf"),
+    ):
+        ix = await fake.command("upload", file=fake.add_attachment(name, data), **admin)
+        text = text_of(await ix.final(TIMEOUT))
+        assert expected in text, text
+    ix = await fake.command("sources")
+    listed = text_of(await ix.final(TIMEOUT))
+    assert "os-notes.md" in listed  # the earlier document is still there...
+    assert "week1-scan.pdf" not in listed and "broken.pdf" not in listed  # ...and nothing half-added
