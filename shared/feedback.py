@@ -3,7 +3,8 @@
 When a bot shows an answer it calls :meth:`Feedback.record_answer` and puts the returned id in its
 buttons. A vote stores (question, answer, sources, collection, user, vote) in a Redis stream for
 later review; a per-answer hash keeps one vote per user, so changing a vote overwrites it and the
-stream says so (``changed``).
+stream says so (``changed``). The read-compare-write of a vote is one Lua script: a double-click or
+two replicas handling the same user cannot both see "no previous vote" and log two entries.
 """
 
 from __future__ import annotations
@@ -21,6 +22,22 @@ from shared.schema import Answer
 Vote = Literal["up", "down"]
 #: How long an answer stays votable.
 ANSWER_TTL_S = 30 * 24 * 3600
+#: Approximate cap on the feedback stream's length (oldest entries are trimmed).
+STREAM_MAXLEN = 100_000
+
+# KEYS: votes hash, stream. ARGV: user, vote, ttl s, maxlen, then stream field/value pairs.
+# Returns {logged (0/1), changed (0/1)}.
+_VOTE = """
+local previous = redis.call('HGET', KEYS[1], ARGV[1])
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('EXPIRE', KEYS[1], tonumber(ARGV[3]))
+if previous == ARGV[2] then return {0, 0} end
+local changed = previous and 1 or 0
+local fields = {'changed', tostring(changed)}
+for i = 5, #ARGV do fields[#fields + 1] = ARGV[i] end
+redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[4], '*', unpack(fields))
+return {1, changed}
+"""
 
 
 class UnknownAnswer(LookupError):
@@ -31,12 +48,14 @@ class Feedback:
     def __init__(self, redis: aioredis.Redis, keys: Keys) -> None:
         self.redis = redis
         self.keys = keys
+        self._vote = redis.register_script(_VOTE)
 
     async def record_answer(self, answer: Answer, platform: str, asked_by: str) -> str:
         answer_id = uuid.uuid4().hex[:16]
         record = {
             "question": answer.question,
             "answer": answer.text,
+            "general_knowledge": answer.general_knowledge,
             "in_materials": answer.in_materials,
             "sources": [c.label or c.file for c in answer.citations],
             "collection": answer.collection,
@@ -55,30 +74,24 @@ class Feedback:
         if raw is None:
             raise UnknownAnswer(f"answer {answer_id} is no longer available for feedback")
         record = json.loads(raw)
-        previous = await self.redis.hget(self.keys.feedback_vote(answer_id), user)
-        previous_vote = previous.decode() if isinstance(previous, bytes) else previous
-        changed = previous_vote is not None and previous_vote != vote
-        async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.hset(self.keys.feedback_vote(answer_id), user, vote)
-            pipe.expire(self.keys.feedback_vote(answer_id), ANSWER_TTL_S)
-            if previous_vote != vote:
-                pipe.xadd(
-                    self.keys.feedback_stream,
-                    {
-                        "answer_id": answer_id,
-                        "user": user,
-                        "vote": vote,
-                        "changed": "1" if changed else "0",
-                        "at": f"{time.time():.3f}",
-                        "question": record["question"],
-                        "answer": record["answer"],
-                        "sources": json.dumps(record["sources"]),
-                        "collection": record["collection"],
-                        "platform": record["platform"],
-                    },
-                )
-            await pipe.execute()
-        return changed
+        entry = {
+            "answer_id": answer_id,
+            "user": user,
+            "vote": vote,
+            "at": f"{time.time():.3f}",
+            "question": record["question"],
+            "answer": record["answer"],
+            "general_knowledge": record.get("general_knowledge") or "",
+            "sources": json.dumps(record["sources"]),
+            "collection": record["collection"],
+            "platform": record["platform"],
+        }
+        flat = [item for pair in entry.items() for item in pair]
+        _, changed = await self._vote(
+            keys=[self.keys.feedback_vote(answer_id), self.keys.feedback_stream],
+            args=[user, vote, ANSWER_TTL_S, STREAM_MAXLEN, *flat],
+        )
+        return bool(changed)
 
     async def votes(self, answer_id: str) -> dict[str, str]:
         raw = await self.redis.hgetall(self.keys.feedback_vote(answer_id))
