@@ -176,6 +176,37 @@ def run_index(settings: Settings, collection: str, files: list[tuple[str, bytes]
         raise ValueError(str(exc)) from exc
 
 
+#: Most file bytes sent in one ingest job: the files travel inside the job through Redis, and arq
+#: renders a job's arguments as text on the worker's event loop, so a whole folder in one job would
+#: stall the worker and could exceed Redis's 512 MB bulk-string limit.
+JOB_PAYLOAD_BYTES = 48 * 1024 * 1024
+
+
+def batches_by_size(files: list[tuple[str, bytes]], limit: int) -> list[list[tuple[str, bytes]]]:
+    """Consecutive groups of files of at most ``limit`` bytes each (a larger file goes alone)."""
+    batches: list[list[tuple[str, bytes]]] = []
+    size = 0
+    for item in files:
+        if not batches or size + len(item[1]) > limit:
+            batches.append([])
+            size = 0
+        batches[-1].append(item)
+        size += len(item[1])
+    return batches
+
+
+def merge_reports(collection: str, reports: list[IngestReport]) -> IngestReport:
+    """One summary for several batches: the last index version that changed, every file's line."""
+    merged = IngestReport(collection=collection)
+    for report in reports:
+        merged.files.extend(report.files)
+        if report.changed:
+            merged.changed = True
+            merged.index_version = report.index_version
+            merged.total_chunks = report.total_chunks
+    return merged
+
+
 async def index(
     settings: Settings, collection: str, files: list[tuple[str, bytes]], who: str | None = None
 ) -> IngestReport:
@@ -185,7 +216,11 @@ async def index(
     try:
         if await client.worker_count():
             _say("indexing through the running worker")
-            return await client.ingest_many(collection, files, who=who, progress=line.from_queue)
+            reports = [
+                await client.ingest_many(collection, batch, who=who, progress=line.from_queue)
+                for batch in batches_by_size(files, JOB_PAYLOAD_BYTES)
+            ]
+            return merge_reports(collection, reports)
     except NoWorker:
         pass  # the worker went away between the check and the job
     finally:
