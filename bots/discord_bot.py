@@ -64,7 +64,11 @@ PRE_DEFER_REDIS_S = 1.5
 PROGRESS_EVERY_S = 1.5
 #: Autocomplete must answer within 3 s; the list of sources is cached this long per collection.
 AUTOCOMPLETE_CACHE_S = 15.0
-AUTOCOMPLETE_TIMEOUT_S = 2.0
+#: One bound on *all* the work behind an autocomplete (binding lookup + sources), leaving ~0.5 s of
+#: Discord's 3 s for the gateway and the callback; past it the user just sees no suggestions.
+AUTOCOMPLETE_TIMEOUT_S = 2.5
+#: Bound on the Redis work behind a 👍/👎 click (done after the click is acknowledged).
+VOTE_REDIS_S = 5.0
 #: File types /upload accepts (the worker's loaders).
 UPLOAD_TYPES = {".pdf": "PDF", ".md": "Markdown", ".markdown": "Markdown", ".txt": "text", ".docx": "DOCX"}
 
@@ -278,9 +282,21 @@ class SyllabotBot(discord.Client):
         )
         return False
 
+    @staticmethod
+    def parent_channel_id(interaction: discord.Interaction) -> int | None:
+        """The channel a thread (or forum post) belongs to; None outside threads.
+
+        In a thread ``interaction.channel_id`` is the *thread's* id, so a binding of the channel the
+        thread was opened in has to be looked up through ``parent_id``.
+        """
+        return getattr(interaction.channel, "parent_id", None) if _in_thread(interaction) else None
+
     def scopes(self, interaction: discord.Interaction) -> list[str]:
-        """Binding scopes, most specific first: the channel overrides the server."""
+        """Binding scopes, most specific first: thread, then its parent channel, then the server."""
         scopes = [f"channel:{interaction.channel_id}"] if interaction.channel_id else []
+        parent_id = self.parent_channel_id(interaction)
+        if parent_id:
+            scopes.append(f"channel:{parent_id}")
         if interaction.guild_id:
             scopes.append(f"guild:{interaction.guild_id}")
         return scopes
@@ -413,12 +429,34 @@ class SyllabotBot(discord.Client):
         await safe_send(interaction, render.render_answer(answer), view=view)
 
     async def handle_vote(self, interaction: discord.Interaction, vote: str, answer_id: str) -> None:
+        """Acknowledge the click at once, then store the vote and confirm privately.
+
+        ``defer()`` without ``thinking`` on a component interaction is DEFERRED_UPDATE_MESSAGE (type 6):
+        no loading state, and the answer the buttons sit under stays exactly as it is (its
+        ``@original`` is never edited here). The confirmation is an ephemeral follow-up, which after a
+        type-6 ack is a new message that honours the ephemeral flag.
+        """
+        try:
+            await interaction.response.defer(thinking=False)
+        except discord.HTTPException as exc:
+            log.warning("could not acknowledge vote click %s: %s", interaction.id, exc)
+            return
         emoji = "👍" if vote == "up" else "👎"
         try:
-            changed = await self.feedback.vote(answer_id, self.who(interaction), vote)  # type: ignore[arg-type]
+            changed = await asyncio.wait_for(
+                self.feedback.vote(answer_id, self.who(interaction), vote),  # type: ignore[arg-type]
+                timeout=VOTE_REDIS_S,
+            )
         except UnknownAnswer:
             message = render.notice(
                 "Too late to vote", "This answer is too old to take feedback.", error=False
+            )
+        except TimeoutError:
+            log.warning("vote on %s timed out after %.0f s", answer_id, VOTE_REDIS_S)
+            message = render.notice(
+                "Vote not saved",
+                f"Syllabot's database did not answer within {VOTE_REDIS_S:.0f} s, so your "
+                f"{emoji} may not have been recorded. Please try again in a minute.",
             )
         except Exception as exc:
             log.warning("vote failed: %r", exc)
@@ -559,9 +597,12 @@ class SyllabotBot(discord.Client):
         """Up to 25 documents of this channel's collection whose name contains what was typed."""
         if not self.is_admin(interaction):
             return []
-        try:
-            collection = await asyncio.wait_for(self.collection_for(interaction), AUTOCOMPLETE_TIMEOUT_S)
-            sources = await asyncio.wait_for(self.sources_cached(collection), AUTOCOMPLETE_TIMEOUT_S)
+
+        async def lookup() -> list[SourceInfo]:
+            return await self.sources_cached(await self.collection_for(interaction))
+
+        try:  # one deadline for both steps: Discord drops an autocomplete answer after 3 s
+            sources = await asyncio.wait_for(lookup(), AUTOCOMPLETE_TIMEOUT_S)
         except Exception as exc:  # an empty list is the only failure autocomplete can show
             log.info("autocomplete failed: %r", exc)
             return []
@@ -584,29 +625,33 @@ class SyllabotBot(discord.Client):
         except InvalidCollectionName as exc:
             await send(interaction, [render.notice("Invalid collection name", str(exc))], ephemeral=True)
             return
-        target = (
-            f"channel:{interaction.channel_id}" if scope == "channel" else f"guild:{interaction.guild_id}"
-        )
-        where = "this channel" if scope == "channel" else "this server"
+        parent_id = self.parent_channel_id(interaction)
+        if scope == "channel":
+            # In a thread, "this channel" is the channel the thread belongs to: binding the thread
+            # alone would leave the rest of the class's channel (and its other threads) unchanged.
+            target = f"channel:{parent_id or interaction.channel_id}"
+            where = "the parent channel" if parent_id else "this channel"
+        else:
+            target, where = f"guild:{interaction.guild_id}", "this server"
         try:
             await asyncio.wait_for(self.bindings.bind(target, name), timeout=PRE_DEFER_REDIS_S)
         except Exception as exc:
             await send(interaction, [failure_message(exc)], ephemeral=True)
             return
-        note = (
-            " Channels bound to their own collection keep it."
-            if scope == "server"
-            else " This overrides the server's collection here."
-        )
+        if scope == "server":
+            message = f"`/ask` here searches **{name}**. Channels bound to their own collection keep it."
+        elif parent_id:
+            parent = getattr(interaction.channel, "parent", None)
+            label = f"#{render.plain(parent.name)}" if parent is not None else "the parent channel"
+            message = (
+                f"This is a thread, so the binding is on its parent channel, {label}: `/ask` there "
+                f"and in all its threads searches **{name}**. This overrides the server's collection."
+            )
+        else:
+            message = f"`/ask` here searches **{name}**. This overrides the server's collection here."
         await send(
             interaction,
-            [
-                render.notice(
-                    f"{where.capitalize()} now uses “{name}”",
-                    f"`/ask` here searches **{name}**.{note}",
-                    error=False,
-                )
-            ],
+            [render.notice(f"{where.capitalize()} now uses “{name}”", message, error=False)],
             ephemeral=True,
         )
 
@@ -618,13 +663,10 @@ class SyllabotBot(discord.Client):
         except Exception as exc:
             await send(interaction, [failure_message(exc)], ephemeral=True)
             return
+        where = "This thread" if _in_thread(interaction) else "This channel"
         await send(
             interaction,
-            [
-                render.notice(
-                    f"This channel uses “{collection}”", "Change it with `/collection set`.", error=False
-                )
-            ],
+            [render.notice(f"{where} uses “{collection}”", "Change it with `/collection set`.", error=False)],
             ephemeral=True,
         )
 
@@ -638,18 +680,23 @@ async def send(
     ephemeral: bool = False,
 ) -> None:
     """Send rendered messages as this interaction's reply: the first answers (or edits the deferred
-    reply), the rest are follow-ups; ``view`` goes under the last one."""
+    reply), the rest are follow-ups; ``view`` goes under the last one.
+
+    After a component's DEFERRED_UPDATE_MESSAGE (``defer()`` without thinking on a button click)
+    ``@original`` is the message the button is on, so every message is sent as a follow-up instead.
+    """
+    edit_first = interaction.response.is_done() and interaction.response.type not in _UPDATES_SOURCE
     for i, message in enumerate(messages):
         last = i == len(messages) - 1
         item_view = view if last and view is not None else MISSING
-        if i == 0 and interaction.response.is_done():
+        if i == 0 and edit_first:
             await interaction.edit_original_response(
                 content=message.content,
                 embeds=message.embeds,
                 view=item_view if item_view is not MISSING else None,
                 allowed_mentions=NO_PINGS,
             )
-        elif i == 0:
+        elif i == 0 and not interaction.response.is_done():
             await interaction.response.send_message(
                 content=message.content,
                 embeds=message.embeds,
@@ -692,6 +739,18 @@ async def safe_edit_content(interaction: discord.Interaction, content: str) -> N
         )
     except Exception as exc:
         log.debug("status edit failed: %s", exc)
+
+
+#: Responses after which ``@original`` is the message a component sits on, not a reply of ours.
+_UPDATES_SOURCE = (
+    discord.InteractionResponseType.deferred_message_update,
+    discord.InteractionResponseType.message_update,
+)
+
+
+def _in_thread(interaction: discord.Interaction) -> bool:
+    """True in a thread or a forum/media post (discord.py builds a ``Thread`` for both)."""
+    return isinstance(interaction.channel, discord.Thread)
 
 
 def _bot(interaction: discord.Interaction) -> SyllabotBot:

@@ -11,8 +11,9 @@ messages; the bot sends the first as the interaction's response and the rest as 
 
 Text that comes from documents or from the LLM is untrusted: ``@everyone``, ``@here``, user, role
 and channel mentions are broken with a zero-width space (``allowed_mentions`` already stops the
-ping; this stops the *look* of one and any client that ignores it), and masked links
-``[text](url)`` are escaped so a document cannot dress a phishing URL up as harmless words.
+ping; this stops the *look* of one and any client that ignores it), and every square bracket is
+escaped so a document cannot dress a phishing URL up as harmless words with a masked link
+``[text](url)``, whatever variant of the link syntax it uses.
 """
 
 from __future__ import annotations
@@ -64,22 +65,37 @@ class Rendered:
 # --- escaping ----------------------------------------------------------------------------------
 _MASS_MENTION = re.compile(r"@(everyone|here)", re.IGNORECASE)
 _ID_MENTION = re.compile(r"<(@[!&]?|#)(\d+)>")
-_MASKED_LINK = re.compile(r"\[([^\[\]\n]*)\]\(([^()\s]*)\)")
+#: A markdown escape pair (backslash + any character that is not a letter, digit or space: the rule
+#: of simple-markdown, which Discord's parser is built on), or a bare square bracket.
+_ESCAPE_OR_BRACKET = re.compile(r"\\[^0-9A-Za-z\s]|[\[\]]")
+
+
+def _escape_brackets(text: str) -> str:
+    """Put a backslash before every ``[`` and ``]`` that is not already escaped.
+
+    No masked link can start without an unescaped ``[``, so this stops every variant of
+    ``[text](url)`` (nested brackets, parentheses or spaces in the URL, a title, ``<url>``) instead
+    of trying to recognise them. Discord shows ``\\[1\\]`` as ``[1]``, so citation markers still read
+    normally. Scanning escape pairs as units keeps an existing ``\\[`` as it is and turns ``\\\\[``
+    (an escaped backslash, then a live bracket) into ``\\\\\\[``.
+    """
+    return _ESCAPE_OR_BRACKET.sub(lambda m: m.group(0) if len(m.group(0)) == 2 else "\\" + m.group(0), text)
 
 
 def neutralise(text: str) -> str:
     """Break mentions and masked links in untrusted text, leaving it readable.
 
     ``@everyone`` -> ``@\u200beveryone``; ``<@123>``, ``<@!123>``, ``<@&123>``, ``<#123>`` get a
-    zero-width space after the sigil so Discord shows them as plain text; ``[text](url)`` is escaped
-    so the reader sees the real URL instead of a disguised link.
+    zero-width space after the sigil so Discord shows them as plain text; every ``[`` and ``]`` is
+    escaped, so a ``[text](url)`` shows its real URL instead of a disguised link. Brackets inside
+    inline code or code blocks then show their backslash (Discord does not unescape code): the price
+    of not having to parse code spans exactly as Discord does.
     """
     if not text:
         return text
     text = _MASS_MENTION.sub(lambda m: f"@{ZWSP}{m.group(1)}", text)
     text = _ID_MENTION.sub(lambda m: f"<{m.group(1)}{ZWSP}{m.group(2)}>", text)
-    text = _MASKED_LINK.sub(lambda m: f"\\[{m.group(1)}\\]({m.group(2)})", text)
-    return text
+    return _escape_brackets(text)
 
 
 def plain(text: str) -> str:
@@ -116,7 +132,11 @@ def _cut_point(text: str, limit: int) -> int:
     pos = window.rfind(" ", floor, limit + 1)
     if pos > 0:
         return pos
-    return limit
+    # A hard cut must not separate a backslash from the character it escapes: the next part would
+    # start with a live ``[`` (or ``*``, ``_`` …). An odd run of backslashes before the cut ends
+    # with the first half of an escape pair.
+    run = len(text[:limit]) - len(text[:limit].rstrip("\\"))
+    return limit - 1 if run % 2 and limit > 1 else limit
 
 
 def split_text(text: str, limit: int) -> list[str]:

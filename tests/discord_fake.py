@@ -3,7 +3,9 @@
 What it speaks (API v10, JSON encoding, no compression):
 
 * Gateway websocket at ``/gateway``: HELLO, IDENTIFY -> READY (bot user, application id, one guild
-  listed as unavailable) followed by GUILD_CREATE (roles, one text channel), heartbeat ACKs, RESUME
+  listed as unavailable) followed by GUILD_CREATE (roles, two text channels; the public thread
+  :attr:`DiscordFake.thread_id` in the second is *not* listed, as for a thread the bot never
+  joined, so discord.py builds it from the interaction's partial channel), heartbeat ACKs, RESUME
   -> RESUMED, and INTERACTION_CREATE dispatches made by the test: slash commands (options typed
   from the command schema the bot registered), autocomplete and button clicks.
 * REST under ``/api/v10``: ``/users/@me``, ``/oauth2/applications/@me``, ``/gateway``,
@@ -90,6 +92,7 @@ class DiscordFake:
         self.guild_id = snowflake()
         self.channel_id = snowflake()
         self.other_channel_id = snowflake()
+        self.thread_id = snowflake()  # a public thread (type 11) in other_channel_id
         self.admin_role_id = snowflake()
         self.student_role_id = snowflake()
         self.requests: list[Recorded] = []
@@ -97,6 +100,7 @@ class DiscordFake:
         self.attachments: dict[str, tuple[dict, bytes]] = {}
         self.downloads: list[str] = []
         self.originals: dict[str, dict] = {}  # token -> the @original message as Discord holds it
+        self.interaction_types: dict[str, int] = {}  # token -> interaction type (2 command, 3 button…)
         self.identified = asyncio.Event()
         self.commands_synced = asyncio.Event()
         self._ws: web.WebSocketResponse | None = None
@@ -250,7 +254,7 @@ class DiscordFake:
         flags = int(data.get("flags") or 0)
         interaction = {
             "id": request.match_info["iid"],
-            "type": 2,
+            "type": self.interaction_types.get(token, 2),
             "response_message_loading": kind == 5,
             "response_message_ephemeral": bool(flags & 64),
         }
@@ -369,6 +373,31 @@ class DiscordFake:
             "parent_id": None,
         }
 
+    def _thread(self, thread_id: int, parent_id: int, name: str) -> dict:
+        """A public thread as an interaction's partial ``channel`` carries it."""
+        return {
+            "id": str(thread_id),
+            "type": 11,
+            "guild_id": str(self.guild_id),
+            "parent_id": str(parent_id),
+            "owner_id": str(snowflake()),
+            "name": name,
+            "last_message_id": None,
+            "rate_limit_per_user": 0,
+            "message_count": 3,
+            "member_count": 2,
+            "total_message_sent": 3,
+            "flags": 0,
+            "permissions": str(MEMBER_PERMISSIONS),
+            "thread_metadata": {
+                "archived": False,
+                "auto_archive_duration": 1440,
+                "archive_timestamp": now_iso(),
+                "locked": False,
+                "create_timestamp": now_iso(),
+            },
+        }
+
     def _role(self, role_id: int, name: str, permissions: int, position: int) -> dict:
         return {
             "id": str(role_id),
@@ -441,7 +470,12 @@ class DiscordFake:
         message: dict | None = None,
     ) -> FakeInteraction:
         iid, token = snowflake(), f"tok-{uuid.uuid4().hex}"
+        self.interaction_types[token] = itype
         channel_id = channel_id or self.channel_id
+        if channel_id == self.thread_id:
+            channel = self._thread(channel_id, self.other_channel_id, "week-3-questions")
+        else:
+            channel = self._channel(channel_id, "general" if channel_id == self.channel_id else "os-class")
         user_id = user_id or 4242
         payload: dict[str, Any] = {
             "id": str(iid),
@@ -451,7 +485,7 @@ class DiscordFake:
             "version": 1,
             "guild_id": str(self.guild_id),
             "channel_id": str(channel_id),
-            "channel": self._channel(channel_id, "general" if channel_id == self.channel_id else "os-class"),
+            "channel": channel,
             "member": {
                 "user": {
                     "id": str(user_id),
@@ -588,6 +622,10 @@ class FakeInteraction:
 
     async def callback(self, timeout: float = 10.0) -> Recorded:
         return await self.wait_for(lambda r: r.kind == "callback", timeout)
+
+    async def followup(self, timeout: float = 10.0) -> Recorded:
+        """The first follow-up message (``POST /webhooks/{app}/{token}``)."""
+        return await self.wait_for(lambda r: r.kind == "followup", timeout)
 
     async def final(self, timeout: float = 30.0) -> Recorded:
         """The first response carrying embeds: an ``@original`` edit or an immediate message."""

@@ -23,7 +23,7 @@ from shared.bindings import Bindings
 from shared.config import Settings
 from shared.keys import Keys
 from shared.queue import QueueClient, beat
-from shared.schema import NOT_IN_MATERIALS, Answer, AskRequest
+from shared.schema import NOT_IN_MATERIALS, Answer, AskRequest, SourceInfo
 from tests.discord_fake import MANAGE_GUILD, MEMBER_PERMISSIONS, DiscordFake, FakeInteraction, Recorded
 
 pytestmark = pytest.mark.slow
@@ -153,6 +153,15 @@ def assert_pings_nobody(rec: Recorded) -> None:
     assert FakeInteraction.body(rec).get("allowed_mentions") == {"parse": []}
 
 
+def assert_vote_acknowledged_first(click: FakeInteraction) -> None:
+    """A button click is acked with DEFERRED_UPDATE_MESSAGE before anything else, and the message the
+    button sits on (``@original`` of a component interaction) is never edited."""
+    sent = click.requests()
+    assert sent[0].kind == "callback" and sent[0].json["type"] == 6, sent[0]
+    assert not sent[0].json.get("data")  # nothing to show: no loading state, no message change
+    assert all(r.kind in ("callback", "followup") for r in sent), [r.kind for r in sent]
+
+
 def make_pdf() -> bytes:
     pdf = FPDF()
     pdf.set_font("Helvetica", size=12)
@@ -198,15 +207,20 @@ async def test_ask_defers_first_then_edits_with_cited_embed_and_votes_are_stored
 
     # 👍 then 👎 by the same user: one vote, changed; both land in the stream.
     keys = Keys(settings.key_prefix)
+    answer_before = json.dumps(ix.original, sort_keys=True)
     click = await fake.click(ix.original, up, user_id=777)
-    reply = await click.callback(TIMEOUT)
-    assert reply.json["type"] == 4 and reply.json["data"]["flags"] & 64
+    reply = await click.followup(TIMEOUT)
+    assert_vote_acknowledged_first(click)
+    assert reply.json["flags"] & 64  # only the voter sees the thanks
+    assert_pings_nobody(reply)
     assert "Thanks" in text_of(reply)
     assert await redis_client.hget(keys.feedback_vote(answer_id), "discord:777") == b"up"
 
     click = await fake.click(ix.original, down, user_id=777)
-    reply = await click.callback(TIMEOUT)
+    reply = await click.followup(TIMEOUT)
+    assert_vote_acknowledged_first(click)
     assert "changed" in text_of(reply).lower()
+    assert json.dumps(ix.original, sort_keys=True) == answer_before  # the answer itself is untouched
     assert await redis_client.hgetall(keys.feedback_vote(answer_id)) == {b"discord:777": b"down"}
     entries = await redis_client.xrange(keys.feedback_stream)
     assert [(e[b"vote"], e[b"changed"]) for _, e in entries] == [(b"up", b"0"), (b"down", b"1")]
@@ -380,6 +394,105 @@ async def test_collection_set_binds_the_channel_and_ask_uses_it(
     assert "Admins only" in text_of(await ix.callback(TIMEOUT))
 
 
+async def echo_collection(bot: SyllabotBot, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Answer every /ask at once, naming the collection it was asked in (no worker needed)."""
+
+    async def fake_ask(request: AskRequest, timeout: float | None = None) -> Answer:
+        return Answer(
+            text=f"Answered from {request.collection}.",
+            in_materials=True,
+            collection=request.collection,
+            question=request.question,
+        )
+
+    monkeypatch.setattr(bot.queue, "ask", fake_ask)
+
+
+async def test_ask_in_a_thread_uses_the_parent_channels_collection(
+    fake: DiscordFake,
+    bot: SyllabotBot,
+    settings: Settings,
+    redis_client: aioredis.Redis,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    await echo_collection(bot, monkeypatch)
+    bindings = Bindings(redis_client, Keys(settings.key_prefix), "discord")
+    await bindings.bind(f"guild:{fake.guild_id}", "whole-server")
+    await bindings.bind(f"channel:{fake.other_channel_id}", "os-2026")
+
+    ix = await fake.command("ask", question="What is a deadlock?", channel_id=fake.thread_id)
+    assert ix.payload["channel"]["type"] == 11  # a public thread, whose parent is other_channel_id
+    final = await ix.final(TIMEOUT)
+    assert embeds_of(final)[-1]["footer"]["text"].startswith("Collection: os-2026")
+
+    # A binding of the thread itself is more specific than its parent's.
+    await bindings.bind(f"channel:{fake.thread_id}", "thread-only")
+    ix = await fake.command("ask", question="What is a deadlock?", channel_id=fake.thread_id)
+    assert embeds_of(await ix.final(TIMEOUT))[-1]["footer"]["text"].startswith("Collection: thread-only")
+
+
+async def test_collection_set_channel_in_a_thread_binds_the_parent_and_says_so(
+    fake: DiscordFake,
+    bot: SyllabotBot,
+    settings: Settings,
+    redis_client: aioredis.Redis,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    await echo_collection(bot, monkeypatch)
+    admin = {"roles": [fake.admin_role_id], "channel_id": fake.thread_id}
+    ix = await fake.command("collection set", name="os-2026", scope="channel", **admin)
+    reply = await ix.callback(TIMEOUT)
+    assert reply.json["type"] == 4 and reply.json["data"]["flags"] & 64
+    text = text_of(reply)
+    assert "The parent channel now uses “os-2026”" in text
+    assert "This is a thread, so the binding is on its parent channel, #os-class" in text
+
+    keys = Keys(settings.key_prefix)
+    assert await redis_client.get(keys.binding("discord", f"channel:{fake.other_channel_id}")) == b"os-2026"
+    assert await redis_client.get(keys.binding("discord", f"channel:{fake.thread_id}")) is None
+
+    # The parent channel itself and the thread now both answer from it.
+    for channel_id in (fake.other_channel_id, fake.thread_id):
+        ix = await fake.command("ask", question="What is a deadlock?", channel_id=channel_id)
+        assert embeds_of(await ix.final(TIMEOUT))[-1]["footer"]["text"].startswith("Collection: os-2026")
+    ix = await fake.command("collection show", **admin)
+    assert "This thread uses “os-2026”" in text_of(await ix.callback(TIMEOUT))
+
+
+async def test_slow_autocomplete_gives_up_within_one_deadline(
+    fake: DiscordFake, bot: SyllabotBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Each step alone fits the deadline, both together do not: one bound must cover both.
+    monkeypatch.setattr(discord_bot, "AUTOCOMPLETE_TIMEOUT_S", 0.6)
+    delay = 0.05
+
+    async def slow_collection(interaction: object) -> str:
+        await asyncio.sleep(delay)
+        return "default"
+
+    async def slow_sources(collection: str) -> list[SourceInfo]:
+        await asyncio.sleep(delay)
+        return [
+            SourceInfo(doc_id="d1", file="compilers.pdf", title="Compilers", pages=2, chunks=4, indexed_at="")
+        ]
+
+    monkeypatch.setattr(bot, "collection_for", slow_collection)
+    monkeypatch.setattr(bot, "sources_cached", slow_sources)
+    admin = {"permissions": MANAGE_GUILD | MEMBER_PERMISSIONS}
+    ac = await fake.autocomplete("remove", "document", document="comp", **admin)
+    [choice] = (await ac.callback(TIMEOUT)).json["data"]["choices"]  # fast enough: suggested
+    assert choice["value"] == "d1"
+
+    delay = 0.4
+    ac = await fake.autocomplete("remove", "document", document="comp", **admin)
+    reply = await ac.callback(TIMEOUT)
+    assert reply.json["type"] == 8 and reply.json["data"]["choices"] == []
+
+
+def test_autocomplete_deadline_leaves_room_in_discords_3_seconds() -> None:
+    assert discord_bot.AUTOCOMPLETE_TIMEOUT_S <= 2.5
+
+
 # --- process entry -------------------------------------------------------------------------------
 def test_missing_token_exits_2(settings: Settings, capsys: pytest.CaptureFixture[str]) -> None:
     assert run_discord(settings.model_copy(update={"discord_token": None})) == 2
@@ -447,9 +560,50 @@ async def test_vote_on_an_unknown_answer_is_answered(fake: DiscordFake, bot: Syl
     custom_id = "syllabot:vote:up:0123456789abcdef"
     message = fake._message("none", {"components": vote_view("0123456789abcdef").to_components()})
     click = await fake.click(message, custom_id)
-    reply = await click.callback(TIMEOUT)
-    assert reply.json["data"]["flags"] & 64
+    reply = await click.followup(TIMEOUT)
+    assert_vote_acknowledged_first(click)
+    assert reply.json["flags"] & 64
     assert "Too late to vote" in text_of(reply)
+
+
+@contextlib.asynccontextmanager
+async def black_hole_redis() -> AsyncIterator[str]:
+    """A TCP server that accepts connections and never answers: a Redis too slow to be useful."""
+    held: list[asyncio.StreamWriter] = []
+
+    async def swallow(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        held.append(writer)
+        with contextlib.suppress(Exception):
+            while await reader.read(65536):
+                pass
+
+    server = await asyncio.start_server(swallow, "127.0.0.1", 0)
+    try:
+        yield f"redis://127.0.0.1:{server.sockets[0].getsockname()[1]}/0"
+    finally:
+        for writer in held:
+            writer.close()
+        server.close()
+        await server.wait_closed()
+
+
+async def test_vote_is_acknowledged_before_a_slow_redis_and_says_it_was_not_saved(
+    fake: DiscordFake, bot: SyllabotBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(discord_bot, "VOTE_REDIS_S", 1.0)
+    async with black_hole_redis() as url:
+        await bot.redis.aclose()
+        bot.redis = aioredis.Redis.from_url(url)  # no socket timeout: only the bot's bound applies
+        custom_id = "syllabot:vote:down:0123456789abcdef"
+        message = fake._message("none", {"components": vote_view("0123456789abcdef").to_components()})
+        click = await fake.click(message, custom_id)
+        ack = await click.callback(5.0)  # Discord needs this within 3 s, whatever Redis does
+        reply = await click.followup(TIMEOUT)
+        assert_vote_acknowledged_first(click)
+        assert reply.at - ack.at >= 0.9  # the ack did not wait for the (bounded) Redis work
+        assert reply.json["flags"] & 64
+        assert_pings_nobody(reply)
+        assert "Vote not saved" in text_of(reply) and "did not answer within 1 s" in text_of(reply)
 
 
 # --- pure helpers of the bot ---------------------------------------------------------------------

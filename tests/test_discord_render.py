@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import discord
 import pytest
 
@@ -69,6 +71,87 @@ def test_neutralise_escapes_masked_links_but_keeps_the_url_visible() -> None:
     out = r.neutralise("See [the syllabus](https://evil.example/login) for details.")
     assert "[the syllabus](" not in out
     assert "https://evil.example/login" in out
+
+
+# A model of how Discord reads markdown, for the two rules that matter here. Discord's parser is built
+# on simple-markdown: ``escape`` turns a backslash plus any character that is not a letter, digit or
+# space into that character, and ``link`` is simple-markdown's masked-link rule, copied from its source
+# (nested brackets in the text; parentheses, ``<url>`` and a quoted title in the target).
+_MD_ESCAPE = re.compile(r"\\([^0-9A-Za-z\s])")
+_MD_LINK_INSIDE = r"(?:\[[^\]]*\]|[^\[\]]|\](?=[^\[]*\]))*"
+_MD_HREF_AND_TITLE = r"""\s*<?((?:\([^)]*\)|[^\s\\]|\\.)*?)>?(?:\s+['"]([\s\S]*?)['"])?\s*"""
+_MD_LINK = re.compile(r"\[(" + _MD_LINK_INSIDE + r")\]\(" + _MD_HREF_AND_TITLE + r"\)")
+
+
+def masked_links(markdown: str) -> list[str]:
+    """The masked links Discord would render in ``markdown``: scanned left to right, escape pairs
+    consumed as units, a link tried wherever an unescaped ``[`` starts."""
+    found, i = [], 0
+    while i < len(markdown):
+        if _MD_ESCAPE.match(markdown, i):
+            i += 2
+            continue
+        if markdown[i] == "[" and (m := _MD_LINK.match(markdown, i)):
+            found.append(m.group(0))
+            i = m.end()
+            continue
+        i += 1
+    return found
+
+
+def displayed(markdown: str) -> str:
+    """The text a reader sees once Discord has applied the escapes."""
+    return _MD_ESCAPE.sub(r"\1", markdown)
+
+
+PHISHING = [
+    "[Click](https://evil.example/a_(b))",
+    "[portal]( https://evil.example )",
+    '[portal](https://evil.example "Official")',
+    "[[portal]](https://evil.example)",
+    "[portal](<https://evil.example>)",
+    "See [the syllabus](https://evil.example/login) for details.",
+]
+
+
+@pytest.mark.parametrize("raw", PHISHING)
+def test_neutralise_leaves_no_masked_link_of_any_shape(raw: str) -> None:
+    assert masked_links(raw), "the model must see the link in the raw text"
+    out = r.neutralise(raw)
+    assert masked_links(out) == []
+    assert displayed(out) == raw  # the reader sees exactly what the document says, URL included
+    [msg] = r.render_answer(_answer(f"Log in here: {raw}"))
+    assert masked_links(msg.embeds[0].description) == []
+
+
+def test_neutralise_keeps_an_escaped_backslash_from_reopening_a_link() -> None:
+    raw = "C:\\\\[portal](https://evil.example)"  # an escaped backslash, then a live link
+    assert masked_links(raw)
+    out = r.neutralise(raw)
+    assert masked_links(out) == []
+    assert "https://evil.example" in displayed(out)
+    already = "\\[portal\\](https://evil.example)"  # already escaped: left as it is
+    assert r.neutralise(already) == already
+
+
+def test_citation_markers_still_read_as_brackets() -> None:
+    text = "A semaphore is an integer variable [1] accessed through wait and signal [1][2]."
+    [msg] = r.render_answer(_answer(text, citations=[_citation(1), _citation(2)]))
+    description = msg.embeds[0].description
+    assert "\\[1\\]" in description and "\\[1\\]\\[2\\]" in description
+    assert displayed(description) == text
+    assert masked_links(description) == []
+
+
+def test_a_hard_split_never_separates_a_backslash_from_its_bracket() -> None:
+    raw = "x" * 99 + "[Click](https://evil.example)"  # no space or sentence end to cut at
+    out = r.neutralise(raw)
+    assert out[99:101] == "\\["  # a cut at 100 would fall inside the escape pair
+    parts = r.split_text(out, 100)
+    assert len(parts) == 2 and all(masked_links(p) == [] for p in parts)
+    assert displayed("".join(parts)) == raw
+    [msg] = r.render_answer(_answer(raw), per_embed=100)
+    assert all(masked_links(e.description or "") == [] for e in msg.embeds)
 
 
 def test_plain_escapes_markdown_in_file_names() -> None:
