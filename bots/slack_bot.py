@@ -21,6 +21,7 @@ import sys
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from pathlib import PurePath
 from typing import Any
 
 import aiohttp
@@ -38,7 +39,14 @@ from shared.bindings import Bindings, InvalidCollectionName, validate_collection
 from shared.config import Settings
 from shared.feedback import Feedback, UnknownAnswer
 from shared.keys import Keys
-from shared.queue import JobFailed, NoWorker, QueueClient, QueueTimeout, RedisUnreachable
+from shared.queue import (
+    INGEST_TIMEOUT_S,
+    JobFailed,
+    NoWorker,
+    QueueClient,
+    QueueTimeout,
+    RedisUnreachable,
+)
 from shared.ratelimit import RateLimiter
 from shared.redis_conn import RedisUnavailable, describe, resolve_redis_url
 from shared.schema import AskRequest, IngestReport
@@ -55,12 +63,64 @@ ADD_SHORTCUT_ID = "add_to_course_materials"
 ADMIN_CACHE_S = 300.0
 #: Minimum seconds between progress edits of a status message (Slack rate-limits chat.update).
 PROGRESS_EVERY_S = 2.0
+#: A response_url works for 30 minutes (and 5 posts); admin jobs replying through one stop waiting
+#: this long after the command arrived, leaving room for the final post. Tests lower it.
+RESPONSE_URL_BUDGET_S = 25 * 60.0
+#: Never wait less than this for a job, even when the budget is (nearly) spent.
+MIN_JOB_WAIT_S = 1.0
+#: How long an Events API event id is remembered, so a redelivery is not answered twice.
+EVENT_DEDUP_S = 600
+#: File extensions the worker's loaders read (worker/loaders.py ``_EXTENSIONS``); anything else is
+#: refused before downloading. Slack's ``filetype`` for PDF and Word counts too: the worker
+#: recognises those by their content whatever the name.
+SUPPORTED_EXTENSIONS = (".pdf", ".docx", ".md", ".markdown", ".txt", ".text")
+SUPPORTED_FILETYPES = frozenset({"pdf", "docx"})
+SUPPORTED_DESCRIPTION = "PDF, Word (.docx), Markdown (.md) or plain text (.txt)"
 
 Message = dict[str, Any]
 
 
 class BotUsageError(Exception):
     """Something the user (or admin) must fix; the message is shown as-is (already mrkdwn-safe)."""
+
+
+class DeliveryFailed(Exception):
+    """A response_url refused a post (slack_sdk returns the status instead of raising): 404
+    ``expired_url``/``used_url`` after 30 minutes or 5 posts, 400 ``invalid_blocks`` and the like."""
+
+    def __init__(self, status: int, body: str) -> None:
+        self.status = status
+        self.body = body.strip()[:200]
+        super().__init__(f"response_url answered HTTP {status}: {self.body or 'no body'}")
+
+
+def check_webhook(resp: Any) -> Any:
+    """Raise :class:`DeliveryFailed` unless ``resp`` (a ``WebhookResponse``) is a 2xx."""
+    status = getattr(resp, "status_code", None)
+    if isinstance(status, int) and not 200 <= status < 300:
+        raise DeliveryFailed(status, str(getattr(resp, "body", "") or ""))
+    return resp
+
+
+def failure_code(exc: BaseException) -> str:
+    """The short reason Slack gave for refusing a post, e.g. ``invalid_blocks``."""
+    if isinstance(exc, DeliveryFailed):
+        return exc.body or f"HTTP {exc.status}"
+    if isinstance(exc, SlackApiError) and exc.response is not None:
+        return str(exc.response.get("error") or "unknown_error")
+    return type(exc).__name__
+
+
+def retry_number(headers: Any) -> int:
+    """``x-slack-retry-num`` as an int (0 when absent). Bolt gives header values as lists, and in
+    Socket Mode it mirrors the envelope's ``retry_attempt``, which is ``0`` on the first delivery."""
+    value = headers.get("x-slack-retry-num") if headers else None
+    if isinstance(value, list | tuple):
+        value = value[0] if value else None
+    try:
+        return int(value) if value not in (None, "") else 0
+    except (TypeError, ValueError):
+        return 0
 
 
 # --- errors → words ------------------------------------------------------------------------------
@@ -126,6 +186,14 @@ class Reporter:
         """Show progress; ``force`` for a new stage, otherwise implementations may throttle."""
         await self.private(message)
 
+    async def fallback(self, text: str) -> None:
+        """Text only, no blocks: the last resort after a Block Kit message was refused."""
+        raise NotImplementedError
+
+    def job_wait(self, default: float) -> float:
+        """How long an admin job may be waited for while this reporter can still deliver the result."""
+        return default
+
 
 class ResponseUrlReporter(Reporter):
     """Replies via ``respond()``. A response_url allows 5 posts in 30 minutes, so progress is not
@@ -135,9 +203,13 @@ class ResponseUrlReporter(Reporter):
         self._respond = respond
         self._type = response_type
         self._status_sent = False
+        self.created = time.monotonic()  # ~ when the command arrived: the response_url's clock starts
+
+    async def _post(self, **kwargs: Any) -> None:
+        check_webhook(await self._respond(**kwargs))
 
     async def public(self, message: Message) -> None:
-        await self._respond(
+        await self._post(
             text=message["text"],
             blocks=message["blocks"],
             response_type=self._type,
@@ -147,9 +219,16 @@ class ResponseUrlReporter(Reporter):
         )
 
     async def private(self, message: Message) -> None:
-        await self._respond(
+        await self._post(
             text=message["text"], blocks=message["blocks"], response_type="ephemeral", replace_original=False
         )
+
+    async def fallback(self, text: str) -> None:
+        await self._post(text=text, response_type="ephemeral", replace_original=False)
+
+    def job_wait(self, default: float) -> float:
+        left = RESPONSE_URL_BUDGET_S - (time.monotonic() - self.created)
+        return max(MIN_JOB_WAIT_S, min(default, left))
 
     async def status(self, message: Message, force: bool = False) -> None:
         if not self._status_sent:
@@ -187,6 +266,9 @@ class ThreadReporter(Reporter):
             blocks=message["blocks"],
         )
 
+    async def fallback(self, text: str) -> None:
+        await self.client.chat_postMessage(channel=self.channel, thread_ts=self.thread_ts, text=text)
+
     async def status(self, message: Message, force: bool = False) -> None:
         now = time.monotonic()
         if self._status_ts is None:
@@ -217,12 +299,52 @@ class ThreadReporter(Reporter):
         )
 
 
-async def _finish(reporter: Reporter, message: Message) -> None:
-    """Deliver an admin result where the admin will look for it."""
+def _fallback_text(exc: BaseException, message: Message) -> str:
+    return (
+        f":warning: Slack would not show this reply (`{render.safe(failure_code(exc))}`), so here it is "
+        f"as plain text:\n\n{message['text']}"
+    )
+
+
+async def deliver(send: Callable[[], Awaitable[Any]], out: Reporter, message: Message, what: str) -> bool:
+    """``send()`` the Block Kit ``message``; if Slack refuses it, log that and post a text-only
+    fallback, so a refused message is never lost silently. True when the message itself got through."""
+    try:
+        await send()
+        return True
+    except Exception as exc:
+        known = isinstance(exc, DeliveryFailed | SlackApiError)
+        log.error("could not deliver %s: %s", what, exc, exc_info=None if known else exc)
+        failure = exc
+    try:
+        await out.fallback(_fallback_text(failure, message))
+    except Exception as exc:
+        log.error("the plain-text fallback for %s failed too: %s", what, exc)
+    return False
+
+
+async def _finish(reporter: Reporter, message: Message, what: str = "an admin result") -> None:
+    """Deliver an admin result where the admin will look for it (text-only fallback on refusal)."""
     if isinstance(reporter, ThreadReporter):
-        await reporter.finish(message)
+        await deliver(lambda: reporter.finish(message), reporter, message, what)
     else:
-        await reporter.private(message)
+        await deliver(lambda: reporter.private(message), reporter, message, what)
+
+
+def still_running(exc: QueueTimeout, waited: float, what: str) -> Message:
+    """What to say when an admin job outlived our wait (``what`` already safe): the worker keeps
+    going, unless no worker had started it (then :class:`QueueClient` withdrew it)."""
+    log.info("stopped waiting for %s after %.0f s: %s", what, waited, exc)
+    if "withdrawn" in str(exc):
+        return render.render_error(
+            f"No worker started indexing {what} within {waited:.0f} s (all busy?), so nothing was "
+            "changed. Please try again later."
+        )
+    return render.render_notice(
+        f"Still indexing {what} after {waited:.0f} s; the worker keeps going. "
+        "Check `/syllabot-collection` later to see the documents it holds.",
+        ":hourglass_flowing_sand:",
+    )
 
 
 # --- the front-end -------------------------------------------------------------------------------
@@ -247,6 +369,7 @@ class SlackFrontEnd:
         self.rate = RateLimiter(redis_client, keys, settings.rate_limit_per_minute)
         self.bindings = Bindings(redis_client, keys, PLATFORM, settings.default_collection)
         self.feedback = Feedback(redis_client, keys)
+        self.keys = keys
         self._admin_cache: dict[str, tuple[float, bool]] = {}
 
     # --- helpers ---------------------------------------------------------------------------
@@ -273,6 +396,22 @@ class SlackFrontEnd:
                 f"Only Syllabot admins can {what}. Ask a workspace admin, or the person who runs "
                 "Syllabot, to add your user id to `SLACK_ADMIN_USER_IDS`."
             )
+
+    async def first_delivery(self, event_id: str | None, retry_num: int) -> bool:
+        """True the first time an Events API ``event_id`` arrives; False for a redelivery.
+
+        ``SET {prefix}event:{event_id} 1 NX EX 600``, so every replica agrees. Without an event id
+        (or without Redis) only an explicit retry number > 0 counts as a redelivery.
+        """
+        if not event_id:
+            return retry_num == 0
+        # No Keys method for this (shared/keys.py is shared); same prefix scheme as every other key.
+        key = f"{self.keys.prefix}event:{event_id}"
+        try:
+            return bool(await self.redis.set(key, "1", nx=True, ex=EVENT_DEDUP_S))
+        except Exception as exc:
+            log.warning("could not de-duplicate event %s (%s)", event_id, exc)
+            return retry_num == 0
 
     # --- questions -------------------------------------------------------------------------
     async def answer(
@@ -303,7 +442,8 @@ class SlackFrontEnd:
             answer_id = await self.feedback.record_answer(result, PLATFORM, f"slack:{user}")
         except Exception:  # feedback is a nicety: still show the answer, just without buttons
             log.warning("could not record the answer for feedback", exc_info=True)
-        await out.public(render.render_answer(result, answer_id))
+        message = render.render_answer(result, answer_id)
+        await deliver(lambda: out.public(message), out, message, "an answer")
 
     async def _report_failure(self, exc: BaseException, out: Reporter, doing: str) -> None:
         if not isinstance(exc, BotUsageError | NoWorker | QueueTimeout | RedisUnreachable | JobFailed):
@@ -311,19 +451,34 @@ class SlackFrontEnd:
         else:
             log.info("%s: %s: %s", doing, type(exc).__name__, exc)
         message = _error_message(exc, self.settings)
-        try:
-            if isinstance(out, ThreadReporter) and out.has_status:
-                await out.finish(message)  # turn "Downloading…" into the error, so nothing hangs there
-            else:
-                await out.private(message)
-        except Exception:
-            log.exception("could not even report a failure to the user")
+        if isinstance(out, ThreadReporter) and out.has_status:
+            # turn "Downloading…" into the error, so nothing hangs there
+            await deliver(lambda: out.finish(message), out, message, "a failure report")
+        else:
+            await deliver(lambda: out.private(message), out, message, "a failure report")
 
     # --- documents -------------------------------------------------------------------------
     async def fetch_file(self, client: AsyncWebClient, ref: FileRef) -> tuple[str, bytes]:
-        """files.info, the size check *before* download, then the download with the bot token."""
+        """files.info, the type and size checks *before* download, then the download with the bot token."""
         info = (await client.files_info(file=ref.id)).get("file") or {}
         name = str(info.get("name") or ref.name or ref.id)
+        filetype = str(info.get("filetype") or "").lower()
+        if not name.lower().endswith(SUPPORTED_EXTENSIONS) and filetype not in SUPPORTED_FILETYPES:
+            ext = PurePath(name).suffix.lower()
+            kind = (
+                f"a {filetype} file"
+                if filetype
+                else f"a {ext} file"
+                if ext
+                else "a file without an extension"
+            )
+            hint = (
+                " If it is plain text, rename it to .txt or .md." if filetype in {"text", "markdown"} else ""
+            )
+            raise BotUsageError(
+                f"*{render.safe(name)}* is {render.safe(kind)}, which Syllabot cannot index. Upload a "
+                f"{SUPPORTED_DESCRIPTION} file instead. It was not downloaded.{hint}"
+            )
         size = int(info.get("size") or 0)
         limit = self.settings.max_document_bytes
         if size > limit:
@@ -401,29 +556,41 @@ class SlackFrontEnd:
             await out.status(message, force=stage != last_stage)
             last_stage = stage
 
+        wait = out.job_wait(INGEST_TIMEOUT_S)
         try:
             await out.status(render.render_progress("indexing", what=names), force=True)
             # One job for all files of the message, so the index is rebuilt once.
-            report = await self.queue.ingest_many(collection, fetched, f"slack:{user}", progress=progress)
+            report = await self.queue.ingest_many(
+                collection, fetched, f"slack:{user}", progress=progress, timeout=wait
+            )
+        except QueueTimeout as exc:
+            await _finish(out, still_running(exc, wait, render.safe(names)), "a still-indexing notice")
+            return
         except Exception as exc:
             await self._report_failure(exc, out, f"indexing {names}")
             return
-        await _finish(out, render.render_ingest_report(report, "Added"))
+        await _finish(out, render.render_ingest_report(report, "Added"), "an ingest report")
 
     async def reindex(
         self, client: AsyncWebClient, user: str, channel: str | None, team: str | None, out: Reporter
     ) -> None:
+        wait, collection = 0.0, ""
         try:
             await self.require_admin(client, user, "re-index the course materials")
             collection = await self.collection_for(channel, team)
             await out.status(
                 render.render_progress("re-indexing", what=f"collection {collection}"), force=True
             )
-            report: IngestReport = await self.queue.reindex(collection, f"slack:{user}")
+            wait = out.job_wait(INGEST_TIMEOUT_S)
+            report: IngestReport = await self.queue.reindex(collection, f"slack:{user}", timeout=wait)
+        except QueueTimeout as exc:
+            what = f"collection `{render.safe(collection)}`"
+            await _finish(out, still_running(exc, wait, what), "a still-indexing notice")
+            return
         except Exception as exc:
             await self._report_failure(exc, out, "re-indexing")
             return
-        await _finish(out, render.render_ingest_report(report, "Re-indexed"))
+        await _finish(out, render.render_ingest_report(report, "Re-indexed"), "a re-index report")
 
     async def collection_command(
         self,
@@ -441,35 +608,31 @@ class SlackFrontEnd:
                 collection = await self.collection_for(channel, team)
                 try:
                     sources = await self.queue.sources(collection)
+                    message = render.render_sources(sources, collection)
                 except Exception as exc:  # the binding is still worth telling
                     log.info("sources unavailable: %s", exc)
-                    await out.private(
-                        render.render_notice(
-                            f"This channel answers from collection `{render.safe(collection)}`. "
-                            f"(Listing its documents failed: {describe_error(exc, self.settings)})"
-                        )
+                    message = render.render_notice(
+                        f"This channel answers from collection `{render.safe(collection)}`. "
+                        f"(Listing its documents failed: {describe_error(exc, self.settings)})"
                     )
-                    return
-                await out.private(render.render_sources(sources, collection))
-                return
-            await self.require_admin(client, user, "change which collection this channel uses")
-            if not channel:
-                raise BotUsageError("Run this command in the channel you want to bind.")
-            try:
-                collection = validate_collection_name(name)
-            except InvalidCollectionName as exc:
-                raise BotUsageError(render.safe(str(exc))) from exc
-            await self.bindings.bind(f"channel:{channel}", collection)
+            else:
+                await self.require_admin(client, user, "change which collection this channel uses")
+                if not channel:
+                    raise BotUsageError("Run this command in the channel you want to bind.")
+                try:
+                    collection = validate_collection_name(name)
+                except InvalidCollectionName as exc:
+                    raise BotUsageError(render.safe(str(exc))) from exc
+                await self.bindings.bind(f"channel:{channel}", collection)
+                message = render.render_notice(
+                    f"This channel now answers from collection `{render.safe(collection)}`. "
+                    "Documents added here go into it too.",
+                    ":white_check_mark:",
+                )
         except Exception as exc:
             await self._report_failure(exc, out, "binding a collection")
             return
-        await out.private(
-            render.render_notice(
-                f"This channel now answers from collection `{render.safe(collection)}`. "
-                "Documents added here go into it too.",
-                ":white_check_mark:",
-            )
-        )
+        await deliver(lambda: out.private(message), out, message, "a collection notice")
 
     async def vote(self, answer_id: str, user: str, vote: str) -> Message:
         try:
@@ -567,13 +730,17 @@ def build_app(settings: Settings, queue: QueueClient, redis_client: aioredis.Red
         )
 
     @app.event("app_mention")
-    async def on_mention(event: dict, context: Any, client: AsyncWebClient, request: Any) -> None:
-        if request.headers.get("x-slack-retry-num"):
-            return  # Slack re-sent an event we already took (Bolt acks at once; retries mean a slow network)
+    async def on_mention(event: dict, body: dict, context: Any, client: AsyncWebClient, request: Any) -> None:
         user = event.get("user")
         channel = event.get("channel")
         if not user or not channel or event.get("bot_id"):
             return  # other bots mentioning us: never answer bots, it can loop
+        # Slack redelivers an event it thinks we missed (x-slack-retry-num 1, 2, 3; Socket Mode sends
+        # retry_attempt 0 on the *first* delivery). Answer each event id once, whatever its number.
+        retry_num = retry_number(request.headers)
+        if not await fe.first_delivery(body.get("event_id"), retry_num):
+            log.info("ignoring redelivered event %s (retry %d)", body.get("event_id"), retry_num)
+            return
         team = event.get("team") or context.get("team_id")
         thread_ts = event.get("thread_ts") or event.get("ts")
         out = ThreadReporter(client, channel, thread_ts, user)
@@ -608,18 +775,25 @@ def build_app(settings: Settings, queue: QueueClient, redis_client: aioredis.Red
         user = (body.get("user") or {}).get("id", "")
         vote = "up" if action.get("action_id") == render.VOTE_UP_ACTION else "down"
         reply = await fe.vote(str(action.get("value") or ""), user, vote)
-        channel = (body.get("channel") or {}).get("id") or (body.get("container") or {}).get("channel_id")
+        # The click's own response_url works without channel membership (chat.postEphemeral needs
+        # it) and for ephemeral answers too; chat.postEphemeral is only the fallback.
         try:
-            if channel:
-                thread_ts = (body.get("message") or {}).get("thread_ts")
-                kwargs = {"thread_ts": thread_ts} if thread_ts else {}
-                await client.chat_postEphemeral(
-                    channel=channel, user=user, text=reply["text"], blocks=reply["blocks"], **kwargs
-                )
-            else:
-                await respond(response_type="ephemeral", replace_original=False, **reply)
-        except Exception:
-            log.exception("could not confirm a vote")
+            check_webhook(await respond(response_type="ephemeral", replace_original=False, **reply))
+            return
+        except Exception as exc:
+            log.warning("vote confirmation via response_url failed (%s); trying chat.postEphemeral", exc)
+        channel = (body.get("channel") or {}).get("id") or (body.get("container") or {}).get("channel_id")
+        if not channel:
+            log.error("could not confirm a vote: no response_url and no channel")
+            return
+        try:
+            thread_ts = (body.get("message") or {}).get("thread_ts")
+            kwargs = {"thread_ts": thread_ts} if thread_ts else {}
+            await client.chat_postEphemeral(
+                channel=channel, user=user, text=reply["text"], blocks=reply["blocks"], **kwargs
+            )
+        except Exception as exc:
+            log.error("could not confirm a vote: %s", exc)
 
     @app.error
     async def on_error(error: Exception, body: dict) -> None:

@@ -13,7 +13,8 @@ Safety rules applied to every piece of text that came from a document, the LLM o
   link/mention parsing for that object.
 
 Slack limits respected: a section's text <= 3,000 characters, a context block <= 10 elements,
-a message <= 50 blocks, a button value <= 2,000 characters.
+a message <= 50 blocks, a button value <= 2,000 characters, and all text in a message's blocks
+together <= :data:`MESSAGE_TEXT_LIMIT` (chat.postMessage refuses ~12-13k with ``msg_blocks_too_long``).
 """
 
 from __future__ import annotations
@@ -34,6 +35,12 @@ SECTION_LIMIT = 3000
 MAX_BLOCKS = 50
 #: Slack's limit on elements in one context block.
 CONTEXT_ELEMENTS = 10
+#: Our cap on all text in one message's blocks together. Slack's cumulative limit is undocumented:
+#: chat.postMessage answers ``msg_blocks_too_long`` from about 12-13k characters (slackapi/bolt-js
+#: issues 2509 and 2867, one report already at 11.3k), so we stay well below it.
+MESSAGE_TEXT_LIMIT = 10_000
+#: Of that, what the numbered sources may take (18 sources fit easily; the rest is "… N more").
+SOURCES_TEXT_LIMIT = 3500
 #: The fallback ``text`` is what notifications and screen readers show; keep it short.
 FALLBACK_LIMIT = 2900
 
@@ -191,8 +198,22 @@ def _strip_general_label(text: str) -> str:
 
 
 def _source_blocks(lines: list[str], header: str) -> list[Block]:
-    """Numbered source lines as context blocks, grouped into elements and blocks within limits."""
-    elements = _pack([header, *lines], SECTION_LIMIT, "\n") if lines else []
+    """Numbered source lines as context blocks, grouped into elements and blocks within limits.
+
+    All lines together stay within :data:`SOURCES_TEXT_LIMIT`, so sources never crowd out the answer.
+    """
+    if not lines:
+        return []
+    kept: list[str] = []
+    used = len(header)
+    for i, line in enumerate(lines):
+        line = _truncate(line, 500)
+        if used + len(line) + 40 > SOURCES_TEXT_LIMIT:
+            kept.append(f"_… and {plural(len(lines) - i, 'more source')}_")
+            break
+        kept.append(line)
+        used += len(line) + 1
+    elements = _pack([header, *kept], SECTION_LIMIT, "\n")
     return [context(elements[i : i + CONTEXT_ELEMENTS]) for i in range(0, len(elements), CONTEXT_ELEMENTS)]
 
 
@@ -264,15 +285,56 @@ def render_answer(answer: Answer, answer_id: str | None = None) -> Message:
     return {"text": answer_fallback_text(answer), "blocks": blocks}
 
 
-def _fit(head: list[Block], middle: list[Block], tail: list[Block]) -> list[Block]:
-    """Keep head and tail whole and trim the middle so the message stays within 50 blocks."""
+def blocks_text_length(blocks: Sequence[Any]) -> int:
+    """All text Slack counts in ``blocks``: every ``text`` string, at any depth (sections, context
+    elements, button labels)."""
+    total = 0
+    stack: list[Any] = list(blocks)
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            for key, value in item.items():
+                if key == "text" and isinstance(value, str):
+                    total += len(value)
+                elif isinstance(value, dict | list):
+                    stack.append(value)
+        elif isinstance(item, list):
+            stack.extend(item)
+    return total
+
+
+def _fit(
+    head: list[Block], middle: list[Block], tail: list[Block], text_limit: int = MESSAGE_TEXT_LIMIT
+) -> list[Block]:
+    """Keep head and tail whole and trim the middle so the message stays within 50 blocks and
+    ``text_limit`` characters of block text; a cut middle ends with :data:`TRUNCATED_NOTE`."""
     room = MAX_BLOCKS - len(head) - len(tail)
     if room < 1:  # absurd number of sources: keep the buttons, drop source blocks from the middle
         tail = [*tail[: max(0, MAX_BLOCKS - len(head) - 2)], tail[-1]]
         room = MAX_BLOCKS - len(head) - len(tail)
-    if len(middle) > room:
-        middle = [*middle[: room - 1], section(TRUNCATED_NOTE)]
-    return [*head, *middle, *tail]
+    note = section(TRUNCATED_NOTE)
+    # Head and tail are short by construction (marker or title; sources capped; footer; buttons).
+    # Should they not be, drop tail blocks before the last (the buttons) until half the budget is left.
+    while len(tail) > 1 and blocks_text_length(head + tail) > text_limit // 2:
+        tail = tail[:-2] + tail[-1:]
+    budget = text_limit - blocks_text_length(head + tail)
+    if len(middle) <= room and blocks_text_length(middle) <= budget:
+        return [*head, *middle, *tail]
+    budget -= len(TRUNCATED_NOTE)
+    kept: list[Block] = []
+    for block in middle:
+        if len(kept) >= room - 1:
+            break
+        size = blocks_text_length([block])
+        if size <= budget:
+            kept.append(block)
+            budget -= size
+            continue
+        text = block.get("text") if block.get("type") == "section" else None
+        if isinstance(text, dict) and budget >= 200:  # room for a useful piece: cut this section
+            kept.append(section(_truncate(str(text["text"]), budget)))
+        break
+    return [*head, *kept, note, *tail]
 
 
 # --- notices, refusals, errors -------------------------------------------------------------------
@@ -280,7 +342,7 @@ def _fit(head: list[Block], middle: list[Block], tail: list[Block]) -> list[Bloc
 
 def render_notice(text: str, emoji: str = ":information_source:") -> Message:
     """A one-off message whose ``text`` is *our own* mrkdwn (already safe); untrusted parts escaped by caller."""
-    blocks = [section(piece) for piece in split_text(f"{emoji} {text}" if emoji else text)][:MAX_BLOCKS]
+    blocks = _fit([], [section(piece) for piece in split_text(f"{emoji} {text}" if emoji else text)], [])
     return {"text": _truncate(_plain(text), FALLBACK_LIMIT), "blocks": blocks}
 
 

@@ -8,6 +8,10 @@ It answers like Slack does where the bot depends on it: JSON with ``ok``; ``inva
 token; ``files.info`` returning ``url_private`` on this same server; the download answering an
 HTML login page (status 200, like Slack) when the bot token is missing; ``apps.connections.open``
 returning a ``ws://`` URL whose server sends ``hello`` and then the envelopes a test queues.
+
+Tests can make it refuse: :meth:`FakeSlack.fail_api` answers a Web API method with ``ok: false`` and
+an error (e.g. ``msg_blocks_too_long``); :meth:`FakeSlack.fail_response` answers a response_url post
+with an HTTP error and Slack's body (e.g. 404 ``expired_url``, 400 ``invalid_blocks``).
 """
 
 from __future__ import annotations
@@ -38,6 +42,8 @@ class Recorded:
     args: dict[str, Any]
     headers: dict[str, str] = field(default_factory=dict)
     at: float = field(default_factory=time.monotonic)
+    status: int = 200  # what the fake answered (HTTP status for "response", 200 otherwise)
+    error: str | None = None  # the Web API ``error`` the fake answered, if any
 
 
 @dataclass
@@ -47,6 +53,7 @@ class FakeFile:
     content: bytes
     size: int
     mimetype: str = "application/pdf"
+    filetype: str = "pdf"
 
 
 class FakeSlack:
@@ -63,6 +70,9 @@ class FakeSlack:
         self._runner: web.AppRunner | None = None
         self._sockets: set[web.WebSocketResponse] = set()
         self.port = 0
+        self._api_failures: dict[str, list[str]] = {}
+        self._response_failures: dict[str, dict[int, tuple[int, str]]] = {}
+        self._response_counts: dict[str, int] = {}
 
     # --- lifecycle ---------------------------------------------------------------------------
     async def start(self) -> FakeSlack:
@@ -108,10 +118,18 @@ class FakeSlack:
         *,
         size: int | None = None,
         mimetype: str = "application/pdf",
+        filetype: str | None = None,
     ) -> dict[str, Any]:
-        """Host a file; ``size`` may claim more than ``content`` holds (to test the size check)."""
+        """Host a file; ``size`` may claim more than ``content`` holds (to test the size check).
+
+        ``filetype`` is Slack's short type (``pdf``, ``docx``, ``markdown``, ``text``, ``png``…);
+        by default it follows the name's extension, as Slack's does.
+        """
+        if filetype is None:
+            ext = name.rsplit(".", 1)[-1].lower() if "." in name else ""
+            filetype = {"md": "markdown", "txt": "text", "": "binary"}.get(ext, ext)
         self.files[file_id] = FakeFile(
-            file_id, name, content, len(content) if size is None else size, mimetype
+            file_id, name, content, len(content) if size is None else size, mimetype, filetype
         )
         return self._file_object(self.files[file_id])
 
@@ -122,10 +140,19 @@ class FakeSlack:
             "name": f.name,
             "title": f.name,
             "mimetype": f.mimetype,
+            "filetype": f.filetype,
             "size": f.size,
             "url_private": url,
             "url_private_download": url + "?download=1",
         }
+
+    def fail_api(self, method: str, error: str, times: int = 1) -> None:
+        """Answer the next ``times`` calls of ``method`` with ``{"ok": false, "error": error}``."""
+        self._api_failures.setdefault(method, []).extend([error] * times)
+
+    def fail_response(self, key: str, status: int, body: str, nth: int = 1) -> None:
+        """Answer the ``nth`` post (1-based) to response_url ``key`` with HTTP ``status`` and ``body``."""
+        self._response_failures.setdefault(key, {})[nth] = (status, body)
 
     # --- assertions --------------------------------------------------------------------------
     def find(self, kind: str, name: str | None = None) -> list[Recorded]:
@@ -174,7 +201,11 @@ class FakeSlack:
             else:
                 args.update(dict(parse_qsl(body.decode())))
         headers = dict(request.headers)
-        await self._record(Recorded("api", method, args, headers))
+        pending = self._api_failures.get(method)
+        error = pending.pop(0) if pending else None
+        await self._record(Recorded("api", method, args, headers, error=error))
+        if error is not None:
+            return self._json({"ok": False, "error": error})
         token = args.get("token") or headers.get("Authorization", "").removeprefix("Bearer ").strip()
         wanted = APP_TOKEN if method == "apps.connections.open" else BOT_TOKEN
         if token != wanted:
@@ -246,8 +277,11 @@ class FakeSlack:
 
     async def _response(self, request: web.Request) -> web.Response:
         body = await request.json()
-        await self._record(Recorded("response", request.match_info["key"], body, dict(request.headers)))
-        return web.Response(text="ok")
+        key = request.match_info["key"]
+        self._response_counts[key] = n = self._response_counts.get(key, 0) + 1
+        status, text = self._response_failures.get(key, {}).get(n, (200, "ok"))
+        await self._record(Recorded("response", key, body, dict(request.headers), status=status))
+        return web.Response(status=status, text=text)
 
     # --- Socket Mode -------------------------------------------------------------------------
     async def send_envelope(self, envelope: dict[str, Any]) -> None:

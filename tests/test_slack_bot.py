@@ -13,6 +13,7 @@ import hashlib
 import hmac
 import io
 import json
+import logging
 import socket
 import time
 from collections.abc import AsyncIterator
@@ -26,12 +27,14 @@ import pytest
 import redis.asyncio as aioredis
 from aiohttp import web
 
+from bots import slack_bot
 from bots import slack_render as render
 from bots.slack_bot import ADD_SHORTCUT_ID, build_app, describe_error, run_slack, serve, web_app
 from shared.bindings import Bindings
 from shared.config import Settings
 from shared.keys import Keys
-from shared.queue import JobFailed, NoWorker, QueueClient, QueueTimeout, RedisUnreachable
+from shared.queue import INGEST_TIMEOUT_S, JobFailed, NoWorker, QueueClient, QueueTimeout, RedisUnreachable
+from shared.schema import Answer, Citation, FileReport, IngestReport
 from tests.slack_fake import APP_TOKEN, BOT_TOKEN, BOT_USER_ID, TEAM_ID, FakeSlack, slash_command_payload
 from worker.main import build_worker
 
@@ -122,7 +125,13 @@ class Bot:
     http: aiohttp.ClientSession
 
     async def post(
-        self, body: str, content_type: str, *, timestamp: int | None = None, secret: str = SECRET
+        self,
+        body: str,
+        content_type: str,
+        *,
+        timestamp: int | None = None,
+        secret: str = SECRET,
+        extra_headers: dict[str, str] | None = None,
     ) -> aiohttp.ClientResponse:
         ts = int(time.time()) if timestamp is None else timestamp
         signature = "v0=" + hmac.new(secret.encode(), f"v0:{ts}:{body}".encode(), hashlib.sha256).hexdigest()
@@ -130,6 +139,7 @@ class Bot:
             "Content-Type": content_type,
             "X-Slack-Request-Timestamp": str(ts),
             "X-Slack-Signature": signature,
+            **(extra_headers or {}),
         }
         resp = await self.http.post(self.url, data=body.encode(), headers=headers)
         await resp.read()
@@ -148,18 +158,31 @@ class Bot:
             urlencode({"payload": json.dumps(payload)}), "application/x-www-form-urlencoded"
         )
 
-    async def event(self, event: dict[str, Any], event_id: str = "Ev1") -> aiohttp.ClientResponse:
-        body = {
-            "token": "deprecated",
-            "team_id": TEAM_ID,
-            "api_app_id": "AFAKE",
-            "type": "event_callback",
-            "event_id": event_id,
-            "event_time": int(time.time()),
-            "event": event,
-            "authorizations": [{"team_id": TEAM_ID, "user_id": BOT_USER_ID, "is_bot": True}],
-        }
-        return await self.post(json.dumps(body), "application/json")
+    async def event(
+        self, event: dict[str, Any], event_id: str = "Ev1", retry_num: int | None = None
+    ) -> aiohttp.ClientResponse:
+        headers = (
+            {}
+            if retry_num is None
+            else {"X-Slack-Retry-Num": str(retry_num), "X-Slack-Retry-Reason": "timeout"}
+        )
+        return await self.post(
+            json.dumps(_event_body(event, event_id)), "application/json", extra_headers=headers
+        )
+
+
+def _event_body(event: dict[str, Any], event_id: str) -> dict[str, Any]:
+    """The Events API envelope Slack posts (HTTP) or sends as a Socket Mode payload."""
+    return {
+        "token": "deprecated",
+        "team_id": TEAM_ID,
+        "api_app_id": "AFAKE",
+        "type": "event_callback",
+        "event_id": event_id,
+        "event_time": int(time.time()),
+        "event": event,
+        "authorizations": [{"team_id": TEAM_ID, "user_id": BOT_USER_ID, "is_bot": True}],
+    }
 
 
 async def _serve_bot(settings: Settings, queue: QueueClient) -> AsyncIterator[Bot]:
@@ -375,8 +398,11 @@ async def test_vote_is_stored_and_changeable(
     keys = Keys(settings.key_prefix)
     resp = await bot.interactive(click(render.VOTE_UP_ACTION))
     assert resp.status == 200
-    up = await fake.wait_for("api", "chat.postEphemeral", timeout=WAIT)
-    assert up.args["user"] == STUDENT and "👍" in up.args["text"]
+    # confirmed through the click's own response_url: works where the bot is not a channel member
+    up = await fake.wait_for("response", "vote", timeout=WAIT)
+    assert up.args["response_type"] == "ephemeral" and up.args["replace_original"] is False
+    assert "👍" in up.args["text"]
+    assert fake.find("api", "chat.postEphemeral") == []
     entries = await redis_client.xrange(keys.feedback_stream)
     assert len(entries) == 1
     fields = {k.decode(): v.decode() for k, v in entries[0][1].items()}
@@ -386,9 +412,11 @@ async def test_vote_is_stored_and_changeable(
     assert fields["platform"] == "slack" and "translation lookaside" in fields["question"]
 
     n = len(fake.records)
+    fake.fail_response("vote", 404, "expired_url", nth=2)  # the response_url is used up: fall back
     await bot.interactive(click(render.VOTE_DOWN_ACTION))
     down = await fake.wait_for("api", "chat.postEphemeral", after=n, timeout=WAIT)
-    assert "changed" in down.args["text"]
+    assert down.args["user"] == STUDENT and "changed" in down.args["text"]
+    assert [r.status for r in fake.find("response", "vote")] == [200, 404]
     entries = await redis_client.xrange(keys.feedback_stream)
     assert [e[1][b"vote"] for e in entries] == [b"up", b"down"]
     assert entries[1][1][b"changed"] == b"1"
@@ -714,3 +742,276 @@ async def test_mention_failures_are_reported_privately(
             assert fake.find("api", "chat.postMessage") == []
     finally:
         await queue.close()
+
+
+# --- delivery, redelivery, bounded admin waits, file types ----------------------------------------
+
+
+class _CannedQueue(QueueClient):
+    """Answers at once (no worker needed); admin jobs wait as long as they are allowed, then time out."""
+
+    def __init__(
+        self, settings: Settings, *, job_result: IngestReport | None = None, withdrawn: bool = False
+    ):
+        super().__init__(settings)
+        self.asked: list[str] = []
+        self.job_timeouts: list[float] = []
+        self.job_result = job_result
+        self.withdrawn = withdrawn
+
+    async def ask(self, request: Any, timeout: float | None = None) -> Answer:
+        self.asked.append(request.question)
+        citation = Citation(
+            n=1, doc_id="d1", file="os-notes.md", title="OS", score=0.9, snippet="…", label="OS — Module 2"
+        )
+        return Answer(
+            text="Paging divides memory into frames [1].",
+            in_materials=True,
+            citations=[citation],
+            collection=request.collection,
+            question=request.question,
+        )
+
+    async def _job(self, collection: str, timeout: float | None) -> IngestReport:
+        waited = INGEST_TIMEOUT_S if timeout is None else timeout
+        self.job_timeouts.append(waited)
+        if self.job_result is not None:
+            return self.job_result
+        await asyncio.sleep(min(waited, 0.2))  # stands in for the whole wait; keeps the test short
+        if self.withdrawn:
+            raise QueueTimeout(
+                f"no worker picked the job up within {waited:g} s (all busy?); it was withdrawn"
+            )
+        raise QueueTimeout(f"a worker took the job but no result came within {waited:g} s")
+
+    async def reindex(
+        self, collection: str, who: str, progress: Any = None, timeout: float | None = None
+    ) -> Any:
+        return await self._job(collection, timeout)
+
+    async def ingest_many(
+        self, collection: str, files: Any, who: str, progress: Any = None, timeout: float | None = None
+    ) -> Any:
+        return await self._job(collection, timeout)
+
+
+@pytest.fixture
+async def canned(slack_settings: Settings) -> AsyncIterator[_CannedQueue]:
+    queue = _CannedQueue(slack_settings)
+    yield queue
+    await queue.close()
+
+
+def _mention(text: str, ts: str = "1700000005.000100") -> dict[str, Any]:
+    return {
+        "type": "app_mention",
+        "user": STUDENT,
+        "text": f"<@{BOT_USER_ID}> {text}",
+        "ts": ts,
+        "channel": CHANNEL,
+        "event_ts": ts,
+        "team": TEAM_ID,
+    }
+
+
+async def test_socket_mode_first_delivery_is_answered_and_redelivery_is_not(
+    slack_settings: Settings, fake: FakeSlack, canned: _CannedQueue
+) -> None:
+    settings = slack_settings.model_copy(update={"slack_app_token": APP_TOKEN, "slack_signing_secret": None})
+    stop, ready = asyncio.Event(), asyncio.Event()
+    task = asyncio.create_task(serve(settings, queue=canned, stop=stop, ready=ready, host="127.0.0.1"))
+
+    def envelope(envelope_id: str, retry_attempt: int, reason: str) -> dict[str, Any]:
+        return {
+            "envelope_id": envelope_id,
+            "type": "events_api",
+            "accepts_response_payload": False,
+            "retry_attempt": retry_attempt,  # Slack sends 0 (and reason "") on the first delivery
+            "retry_reason": reason,
+            "payload": _event_body(_mention("what is paging?"), "EvSock1"),
+        }
+
+    try:
+        async with asyncio.timeout(WAIT):
+            await ready.wait()
+        await fake.send_envelope(envelope("env-m1", 0, ""))
+        posted = await fake.wait_for("api", "chat.postMessage", timeout=WAIT)
+        assert posted.args["thread_ts"] == "1700000005.000100"
+        assert "Paging divides memory" in json.dumps(posted.args)
+
+        await fake.send_envelope(envelope("env-m2", 1, "timeout"))  # same event id, redelivered
+        await fake.wait_for("socket_ack", "env-m2", timeout=WAIT)
+        await asyncio.sleep(0.5)
+        assert len(fake.find("api", "chat.postMessage")) == 1
+        assert canned.asked == ["what is paging?"]
+    finally:
+        stop.set()
+        assert await asyncio.wait_for(task, WAIT) == 0
+
+
+async def test_http_mention_is_answered_once_per_event_id(
+    slack_settings: Settings, fake: FakeSlack, canned: _CannedQueue, redis_client: aioredis.Redis
+) -> None:
+    async for b in _serve_bot(slack_settings, canned):
+        await b.event(_mention("what is paging?"), "EvHttp1", retry_num=0)
+        await fake.wait_for("api", "chat.postMessage", timeout=WAIT)
+        await b.event(_mention("what is paging?"), "EvHttp1", retry_num=1)
+        # an event whose first delivery never reached us is answered on its retry
+        await b.event(_mention("what is a TLB?", ts="1700000006.000100"), "EvLost", retry_num=2)
+        await fake.wait_for(
+            "api",
+            "chat.postMessage",
+            predicate=lambda r: r.args["thread_ts"] == "1700000006.000100",
+            timeout=WAIT,
+        )
+        await asyncio.sleep(0.3)
+        assert sorted(canned.asked) == ["what is a TLB?", "what is paging?"]
+        assert len(fake.find("api", "chat.postMessage")) == 2
+    key = f"{slack_settings.key_prefix}event:EvHttp1"
+    assert await redis_client.get(key) == b"1" and 0 < await redis_client.ttl(key) <= 600
+
+
+@pytest.mark.parametrize(("status", "error"), [(404, "expired_url"), (400, "invalid_blocks")])
+async def test_refused_response_url_is_logged_and_answered_in_plain_text(
+    slack_settings: Settings,
+    fake: FakeSlack,
+    canned: _CannedQueue,
+    caplog: pytest.LogCaptureFixture,
+    status: int,
+    error: str,
+) -> None:
+    caplog.set_level(logging.INFO, logger="syllabot.slack")
+    fake.fail_response("refused", status, error)
+    async for b in _serve_bot(slack_settings, canned):
+        await b.command(fake, "/ask", "What is paging?", STUDENT, "refused")
+        first = await fake.wait_for("response", "refused", timeout=WAIT)
+        assert first.status == status and first.args["blocks"]
+        fallback = await fake.wait_for(
+            "response", "refused", after=fake.records.index(first) + 1, timeout=WAIT
+        )
+        assert "blocks" not in fallback.args  # text only
+        assert fallback.args["response_type"] == "ephemeral"
+        assert error in fallback.args["text"] and "Paging divides memory" in fallback.args["text"]
+    errors = [r for r in caplog.records if r.name == "syllabot.slack" and r.levelno >= logging.ERROR]
+    assert any(str(status) in r.getMessage() and error in r.getMessage() for r in errors)
+
+
+async def test_refused_thread_post_falls_back_to_plain_text(
+    slack_settings: Settings, fake: FakeSlack, canned: _CannedQueue, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="syllabot.slack")
+    fake.fail_api("chat.postMessage", "msg_blocks_too_long")
+    async for b in _serve_bot(slack_settings, canned):
+        await b.event(_mention("what is paging?"), "EvLong")
+        first = await fake.wait_for("api", "chat.postMessage", timeout=WAIT)
+        assert first.error == "msg_blocks_too_long"
+        fallback = await fake.wait_for(
+            "api", "chat.postMessage", after=fake.records.index(first) + 1, timeout=WAIT
+        )
+        assert fallback.error is None and "blocks" not in fallback.args
+        assert fallback.args["thread_ts"] == "1700000005.000100"
+        assert (
+            "msg_blocks_too_long" in fallback.args["text"]
+            and "Paging divides memory" in fallback.args["text"]
+        )
+    assert any(
+        r.levelno >= logging.ERROR and "msg_blocks_too_long" in r.getMessage()
+        for r in caplog.records
+        if r.name == "syllabot.slack"
+    )
+
+
+async def test_refused_admin_report_falls_back_to_plain_text(
+    slack_settings: Settings, fake: FakeSlack
+) -> None:
+    report = IngestReport(
+        collection="default",
+        files=[FileReport(file="os-notes.md", ok=True, pages=1, chunks=3, modules=["Module 2"])],
+        total_chunks=3,
+        changed=True,
+    )
+    queue = _CannedQueue(slack_settings, job_result=report)
+    fake.fail_response("ri-bad", 400, "invalid_blocks", nth=2)  # 1: "Re-indexing…", 2: the report
+    try:
+        async for b in _serve_bot(slack_settings, queue):
+            await b.command(fake, "/syllabot-reindex", "", ADMIN, "ri-bad")
+            fallback = await fake.wait_for(
+                "response", "ri-bad", predicate=lambda r: "blocks" not in r.args, timeout=WAIT
+            )
+            assert "invalid_blocks" in fallback.args["text"] and "1 file indexed" in fallback.args["text"]
+            assert [r.status for r in fake.find("response", "ri-bad")] == [200, 400, 200]
+    finally:
+        await queue.close()
+
+
+@pytest.mark.parametrize("withdrawn", [False, True])
+async def test_admin_job_wait_is_bounded_by_the_response_url(
+    slack_settings: Settings, fake: FakeSlack, monkeypatch: pytest.MonkeyPatch, withdrawn: bool
+) -> None:
+    monkeypatch.setattr(slack_bot, "RESPONSE_URL_BUDGET_S", 3.0, raising=False)
+    queue = _CannedQueue(slack_settings, withdrawn=withdrawn)
+    try:
+        async for b in _serve_bot(slack_settings, queue):
+            await b.command(fake, "/syllabot-reindex", "", ADMIN, "slow")
+            rec = await fake.wait_for(
+                "response", "slow", predicate=lambda r: "Re-indexing" not in r.args["text"], timeout=WAIT
+            )
+    finally:
+        await queue.close()
+    (waited,) = queue.job_timeouts
+    assert 2.0 < waited <= 3.0  # what is left of the budget, not INGEST_TIMEOUT_S
+    text = rec.args["text"]
+    assert f"within {waited:.0f} s" in text if withdrawn else f"after {waited:.0f} s" in text
+    assert "took too long" not in text and f"{slack_settings.ask_timeout_s:.0f} s" not in text
+    if withdrawn:
+        assert "No worker started" in text and "nothing was changed" in text
+    else:
+        assert "Still indexing" in text and "/syllabot-collection" in text and "keeps going" in text
+
+
+async def test_shortcut_ingest_wait_is_bounded_too(
+    slack_settings: Settings, fake: FakeSlack, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(slack_bot, "RESPONSE_URL_BUDGET_S", 3.0, raising=False)
+    fake.add_file("FMD", "sched.md", b"# OS\n\nRound robin uses a time quantum.\n")
+    queue = _CannedQueue(slack_settings)
+    shortcut = {
+        "type": "message_action",
+        "callback_id": ADD_SHORTCUT_ID,
+        "trigger_id": "t",
+        "user": {"id": ADMIN},
+        "team": {"id": TEAM_ID},
+        "channel": {"id": CHANNEL},
+        "message": {"type": "message", "ts": "1.5", "files": [{"id": "FMD", "name": "sched.md"}]},
+        "message_ts": "1.5",
+        "response_url": fake.response_url("sc-slow"),
+        "action_ts": "1.6",
+    }
+    try:
+        async for b in _serve_bot(slack_settings, queue):
+            await b.interactive(shortcut)
+            rec = await fake.wait_for(
+                "response", "sc-slow", predicate=lambda r: "Still indexing" in r.args["text"], timeout=WAIT
+            )
+    finally:
+        await queue.close()
+    (waited,) = queue.job_timeouts
+    assert waited <= 3.0
+    assert "sched.md" in rec.args["text"] and "/syllabot-collection" in rec.args["text"]
+
+
+async def test_unsupported_file_type_refused_before_download(bot: Bot, fake: FakeSlack) -> None:
+    fake.add_file("FPNG", "diagram.png", b"\x89PNG\r\n\x1a\nnot really", mimetype="image/png")
+    await bot.event(_file_mention("FPNG", "diagram.png", ADMIN), "EvPng")
+    await fake.wait_for("api", "files.info", timeout=WAIT)
+    refusal = await fake.wait_for(
+        "api", "chat.update", predicate=lambda r: "cannot index" in json.dumps(r.args), timeout=WAIT
+    )
+    assert "diagram.png" in json.dumps(refusal.args) and "not downloaded" in json.dumps(refusal.args)
+    await asyncio.sleep(0.2)
+    assert fake.find("download") == []
+
+    # Slack says it is a PDF although the name has no extension: the worker sniffs PDFs, so fetch it
+    fake.add_file("FSCAN", "scan", b"%PDF-1.4 tiny", filetype="pdf")
+    await bot.event(_file_mention("FSCAN", "scan", ADMIN, ts="1700000009.000100"), "EvScan")
+    await fake.wait_for("download", "FSCAN", timeout=WAIT)

@@ -53,9 +53,26 @@ def _mrkdwn_objects(blocks: list[dict]) -> list[dict]:
     return found
 
 
+#: chat.postMessage answers msg_blocks_too_long from ~12-13k characters of block text.
+SLACK_TEXT_CEILING = 11_000
+
+
+def _block_text_chars(value: object) -> int:
+    """Every ``text`` string in the blocks, at any depth (measured here, not by the module)."""
+    if isinstance(value, list):
+        return sum(_block_text_chars(v) for v in value)
+    if isinstance(value, dict):
+        return sum(
+            len(v) if k == "text" and isinstance(v, str) else _block_text_chars(v) for k, v in value.items()
+        )
+    return 0
+
+
 def _check_limits(message: dict) -> None:
     blocks = message["blocks"]
     assert 0 < len(blocks) <= r.MAX_BLOCKS
+    assert _block_text_chars(blocks) <= SLACK_TEXT_CEILING
+    assert r.blocks_text_length(blocks) == _block_text_chars(blocks)
     for b in blocks:
         if b["type"] == "section":
             assert len(b["text"]["text"]) <= r.SECTION_LIMIT
@@ -155,7 +172,7 @@ def test_marker_only_answer() -> None:
 
 def test_long_answer_split_into_sections_at_boundaries() -> None:
     para = " ".join(f"Sentence {i} explains a detail of virtual memory." for i in range(80))
-    text = "\n\n".join([para, para, para])
+    text = "\n\n".join([para, para])  # ~7,800 characters: long, but within the message budget
     msg = r.render_answer(_answer(text=text), "x")
     _check_limits(msg)
     sections = [b["text"]["text"] for b in msg["blocks"] if b["type"] == "section"]
@@ -163,7 +180,8 @@ def test_long_answer_split_into_sections_at_boundaries() -> None:
     for s in sections:
         assert s.endswith(".")  # split at sentence ends, not mid-word
     joined = " ".join(sections)
-    assert joined.count("Sentence 79 explains") == 3
+    assert joined.count("Sentence 79 explains") == 2
+    assert r.TRUNCATED_NOTE not in joined
 
 
 def test_escaping_expansion_never_breaks_limit_or_entities() -> None:
@@ -174,17 +192,65 @@ def test_escaping_expansion_never_breaks_limit_or_entities() -> None:
     assert all(p.endswith(";") for p in pieces)
 
 
-def test_huge_answer_respects_fifty_blocks() -> None:
+def test_huge_answer_respects_fifty_blocks_and_the_text_budget() -> None:
     text = "\n\n".join("word " * 590 for _ in range(80))
     answer = _answer(text=text, citations=[_cite(i) for i in range(1, 19)])
     msg = r.render_answer(answer, "x")
     _check_limits(msg)
-    assert len(msg["blocks"]) == r.MAX_BLOCKS
+    assert len(msg["blocks"]) <= r.MAX_BLOCKS
     assert msg["blocks"][-1]["type"] == "actions"
     texts = [b["text"]["text"] for b in msg["blocks"] if b["type"] == "section"]
     assert r.TRUNCATED_NOTE in texts
     contexts = " ".join(e["text"] for b in msg["blocks"] if b["type"] == "context" for e in b["elements"])
     assert "*[18]*" in contexts
+
+
+def test_huge_answer_is_cut_in_the_middle_keeping_start_and_sources() -> None:
+    """~60k characters of answer (plus general knowledge) must fit chat.postMessage's block-text limit."""
+    paragraphs = [f"Paragraph {i} starts here. " + "Paging maps pages to frames. " * 70 for i in range(30)]
+    answer = _answer(
+        text="The opening sentence explains paging. " + "\n\n".join(paragraphs),
+        citations=[_cite(i) for i in range(1, 19)],
+        note="LLM unavailable; extractive answer",
+    )
+    msg = r.render_answer(answer, "ans-huge")
+    _check_limits(msg)
+    blocks = msg["blocks"]
+    assert _block_text_chars(blocks) <= SLACK_TEXT_CEILING
+    assert blocks[0]["text"]["text"].startswith("The opening sentence explains paging.")  # the start stays
+    sections = [b["text"]["text"] for b in blocks if b["type"] == "section"]
+    assert sections[-1] == r.TRUNCATED_NOTE  # the middle is cut, visibly
+    assert "Paragraph 29 starts here" not in json.dumps(msg)
+    contexts = " ".join(e["text"] for b in blocks if b["type"] == "context" for e in b["elements"])
+    assert "*[1]*" in contexts and "*[18]*" in contexts  # every source kept
+    assert "Collection `os`" in contexts and "LLM unavailable" in contexts
+    assert blocks[-1]["type"] == "actions" and blocks[-1]["elements"][0]["value"] == "ans-huge"
+
+
+def test_many_long_sources_are_capped_not_the_answer() -> None:
+    citations = [_cite(i, label="21CS44 Operating Systems — " + "Module 2 " * 40) for i in range(1, 61)]
+    msg = r.render_answer(_answer(text="Short answer [1].", citations=citations), "x")
+    _check_limits(msg)
+    assert msg["blocks"][0]["text"]["text"] == "Short answer [1]."
+    contexts = " ".join(e["text"] for b in msg["blocks"] if b["type"] == "context" for e in b["elements"])
+    assert "*[1]*" in contexts and "more sources" in contexts
+    assert msg["blocks"][-1]["type"] == "actions"
+
+
+def test_long_notice_and_ingest_report_fit_the_text_budget() -> None:
+    _check_limits(r.render_error("x " * 40_000))
+    report = IngestReport(
+        collection="os",
+        total_chunks=9,
+        changed=True,
+        files=[
+            FileReport(file=f"file-{i}.pdf", ok=True, pages=3, chunks=9, warnings=["page 2 " * 60] * 10)
+            for i in range(40)
+        ],
+    )
+    msg = r.render_ingest_report(report)
+    _check_limits(msg)
+    assert r.TRUNCATED_NOTE in _all_text(msg)
 
 
 def test_citation_label_built_when_missing() -> None:
