@@ -54,6 +54,62 @@ def test_citation_zero_and_ranges() -> None:
 
 def test_strip_markers() -> None:
     assert strip_markers("Usually 30 days [1][2], sometimes [3].") == "Usually 30 days, sometimes."
+    assert strip_markers("In C, a[2] is the third element [1].") == "In C, a[2] is the third element."
+
+
+def test_model_reply_brackets_that_are_not_citations_are_left_alone() -> None:
+    text, citations = finalise_citations(
+        "Declare it as int a[2][3] [2]; see the [docs](http://x) and [3](http://y). Again [2] [2].", HITS
+    )
+    assert text == "Declare it as int a[2][3] [1]; see the [docs](http://x) and [3](http://y). Again [1]."
+    assert [c.doc_id for c in citations] == ["doc-2"]
+
+
+def test_a_model_cannot_forge_the_private_citation_marker() -> None:
+    text, citations = finalise_citations("Thirty days \x002\x00 [1].", HITS)
+    assert text == "Thirty days 2 [1]." and [c.doc_id for c in citations] == ["doc-1"]
+
+
+ALWAYS = Thresholds(0.0, 0.0, 0.0)
+FILLER = [make_hit(i, f"Filler text number {i} about unrelated topics.", score=0.3) for i in range(2, 19)]
+
+
+@pytest.mark.parametrize(
+    ("chunk", "question", "verbatim"),
+    [
+        (
+            "In C, int a[10] declares an array of ten integers. "
+            "The declaration int a[2][3] declares a matrix of two rows.",
+            "How do you declare an array of integers in C?",
+            ["int a[10] declares an array", "int a[2][3] declares a matrix"],
+        ),
+        (
+            "Textbooks: Silberschatz [1] and Tanenbaum [2] are the textbooks for the operating systems course.",
+            "Which textbooks are used for the operating systems course?",
+            ["Silberschatz [1] and Tanenbaum [2] are the textbooks"],
+        ),
+        (
+            "Stray \x003\x00 control characters in a document are never read as citations here.",
+            "Are control characters in a document read as citations?",
+            ["Stray 3 control characters"],
+        ),
+    ],
+)
+def test_extractive_quotes_keep_their_own_brackets(chunk: str, question: str, verbatim: list[str]) -> None:
+    hits = [make_hit(1, chunk, score=0.9, cosine=0.9), *FILLER]
+    if "Silberschatz" in chunk:  # hits 2 and 3 hold nothing quotable: "[2]" must not cite hit 2
+        hits[1:3] = [make_hit(2, "# Reading list"), make_hit(3, "# Lab schedule")]
+    answer = ExtractiveAnswerer(thresholds=ALWAYS).answer_sync(question, result(hits), "c")
+    rest = answer.text
+    for quote in verbatim:
+        assert quote in rest
+        rest = rest.replace(quote, "")
+    assert "\x00" not in answer.text
+    # outside the quotes, the markers are exactly the citations; each cited chunk was quoted
+    assert {int(n) for n in re.findall(r"\[(\d+)\]", rest)} == {c.n for c in answer.citations}
+    assert answer.citations[0].doc_id == "doc-1"
+    assert all(c.doc_id in ("doc-1", "doc-2", "doc-3") for c in answer.citations)
+    assert all(c.doc_id == "doc-1" or c.snippet in answer.text for c in answer.citations)
 
 
 # --- extractive ---------------------------------------------------------------------------------
@@ -82,6 +138,23 @@ async def test_extractive_on_an_empty_collection() -> None:
     empty = SearchResult([], None, 0.0, 0.0, True, "new", "q")
     answer = await ExtractiveAnswerer().answer("Anything?", empty, "new")
     assert answer.text.startswith(NOT_IN_MATERIALS) and not answer.citations
+
+
+HEADINGS_ONLY = "# Module 3: Deadlocks\nDeadlock avoidance:\n- Banker's algo\n- Safety"
+
+
+@pytest.mark.parametrize("fallback", [False, True])
+def test_extractive_answer_is_never_empty_when_chunks_hold_only_headings(fallback: bool) -> None:
+    hits = [make_hit(i, HEADINGS_ONLY, score=0.9, cosine=0.9) for i in (1, 2, 3)]
+    question = "When is deadlock avoidance with the banker's algo safety check due?"
+    answer = ExtractiveAnswerer().answer_sync(question, result(hits, fallback=fallback), "c")
+    assert answer.in_materials is not fallback
+    snippet = "Module 3: Deadlocks Deadlock avoidance: Banker's algo; Safety. [1]"
+    if fallback:
+        assert answer.text == f"{NOT_IN_MATERIALS}. The closest passage I found: {snippet}"
+    else:
+        assert answer.text == snippet
+    assert [c.doc_id for c in answer.citations] == ["doc-1"]
 
 
 def test_decision_rule() -> None:
@@ -170,6 +243,13 @@ class FakeLLM:
                 "through a payment provider [1]."
             ),
             "empty": "",
+            "uncited": "The capital of France is Paris [7].",
+            "preamble_not_in": (
+                "Sure! **Not in your materials.** General knowledge: many shops offer instalment plans [2]."
+            ),
+            "remark_after_answer": (
+                "A new bike may be returned within 30 days [1]. Instalments are not in your materials."
+            ),
         }[self.mode]
 
     async def handle(self, request: web.Request) -> web.StreamResponse:
@@ -286,6 +366,53 @@ async def test_llm_failure_falls_back_to_extractive_with_a_note(
     assert "\n" not in answer.note
     assert answer.in_materials and "30 days" in answer.text  # the extractive answer
     assert answer.citations
+
+
+async def test_llm_reply_citing_nothing_retrieved_is_not_passed_off_as_the_materials(
+    fake_llm: FakeLLM,
+) -> None:
+    fake_llm.mode = "uncited"
+    answer = await _ask(fake_llm, "How many days do I have to return a new bike?")
+    assert "Paris" not in answer.text
+    assert answer.note and "cites none of the retrieved passages" in answer.note
+    assert answer.in_materials and "30 days" in answer.text and answer.citations  # the extractive answer
+
+
+async def test_llm_not_in_marker_after_a_preamble(fake_llm: FakeLLM) -> None:
+    fake_llm.mode = "preamble_not_in"
+    answer = await _ask(fake_llm, "Can I pay in instalments?")
+    assert not answer.in_materials and answer.note is None
+    assert answer.text == f"{NOT_IN_MATERIALS}." and not answer.citations
+    assert answer.general_knowledge == (
+        "General knowledge (not from your course materials): many shops offer instalment plans."
+    )
+
+
+async def test_llm_not_in_remark_after_a_cited_answer_keeps_the_answer(fake_llm: FakeLLM) -> None:
+    fake_llm.mode = "remark_after_answer"
+    answer = await _ask(fake_llm)
+    assert answer.in_materials and answer.text.startswith("A new bike may be returned within 30 days [1].")
+    assert [c.doc_id for c in answer.citations] == ["doc-1"]
+
+
+@pytest.mark.parametrize(
+    ("update", "reason"),
+    [
+        ({"llm_base_url": "http://127.0.0.1:notaport/v1"}, "SYLLABOT_LLM_BASE_URL is not a valid URL"),
+        ({"llm_api_key": "sk-tést"}, "not plain ASCII"),
+    ],
+)
+async def test_llm_bad_settings_fall_back_instead_of_failing(
+    fake_llm: FakeLLM, update: dict[str, str], reason: str
+) -> None:
+    answerer = LLMAnswerer(llm_settings(fake_llm).model_copy(update=update))
+    try:
+        answer = await answerer.answer("How many days do I have to return a new bike?", result(), "shop")
+    finally:
+        await answerer.aclose()
+    assert answer.note and reason in answer.note and "\n" not in answer.note
+    assert "tést" not in answer.note
+    assert answer.in_materials and "30 days" in answer.text and answer.citations
 
 
 async def test_llm_unreachable_falls_back(fake_llm: FakeLLM) -> None:

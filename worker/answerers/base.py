@@ -5,6 +5,12 @@ that reaches a user keeps only markers that point at a retrieved chunk, renumber
 of first use, and its ``citations`` list holds exactly those chunks — so "[7]" from a model that
 saw five chunks never reaches anyone, and a citation number always means the same chunk in the
 text and in the list below it.
+
+Two ways in. The extractive answerer quotes course material verbatim, and that material has its
+own brackets (``int a[10]``, "Silberschatz [1]"), so it marks its citations with a private
+sentinel (:func:`cite_marker`) that quoted text cannot contain, and only those become ``[n]``.
+A model's reply can only use ``[n]``; there a marker counts only when it is not glued to a word
+or to another bracket (``a[2][3]``) and is not a markdown link (``[3](url)``).
 """
 
 from __future__ import annotations
@@ -19,10 +25,16 @@ from shared.schema import Answer, Citation, Hit
 if TYPE_CHECKING:
     from worker.engine import SearchResult
 
-#: ``[3]``, ``[1, 2]``, ``[1][2]`` (the last is two markers). Ranges like [1-3] are expanded.
-_MARKER = re.compile(r"\[(\s*\d+\s*(?:(?:,|-|–)\s*\d+\s*)*)\]")
-_SPACE_BEFORE_PUNCT = re.compile(r"[ \t]+([.,;:!?])")
-_MULTI_SPACE = re.compile(r"[ \t]{2,}")
+#: Delimits a citation number in text an answerer composed itself (NUL, "3", NUL for [3]).
+SENTINEL = "\x00"
+_SENTINEL_MARK = re.compile(r"([ \t]*)\x00(\d+)\x00")
+#: One ``[3]``, ``[1, 2]`` or ``[1-3]`` (ranges are expanded).
+_BRACKET = re.compile(r"\[(\s*\d+\s*(?:(?:,|-|–)\s*\d+\s*)*)\]")
+#: A run of them in a model's reply (``[1][2]`` is two markers), not glued to a word or a bracket
+#: before it (``a[2][3]`` is code) and not a markdown link (``[3](url)``). The run is possessive so
+#: that "[1][2](url)" is not read as "[1]" followed by a link.
+_BRACKET_RUN = re.compile(r"([ \t]*)(?<![\w\]])((?:\[\s*\d+\s*(?:(?:,|-|–)\s*\d+\s*)*\])++)(?!\()")
+_DUPLICATES = re.compile(r"(\x00\d+\x00)(?:[ \t]*\1)+")
 SNIPPET_CHARS = 240
 
 
@@ -71,32 +83,64 @@ def _numbers(body: str) -> list[int]:
     return out
 
 
-def finalise_citations(text: str, hits: Sequence[Hit]) -> tuple[str, list[Citation]]:
+def cite_marker(n: int) -> str:
+    """The private citation marker for chunk ``n`` (1-based); :func:`finalise_citations` reads it."""
+    return f"{SENTINEL}{n}{SENTINEL}"
+
+
+def quotable(text: str) -> str:
+    """Text safe to put next to :func:`cite_marker` markers (the sentinel character removed)."""
+    return text.replace(SENTINEL, "")
+
+
+def _tidy(text: str) -> str:
+    return "\n".join(line.rstrip() for line in text.splitlines()).strip()
+
+
+def finalise_citations(
+    text: str, hits: Sequence[Hit], *, brackets: bool = True
+) -> tuple[str, list[Citation]]:
     """Keep only markers naming a retrieved chunk (1-based), renumber them by first use, list them.
+
+    :func:`cite_marker` markers are always read. ``brackets`` (a model's reply) also reads ``[n]``
+    markers that stand on their own (see ``_BRACKET_RUN``); pass ``False`` for text that quotes
+    the materials, whose brackets are theirs. A dropped marker takes the spaces before it along,
+    so "Forever [7]." becomes "Forever."; nothing else in the text changes.
 
     Returns the cleaned text and the citations it uses, in order of their new numbers.
     """
     renumber: dict[int, int] = {}
 
-    def replace(match: re.Match[str]) -> str:
+    def keep(numbers: list[int], space: str) -> str:
         kept: list[int] = []
-        for n in _numbers(match.group(1)):
+        for n in numbers:
             if 1 <= n <= len(hits):
                 new = renumber.setdefault(n, len(renumber) + 1)
                 if new not in kept:
                     kept.append(new)
-        return "".join(f"[{n}]" for n in kept)
+        return space + "".join(cite_marker(n) for n in kept) if kept else ""
 
-    cleaned = _MARKER.sub(replace, text)
-    cleaned = re.sub(r"(\[\d+\])(?:\1)+", r"\1", cleaned)  # "[1][1]" from "[1] [1]" collapses
-    cleaned = _SPACE_BEFORE_PUNCT.sub(r"\1", cleaned)
-    cleaned = "\n".join(_MULTI_SPACE.sub(" ", line).rstrip() for line in cleaned.splitlines()).strip()
+    def from_sentinel(match: re.Match[str]) -> str:
+        return keep([int(match.group(2))], match.group(1))
+
+    def from_brackets(match: re.Match[str]) -> str:
+        numbers = [n for body in _BRACKET.findall(match.group(2)) for n in _numbers(body)]
+        return keep(numbers, match.group(1))
+
+    if brackets:  # a model's reply: any sentinel in it is not ours
+        cleaned = _BRACKET_RUN.sub(from_brackets, quotable(text))
+    else:
+        cleaned = _SENTINEL_MARK.sub(from_sentinel, text)
+    cleaned = _DUPLICATES.sub(r"\1", cleaned)  # "[1] [1]" collapses to "[1]"
+    cleaned = re.sub(r"\x00(\d+)\x00", r"[\1]", cleaned)
     citations = [citation(new, hits[old - 1]) for old, new in sorted(renumber.items(), key=lambda kv: kv[1])]
-    return cleaned, citations
+    return _tidy(quotable(cleaned)), citations
 
 
 def strip_markers(text: str) -> str:
-    """Remove every [n] marker (for general-knowledge text, which must not look sourced)."""
-    cleaned = _MARKER.sub("", text)
-    cleaned = _SPACE_BEFORE_PUNCT.sub(r"\1", cleaned)
-    return "\n".join(_MULTI_SPACE.sub(" ", line).rstrip() for line in cleaned.splitlines()).strip()
+    """Remove citation markers (for general-knowledge text, which must not look sourced).
+
+    The same markers :func:`finalise_citations` reads in a model's reply: ``a[2]`` stays.
+    """
+    cleaned = _BRACKET_RUN.sub("", _SENTINEL_MARK.sub("", text))
+    return _tidy(quotable(cleaned))

@@ -21,7 +21,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from shared.schema import NOT_IN_MATERIALS, Answer, Hit
-from worker.answerers.base import finalise_citations
+from worker.answerers.base import cite_marker, finalise_citations, quotable
 from worker.chunking import context_line
 
 if TYPE_CHECKING:
@@ -324,8 +324,24 @@ def _clip(text: str, limit: int = 360) -> str:
     return text[:limit].rsplit(" ", 1)[0] + "…"
 
 
+def _fallback_snippet(hit: Hit, limit: int = 360) -> str:
+    """The top chunk's own words, for when it holds no quotable sentence (headings, short items).
+
+    Blocks are joined with "; ", except after a lead-in ending in ":" (then a space).
+    """
+    text = ""
+    for block in sentences(passage(hit)):
+        text += block if not text else (" " if text.endswith(":") else "; ") + block
+    text = _clip(text or " ".join(hit.text.split()), limit)
+    return text if re.search(r"[.!?…]$", text) else f"{text.rstrip(':;,')}."
+
+
 def compose(question: str, hits: Sequence[Hit], max_sentences: int = 3, max_chars: int = 900) -> str:
-    """The best sentences of the top hits, each followed by its [n] (1-based into ``hits``)."""
+    """The best sentences of the top hits, each followed by its citation (1-based into ``hits``).
+
+    Citations are :func:`~worker.answerers.base.cite_marker` sentinels, not "[n]": the quoted
+    text keeps its own brackets. When no sentence qualifies, a snippet of the top hit, cited [1].
+    """
     chosen: list[_Sentence] = []
     seen: set[frozenset[str]] = set()
     length = 0
@@ -341,10 +357,12 @@ def compose(question: str, hits: Sequence[Hit], max_sentences: int = 3, max_char
         length += len(clipped)
         if len(chosen) >= max_sentences:
             break
+    if not chosen and hits:
+        return f"{quotable(_fallback_snippet(hits[0], min(max_chars, 360)))} {cite_marker(1)}"
     parts = []
     for s in chosen:
-        text = s.text if re.search(r"[.!?…:]$", s.text) else f"{s.text}."
-        parts.append(f"{text} [{s.hit_index + 1}]")
+        text = quotable(s.text if re.search(r"[.!?…:]$", s.text) else f"{s.text}.")
+        parts.append(f"{text} {cite_marker(s.hit_index + 1)}")
     return " ".join(parts)
 
 
@@ -364,7 +382,7 @@ def where_lead(question: str, hits: Sequence[Hit]) -> str:
             else f", pp. {top.page}–{top.page_end}"
         )
     subject = f" of {top.subject}" if top.subject else ""
-    return f"{top.module}{subject}{pages}. [1] "
+    return quotable(f"{top.module}{subject}{pages}.") + f" {cite_marker(1)} "
 
 
 class ExtractiveAnswerer:
@@ -392,10 +410,10 @@ class ExtractiveAnswerer:
         ev = evidence(question, hits, result.fallback)
         if decide(ev, self.thresholds):
             raw = where_lead(question, hits) + compose(question, hits)
-            text, citations = finalise_citations(raw, hits)
+            text, citations = finalise_citations(raw, hits, brackets=False)
             return Answer(text=text, in_materials=True, citations=citations, **base)
         closest = compose(question, hits, max_sentences=1, max_chars=360)
         text, citations = finalise_citations(
-            f"{NOT_IN_MATERIALS}. The closest passage I found: {closest}", hits
+            f"{NOT_IN_MATERIALS}. The closest passage I found: {closest}", hits, brackets=False
         )
         return Answer(text=text, in_materials=False, citations=citations, **base)

@@ -17,6 +17,7 @@ temperature and timeout come from settings. What we do not leave to the model:
 from __future__ import annotations
 
 import asyncio
+import logging
 import math
 import re
 import secrets
@@ -32,6 +33,8 @@ from worker.answerers.extractive import ExtractiveAnswerer
 if TYPE_CHECKING:
     from shared.config import Settings
     from worker.engine import SearchResult
+
+log = logging.getLogger(__name__)
 
 GENERAL_LABEL = "General knowledge (not from your course materials):"
 #: Connections per pooled HTTP client (see LLMAnswerer._http for why there are several).
@@ -53,9 +56,10 @@ Rules, in order of priority:
    answer; it must not cite any passage.
 """
 
-_MARKER_START = re.compile(
-    r"^[\s*_>\"'`#]*not\s+in\s+your\s+materials[\s*_\"'`]*[.:!;,—–-]*\s*", re.IGNORECASE
-)
+_MARKER = re.compile(r"[*_>\"'`#]*\bnot\s+in\s+your\s+materials[\s*_\"'`]*[.:!;,—–-]*\s*", re.IGNORECASE)
+#: How far into a reply the marker still counts when the first line is longer ("Sure! …").
+MARKER_WINDOW = 200
+_ANY_CITATION = re.compile(r"\[\s*\d")
 _GENERAL_PREFIX = re.compile(r"^[\s*_>\"'`#]*general\s+knowledge[^:\n]*:[\s*_]*", re.IGNORECASE)
 
 
@@ -90,6 +94,20 @@ def build_messages(question: str, hits: Sequence[Hit], nonce: str | None = None)
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
 
+def find_marker(body: str) -> re.Match[str] | None:
+    """The "Not in your materials" marker if the reply leads with it.
+
+    Models often say something first ("Sure! Not in your materials. …"), so the marker counts
+    anywhere in the first line or the first ``MARKER_WINDOW`` characters, provided no citation
+    comes before it (after a cited answer it is only a remark about part of the question).
+    """
+    first_line = len(body.split("\n", 1)[0])
+    found = _MARKER.search(body, 0, max(first_line, MARKER_WINDOW))
+    if found is None or _ANY_CITATION.search(body, 0, found.start()):
+        return None
+    return _MARKER.match(body, found.start())  # again without the window, to take its punctuation
+
+
 def parse_reply(content: str, question: str, result: SearchResult, collection: str) -> Answer:
     """Turn the model's text into an :class:`Answer`, enforcing the marker and citation rules."""
     hits = list(result.hits)
@@ -97,7 +115,7 @@ def parse_reply(content: str, question: str, result: SearchResult, collection: s
     body = content.strip()
     if not body:
         raise LLMError("the model returned an empty reply")
-    marker = _MARKER_START.match(body)
+    marker = find_marker(body)
     if marker:
         rest = body[marker.end() :].strip()
         general = strip_markers(_GENERAL_PREFIX.sub("", rest, count=1)).strip()
@@ -110,7 +128,18 @@ def parse_reply(content: str, question: str, result: SearchResult, collection: s
     text, citations = finalise_citations(body, hits)
     if not text:
         raise LLMError("the model's reply held nothing but citation markers")
+    if not citations:  # an answer that cites nothing retrieved is not an answer from the materials
+        raise LLMError("the model's reply cites none of the retrieved passages")
     return Answer(text=text, in_materials=True, citations=citations, **base)
+
+
+def describe_failure(exc: Exception) -> str:
+    """A short, user-safe name for an unexpected failure (details, which may hold secrets, go to the log)."""
+    if isinstance(exc, httpx.InvalidURL):
+        return "SYLLABOT_LLM_BASE_URL is not a valid URL"
+    if isinstance(exc, UnicodeEncodeError):
+        return "SYLLABOT_LLM_API_KEY or another request header is not plain ASCII"
+    return f"unexpected {type(exc).__name__}"
 
 
 class LLMAnswerer:
@@ -196,6 +225,11 @@ class LLMAnswerer:
             content = await self.complete(build_messages(question, result.hits))
             return parse_reply(content, question, result, collection)
         except LLMError as exc:
-            answer = await self.fallback.answer(question, result, collection)
-            note = f"LLM unavailable ({exc}); this is the extractive answer from your materials."
-            return answer.model_copy(update={"note": note})
+            log.warning("LLM answer unusable, falling back to extractive: %s", exc)
+            problem = str(exc)
+        except Exception as exc:  # a bad setting (URL, key) must not fail every question
+            log.exception("LLM request failed unexpectedly; falling back to extractive")
+            problem = describe_failure(exc)
+        answer = await self.fallback.answer(question, result, collection)
+        note = f"LLM unavailable ({problem}); this is the extractive answer from your materials."
+        return answer.model_copy(update={"note": " ".join(note.split())})
