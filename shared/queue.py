@@ -32,16 +32,19 @@ import asyncio
 import contextlib
 import json
 import logging
+import socket
 import time
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, TypeVar
 
 import redis.exceptions
-from arq.connections import ArqRedis, RedisSettings, create_pool
+from arq.connections import ArqRedis
 from arq.constants import in_progress_key_prefix, job_key_prefix
 from arq.jobs import serialize_job
 from pydantic import BaseModel, ValidationError
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
 
 from shared.config import Settings
 from shared.keys import Keys
@@ -63,6 +66,15 @@ JOB_REMOVE = "remove"
 #: How often a worker refreshes its heartbeat, and how long one stays valid.
 HEARTBEAT_INTERVAL_S = 2.0
 HEARTBEAT_TTL_S = 10.0
+#: How long a claimed job stays claimed without a refresh. The worker's heartbeat refreshes the
+#: ``arq:in-progress:<id>`` keys of the jobs it runs, so a job whose worker died (SIGKILL, lost host)
+#: is free for another worker to claim (and arq to retry) within this time.
+IN_PROGRESS_TTL_S = HEARTBEAT_TTL_S
+#: Socket read timeout of the client's connections: longer than any BLPOP slice (2 s), so only a
+#: Redis that stopped answering trips it.
+SOCKET_TIMEOUT_S = 5.0
+#: Extra time, beyond the caller's timeout, before a call stuck in a Redis command is abandoned.
+STALL_GRACE_S = 1.0
 #: How long an unclaimed result list lives (the client normally pops it within milliseconds).
 RESULT_TTL_S = 300
 #: Default wait for ingest/reindex: embedding a large upload on a CPU can take minutes.
@@ -83,11 +95,14 @@ redis.call('ZADD', KEYS[3], score, ARGV[3])
 redis.call('PUBLISH', ARGV[4], ARGV[3])
 return score
 """
+# KEYS: workers, then the in-progress keys of the jobs this worker runs. ARGV: worker id, ttl s,
+# in-progress ttl ms. PEXPIRE is a no-op on a key already deleted by a job that just finished.
 _BEAT = (
     "local t = redis.call('TIME') "
     "redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', '(' .. t[1]) "
     "redis.call('ZADD', KEYS[1], t[1] + tonumber(ARGV[2]), ARGV[1]) "
     "redis.call('EXPIRE', KEYS[1], math.ceil(tonumber(ARGV[2])) * 2) "
+    "for i = 2, #KEYS do redis.call('PEXPIRE', KEYS[i], ARGV[3]) end "
     "return redis.call('ZCARD', KEYS[1])"
 )
 
@@ -105,9 +120,27 @@ def error_envelope(exc: BaseException) -> bytes:
     return json.dumps({"ok": False, "error": message, "type": type(exc).__name__}).encode()
 
 
-async def beat(redis_client: Any, keys: Keys, worker_id: str, ttl_s: float = HEARTBEAT_TTL_S) -> int:
-    """Record one heartbeat of ``worker_id``; returns how many workers are live."""
-    return int(await redis_client.eval(_BEAT, 1, keys.workers, worker_id, str(ttl_s)))
+async def beat(
+    redis_client: Any,
+    keys: Keys,
+    worker_id: str,
+    ttl_s: float = HEARTBEAT_TTL_S,
+    running: Iterable[str] = (),
+) -> int:
+    """Record one heartbeat of ``worker_id`` and keep its ``running`` jobs claimed for another
+    :data:`IN_PROGRESS_TTL_S`; returns how many workers are live."""
+    claimed = [in_progress_key_prefix + job_id for job_id in running]
+    return int(
+        await redis_client.eval(
+            _BEAT,
+            1 + len(claimed),
+            keys.workers,
+            *claimed,
+            worker_id,
+            str(ttl_s),
+            str(int(IN_PROGRESS_TTL_S * 1000)),
+        )
+    )
 
 
 # --- errors ------------------------------------------------------------------------------------
@@ -160,7 +193,7 @@ class QueueClient:
     # --- connection ---------------------------------------------------------------------------
 
     async def connect(self) -> None:
-        """Open the Redis pool; :class:`RedisUnreachable` (fast, no retries) when it does not answer."""
+        """Open the Redis pool; :class:`RedisUnreachable` (fast: one immediate retry) when it does not answer."""
         async with self._connect_lock:
             if self._pool is not None:
                 return
@@ -168,14 +201,25 @@ class QueueClient:
                 self._url = await asyncio.to_thread(resolve_redis_url, self.settings)
             except RedisUnavailable as exc:
                 raise RedisUnreachable(str(exc)) from exc
-            redis_settings = RedisSettings.from_dsn(self._url)
-            redis_settings.conn_retries = 0
-            redis_settings.conn_timeout = 2  # type: ignore[assignment]  # a float would do too
+            # socket_timeout: a stalled Redis raises instead of hanging the call. The single retry on
+            # ConnectionError replaces a pooled connection the server closed (e.g. it restarted):
+            # every command we send is safe to repeat (the enqueue script rewrites the same job).
+            pool = ArqRedis.from_url(
+                self._url,
+                socket_connect_timeout=2,
+                socket_timeout=SOCKET_TIMEOUT_S,
+                retry=Retry(NoBackoff(), 1),
+                retry_on_error=[redis.exceptions.ConnectionError],
+            )
+            pool.default_queue_name = self.keys.queue
             try:
-                self._pool = await create_pool(redis_settings, default_queue_name=self.keys.queue)
-                self._loop = asyncio.get_running_loop()
+                await pool.ping()
             except (*_REDIS_ERRORS, redis.exceptions.RedisError) as exc:
+                with contextlib.suppress(Exception):
+                    await pool.aclose()
                 raise RedisUnreachable(self._unreachable(exc)) from exc
+            self._pool = pool
+            self._loop = asyncio.get_running_loop()
 
     async def close(self) -> None:
         if self._pool is not None:
@@ -201,9 +245,10 @@ class QueueClient:
         loop = asyncio.get_running_loop()
         if self._pool is not None and self._loop is not loop:
             # Connections belong to the loop that opened them (e.g. a caller using asyncio.run per
-            # request): drop them rather than fail with "attached to a different loop".
-            self._pool, self._enqueue_script = None, None
+            # request): replace them rather than fail with "attached to a different loop".
+            old, self._pool, self._enqueue_script = self._pool, None, None
             self._connect_lock = asyncio.Lock()
+            _abandon(old, self._loop)
         if self._pool is None:
             await self.connect()
             self._loop = loop
@@ -220,10 +265,6 @@ class QueueClient:
         except _REDIS_ERRORS as exc:
             raise RedisUnreachable(self._unreachable(exc)) from exc
         return count
-
-    async def _require_worker(self) -> None:
-        if not await self.worker_count():
-            raise NoWorker(_NO_WORKER)
 
     # --- jobs ---------------------------------------------------------------------------------
 
@@ -313,9 +354,17 @@ class QueueClient:
         pool = await self._redis()
         job_id = uuid.uuid4().hex
         try:
-            await self._enqueue(pool, job_id, function, args, timeout)
-            progress_key = self.keys.progress(collection, job_id) if progress and collection else None
-            raw = await self._wait(pool, job_id, timeout, progress, progress_key)
+            # The wait checks its deadline between BLPOP slices; this bounds a Redis that stalls
+            # inside a command (the socket timeout would too, but only after SOCKET_TIMEOUT_S).
+            async with asyncio.timeout(timeout + STALL_GRACE_S):
+                await self._enqueue(pool, job_id, function, args, timeout)
+                progress_key = self.keys.progress(collection, job_id) if progress and collection else None
+                raw = await self._wait(pool, job_id, timeout, progress, progress_key)
+        except TimeoutError as exc:
+            # Nothing to withdraw: the job's key expired at ``timeout``, so no worker will run it.
+            raise RedisUnreachable(
+                self._unreachable(f"no reply within {timeout + STALL_GRACE_S:g} s")
+            ) from exc
         except _REDIS_ERRORS as exc:
             raise RedisUnreachable(self._unreachable(exc)) from exc
         envelope = json.loads(raw)
@@ -364,7 +413,9 @@ class QueueClient:
                 return item[1]
             if progress_key and progress is not None:
                 last = await self._report_progress(pool, progress_key, progress, last)
-            await self._require_worker()
+            if not await self.worker_count():
+                await self._give_up(pool, job_id)  # so a worker starting later does not run it
+                raise NoWorker(_NO_WORKER)
 
     async def _report_progress(
         self, pool: ArqRedis, key: str, progress: ProgressCallback, last: dict | None
@@ -394,6 +445,30 @@ class QueueClient:
                     pipe.zrem(self.keys.queue, job_id)
                     pipe.delete(job_key_prefix + job_id)
                     await pipe.execute()
+
+
+def _abandon(pool: ArqRedis | None, loop: asyncio.AbstractEventLoop | None) -> None:
+    """Release a pool opened on another event loop: closed there if that loop still runs, else
+    its sockets are closed directly (a closed loop can no longer run ``aclose``)."""
+    if pool is None or loop is None:
+        return
+    if loop.is_running():
+        with contextlib.suppress(Exception):
+            asyncio.run_coroutine_threadsafe(pool.aclose(), loop)
+        return
+    if not loop.is_closed():
+        return  # an idle loop may run again: leave its connections to it
+    connection_pool = pool.connection_pool
+    connections = [
+        *getattr(connection_pool, "_available_connections", []),
+        *getattr(connection_pool, "_in_use_connections", []),
+    ]
+    for connection in connections:
+        transport = getattr(getattr(connection, "_writer", None), "transport", None)
+        raw = getattr(transport, "_sock", None)
+        if isinstance(raw, socket.socket):
+            raw.close()
+        connection._reader = connection._writer = None
 
 
 def decode_progress(raw: dict[Any, Any]) -> dict:

@@ -6,10 +6,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import socket
 import subprocess
 import sys
+import threading
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -62,6 +64,8 @@ class StandInEngine:
     fail_with: Exception | None = None
     progress_steps: int = 0
     progress_delay_s: float = 0.0
+    #: When set, ingest waits for it (as a real ingest waits for another build's lock).
+    ingest_gate: threading.Event | None = None
     calls: list[tuple[str, tuple]] = field(default_factory=list)
 
     def search(self, collection: str, question: str, k: int | None = None) -> FakeResult:
@@ -80,6 +84,8 @@ class StandInEngine:
         self, collection: str, files: list[tuple[str, bytes]], who: str = "cli", progress: Any = None
     ) -> IngestReport:
         self.calls.append(("ingest", (collection, [name for name, _ in files], who)))
+        if self.ingest_gate is not None:
+            self.ingest_gate.wait(30)
         for step in range(1, self.progress_steps + 1):
             if progress:
                 progress("embedding", step, self.progress_steps)
@@ -101,9 +107,14 @@ class StandInEngine:
 
 
 @contextlib.asynccontextmanager
-async def running_worker(settings: Settings, **ctx: Any) -> AsyncIterator[FastWorker]:
-    """A FastWorker in this event loop until the block ends; ``ctx`` may hold engine/answerer."""
-    worker = build_worker(settings, handle_signals=False, ctx={"settings": settings, **ctx})
+async def running_worker(
+    settings: Settings, worker_overrides: dict[str, Any] | None = None, **ctx: Any
+) -> AsyncIterator[FastWorker]:
+    """A FastWorker in this event loop until the block ends; ``ctx`` may hold engine/answerer,
+    ``worker_overrides`` replaces arq ``Worker`` arguments (e.g. ``functions``)."""
+    worker = build_worker(
+        settings, handle_signals=False, ctx={"settings": settings, **ctx}, **(worker_overrides or {})
+    )
     task = asyncio.create_task(worker.async_run())
     try:
         await wait_for_workers(settings, 1)
@@ -167,6 +178,64 @@ def stop_process(proc: subprocess.Popen, timeout: float = 10.0) -> None:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(timeout)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@dataclass
+class PrivateRedis:
+    """A throw-away ``redis-server`` of the test's own, to stop, restart or stall at will."""
+
+    port: int
+    proc: subprocess.Popen | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> None:
+        command = ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1"]
+        command += ["--save", "", "--appendonly", "no"]
+        version = subprocess.run(["redis-server", "--version"], capture_output=True, text=True).stdout
+        if "v=" in version and int(version.split("v=")[1].split(".")[0]) >= 7:
+            command += ["--enable-debug-command", "local"]
+        self.proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        client = redis.Redis(port=self.port, socket_connect_timeout=0.5)
+        deadline = time.monotonic() + 10
+        try:
+            while True:
+                try:
+                    client.ping()
+                    return
+                except redis.ConnectionError:
+                    if time.monotonic() > deadline or self.proc.poll() is not None:
+                        raise
+                    time.sleep(0.05)
+        finally:
+            client.close()
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            stop_process(self.proc)
+            self.proc = None
+
+    def restart(self) -> None:
+        self.stop()
+        self.start()
+
+
+@contextlib.contextmanager
+def private_redis() -> Iterator[PrivateRedis]:
+    server = PrivateRedis(free_port())
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
 
 
 def queue_keys_left(settings: Settings) -> int:

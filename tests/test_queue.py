@@ -9,15 +9,19 @@ from __future__ import annotations
 import asyncio
 import socket
 import statistics
+import threading
 import time
 
 import pytest
 import redis
+from arq.worker import func
 
 from shared.config import Settings
 from shared.keys import Keys
 from shared.queue import (
+    HEARTBEAT_INTERVAL_S,
     HEARTBEAT_TTL_S,
+    JOB_ASK,
     JobFailed,
     NoWorker,
     QueueClient,
@@ -26,7 +30,16 @@ from shared.queue import (
     beat,
 )
 from shared.schema import AskRequest
-from tests.queue_helpers import StandInEngine, collecting_progress, queue_keys_left, running_worker
+from tests.queue_helpers import (
+    StandInEngine,
+    collecting_progress,
+    private_redis,
+    queue_keys_left,
+    running_worker,
+    wait_for_workers,
+)
+from worker import jobs
+from worker.main import worker_kwargs
 
 
 def _closed_port() -> int:
@@ -161,3 +174,161 @@ async def test_worker_deregisters_on_shutdown(settings: Settings) -> None:
         assert await client.worker_count() == 1
     async with QueueClient(settings) as client:
         assert await client.worker_count() == 0
+
+
+# --- Redis outages, dead workers, stalls ---------------------------------------------------------
+
+
+async def test_worker_survives_a_redis_restart(settings: Settings) -> None:
+    """Redis goes away and comes back (empty): the worker keeps running, beats again, answers."""
+    with private_redis() as server:
+        private = settings.model_copy(update={"redis_url": server.url})
+        async with running_worker(private, engine=StandInEngine()) as worker:
+            async with QueueClient(private) as client:
+                assert (await client.ask(AskRequest(question="before?"))).in_materials
+            server.stop()
+            await asyncio.sleep(1.5)  # several claim attempts against a dead server
+            server.start()
+            await wait_for_workers(private, 1, timeout=8)
+            assert worker.main_task is not None and not worker.main_task.done()
+            async with QueueClient(private) as client:
+                answer = await client.ask(AskRequest(question="after?"), timeout=5)
+            assert answer.in_materials
+
+
+async def test_worker_whose_claim_loop_died_stops_advertising(settings: Settings) -> None:
+    """The heartbeat is its own task; it must not keep a worker "alive" that no longer claims."""
+    async with running_worker(settings, engine=StandInEngine()) as worker, QueueClient(settings) as client:
+        assert await client.worker_count() == 1
+        assert worker.main_task is not None
+        worker.main_task.cancel()  # the claim loop ends; the heartbeat task is left running
+        deadline = time.monotonic() + 2 * HEARTBEAT_INTERVAL_S + 1.5
+        while await client.worker_count() and time.monotonic() < deadline:
+            await asyncio.sleep(0.1)
+        assert await client.worker_count() == 0
+
+
+async def test_client_survives_a_redis_restart(settings: Settings) -> None:
+    """The first call after Redis restarted must not fail on a pooled connection the server closed."""
+    with private_redis() as server:
+        private = settings.model_copy(update={"redis_url": server.url})
+        async with QueueClient(private) as client:
+            assert await client.worker_count() == 0
+            server.restart()
+            assert await client.worker_count() == 0
+            with pytest.raises(NoWorker):
+                await client.ask(AskRequest(question="anyone?"))
+
+
+async def test_stalled_redis_still_honours_the_timeout(settings: Settings) -> None:
+    """A Redis that stops answering mid-call (DEBUG SLEEP) must not hold the caller past its timeout."""
+    with private_redis() as server:
+        private = settings.model_copy(update={"redis_url": server.url})
+        async with QueueClient(private) as client:
+            pool = await client._redis()
+            await beat(pool, client.keys, "stand-in", HEARTBEAT_TTL_S)  # let the enqueue through
+            await client.worker_count()  # a warm connection
+            sleeper = threading.Thread(
+                target=lambda: redis.Redis.from_url(server.url).execute_command("DEBUG", "SLEEP", "5")
+            )
+            sleeper.start()
+            await asyncio.sleep(0.3)
+            started = time.perf_counter()
+            with pytest.raises((RedisUnreachable, QueueTimeout)):
+                await client.ask(AskRequest(question="stalled?"), timeout=1.0)
+            elapsed = time.perf_counter() - started
+            await asyncio.to_thread(sleeper.join)
+        assert elapsed < 2.5, elapsed
+
+
+async def test_no_worker_while_waiting_withdraws_the_job(settings: Settings) -> None:
+    """The only worker vanishes while the job waits: NoWorker, and the job leaves the queue."""
+    async with QueueClient(settings) as client:
+        pool = await client._redis()
+        await beat(pool, client.keys, "short-lived", 1.0)
+        with pytest.raises(NoWorker):
+            await client.ask(AskRequest(question="hello?"), timeout=10)
+    assert queue_keys_left(settings) == 0
+
+
+async def test_draining_worker_does_not_spin(settings: Settings) -> None:
+    """After SIGTERM (allow_pick_jobs=False) with jobs still queued, the loop must sleep, not spin."""
+    slots = settings.model_copy(update={"worker_max_jobs": 2})
+    async with (
+        running_worker(slots, engine=StandInEngine(search_delay_s=1.0)) as worker,
+        QueueClient(slots) as client,
+    ):
+        asks = [asyncio.create_task(client.ask(AskRequest(question="q"), timeout=5)) for _ in range(5)]
+        try:
+            deadline = time.monotonic() + 3
+            while not (worker._backlog and worker.job_counter == 2) and time.monotonic() < deadline:
+                await asyncio.sleep(0.02)
+            worker.allow_pick_jobs = False  # what arq's SIGTERM handler does
+            turns = [0]
+            original = worker._poll_iteration
+
+            async def counted() -> None:
+                turns[0] += 1
+                await original()
+
+            worker._poll_iteration = counted  # type: ignore[method-assign]
+            await asyncio.sleep(1.5)  # the two running jobs finish; three stay queued
+            turns[0] = 0
+            await asyncio.sleep(1.0)
+            assert turns[0] < 10, f"{turns[0]} loop turns in 1 s while draining"
+        finally:
+            for task in asks:
+                task.cancel()
+            await asyncio.gather(*asks, return_exceptions=True)
+
+
+async def test_job_timed_out_on_the_worker_tells_the_client_at_once(settings: Settings) -> None:
+    functions = [f for f in worker_kwargs(settings)["functions"] if f.name != JOB_ASK]
+    functions.append(func(jobs.ask, name=JOB_ASK, timeout=0.3, max_tries=jobs.JOB_MAX_TRIES))
+    async with (
+        running_worker(
+            settings, worker_overrides={"functions": functions}, engine=StandInEngine(search_delay_s=1.0)
+        ),
+        QueueClient(settings) as client,
+    ):
+        started = time.perf_counter()
+        with pytest.raises(JobFailed, match="timed out on the worker"):
+            await client.ask(AskRequest(question="slow?"), timeout=8)
+        assert time.perf_counter() - started < 2.0
+
+
+async def test_waiting_ingests_do_not_starve_questions(settings: Settings) -> None:
+    """Uploads blocked on a build lock hold threads; a question on another collection still runs."""
+    gate = threading.Event()
+    engine = StandInEngine(ingest_gate=gate)
+    async with running_worker(settings, engine=engine), QueueClient(settings) as client:
+        uploads = [
+            asyncio.create_task(client.ingest("busy", f"f{i}.md", b"# Notes", who="admin", timeout=20))
+            for i in range(10)
+        ]
+        try:
+            await asyncio.sleep(0.5)
+            started = time.perf_counter()
+            answer = await client.ask(AskRequest(question="deadlock?", collection="other"), timeout=3)
+            assert answer.in_materials
+            assert time.perf_counter() - started < 1.0
+        finally:
+            gate.set()
+            reports = await asyncio.gather(*uploads, return_exceptions=True)
+        assert all(not isinstance(r, BaseException) for r in reports), reports
+
+
+def test_a_new_event_loop_closes_the_old_connections(settings: Settings) -> None:
+    """Callers using asyncio.run per request must not leave one open connection per call behind."""
+    with private_redis() as server:
+        private = settings.model_copy(update={"redis_url": server.url})
+        client = QueueClient(private)
+        for _ in range(4):
+            assert asyncio.run(client.worker_count()) == 0
+        observer = redis.Redis.from_url(server.url)
+        try:
+            connected = len(observer.client_list()) - 1  # not counting the observer itself
+        finally:
+            observer.close()
+        asyncio.run(client.close())
+    assert connected <= 1, connected

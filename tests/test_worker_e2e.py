@@ -6,14 +6,18 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import signal
+import threading
 import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
 from bots import cli_queue
 from shared.config import Settings
-from shared.queue import QueueClient
+from shared.queue import IN_PROGRESS_TTL_S, QueueClient
 from shared.schema import NOT_IN_MATERIALS, Answer, AskRequest
 from tests.queue_helpers import (
     collecting_progress,
@@ -23,6 +27,7 @@ from tests.queue_helpers import (
     stop_process,
     wait_for_workers,
 )
+from worker.engine import Engine
 from worker.sample import sample_files
 
 NEW_DOC = (
@@ -172,6 +177,67 @@ async def test_two_worker_processes_serve_the_new_version_after_reindex(
             stop_process(proc)
     async with QueueClient(settings) as client:
         assert await client.worker_count() == 0  # both deregistered on SIGTERM
+
+
+@pytest.mark.slow
+async def test_job_of_a_killed_worker_is_answered_by_another(settings: Settings, tmp_path: Path) -> None:
+    """SIGKILL the worker in the middle of a question: another worker claims it again once the dead
+    worker's claim lapses (IN_PROGRESS_TTL_S, not arq's 30 min) and the client still gets its answer.
+
+    The job is made slow by a stand-in LLM endpoint that holds the first request; each worker calls
+    it under its own path, so the test knows which worker holds the job."""
+    release = threading.Event()
+    holder: list[str] = []
+
+    class Endpoint(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            if not holder:
+                holder.append(self.path.split("/")[1])
+                release.wait(30)
+            self.send_response(500)  # the answerer falls back to its extractive answer
+            self.end_headers()
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Endpoint)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{httpd.server_address[1]}"
+    Engine(settings).ingest("default", sample_files())
+    procs = {
+        name: start_worker_process(
+            settings,
+            tmp_path / name / "worker.log",
+            SYLLABOT_ANSWERER="openai",
+            SYLLABOT_LLM_BASE_URL=f"{base}/{name}/v1",
+            SYLLABOT_LLM_TIMEOUT_S="30",
+        )
+        for name in ("a", "b")
+    }
+    try:
+        await wait_for_workers(settings, 2)
+        async with QueueClient(settings) as client:
+            question = AskRequest(
+                question="How many days do I have to return a new bike?", collection="default"
+            )
+            asking = asyncio.create_task(client.ask(question, timeout=40))
+            deadline = time.monotonic() + 10
+            while not holder and time.monotonic() < deadline:
+                await asyncio.sleep(0.05)
+            assert holder, "no worker called the LLM endpoint"
+            victim = procs[holder[0]]
+            os.kill(victim.pid, signal.SIGKILL)
+            victim.wait()
+            killed = time.monotonic()
+            answer = await asking
+        assert answer.in_materials and "30 days" in answer.text
+        assert time.monotonic() - killed < IN_PROGRESS_TTL_S + 5
+    finally:
+        release.set()
+        httpd.shutdown()
+        httpd.server_close()
+        for proc in procs.values():
+            stop_process(proc)
 
 
 # --- the CLI's queue-or-in-process paths ------------------------------------------------------------

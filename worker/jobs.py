@@ -2,22 +2,26 @@
 
 Every job delivers its outcome the same way: a JSON envelope pushed onto
 ``Keys.result_list(job_id)`` (see :mod:`shared.queue`), which the waiting client pops with BLPOP.
-The synchronous :class:`~worker.engine.Engine` runs through :func:`asyncio.to_thread`, so a long
-ingest or a slow search never blocks the event loop that is serving other questions.
+The synchronous :class:`~worker.engine.Engine` runs in threads, so a long ingest or a slow search
+never blocks the event loop that is serving other questions: searches on the default pool, writes
+(ingest, reindex, remove) one at a time on a thread of their own, so uploads waiting for a
+collection's build lock never take the threads questions need.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import logging
 import os
 import socket
 import time
 import uuid
-from collections.abc import Awaitable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from shared.config import Settings
 from shared.keys import Keys
@@ -43,6 +47,10 @@ answer_log = logging.getLogger("syllabot.answers")
 PROGRESS_TTL_S = 3600
 #: Minimum gap between two progress writes (the engine may report every chunk).
 PROGRESS_EVERY_S = 0.2
+#: arq's ``max_tries`` of every job: one retry, for a job whose worker died or was stopped mid-job.
+JOB_MAX_TRIES = 2
+
+_T = TypeVar("_T")
 
 
 # --- the answering pipeline (worker and in-process CLI alike) -----------------------------------
@@ -118,6 +126,7 @@ async def startup(ctx: dict[str, Any]) -> None:
         ctx["engine"] = await asyncio.to_thread(load_engine, settings)
     if ctx.get("answerer") is None:
         ctx["answerer"] = get_answerer(settings)
+    ctx["writes"] = ThreadPoolExecutor(max_workers=1, thread_name_prefix="syllabot-write")
     ctx["worker_id"] = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
     await beat(ctx["redis"], ctx["keys"], ctx["worker_id"])
     ctx["heartbeat"] = asyncio.create_task(_heartbeat(ctx), name="syllabot-heartbeat")
@@ -127,14 +136,10 @@ async def startup(ctx: dict[str, Any]) -> None:
 
 
 async def shutdown(ctx: dict[str, Any]) -> None:
-    task: asyncio.Task | None = ctx.get("heartbeat")
-    if task is not None:
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError, Exception):
-            await task
-    if "worker_id" in ctx:
-        with contextlib.suppress(Exception):
-            await ctx["redis"].zrem(ctx["keys"].workers, ctx["worker_id"])
+    await stop_heartbeat(ctx)
+    writes: ThreadPoolExecutor | None = ctx.pop("writes", None)
+    if writes is not None:
+        writes.shutdown(wait=False, cancel_futures=True)
     answerer = ctx.get("answerer")
     close = getattr(answerer, "aclose", None)
     if close is not None:
@@ -142,12 +147,44 @@ async def shutdown(ctx: dict[str, Any]) -> None:
             await close()
 
 
+async def stop_heartbeat(ctx: dict[str, Any]) -> None:
+    """Stop beating and leave the set of live workers (idempotent, never raises)."""
+    task: asyncio.Task | None = ctx.pop("heartbeat", None)
+    if task is not None:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await task
+    await _leave(ctx)
+
+
+async def _leave(ctx: dict[str, Any]) -> None:
+    if "worker_id" in ctx and ctx.get("redis") is not None:
+        with contextlib.suppress(Exception):
+            async with asyncio.timeout(2):
+                await ctx["redis"].zrem(ctx["keys"].workers, ctx["worker_id"])
+
+
 async def _heartbeat(ctx: dict[str, Any]) -> None:
-    """Its own task, so a worker whose job slots are all busy still counts as alive."""
+    """Its own task, so a worker whose job slots are all busy still counts as alive.
+
+    Under :class:`worker.main.FastWorker` it beats only while the claim loop turns (a worker whose
+    loop died or hangs must not look alive) and renews the claims of the jobs still running.
+    """
+    loop_alive: Callable[[], bool] | None = ctx.get("claim_loop_alive")
+    running: Callable[[], list[str]] | None = ctx.get("running_job_ids")
+    advertised = True
     while True:
         await asyncio.sleep(HEARTBEAT_INTERVAL_S)
+        if loop_alive is not None and not loop_alive():
+            if advertised:
+                log.warning("the claim loop stopped turning; no longer advertising this worker")
+                advertised = False
+            await _leave(ctx)
+            continue
         try:
-            await beat(ctx["redis"], ctx["keys"], ctx["worker_id"], HEARTBEAT_TTL_S)
+            job_ids = running() if running is not None else ()
+            await beat(ctx["redis"], ctx["keys"], ctx["worker_id"], HEARTBEAT_TTL_S, job_ids)
+            advertised = True
         except Exception as exc:  # Redis blips must not kill the worker; the next beat retries
             log.warning("heartbeat failed: %s", exc)
 
@@ -164,6 +201,20 @@ async def _deliver(ctx: dict[str, Any], work: Awaitable[Any]) -> None:
         result = await work
     except Exception as exc:
         await _push(ctx, error_envelope(exc))
+        raise
+    except asyncio.CancelledError:
+        # arq's job timeout (or a shutdown) cancelled the job. On shutdown arq queues it again for
+        # another worker, unless this was its last try; otherwise tell the client now rather than
+        # let it wait out its own timeout.
+        stopping: Callable[[], bool] | None = ctx.get("worker_stopping")
+        last_try = int(ctx.get("job_try") or 1) >= JOB_MAX_TRIES
+        if stopping is None or not stopping() or last_try:
+            reason = "stopped" if stopping is not None and stopping() else "timed out"
+            with contextlib.suppress(Exception):
+                async with asyncio.timeout(2):
+                    await asyncio.shield(
+                        _push(ctx, error_envelope(RuntimeError(f"the job {reason} on the worker")))
+                    )
         raise
     await _push(ctx, ok_envelope(result))
 
@@ -204,6 +255,14 @@ def _progress_writer(ctx: dict[str, Any], collection: str) -> Progress:
     return progress
 
 
+async def _write(ctx: dict[str, Any], fn: Callable[..., _T], *args: Any) -> _T:
+    """Run an engine write on the worker's single write thread (the default pool without one)."""
+    writes: ThreadPoolExecutor | None = ctx.get("writes")
+    if writes is None:
+        return await asyncio.to_thread(fn, *args)
+    return await asyncio.get_running_loop().run_in_executor(writes, functools.partial(fn, *args))
+
+
 # --- the jobs (arq functions: first argument is the context) -----------------------------------
 
 
@@ -218,7 +277,7 @@ async def ask(ctx: dict[str, Any], request: dict[str, Any]) -> None:
 async def ingest(ctx: dict[str, Any], collection: str, files: list[tuple[str, bytes]], who: str) -> None:
     async def work() -> dict:
         progress = _progress_writer(ctx, collection)
-        report = await asyncio.to_thread(ctx["engine"].ingest, collection, list(files), who, progress)
+        report = await _write(ctx, ctx["engine"].ingest, collection, list(files), who, progress)
         return report.model_dump(mode="json")
 
     await _deliver(ctx, work())
@@ -227,7 +286,7 @@ async def ingest(ctx: dict[str, Any], collection: str, files: list[tuple[str, by
 async def reindex(ctx: dict[str, Any], collection: str, who: str = "") -> None:
     async def work() -> dict:
         progress = _progress_writer(ctx, collection)
-        report = await asyncio.to_thread(ctx["engine"].reindex, collection, progress)
+        report = await _write(ctx, ctx["engine"].reindex, collection, progress)
         log.info("reindex of %s by %s -> %s", collection, who or "?", report.index_version)
         return report.model_dump(mode="json")
 
@@ -244,7 +303,7 @@ async def sources(ctx: dict[str, Any], collection: str) -> None:
 
 async def remove(ctx: dict[str, Any], collection: str, doc_id: str, who: str = "") -> None:
     async def work() -> dict:
-        report = await asyncio.to_thread(ctx["engine"].remove, collection, doc_id)
+        report = await _write(ctx, ctx["engine"].remove, collection, doc_id)
         log.info("removed %s from %s by %s -> %s", doc_id, collection, who or "?", report.index_version)
         return report.model_dump(mode="json")
 

@@ -21,7 +21,16 @@ from arq.worker import Worker, func
 
 from shared.config import Settings, get_settings
 from shared.keys import Keys
-from shared.queue import INGEST_TIMEOUT_S, JOB_ASK, JOB_INGEST, JOB_REINDEX, JOB_REMOVE, JOB_SOURCES
+from shared.queue import (
+    HEARTBEAT_TTL_S,
+    IN_PROGRESS_TTL_S,
+    INGEST_TIMEOUT_S,
+    JOB_ASK,
+    JOB_INGEST,
+    JOB_REINDEX,
+    JOB_REMOVE,
+    JOB_SOURCES,
+)
 from shared.redis_conn import describe, resolve_redis_url
 from worker import jobs
 
@@ -75,7 +84,13 @@ class FastWorker(Worker):
       ``arq:in-progress:<id>`` key, so everything downstream -- ``run_job``, retries, timeouts,
       ``finish_job`` -- is arq's unchanged code);
     * when all slots are busy and jobs are waiting, it waits for one of its own jobs to finish and
-      claims again at once instead of sleeping a poll interval.
+      claims again at once instead of sleeping a poll interval;
+    * a claim lasts :data:`~shared.queue.IN_PROGRESS_TTL_S` (not arq's longest job timeout + 10 s)
+      and the heartbeat (``worker.jobs``) renews it for the jobs still running, so the job of a
+      worker that died is claimed again, and retried by arq, within seconds;
+    * a lost Redis connection is logged and retried every poll interval instead of ending the
+      worker, and the heartbeat stops as soon as this claim loop stops turning, so clients never
+      see a live worker that no longer takes jobs.
 
     The 0.5 s poll remains only as a safety net (a missed wake-up, a deferred or retried job).
     """
@@ -91,22 +106,59 @@ class FastWorker(Worker):
         self._claim: Any = None
         self._backlog = False
         self._slot_free = asyncio.Event()
+        self._last_turn = self.loop.time()
+        self._redis_down = False
+        # Hooks for the heartbeat task of worker.jobs (it also runs under stock arq, without them).
+        self.ctx["claim_loop_alive"] = self.claim_loop_alive
+        self.ctx["running_job_ids"] = self.running_job_ids
+        self.ctx["worker_stopping"] = self.stopping
+
+    def claim_loop_alive(self) -> bool:
+        """Whether the claim loop still turns (it does at least every ``idle_poll_s`` when healthy)."""
+        main = self.main_task
+        if main is None or main.done():
+            return False
+        return self.loop.time() - self._last_turn < HEARTBEAT_TTL_S
+
+    def running_job_ids(self) -> list[str]:
+        return [job_id for job_id, task in self.tasks.items() if not task.done()]
+
+    def stopping(self) -> bool:
+        """Shutting down (SIGTERM/SIGINT, close()): a cancelled job will be run again elsewhere."""
+        main = self.main_task
+        return not self.allow_pick_jobs or main is None or main.done() or main.cancelling() > 0
 
     def _release_sem_dec_counter_on_complete(self) -> None:
         super()._release_sem_dec_counter_on_complete()
         self._slot_free.set()
 
     async def _poll_iteration(self) -> None:
+        self._last_turn = self.loop.time()
         if self.burst or self.allow_abort_jobs:  # modes this class does not speed up: stock arq
             await super()._poll_iteration()
             return
-        if self.allow_pick_jobs and self.job_counter < self.max_jobs:
-            await self._claim_and_start(self.max_jobs - self.job_counter)
         for job_id, task in list(self.tasks.items()):
             if task.done():
                 del self.tasks[job_id]
-                task.result()  # as arq does: surface errors of run_job itself
-        await self.heart_beat()
+                try:
+                    task.result()  # as arq does: surface errors of run_job itself
+                except _REDIS_ERRORS as exc:  # its bookkeeping lost Redis: not the worker's end
+                    log.warning("job %s could not record its end in Redis: %s", job_id, exc)
+        try:
+            if self.allow_pick_jobs and self.job_counter < self.max_jobs:
+                await self._claim_and_start(self.max_jobs - self.job_counter)
+            await self.heart_beat()
+        except _REDIS_ERRORS as exc:
+            if not self._redis_down:
+                log.warning("Redis unavailable (%s); retrying every %.1f s", exc, self.idle_poll_s)
+            self._redis_down = True
+            self._backlog = False
+            await self._drop_pubsub()
+            await asyncio.sleep(self.idle_poll_s)
+            return
+        if self._redis_down:
+            log.info("Redis is back; taking jobs again")
+            self._redis_down = False
         await self._wait_for_work()
 
     async def _claim_and_start(self, free: int) -> None:
@@ -115,7 +167,7 @@ class FastWorker(Worker):
         reply = await self._claim(
             keys=[self.queue_name],
             args=[
-                int(self.in_progress_timeout_s * 1000),
+                int(IN_PROGRESS_TTL_S * 1000),
                 free,
                 self.queue_read_limit,
                 in_progress_key_prefix,
@@ -138,7 +190,7 @@ class FastWorker(Worker):
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._slot_free.wait(), self.idle_poll_s)
             return
-        if self._backlog:  # due jobs were left for lack of slots, and a slot is free now
+        if self._backlog and self.allow_pick_jobs:  # due jobs were left for lack of slots; one is free
             return
         try:
             if self._pubsub is None:
@@ -177,6 +229,9 @@ class FastWorker(Worker):
                 warnings.simplefilter("ignore", DeprecationWarning)
                 await super().close()
         finally:
+            # Even when arq's close failed (Redis gone, a job's bookkeeping raised): stop beating and
+            # leave the heartbeat set, or clients would queue work for a worker that is gone.
+            await jobs.stop_heartbeat(self.ctx)
             await self._drop_pubsub()
 
 
@@ -187,11 +242,11 @@ def worker_kwargs(settings: Settings) -> dict[str, Any]:
     ask_timeout = settings.ask_timeout_s + 5
     return {
         "functions": [
-            func(jobs.ask, name=JOB_ASK, timeout=ask_timeout, max_tries=2),
-            func(jobs.ingest, name=JOB_INGEST, timeout=INGEST_TIMEOUT_S + 60, max_tries=2),
-            func(jobs.reindex, name=JOB_REINDEX, timeout=INGEST_TIMEOUT_S + 60, max_tries=2),
-            func(jobs.sources, name=JOB_SOURCES, timeout=ask_timeout, max_tries=2),
-            func(jobs.remove, name=JOB_REMOVE, timeout=INGEST_TIMEOUT_S + 60, max_tries=2),
+            func(jobs.ask, name=JOB_ASK, timeout=ask_timeout, max_tries=jobs.JOB_MAX_TRIES),
+            func(jobs.ingest, name=JOB_INGEST, timeout=INGEST_TIMEOUT_S + 60, max_tries=jobs.JOB_MAX_TRIES),
+            func(jobs.reindex, name=JOB_REINDEX, timeout=INGEST_TIMEOUT_S + 60, max_tries=jobs.JOB_MAX_TRIES),
+            func(jobs.sources, name=JOB_SOURCES, timeout=ask_timeout, max_tries=jobs.JOB_MAX_TRIES),
+            func(jobs.remove, name=JOB_REMOVE, timeout=INGEST_TIMEOUT_S + 60, max_tries=jobs.JOB_MAX_TRIES),
         ],
         "queue_name": keys.queue,
         "redis_settings": redis_settings,
