@@ -403,8 +403,8 @@ class QueueClient:
         while True:
             remaining = deadline - loop.time()
             if remaining <= 0:
-                await self._give_up(pool, job_id)
-                raise QueueTimeout(await self._timeout_message(pool, job_id, timeout))
+                withdrawn = await self._give_up(pool, job_id)
+                raise QueueTimeout(_timeout_message(withdrawn, timeout))
             # Never 0: BLPOP 0 blocks forever. Sub-second timeouts need Redis >= 6.
             item = await pool.blpop([result_key], timeout=max(0.01, min(slice_s, remaining)))
             if item is not None:
@@ -431,20 +431,25 @@ class QueueClient:
                 log.exception("progress callback failed")
         return state
 
-    async def _timeout_message(self, pool: ArqRedis, job_id: str, timeout: float) -> str:
-        started = await pool.exists(in_progress_key_prefix + job_id)
-        if started:
-            return f"a worker took the job but no result came within {timeout:g} s"
-        return f"no worker picked the job up within {timeout:g} s (all busy?); it was withdrawn"
+    async def _give_up(self, pool: ArqRedis, job_id: str) -> bool:
+        """Withdraw a job nobody has started, so it does not run after the caller stopped waiting.
 
-    async def _give_up(self, pool: ArqRedis, job_id: str) -> None:
-        """Withdraw a job nobody has started, so it does not run after the caller stopped waiting."""
+        True when the job was still waiting in the queue and is now withdrawn.
+        """
         with contextlib.suppress(*_REDIS_ERRORS):
             if not await pool.exists(in_progress_key_prefix + job_id):
                 async with pool.pipeline(transaction=True) as pipe:
                     pipe.zrem(self.keys.queue, job_id)
                     pipe.delete(job_key_prefix + job_id)
-                    await pipe.execute()
+                    removed, _ = await pipe.execute()
+                return bool(removed)
+        return False
+
+
+def _timeout_message(withdrawn: bool, timeout: float) -> str:
+    if withdrawn:
+        return f"no worker picked the job up within {timeout:g} s (all busy?); it was withdrawn"
+    return f"a worker took the job but no result came within {timeout:g} s"
 
 
 def _abandon(pool: ArqRedis | None, loop: asyncio.AbstractEventLoop | None) -> None:
