@@ -15,10 +15,9 @@ from pydantic import BaseModel, Field
 NOT_IN_MATERIALS = "Not in your materials"
 
 
-class Hit(BaseModel):
-    """One retrieved chunk with its scores; the `--json` hit contract of `syllabot search`."""
+class Passage(BaseModel):
+    """Where a retrieved passage comes from: what a hit and a citation both carry."""
 
-    rank: int
     doc_id: str
     file: str
     title: str
@@ -28,13 +27,19 @@ class Hit(BaseModel):
     page: int | None = None
     page_end: int | None = None
     score: float
+    label: str = Field(default="", description='"Subject — Module N, p. P", ready to print.')
+
+
+class Hit(Passage):
+    """One retrieved chunk with its scores; `SEARCH_HIT_FIELDS` is its `syllabot search --json` form."""
+
+    rank: int
     cosine: float
     keyword: float
     text: str
     version: str | None = None
     status: str | None = None
     lang: str | None = None
-    label: str = Field(default="", description='"Subject — Module N, p. P", ready to print.')
 
 
 #: The fields of `syllabot search --json`, in order: a contract operators' scripts rely on.
@@ -44,19 +49,11 @@ SEARCH_HIT_FIELDS = (
 )  # fmt: skip
 
 
-class Citation(BaseModel):
+class Citation(Passage):
+    """A numbered source of an answer: [n] in the text refers to it."""
+
     n: int
-    doc_id: str
-    file: str
-    title: str
-    subject: str | None = None
-    module: str | None = None
-    section: str | None = None
-    page: int | None = None
-    page_end: int | None = None
-    score: float
     snippet: str
-    label: str = ""
 
 
 class Timings(BaseModel):

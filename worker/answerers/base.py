@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from shared.labels import citation_label
-from shared.schema import Answer, Citation, Hit
+from shared.schema import Answer, Citation, Hit, Passage
 
 if TYPE_CHECKING:
     from worker.engine import SearchResult
@@ -60,7 +60,7 @@ def snippet(text: str, limit: int = SNIPPET_CHARS) -> str:
 
 
 #: What a citation carries over from the hit it cites.
-_CITED_FIELDS = {"doc_id", "file", "title", "subject", "module", "section", "page", "page_end", "score"}
+_CITED_FIELDS = set(Passage.model_fields) - {"label"}
 
 
 def citation(n: int, hit: Hit) -> Citation:
