@@ -89,6 +89,16 @@ def time_ms(call: Callable[[], object], repeats: int, warmup: int = 2) -> list[f
 
 
 # --- docs/BENCHMARKS.md ----------------------------------------------------------------------------
+def save_figure(fig, path: Path) -> None:
+    """Write a matplotlib figure as the PNG the docs link to, and free it."""
+    import matplotlib.pyplot as plt
+
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
 def publish(name: str, lines: list[str], write: bool) -> None:
     """Print a benchmark's markdown section and, unless told not to, write it into the docs."""
     body = "\n".join(lines)

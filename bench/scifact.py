@@ -39,6 +39,7 @@ from bench.common import (
     mark,
     markdown_table,
     publish,
+    save_figure,
 )
 
 SCIFACT = DATA / "beir_scifact"
@@ -223,10 +224,7 @@ def plot_sweep(sweeps: dict[str, list[tuple[float, float]]], legs: dict[str, flo
     ax.set_title("SciFact: hybrid nDCG@10 vs alpha, MiniLM int8 + keyword leg")
     ax.legend(fontsize=8, loc="lower center")
     ax.grid(alpha=0.3)
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    save_figure(fig, path)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

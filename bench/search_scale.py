@@ -48,6 +48,7 @@ from bench.common import (  # noqa: E402
     machine_stamp,
     markdown_table,
     percentiles,
+    save_figure,
     write_section,
 )
 
@@ -308,10 +309,7 @@ def plot(results: list[SizeResult], path: Path) -> None:
     ax.set_title("Search latency vs index size (one query, exact scan)")
     ax.grid(alpha=0.3, which="both")
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    save_figure(fig, path)
 
 
 def fmt(p: tuple[float, float] | None) -> str:

@@ -40,6 +40,7 @@ from bench.common import (
     markdown_table,
     parse_files,
     publish,
+    save_figure,
     search_rows,
     snapshot_of,
 )
@@ -88,10 +89,7 @@ def plot_decision(evidence_rows: list[tuple[bool, float, float]], path: Path) ->
     ax.set_title("SyllabusQA test: the in-materials evidence (grey: answerer's rule)")
     ax.legend(fontsize=8)
     ax.grid(alpha=0.3)
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    save_figure(fig, path)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
