@@ -105,10 +105,11 @@ def test_21cs53_page_1_tail_belongs_to_21cs52() -> None:
     tail = chunks[:header_index]
     assert tail and all(c.page == 1 for c in tail)
     assert all(c.subject == "21CS52" for c in tail)
+    assert all(c.foreign for c in tail)  # another course's pages: the course's own file cites better
     tail_books = next(c for c in tail if c.kind == "textbooks")
     assert "Tanenbaum" in tail_books.text and tail_books.text.startswith("21CS52 — Textbooks\n")
     rest = chunks[header_index:]
-    assert all(c.subject == "21CS53 Database Management Systems" for c in rest)
+    assert all(c.subject == "21CS53 Database Management Systems" and not c.foreign for c in rest)
     own_books = [c for c in rest if c.kind == "textbooks"]
     assert len(own_books) == 1 and "Elmasri" in own_books[0].text and own_books[0].page == 4
     m3 = modules(chunks)["Module 3"]
@@ -122,6 +123,7 @@ def test_21cs52_last_page_ends_with_the_21cs53_header() -> None:
     headers = [c for c in chunks if c.kind == "header"]
     assert [h.subject for h in headers] == ["21CS52 Computer Networks", "21CS53 Database Management Systems"]
     assert headers[1].page == 3
+    assert headers[1].foreign and not headers[0].foreign
     books = next(c for c in chunks if c.kind == "textbooks")
     assert books.subject == "21CS52 Computer Networks" and "Tanenbaum" in books.text
     assert "DATABASE" not in books.text

@@ -142,3 +142,20 @@ def test_non_unit_vectors_are_refused_at_the_door() -> None:
         check_unit_rows(raw)
     with pytest.raises(CorruptSnapshot):
         build_snapshot("v", "c", "e", 8, [chunk(i, "t") for i in range(3)], raw, "now")
+
+
+def test_duplicate_printed_in_another_courses_file_gives_way_to_the_courses_own_copy() -> None:
+    header = "21CS53 Database Management Systems, Course Code 21CS53, Credits 03, CIE 50, SEE 50"
+    vec = normalise(np.ones((1, 8)))[0]
+    matrix = np.vstack([vec, vec])
+    foreign_copy = chunk(0, header, doc="21cs52", subject="21CS53 Database Management Systems", foreign=True)
+    own_copy = chunk(0, header, doc="21cs53", subject="21CS53 Database Management Systems")
+    scores = np.array([0.6, 0.6], dtype=np.float32)  # identical text and vectors: an exact tie
+    rows = [
+        r.row for r in select(scores, scores, scores, [foreign_copy, own_copy], matrix, 5, 0.15, 0.95).rows
+    ]
+    assert rows == [1]
+    rows = [
+        r.row for r in select(scores, scores, scores, [own_copy, foreign_copy], matrix, 5, 0.15, 0.95).rows
+    ]
+    assert rows == [0]

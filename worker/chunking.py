@@ -818,7 +818,21 @@ def chunk_document(
         whole = _Section("window", None, None, doc.subject, lines=lines)
         if whole.has_content():
             _emit_windows(builder, whole, lines, max_chars, window_sentences, overlap_sentences)
-    return builder.chunks
+    return _mark_foreign(builder.chunks, doc.subject)
+
+
+def _course_code(subject: str | None) -> str | None:
+    return subject.split()[0] if subject else None
+
+
+def _mark_foreign(chunks: list[Chunk], own_subject: str | None) -> list[Chunk]:
+    """Flag chunks of another course than the document's own (see ``Chunk.foreign``)."""
+    own = _course_code(own_subject)
+    if own:
+        for chunk in chunks:
+            code = _course_code(chunk.subject)
+            chunk.foreign = code is not None and code != own
+    return chunks
 
 
 def detect_subject(pages: Sequence[Page], prefer: str | None = None) -> str | None:

@@ -51,6 +51,10 @@ class Chunk:
     status: str = "current"
     lang: str = "en"
     kind: str = "body"  # "module" | "outcomes" | "textbooks" | "references" | "header" | "section" | "window"
+    #: Belongs to another course than the document's own (a syllabus page that starts with the tail of
+    #: the previous course, or ends with the next one's header): the course's own file is the better
+    #: citation when both are indexed.
+    foreign: bool = False
 
     def to_dict(self) -> dict:
         return asdict(self)

@@ -126,20 +126,28 @@ def select(
 
     kept: list[int] = []
     for row in pool:
-        duplicate = any(
-            is_duplicate(
-                chunks[row],
-                chunks[other],
-                float(matrix[row] @ matrix[other]),
-                near_cosine,
-                lambda row=row, other=other: (tokens_of(row), tokens_of(other)),
-            )
-            for other in kept
+        duplicate_of = next(
+            (
+                position
+                for position, other in enumerate(kept)
+                if is_duplicate(
+                    chunks[row],
+                    chunks[other],
+                    float(matrix[row] @ matrix[other]),
+                    near_cosine,
+                    lambda row=row, other=other: (tokens_of(row), tokens_of(other)),
+                )
+            ),
+            None,
         )
-        if duplicate:
+        if duplicate_of is not None:
+            other = kept[duplicate_of]
+            if chunks[other].foreign and not chunks[row].foreign:
+                kept[duplicate_of] = row  # cite the course's own copy of a passage printed twice
             continue
         kept.append(row)
         if len(kept) == k:
             break
+    kept.sort(key=lambda r: -scores[r])  # a swapped-in copy may score a hair lower
     rows = [ScoredRow(r, float(scores[r]), float(cosine[r]), float(keyword[r])) for r in kept]
     return Selection(rows, fallback)
