@@ -173,8 +173,8 @@ def texts_sha(texts: Sequence[str]) -> str:
     return digest.hexdigest()[:16]
 
 
-def embed_cached(embedder, texts: Sequence[str], tag: str, progress: bool = True) -> np.ndarray:
-    """Unit vectors for ``texts`` from ``embedder``, read from / written to the raw cache."""
+def _cached_matrix(embedder, texts: Sequence[str], tag: str, compute) -> np.ndarray:
+    """``compute()`` once per (tag, embedder, token limit, texts); later runs read the .npy."""
     safe_id = re.sub(r"[^\w.-]", "_", embedder.id)
     max_tokens = getattr(embedder, "max_tokens", "na")
     path = RAW / f"{tag}-{safe_id}-t{max_tokens}-{texts_sha(texts)}.npy"
@@ -182,38 +182,35 @@ def embed_cached(embedder, texts: Sequence[str], tag: str, progress: bool = True
         matrix = np.load(path)
         if matrix.shape == (len(texts), embedder.dim):
             return matrix
-    parts = []
-    step = 256
-    t0 = time.perf_counter()
-    for start in range(0, len(texts), step):
-        parts.append(embedder.embed_documents(list(texts[start : start + step])))
-        if progress and len(texts) > step:
-            done = min(start + step, len(texts))
-            rate = done / (time.perf_counter() - t0)
-            print(f"  embedding {tag}: {done}/{len(texts)} ({rate:.0f}/s)", flush=True)
-    matrix = np.vstack(parts) if parts else np.zeros((0, embedder.dim), dtype=np.float32)
+    matrix = compute() if texts else np.zeros((0, embedder.dim), dtype=np.float32)
     RAW.mkdir(parents=True, exist_ok=True)
     np.save(path, matrix)
     return matrix
+
+
+def embed_cached(embedder, texts: Sequence[str], tag: str, progress: bool = True) -> np.ndarray:
+    """Unit vectors for ``texts`` from ``embedder``, read from / written to the raw cache."""
+
+    def compute() -> np.ndarray:
+        parts = []
+        step = 256
+        t0 = time.perf_counter()
+        for start in range(0, len(texts), step):
+            parts.append(embedder.embed_documents(list(texts[start : start + step])))
+            if progress and len(texts) > step:
+                done = min(start + step, len(texts))
+                rate = done / (time.perf_counter() - t0)
+                print(f"  embedding {tag}: {done}/{len(texts)} ({rate:.0f}/s)", flush=True)
+        return np.vstack(parts)
+
+    return _cached_matrix(embedder, texts, tag, compute)
 
 
 def embed_queries_cached(embedder, queries: Sequence[str], tag: str) -> np.ndarray:
     """Query vectors through ``embed_query`` (models with query prefixes differ from passages)."""
-    safe_id = re.sub(r"[^\w.-]", "_", embedder.id)
-    max_tokens = getattr(embedder, "max_tokens", "na")
-    path = RAW / f"{tag}-q-{safe_id}-t{max_tokens}-{texts_sha(queries)}.npy"
-    if path.exists():
-        matrix = np.load(path)
-        if matrix.shape == (len(queries), embedder.dim):
-            return matrix
-    matrix = (
-        np.vstack([embedder.embed_query(q) for q in queries])
-        if queries
-        else np.zeros((0, embedder.dim), dtype=np.float32)
+    return _cached_matrix(
+        embedder, queries, f"{tag}-q", lambda: np.vstack([embedder.embed_query(q) for q in queries])
     )
-    RAW.mkdir(parents=True, exist_ok=True)
-    np.save(path, matrix)
-    return matrix
 
 
 def default_embedder():

@@ -13,9 +13,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from shared.config import Settings, get_settings
+from shared.formats import SUPPORTED_TYPES, is_document_name
 from shared.schema import SEARCH_HIT_FIELDS, IngestReport
-
-SUPPORTED_SUFFIXES = (".pdf", ".md", ".markdown", ".txt", ".docx")
 
 
 def _err(message: str) -> None:
@@ -32,10 +31,10 @@ def collect_files(paths: Sequence[str]) -> tuple[list[Path], list[str]]:
             found = sorted(
                 p
                 for p in path.rglob("*")
-                if p.is_file() and p.suffix.lower() in SUPPORTED_SUFFIXES and p.name.lower() != "readme.md"
+                if p.is_file() and is_document_name(p.name) and p.name.lower() != "readme.md"
             )
             if not found:
-                problems.append(f"{path}: no supported files inside ({', '.join(SUPPORTED_SUFFIXES)})")
+                problems.append(f"{path}: no supported files inside ({SUPPORTED_TYPES})")
             files.extend(found)
         elif path.is_file():
             files.append(path)

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import sys
 import time
 from collections.abc import Awaitable, Callable
@@ -41,6 +40,7 @@ from bots import discord_render as render
 from shared.bindings import Bindings, InvalidCollectionName, validate_collection_name
 from shared.config import Settings
 from shared.feedback import Feedback, UnknownAnswer
+from shared.formats import SUPPORTED_TYPES, is_document_name
 from shared.keys import Keys
 from shared.queue import JobFailed, NoWorker, QueueClient, QueueError, QueueTimeout, RedisUnreachable
 from shared.ratelimit import RateLimiter
@@ -70,7 +70,6 @@ AUTOCOMPLETE_TIMEOUT_S = 2.5
 #: Bound on the Redis work behind a 👍/👎 click (done after the click is acknowledged).
 VOTE_REDIS_S = 5.0
 #: File types /upload accepts (the worker's loaders).
-UPLOAD_TYPES = {".pdf": "PDF", ".md": "Markdown", ".markdown": "Markdown", ".txt": "text", ".docx": "DOCX"}
 
 _REDIS_ERRORS = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError, RedisUnavailable)
 T = TypeVar("T")
@@ -481,14 +480,13 @@ class SyllabotBot(discord.Client):
     async def handle_upload(self, interaction: discord.Interaction, file: discord.Attachment) -> None:
         if not await self.require_admin(interaction):
             return
-        ext = os.path.splitext(file.filename.lower())[1]
-        if ext not in UPLOAD_TYPES:
-            kinds = ", ".join(sorted(set(UPLOAD_TYPES.values())))
+        if not is_document_name(file.filename):
             await send(
                 interaction,
                 [
                     render.notice(
-                        "Unsupported file type", f"`{render.plain(file.filename)}`: upload {kinds} files."
+                        "Unsupported file type",
+                        f"`{render.plain(file.filename)}`: upload {SUPPORTED_TYPES} files.",
                     )
                 ],
                 ephemeral=True,

@@ -38,6 +38,7 @@ from bots import slack_render as render
 from shared.bindings import Bindings, InvalidCollectionName, validate_collection_name
 from shared.config import Settings
 from shared.feedback import Feedback, UnknownAnswer
+from shared.formats import is_document_name
 from shared.keys import Keys
 from shared.queue import (
     INGEST_TIMEOUT_S,
@@ -73,7 +74,6 @@ EVENT_DEDUP_S = 600
 #: File extensions the worker's loaders read (worker/loaders.py ``_EXTENSIONS``); anything else is
 #: refused before downloading. Slack's ``filetype`` for PDF and Word counts too: the worker
 #: recognises those by their content whatever the name.
-SUPPORTED_EXTENSIONS = (".pdf", ".docx", ".md", ".markdown", ".txt", ".text")
 SUPPORTED_FILETYPES = frozenset({"pdf", "docx"})
 SUPPORTED_DESCRIPTION = "PDF, Word (.docx), Markdown (.md) or plain text (.txt)"
 
@@ -463,7 +463,7 @@ class SlackFrontEnd:
         info = (await client.files_info(file=ref.id)).get("file") or {}
         name = str(info.get("name") or ref.name or ref.id)
         filetype = str(info.get("filetype") or "").lower()
-        if not name.lower().endswith(SUPPORTED_EXTENSIONS) and filetype not in SUPPORTED_FILETYPES:
+        if not is_document_name(name) and filetype not in SUPPORTED_FILETYPES:
             ext = PurePath(name).suffix.lower()
             kind = (
                 f"a {filetype} file"

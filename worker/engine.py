@@ -118,6 +118,16 @@ def hit_from_chunk(chunk: Chunk, rank: int, score: float, cosine: float, keyword
     )
 
 
+def _published(report: IngestReport, snapshot: IndexSnapshot, progress: Progress | None) -> IngestReport:
+    """Fill in what a successful build published."""
+    report.index_version = snapshot.version
+    report.total_chunks = len(snapshot)
+    report.changed = True
+    if progress:
+        progress("done", 1, 1)
+    return report
+
+
 def _modules(chunks: Sequence[Chunk]) -> list[str]:
     return list(dict.fromkeys(c.module for c in chunks if c.module))
 
@@ -344,12 +354,7 @@ class Engine:
                 for d, cs, data in parsed.values()
             ]
             self.store.publish(snapshot, previous.version if previous else None, put_documents=puts)
-        report.index_version = snapshot.version
-        report.total_chunks = len(chunks)
-        report.changed = True
-        if progress:
-            progress("done", 1, 1)
-        return report
+        return _published(report, snapshot, progress)
 
     def reindex(self, collection: str, progress: Progress | None = None) -> IngestReport:
         """Re-read every stored document and re-embed it with the current embedder."""
@@ -420,12 +425,7 @@ class Engine:
         new_docs = [(m, data) for m, data in metas if m["doc_id"] in extra]
         updated = [m for m, _ in metas if m["doc_id"] not in extra]
         self.store.publish(snapshot, previous_version, put_documents=new_docs, update_meta=updated)
-        report.index_version = snapshot.version
-        report.total_chunks = len(chunks)
-        report.changed = True
-        if progress:
-            progress("done", 1, 1)
-        return report
+        return _published(report, snapshot, progress)
 
     def remove(self, collection: str, doc_id: str) -> IngestReport:
         """Drop one document and its chunks; the rest of the index keeps its vectors."""
@@ -438,14 +438,14 @@ class Engine:
                     f"no document '{doc_id}' in collection '{collection}' (documents: {known})"
                 )
             previous = self.snapshot(collection)
-            chunks: list[Chunk] = []
-            matrix = np.zeros((0, self.embedder.dim), dtype=np.float32)
-            embedder_id, dim = self.embedder.id, self.embedder.dim
-            if previous is not None:
+            if previous is not None:  # the usual case: no model needed to drop rows
                 keep = [i for i, c in enumerate(previous.chunks) if c.doc_id != doc_id]
                 chunks = [previous.chunks[i] for i in keep]
                 matrix = previous.matrix[keep]
                 embedder_id, dim = previous.embedder_id, previous.dim
+            else:
+                chunks, embedder_id, dim = [], self.embedder.id, self.embedder.dim
+                matrix = np.zeros((0, dim), dtype=np.float32)
             snapshot = build_snapshot(new_version(), collection, embedder_id, dim, chunks, matrix, _now())
             self.store.publish(snapshot, previous.version if previous else None, delete_doc_ids=[doc_id])
         removed = docs[doc_id]

@@ -79,21 +79,21 @@ def first_rank(hits: Sequence[Hit], q: LabelledQuestion, by_page: bool) -> int |
 def metrics(results: Iterable[tuple[LabelledQuestion, Sequence[Hit], bool]]) -> dict[str, float | int]:
     """recall@1/5/18 and MRR by file and by page over answerable questions; flag rates for the rest."""
     rows = list(results)
-    answerable = [(q, hits) for q, hits, _ in rows if q.answerable and q.file]
-    unanswerable = [q for q, _, _ in rows if not q.answerable]
+    answerable = [(q, hits, flag) for q, hits, flag in rows if q.answerable and q.file]
+    unanswerable = [flag for q, _, flag in rows if not q.answerable]
     out: dict[str, float | int] = {
         "questions": len(rows),
         "answerable": len(answerable),
         "unanswerable": len(unanswerable),
     }
     for by_page, name in ((False, "file"), (True, "page")):
-        ranks = [first_rank(hits, q, by_page) for q, hits in answerable]
+        ranks = [first_rank(hits, q, by_page) for q, hits, _ in answerable]
         for k in CUTOFFS:
             out[f"recall@{k}_{name}"] = _mean([1.0 if r is not None and r <= k else 0.0 for r in ranks])
         out[f"mrr_{name}"] = _mean([1.0 / r if r else 0.0 for r in ranks])
-    in_materials = {id(q): in_mat for q, _, in_mat in rows}
-    out["unanswerable_flagged"] = _mean([0.0 if in_materials[id(q)] else 1.0 for q in unanswerable])
-    out["answerable_flagged"] = _mean([0.0 if in_materials[id(q)] else 1.0 for q, _ in answerable])
+    # "flagged" = the reply would start with "Not in your materials".
+    out["unanswerable_flagged"] = _mean([0.0 if flag else 1.0 for flag in unanswerable])
+    out["answerable_flagged"] = _mean([0.0 if flag else 1.0 for _, _, flag in answerable])
     return out
 
 

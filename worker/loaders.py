@@ -26,19 +26,11 @@ import unicodedata
 import zipfile
 from pathlib import PurePath, PureWindowsPath
 
+from shared.formats import DOCUMENT_KINDS, SUPPORTED_TYPES
 from worker.chunking import detect_subject
 from worker.documents import Document, Page
 
-SUPPORTED_TYPES = "PDF (.pdf), Markdown (.md), plain text (.txt) and Word (.docx)"
-
-_EXTENSIONS = {
-    ".pdf": "pdf",
-    ".md": "markdown",
-    ".markdown": "markdown",
-    ".txt": "text",
-    ".text": "text",
-    ".docx": "docx",
-}
+_EXTENSIONS = DOCUMENT_KINDS
 _LITTLE_TEXT_CHARS = 20  # non-space characters below which a page counts as "little text"
 
 

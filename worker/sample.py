@@ -8,10 +8,9 @@ from __future__ import annotations
 
 from importlib import resources
 
+from shared.formats import is_document_name
 from shared.schema import IngestReport
 from worker.engine import Engine, Progress
-
-SUPPORTED_SUFFIXES = (".pdf", ".md", ".markdown", ".txt", ".docx")
 
 
 def sample_files() -> list[tuple[str, bytes]]:
@@ -20,7 +19,7 @@ def sample_files() -> list[tuple[str, bytes]]:
     files = [
         (entry.name, entry.read_bytes())
         for entry in root.iterdir()
-        if entry.is_file() and entry.name.lower().endswith(SUPPORTED_SUFFIXES) and entry.name != "README.md"
+        if entry.is_file() and is_document_name(entry.name) and entry.name != "README.md"
     ]
     return sorted(files)
 
