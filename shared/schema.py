@@ -9,10 +9,19 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
 #: The exact words a reply starts with when the materials do not answer the question.
 NOT_IN_MATERIALS = "Not in your materials"
+#: How an ``uncertain`` reply starts: the closest passages follow, plainly not claimed as an answer.
+#: Deliberately unlike :data:`NOT_IN_MATERIALS`, so neither can be mistaken for the other.
+UNCERTAIN_LEAD = "I can't tell whether your materials answer this"
+
+#: The three outcomes of answering (DESIGN.md retrieval rule 7):
+#: ``answered`` — the cited passages answer it; ``uncertain`` — the closest passages are about it but
+#: may not answer it; ``not_in_materials`` — the reply starts with :data:`NOT_IN_MATERIALS`.
+AnswerStatus = Literal["answered", "uncertain", "not_in_materials"]
+ANSWER_STATUSES: tuple[AnswerStatus, ...] = ("answered", "uncertain", "not_in_materials")
 
 
 class Passage(BaseModel):
@@ -77,8 +86,13 @@ class AskRequest(BaseModel):
 
 
 class Answer(BaseModel):
+    """What a worker sends back. ``status`` is the outcome; ``in_materials`` is true only for
+    ``answered`` (kept for older readers). Give either; the other is derived, and a contradiction
+    is an error rather than a guess."""
+
     text: str
-    in_materials: bool
+    status: AnswerStatus = "answered"
+    in_materials: bool = True
     citations: list[Citation] = Field(default_factory=list)
     general_knowledge: str | None = Field(
         default=None, description="LLM's general answer, only when in_materials is false; already labelled."
@@ -88,6 +102,20 @@ class Answer(BaseModel):
     index_version: str | None = None
     question: str = ""
     timings: Timings = Field(default_factory=Timings)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _status_and_flag(cls, data: object) -> object:
+        if not isinstance(data, dict):
+            return data
+        status, flag = data.get("status"), data.get("in_materials")
+        if status is None and flag is not None:
+            data = {**data, "status": "answered" if flag else "not_in_materials"}
+        elif status is not None and flag is None:
+            data = {**data, "in_materials": status == "answered"}
+        elif status is not None and bool(flag) != (status == "answered"):
+            raise ValueError(f"in_materials={flag!r} contradicts status={status!r}")
+        return data
 
 
 class FileReport(BaseModel):
