@@ -7,14 +7,23 @@ Subcommands: index, search, ask, eval, sources, worker, discord, slack. Exit cod
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from shared.config import Settings, get_settings
 from shared.formats import SUPPORTED_TYPES, is_document_name
-from shared.schema import SEARCH_HIT_FIELDS, IngestReport
+from shared.schema import SEARCH_HIT_FIELDS, Answer, IngestReport
+
+if TYPE_CHECKING:
+    from worker.engine import SearchResult
+    from worker.evaluation import EvalRow, LabelledQuestion
+
+#: How many questions whose answer missed its ``expect`` `syllabot eval` lists (all are in --json).
+EVAL_MISSES_SHOWN = 10
 
 
 def _err(message: str) -> None:
@@ -133,10 +142,54 @@ def cmd_search(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
-    from worker.answerers.extractive import in_materials
+def _answer_all(
+    settings: Settings, collection: str, questions: Sequence[LabelledQuestion], k: int
+) -> list[EvalRow]:
+    """Search and answer every question with the answerer the worker would use.
+
+    The extractive answerer (the default) is pure CPU and is called directly (``answer_sync``); any
+    other (the LLM) is awaited, all questions on one event loop so its HTTP pool is reused.
+    """
+    from worker.answerers import get_answerer
     from worker.engine import Engine
-    from worker.evaluation import EvalFileError, load_questions, metrics
+    from worker.evaluation import EvalRow
+
+    engine = Engine(settings)
+    answerer = get_answerer(settings)
+
+    def row(q: LabelledQuestion, result: SearchResult, answer: Answer) -> EvalRow:
+        return EvalRow(q, result.hits, answer.status, answer.text)
+
+    answer_sync = getattr(answerer, "answer_sync", None)
+    if answer_sync is not None:
+        rows = []
+        for q in questions:
+            result = engine.search(collection, q.question, k=k)
+            rows.append(row(q, result, answer_sync(q.question, result, collection)))
+        return rows
+
+    async def run() -> list[EvalRow]:
+        try:
+            rows = []
+            for q in questions:
+                result = engine.search(collection, q.question, k=k)
+                rows.append(row(q, result, await answerer.answer(q.question, result, collection)))
+            return rows
+        finally:
+            close = getattr(answerer, "aclose", None)
+            if close is not None:
+                await close()
+
+    return asyncio.run(run())
+
+
+def _rate(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
+    from shared.schema import ANSWER_STATUSES
+    from worker.evaluation import EvalFileError, load_questions, metrics, summarise
 
     collection = args.collection or settings.default_collection
     try:
@@ -144,28 +197,31 @@ def cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
     except (OSError, EvalFileError) as exc:
         _err(str(exc))
         return 2
-    engine = Engine(settings)
-    rows = []
-    for q in questions:
-        result = engine.search(collection, q.question, k=args.k or settings.top_k)
-        rows.append((q, result.hits, in_materials(q.question, result, settings.embedder)))
-    summary = metrics(rows)
+    rows = _answer_all(settings, collection, questions, args.k or settings.top_k)
+    # The legacy flag rates count a reply as flagged when it starts with "Not in your materials".
+    retrieval = metrics((r.question, r.hits, r.status != "not_in_materials") for r in rows)
+    answers = summarise(rows)
     if args.json:
         hit_keys = ["rank", "doc_id", "file", "page", "page_end", "module", "score"]
         print(
             json.dumps(
                 {
-                    "metrics": summary,
+                    "metrics": retrieval,
+                    "summary": answers,
                     "results": [
                         {
-                            "question": q.question,
-                            "expected_file": q.file,
-                            "expected_pages": q.pages,
-                            "answerable": q.answerable,
-                            "in_materials": flag,
-                            "hits": [{k: getattr(h, k) for k in hit_keys} for h in hits],
+                            "question": r.question.question,
+                            "expected_file": r.question.file,
+                            "expected_pages": r.question.pages,
+                            "answerable": r.question.answerable,
+                            "in_materials": r.in_materials,
+                            "status": r.status,
+                            "answer": r.text,
+                            "expect": r.question.expect,
+                            "expect_met": r.expect_met,
+                            "hits": [{k: getattr(h, k) for k in hit_keys} for h in r.hits],
                         }
-                        for q, hits, flag in rows
+                        for r in rows
                     ],
                 },
                 ensure_ascii=False,
@@ -174,20 +230,48 @@ def cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
         )
         return 0
     print(
-        f"{summary['questions']} questions ({summary['answerable']} answerable, "
-        f"{summary['unanswerable']} unanswerable) on collection '{collection}'"
+        f"{retrieval['questions']} questions ({retrieval['answerable']} answerable, "
+        f"{retrieval['unanswerable']} unanswerable) on collection '{collection}', answerer "
+        f"{settings.answerer}"
     )
     print(f"{'':10}{'R@1':>8}{'R@5':>8}{'R@18':>8}{'MRR':>8}")
     for name in ("file", "page"):
         print(
             f"{'by ' + name:10}"
-            + "".join(f"{summary[f'recall@{k}_{name}']:>8.3f}" for k in (1, 5, 18))
-            + f"{summary[f'mrr_{name}']:>8.3f}"
+            + "".join(f"{retrieval[f'recall@{k}_{name}']:>8.3f}" for k in (1, 5, 18))
+            + f"{retrieval[f'mrr_{name}']:>8.3f}"
         )
+    counts, rates, totals = answers["counts"], answers["rates"], answers["totals"]
+    columns = ("answerable", "unanswerable", "all")
+    print()
+    print(f"{'answer status':18}" + "".join(f"{c:>18}" for c in columns))
+    for status in ANSWER_STATUSES:
+        cells = (f"{counts[status][c]} ({_rate(rates[status][c])})" for c in columns)
+        print(f"{status:18}" + "".join(f"{cell:>18}" for cell in cells))
+    print(f"{'total':18}" + "".join(f"{totals[c]:>18}" for c in columns))
+    print()
     print(
-        f"unanswerable flagged 'Not in your materials': {summary['unanswerable_flagged']:.3f}; "
-        f"answerable wrongly flagged: {summary['answerable_flagged']:.3f}"
+        f"answerable told 'Not in your materials': {_rate(answers['answerable_not_in_materials'])} "
+        f"({counts['not_in_materials']['answerable']}/{totals['answerable']})"
     )
+    print(
+        f"unanswerable answered as if from the materials: {_rate(answers['unanswerable_answered'])} "
+        f"({counts['answered']['unanswerable']}/{totals['unanswerable']})"
+    )
+    print(
+        f"uncertain, of all questions: {_rate(answers['uncertain'])} "
+        f"({counts['uncertain']['all']}/{totals['all']})"
+    )
+    expect = answers["expect"]
+    if expect["n"]:
+        print(f"expect met: {_rate(expect['rate'])} ({expect['met']}/{expect['n']} questions with an expect)")
+        misses = [r for r in rows if r.expect_met is False]
+        for r in misses[:EVAL_MISSES_SHOWN]:
+            print(f"  missed {r.question.expect} [{r.status}]: {r.question.question}")
+        if len(misses) > EVAL_MISSES_SHOWN:
+            print(f"  … and {len(misses) - EVAL_MISSES_SHOWN} more (see --json)")
+    else:
+        print("expect met: - (no question has an 'expect')")
     return 0
 
 
@@ -254,7 +338,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_ask)
 
-    p = sub.add_parser("eval", help="recall and MRR of retrieval on a labelled JSON-lines file")
+    p = sub.add_parser(
+        "eval", help="answer a labelled JSON-lines file: retrieval recall and MRR, answer outcomes, expect"
+    )
     p.add_argument("file")
     p.add_argument("--collection", "-c")
     p.add_argument("-k", type=int, default=None)

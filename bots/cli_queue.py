@@ -18,7 +18,7 @@ from typing import TextIO
 from shared.config import Settings
 from shared.queue import JobFailed, NoWorker, QueueClient, QueueError, QueueTimeout, RedisUnreachable
 from shared.redis_conn import RedisUnavailable
-from shared.schema import Answer, AskRequest, IngestReport
+from shared.schema import UNCERTAIN_LEAD, Answer, AskRequest, IngestReport
 
 
 def _say(message: str) -> None:
@@ -144,13 +144,29 @@ def _announce_seed(report: IngestReport) -> None:
     )
 
 
+#: Heading of the numbered sources, by status: an uncertain answer lists passages, not sources.
+SOURCES_HEADING = {
+    "answered": "Sources:",
+    "uncertain": "Closest passages (may not answer it):",
+    "not_in_materials": "Sources:",
+}
+
+
 def render_answer(answer: Answer) -> str:
-    """Plain text for a terminal: the answer, any labelled general knowledge, numbered sources."""
-    lines = [answer.text]
+    """Plain text for a terminal: the answer, any labelled general knowledge, numbered sources.
+
+    The text already starts with its status's words ("Not in your materials", or
+    :data:`UNCERTAIN_LEAD` for ``uncertain``); an uncertain text that lacks the lead (an older or
+    foreign worker) gets it, so a terminal never shows closest passages as if they were an answer.
+    """
+    text = answer.text
+    if answer.status == "uncertain" and not text.lstrip().lower().startswith(UNCERTAIN_LEAD.lower()):
+        text = f"{UNCERTAIN_LEAD}. The closest passages: {text.lstrip()}"
+    lines = [text]
     if answer.general_knowledge:
         lines += ["", answer.general_knowledge]
     if answer.citations:
-        lines += ["", "Sources:"]
+        lines += ["", SOURCES_HEADING[answer.status]]
         for c in answer.citations:
             where = f"  ({c.file})" if c.file and c.file not in c.label else ""
             lines.append(f"  [{c.n}] {c.label or c.title}{where}")

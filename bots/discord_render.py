@@ -25,7 +25,15 @@ from datetime import datetime
 import discord
 
 from shared.labels import citation_label
-from shared.schema import NOT_IN_MATERIALS, Answer, Citation, FileReport, IngestReport, SourceInfo
+from shared.schema import (
+    NOT_IN_MATERIALS,
+    UNCERTAIN_LEAD,
+    Answer,
+    Citation,
+    FileReport,
+    IngestReport,
+    SourceInfo,
+)
 
 # --- limits ------------------------------------------------------------------------------------
 TITLE_MAX = 256
@@ -38,8 +46,10 @@ EMBED_TOTAL_MAX = 6000
 EMBEDS_PER_MESSAGE = 10
 CONTENT_MAX = 2000
 
-# --- colours: the marker must be impossible to miss, so "not answered" never looks like "answered"
+# --- colours: the marker must be impossible to miss, so "not answered" never looks like "answered",
+# and "can't tell" looks like neither
 COLOUR_ANSWERED = discord.Colour(0x2ECC71)  # green
+COLOUR_UNCERTAIN = discord.Colour(0xF1C40F)  # yellow: the closest passages, not claimed as an answer
 COLOUR_NOT_IN_MATERIALS = discord.Colour(0xE67E22)  # orange
 COLOUR_GENERAL = discord.Colour(0x95A5A6)  # grey: general knowledge, not from the materials
 COLOUR_INFO = discord.Colour(0x5865F2)  # blurple: lists, progress
@@ -48,6 +58,14 @@ COLOUR_ERROR = discord.Colour(0xE74C3C)  # red: refusals and failures
 
 ZWSP = "\u200b"
 GENERAL_KNOWLEDGE_TITLE = "General knowledge (not from your materials)"
+#: The first line of an uncertain answer: plain words, so it is read as "maybe", never as an answer.
+UNCERTAIN_HEADING = f"{UNCERTAIN_LEAD} — closest passages:"
+#: Names of the sources field, by status: only an answer has "Sources"; the others show passages.
+SOURCES_NAME = {
+    "answered": "Sources",
+    "uncertain": "Closest passages (may not answer it)",
+    "not_in_materials": "Sources",
+}
 ELLIPSIS = "…"
 
 
@@ -208,6 +226,25 @@ def _strip_marker(text: str) -> str:
     return stripped.strip()
 
 
+#: After the uncertain lead, the worker's own "The closest passages:" (our heading already says it).
+_CLOSEST_INTRO = re.compile(
+    r"[\s.:;,!—–-]*(?:(?:here\s+are\s+)?the\s+)?closest\s+passages?(?:\s+I\s+found)?\s*(?:are|is)?\s*[:—–-]\s*",
+    re.IGNORECASE,
+)
+
+
+def _strip_lead(text: str) -> str:
+    """The answer text without a leading :data:`UNCERTAIN_LEAD` (and its "The closest passages:"),
+    which the renderer replaces with its own heading; text without the lead is kept whole."""
+    stripped = text.lstrip()
+    if not stripped.lower().startswith(UNCERTAIN_LEAD.lower()):
+        return stripped.strip()
+    rest = stripped[len(UNCERTAIN_LEAD) :]
+    intro = _CLOSEST_INTRO.match(rest)
+    rest = rest[intro.end() :] if intro else rest.lstrip(" .:;,!—–-*_\t")
+    return rest.strip()
+
+
 def _strip_gk_label(text: str) -> str:
     """General-knowledge text without its own leading label (the embed title carries it)."""
     first, _, rest = text.strip().partition("\n")
@@ -233,23 +270,31 @@ def _body_embeds(text: str, colour: discord.Colour, title: str | None, per_embed
 def render_answer(answer: Answer, *, per_embed: int = DESCRIPTION_MAX) -> list[Rendered]:
     """The messages showing one answer, in order; usually exactly one.
 
-    Layout: for an answer from the materials, a green embed titled with the question; for one that
-    is not, an orange embed whose first line is **Not in your materials**. Then numbered sources,
-    the labelled general-knowledge part (grey) if any, and the collection in the footer of the last
+    Layout by ``answer.status`` (never guessed from the text): ``answered`` is a green embed titled
+    with the question; ``not_in_materials`` an orange embed whose first line is **Not in your
+    materials**; ``uncertain`` a yellow embed whose first line says in plain words that we cannot
+    tell whether the materials answer it and that closest passages follow, so it reads as neither
+    an answer nor a refusal. The worker's own marker or lead is stripped from the text, which shows
+    the renderer's instead. Then numbered sources (for ``uncertain`` named as closest passages), the
+    labelled general-knowledge part (grey) if any, and the collection in the footer of the last
     embed. ``per_embed`` exists so tests can exercise splitting with short texts.
     """
     per_embed = min(per_embed, DESCRIPTION_MAX)
     question = neutralise(" ".join(answer.question.split()))
-    if answer.in_materials:
+    if answer.status == "answered":
         body = neutralise(answer.text.strip())
         embeds = _body_embeds(body, COLOUR_ANSWERED, question or None, per_embed)
     else:
-        marker = f"**{NOT_IN_MATERIALS}**"
-        rest = neutralise(_strip_marker(answer.text))
-        body = f"{marker}\n\n{rest}" if rest else marker
-        embeds = _body_embeds(body, COLOUR_NOT_IN_MATERIALS, None, per_embed)
+        if answer.status == "uncertain":
+            heading, rest, colour = UNCERTAIN_HEADING, _strip_lead(answer.text), COLOUR_UNCERTAIN
+        else:
+            heading, rest, colour = NOT_IN_MATERIALS, _strip_marker(answer.text), COLOUR_NOT_IN_MATERIALS
+        heading = f"**{heading}**"
+        rest = neutralise(rest)
+        body = f"{heading}\n\n{rest}" if rest else heading
+        embeds = _body_embeds(body, colour, None, per_embed)
         if question:
-            # The question goes under the marker's line, not above it: the marker comes first.
+            # The question goes under the heading's line, not above it: the heading comes first.
             embeds[0].set_author(name=truncate(f"You asked: {question}", TITLE_MAX))
 
     if answer.citations:
@@ -257,7 +302,7 @@ def render_answer(answer: Answer, *, per_embed: int = DESCRIPTION_MAX) -> list[R
         blocks = _pack_lines(lines, FIELD_VALUE_MAX)
         target = embeds[-1]
         for i, block in enumerate(blocks):
-            name = "Sources" if i == 0 else "Sources (continued)"
+            name = SOURCES_NAME[answer.status] if i == 0 else f"{SOURCES_NAME[answer.status]} (continued)"
             if (
                 len(target.fields) >= FIELDS_PER_EMBED
                 or len(target) + len(name) + len(block) > EMBED_TOTAL_MAX - 200

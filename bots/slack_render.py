@@ -24,7 +24,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from shared.labels import citation_label
-from shared.schema import NOT_IN_MATERIALS, Answer, Citation, IngestReport, SourceInfo
+from shared.schema import NOT_IN_MATERIALS, UNCERTAIN_LEAD, Answer, Citation, IngestReport, SourceInfo
 
 Block = dict[str, Any]
 Message = dict[str, Any]  # {"text": str, "blocks": list[Block]}
@@ -51,6 +51,17 @@ FEEDBACK_BLOCK_ID = "syllabot_feedback"
 
 #: The marker as shown in Slack: first, in its own section, impossible to miss.
 MARKER_MRKDWN = f":warning: *{NOT_IN_MATERIALS}*"
+#: An uncertain answer's own first section: plain words and a different emoji, so "I can't tell"
+#: reads as neither an answer nor "not in your materials".
+UNCERTAIN_MRKDWN = f":grey_question: *{UNCERTAIN_LEAD}* — closest passages:"
+#: The same lead in the plain-text fallback (notifications, screen readers).
+UNCERTAIN_FALLBACK = f"{UNCERTAIN_LEAD} — closest passages:"
+#: The header of the numbered sources, by status.
+SOURCES_HEADER = {
+    "answered": "*Sources*",
+    "uncertain": "*Closest passages* (may not answer it)",
+    "not_in_materials": "*Closest passages in your materials* (they do not answer it)",
+}
 GENERAL_HEADER = ":bulb: *General knowledge* — not from your course materials"
 TRUNCATED_NOTE = "_…the rest was cut to fit Slack's message size limit._"
 
@@ -191,6 +202,24 @@ def _strip_marker(text: str) -> str:
     return stripped
 
 
+#: After the uncertain lead, the worker's own "The closest passages:" (our lead already says it).
+_CLOSEST_INTRO = re.compile(
+    r"[\s.:;,!—–-]*(?:(?:here\s+are\s+)?the\s+)?closest\s+passages?(?:\s+I\s+found)?\s*(?:are|is)?\s*[:—–-]\s*",
+    re.IGNORECASE,
+)
+
+
+def _strip_lead(text: str) -> str:
+    """The answer text minus a leading :data:`UNCERTAIN_LEAD` and its "The closest passages:" (we
+    show our own lead); text without the lead is kept whole."""
+    stripped = text.lstrip()
+    if not stripped.lower().startswith(UNCERTAIN_LEAD.lower()):
+        return stripped
+    rest = stripped[len(UNCERTAIN_LEAD) :]
+    intro = _CLOSEST_INTRO.match(rest)
+    return rest[intro.end() :] if intro else rest.lstrip(" .:;,!—-–\n")
+
+
 def _strip_general_label(text: str) -> str:
     """Drop a leading 'General knowledge:' label; we render our own, unmistakable header."""
     match = re.match(r"\s*\**_?general knowledge_?\**\s*(\([^)]*\))?\s*[:—–-]\s*", text, re.IGNORECASE)
@@ -240,26 +269,36 @@ def feedback_actions(answer_id: str) -> Block:
 
 
 def answer_fallback_text(answer: Answer) -> str:
-    """Plain-text version for notifications and clients that cannot show blocks."""
-    body = _strip_marker(answer.text) if not answer.in_materials else answer.text
-    prefix = f"{NOT_IN_MATERIALS}. " if not answer.in_materials else ""
-    sources = (
-        f" ({plural(len(answer.citations), 'source')})" if answer.citations and answer.in_materials else ""
-    )
-    return _truncate(prefix + safe(body.strip()) + sources, FALLBACK_LIMIT) or NOT_IN_MATERIALS
+    """Plain-text version for notifications and clients that cannot show blocks: the same lead as
+    the blocks, chosen by ``answer.status``."""
+    if answer.status == "answered":
+        prefix, body = "", answer.text
+        sources = f" ({plural(len(answer.citations), 'source')})" if answer.citations else ""
+    elif answer.status == "uncertain":
+        prefix, body = f"{UNCERTAIN_FALLBACK} ", _strip_lead(answer.text)
+        sources = f" ({plural(len(answer.citations), 'passage')})" if answer.citations else ""
+    else:
+        prefix, body, sources = f"{NOT_IN_MATERIALS}. ", _strip_marker(answer.text), ""
+    return _truncate(prefix + safe(body.strip()) + sources, FALLBACK_LIMIT).strip() or NOT_IN_MATERIALS
 
 
 def render_answer(answer: Answer, answer_id: str | None = None) -> Message:
     """The full Block Kit message for an answer.
 
-    Order: marker (when the materials do not answer), the answer, a labelled general-knowledge part,
-    numbered sources, a footer (collection, operator note), then the feedback buttons.
+    Order: the status's own lead when the materials do not plainly answer (the marker for
+    ``not_in_materials``, "I can't tell …" for ``uncertain``; chosen by ``answer.status``, the
+    worker's own marker or lead stripped from the text), the answer, a labelled general-knowledge
+    part, numbered sources headed by status, a footer (collection, operator note), then the
+    feedback buttons.
     """
     head: list[Block] = []
     body_text = answer.text
-    if not answer.in_materials:
+    if answer.status == "not_in_materials":
         head.append(section(MARKER_MRKDWN))
         body_text = _strip_marker(answer.text)
+    elif answer.status == "uncertain":
+        head.append(section(UNCERTAIN_MRKDWN))
+        body_text = _strip_lead(answer.text)
 
     body: list[Block] = [section(piece) for piece in split_text(safe(body_text))]
 
@@ -270,9 +309,7 @@ def render_answer(answer: Answer, answer_id: str | None = None) -> Message:
             section(piece) for piece in split_text(safe(_strip_general_label(answer.general_knowledge)))
         )
 
-    header = (
-        "*Sources*" if answer.in_materials else "*Closest passages in your materials* (they do not answer it)"
-    )
+    header = SOURCES_HEADER[answer.status]
     tail = _source_blocks([citation_line(c) for c in answer.citations], header)
     footer_bits = [f"Collection `{safe(answer.collection)}`"]
     if answer.note:

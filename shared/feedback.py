@@ -1,10 +1,11 @@
 """Answer records and 👍/👎 votes, shared by every front-end.
 
 When a bot shows an answer it calls :meth:`Feedback.record_answer` and puts the returned id in its
-buttons. A vote stores (question, answer, sources, collection, user, vote) in a Redis stream for
-later review; a per-answer hash keeps one vote per user, so changing a vote overwrites it and the
-stream says so (``changed``). The read-compare-write of a vote is one Lua script: a double-click or
-two replicas handling the same user cannot both see "no previous vote" and log two entries.
+buttons. A vote stores (question, answer, its status, sources, collection, user, vote) in a Redis
+stream for later review; a per-answer hash keeps one vote per user, so changing a vote overwrites it
+and the stream says so (``changed``). The read-compare-write of a vote is one Lua script: a
+double-click or two replicas handling the same user cannot both see "no previous vote" and log two
+entries.
 """
 
 from __future__ import annotations
@@ -56,6 +57,7 @@ class Feedback:
             "question": answer.question,
             "answer": answer.text,
             "general_knowledge": answer.general_knowledge,
+            "status": answer.status,
             "in_materials": answer.in_materials,
             "sources": [c.label or c.file for c in answer.citations],
             "collection": answer.collection,
@@ -82,6 +84,10 @@ class Feedback:
             "question": record["question"],
             "answer": record["answer"],
             "general_knowledge": record.get("general_knowledge") or "",
+            # Which outcome was voted on: a 👎 on "I can't tell" means something else than on an answer.
+            # Records stored before statuses existed have only the flag.
+            "status": record.get("status")
+            or ("answered" if record.get("in_materials", True) else "not_in_materials"),
             "sources": json.dumps(record["sources"]),
             "collection": record["collection"],
             "platform": record["platform"],

@@ -15,13 +15,13 @@ import redis
 from aiohttp import web
 
 from shared.config import Settings
-from shared.schema import NOT_IN_MATERIALS
+from shared.schema import NOT_IN_MATERIALS, UNCERTAIN_LEAD
 from tests.conftest import REDIS_URL
 from tests.queue_helpers import make_hit
 from worker.answerers import get_answerer
 from worker.answerers.base import finalise_citations, strip_markers
 from worker.answerers.extractive import Evidence, ExtractiveAnswerer, Thresholds, decide, evidence
-from worker.answerers.llm import LLMAnswerer, build_messages
+from worker.answerers.llm import UNSURE_TAG, LLMAnswerer, LLMError, build_messages, parse_reply
 from worker.engine import SearchResult
 
 HITS = [
@@ -250,6 +250,11 @@ class FakeLLM:
             "remark_after_answer": (
                 "A new bike may be returned within 30 days [1]. Instalments are not in your materials."
             ),
+            "unsure": (
+                "UNSURE: the returns policy gives 30 days for new bikes [1] and 14 days for ridden "
+                "ones [3], but says nothing about e-bikes."
+            ),
+            "unsure_uncited": "UNSURE: the materials talk about returns in general.",
         }[self.mode]
 
     async def handle(self, request: web.Request) -> web.StreamResponse:
@@ -319,7 +324,7 @@ async def _ask(fake: FakeLLM, question: str = "How long can I return a bike?", *
 
 async def test_llm_normal_answer_with_citations(fake_llm: FakeLLM) -> None:
     answer = await _ask(fake_llm)
-    assert answer.in_materials and answer.note is None
+    assert answer.status == "answered" and answer.in_materials and answer.note is None
     assert (
         answer.text == "A new bike may be returned within 30 days [1]; the delivery fee only if damaged [2]."
     )
@@ -341,7 +346,7 @@ async def test_llm_invented_citation_removed(fake_llm: FakeLLM) -> None:
 async def test_llm_not_in_materials_labels_general_knowledge(fake_llm: FakeLLM) -> None:
     fake_llm.mode = "not_in"
     answer = await _ask(fake_llm, "Can I pay in instalments?")
-    assert not answer.in_materials
+    assert answer.status == "not_in_materials" and not answer.in_materials
     assert answer.text.startswith(NOT_IN_MATERIALS)
     assert answer.general_knowledge is not None
     assert answer.general_knowledge.startswith("General knowledge (not from your course materials):")
@@ -393,6 +398,107 @@ async def test_llm_not_in_remark_after_a_cited_answer_keeps_the_answer(fake_llm:
     answer = await _ask(fake_llm)
     assert answer.in_materials and answer.text.startswith("A new bike may be returned within 30 days [1].")
     assert [c.doc_id for c in answer.citations] == ["doc-1"]
+
+
+async def test_llm_unsure_reply_becomes_uncertain_with_its_cited_passages(fake_llm: FakeLLM) -> None:
+    fake_llm.mode = "unsure"
+    answer = await _ask(fake_llm, "Can I return an e-bike?")
+    assert answer.status == "uncertain" and not answer.in_materials and answer.note is None
+    assert answer.text.startswith(UNCERTAIN_LEAD)
+    assert "UNSURE" not in answer.text
+    assert "30 days for new bikes [1] and 14 days for ridden ones [2]" in answer.text  # renumbered
+    assert [c.doc_id for c in answer.citations] == ["doc-1", "doc-3"]
+    assert answer.general_knowledge is None
+    system, user = (m["content"] for m in fake_llm.requests[0]["messages"])
+    assert f'"{UNSURE_TAG}"' in system and f'"{UNSURE_TAG}"' in user  # the model is told what to write
+    assert f'"{NOT_IN_MATERIALS}."' in system
+
+
+async def test_llm_unsure_reply_citing_nothing_falls_back(fake_llm: FakeLLM) -> None:
+    fake_llm.mode = "unsure_uncited"
+    answer = await _ask(fake_llm, "How many days do I have to return a new bike?")
+    assert answer.note and "unsure but cited none" in answer.note
+    assert "talk about returns in general" not in answer.text  # the extractive answer instead
+    assert answer.citations
+
+
+def _parse(reply: str, hits: list | None = None) -> Any:
+    return parse_reply(reply, "Can I return an e-bike?", result(hits), "shop")
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "UNSURE: new bikes within 30 days [1].",
+        "unsure: new bikes within 30 days [1].",
+        "**UNSURE:** new bikes within 30 days [1].",
+        "**Unsure**: new bikes within 30 days [1].",
+        "[UNSURE] new bikes within 30 days [1].",
+        "UNSURE — new bikes within 30 days [1].",
+        "UNSURE\nNew bikes within 30 days [1].",
+        "Sure! UNSURE: new bikes within 30 days [1].",
+        "Here is my reply.\n\nUNSURE: Closest passages: new bikes within 30 days [1].",
+        "I can't tell whether your materials answer this. New bikes within 30 days [1].",
+        "I cannot tell whether the materials answer it: new bikes within 30 days [1].",
+    ],
+)
+def test_unsure_replies_parse_whatever_their_dress(reply: str) -> None:
+    answer = _parse(reply)
+    assert answer.status == "uncertain"
+    assert answer.text.startswith(f"{UNCERTAIN_LEAD}. The closest passages: ")
+    assert answer.text.lower().count("closest passages") == 1
+    assert answer.text.lower().count("unsure") == 0
+    assert answer.text.endswith("ew bikes within 30 days [1].")
+    assert [c.doc_id for c in answer.citations] == ["doc-1"]
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "If you are unsure about the condition, new bikes go back within 30 days [1].",
+        "New bikes within 30 days [1]. UNSURE: whether that includes e-bikes.",  # a citation first
+        "Returns are allowed within 30 days [1]; ask staff when unsure.",
+        "Unsure whether it counts, but new bikes go back within 30 days [1].",
+    ],
+)
+def test_the_word_unsure_inside_an_answer_is_not_the_tag(reply: str) -> None:
+    answer = _parse(reply)
+    assert answer.status == "answered" and answer.citations
+
+
+def test_unsure_reply_keeps_general_knowledge_apart_and_labelled() -> None:
+    answer = _parse(
+        "UNSURE: new bikes within 30 days [1].\n\nGeneral knowledge: e-bikes often have longer "
+        "return windows [2]."
+    )
+    assert answer.status == "uncertain"
+    assert "General knowledge" not in answer.text and "e-bikes" not in answer.text
+    assert answer.general_knowledge == (
+        "General knowledge (not from your course materials): e-bikes often have longer return windows."
+    )
+    assert [c.doc_id for c in answer.citations] == ["doc-1"]
+
+
+@pytest.mark.parametrize(
+    ("reply", "status"),
+    [
+        ("Not in your materials. UNSURE: maybe [1].", "not_in_materials"),  # the first one wins
+        ("UNSURE: the closest is [1]. Not in your materials otherwise.", "uncertain"),
+        ("*not in your materials*", "not_in_materials"),
+        ("New bikes: 30 days [1].", "answered"),
+    ],
+)
+def test_reply_outcome_is_the_one_it_opens_with(reply: str, status: str) -> None:
+    assert _parse(reply).status == status
+
+
+@pytest.mark.parametrize(
+    "reply",
+    ["UNSURE: the materials mention returns.", "UNSURE: see [9].", "UNSURE:", "The capital is Paris [7]."],
+)
+def test_a_reply_citing_no_retrieved_passage_is_refused(reply: str) -> None:
+    with pytest.raises(LLMError):
+        _parse(reply)
 
 
 @pytest.mark.parametrize(

@@ -8,7 +8,15 @@ import discord
 import pytest
 
 from bots import discord_render as r
-from shared.schema import NOT_IN_MATERIALS, Answer, Citation, FileReport, IngestReport, SourceInfo
+from shared.schema import (
+    NOT_IN_MATERIALS,
+    UNCERTAIN_LEAD,
+    Answer,
+    Citation,
+    FileReport,
+    IngestReport,
+    SourceInfo,
+)
 
 
 def _citation(n: int, **kw) -> Citation:
@@ -224,6 +232,74 @@ def test_not_in_materials_marker_first_line_own_colour_and_general_knowledge_lab
     assert gk.colour == r.COLOUR_GENERAL
     assert gk.description == "many colleges allow it."
     assert msg.embeds[-1].footer.text == "Collection: os-2026"
+
+
+UNCERTAIN_TEXT = (
+    f"{UNCERTAIN_LEAD}. The closest passages: Semaphores are covered with monitors [1]. "
+    "Reminder for @everyone [2]."
+)
+
+
+def test_uncertain_has_its_own_colour_heading_and_passages_field() -> None:
+    answer = _answer(
+        UNCERTAIN_TEXT,
+        status="uncertain",
+        in_materials=None,  # derived from the status
+        question="Is the semaphore quiz open book?",
+        citations=[_citation(1), _citation(2)],
+    )
+    assert not answer.in_materials
+    [msg] = r.render_answer(answer)
+    _check_limits([msg])
+    [embed] = msg.embeds
+    colours = {r.COLOUR_ANSWERED, r.COLOUR_NOT_IN_MATERIALS}
+    assert embed.colour == r.COLOUR_UNCERTAIN and embed.colour not in colours
+    lines = embed.description.split("\n")
+    assert lines[0] == f"**{r.UNCERTAIN_HEADING}**"
+    assert r.UNCERTAIN_HEADING == "I can't tell whether your materials answer this — closest passages:"
+    assert embed.description.count(UNCERTAIN_LEAD) == 1  # the worker's lead is not repeated
+    assert "The closest passages:" not in embed.description
+    assert lines[2].startswith("Semaphores are covered with monitors \\[1\\].")
+    assert "@everyone" not in embed.description  # still neutralised
+    assert NOT_IN_MATERIALS not in embed.description
+    assert embed.title is None and embed.author.name == "You asked: Is the semaphore quiz open book?"
+    [field] = embed.fields
+    assert field.name == "Closest passages (may not answer it)"
+    assert field.value.startswith("**1.** ")
+    assert embed.footer.text == "Collection: os-2026"
+
+
+def test_each_status_looks_different() -> None:
+    looks = {}
+    for status, text in (
+        ("answered", "Semaphores [1]."),
+        ("uncertain", UNCERTAIN_TEXT),
+        ("not_in_materials", f"{NOT_IN_MATERIALS}. Closest: semaphores [1]."),
+    ):
+        [msg] = r.render_answer(_answer(text, status=status, in_materials=None, citations=[_citation(1)]))
+        embed = msg.embeds[0]
+        first_line = embed.description.split("\n")[0]
+        looks[status] = (embed.colour, first_line, embed.fields[0].name)
+    assert len({colour for colour, _, _ in looks.values()}) == 3
+    assert looks["not_in_materials"][1] == f"**{NOT_IN_MATERIALS}**"
+    assert looks["uncertain"][1] == f"**{r.UNCERTAIN_HEADING}**"
+    assert looks["answered"][1] == "Semaphores \\[1\\]."
+    assert looks["uncertain"][2] != looks["answered"][2] == "Sources"
+
+
+def test_the_status_decides_not_the_text() -> None:
+    # An uncertain answer whose text lacks the lead still gets the heading, and its text is whole.
+    [msg] = r.render_answer(_answer("Semaphores are covered [1].", status="uncertain", in_materials=None))
+    description = msg.embeds[0].description
+    assert description.split("\n")[0] == f"**{r.UNCERTAIN_HEADING}**"
+    assert description.endswith("Semaphores are covered \\[1\\].")
+    # A not-in answer whose text lacks the marker still starts with it.
+    [msg] = r.render_answer(_answer("Nothing matches.", status="not_in_materials", in_materials=None))
+    assert msg.embeds[0].description == f"**{NOT_IN_MATERIALS}**\n\nNothing matches."
+    # Lead-like words in an answered text change nothing.
+    [msg] = r.render_answer(_answer(f"{UNCERTAIN_LEAD}? Yes: semaphores [1].", status="answered"))
+    assert msg.embeds[0].colour == r.COLOUR_ANSWERED
+    assert msg.embeds[0].description.startswith(UNCERTAIN_LEAD)
 
 
 def test_answer_text_from_documents_is_neutralised() -> None:

@@ -5,7 +5,15 @@ from __future__ import annotations
 import json
 
 from bots import slack_render as r
-from shared.schema import NOT_IN_MATERIALS, Answer, Citation, FileReport, IngestReport, SourceInfo
+from shared.schema import (
+    NOT_IN_MATERIALS,
+    UNCERTAIN_LEAD,
+    Answer,
+    Citation,
+    FileReport,
+    IngestReport,
+    SourceInfo,
+)
 
 
 def _cite(n: int, **kw: object) -> Citation:
@@ -168,6 +176,63 @@ def test_marker_only_answer() -> None:
     _check_limits(msg)
     assert msg["blocks"][0]["text"]["text"] == r.MARKER_MRKDWN
     assert msg["text"].startswith(NOT_IN_MATERIALS)
+
+
+UNCERTAIN_TEXT = f"{UNCERTAIN_LEAD}. The closest passages: Paging is covered in Module 2 [1]. Ask @here [2]."
+
+
+def test_uncertain_has_its_own_lead_and_passages_header() -> None:
+    answer = _answer(text=UNCERTAIN_TEXT, status="uncertain", in_materials=None)
+    assert not answer.in_materials
+    msg = r.render_answer(answer, "x")
+    _check_limits(msg)
+    blocks = msg["blocks"]
+    assert blocks[0]["text"]["text"] == r.UNCERTAIN_MRKDWN
+    assert r.UNCERTAIN_MRKDWN.startswith(":grey_question: *I can't tell whether your materials answer this*")
+    assert blocks[1]["text"]["text"] == "Paging is covered in Module 2 [1]. Ask @\u2060here [2]."
+    dumped = _all_text(msg)
+    assert dumped.count(UNCERTAIN_LEAD) == 2  # the lead block and the fallback text, never repeated
+    assert NOT_IN_MATERIALS not in dumped and r.MARKER_MRKDWN not in dumped
+    contexts = " ".join(e["text"] for b in blocks if b["type"] == "context" for e in b["elements"])
+    assert contexts.startswith("*Closest passages* (may not answer it)")
+    assert "*Sources*" not in contexts
+    assert msg["text"] == (
+        f"{UNCERTAIN_LEAD} — closest passages: Paging is covered in Module 2 [1]. "
+        "Ask @\u2060here [2]. (2 passages)"
+    )
+    assert blocks[-1]["type"] == "actions"
+
+
+def test_each_status_has_its_own_lead_and_sources_header() -> None:
+    seen = {}
+    for status, text in (
+        ("answered", "Paging [1]."),
+        ("uncertain", UNCERTAIN_TEXT),
+        ("not_in_materials", f"{NOT_IN_MATERIALS}. Closest: paging [1]."),
+    ):
+        msg = r.render_answer(_answer(text=text, status=status, in_materials=None), None)
+        _check_limits(msg)
+        contexts = [e["text"] for b in msg["blocks"] if b["type"] == "context" for e in b["elements"]]
+        seen[status] = (msg["blocks"][0]["text"]["text"], contexts[0].split("\n")[0], msg["text"])
+    assert seen["answered"][0] == "Paging [1]."
+    assert seen["uncertain"][0] == r.UNCERTAIN_MRKDWN
+    assert seen["not_in_materials"][0] == r.MARKER_MRKDWN
+    assert len({header for _, header, _ in seen.values()}) == 3
+    assert seen["not_in_materials"][2].startswith(NOT_IN_MATERIALS)
+    assert seen["uncertain"][2].startswith(UNCERTAIN_LEAD)
+    assert seen["answered"][2] == "Paging [1]. (2 sources)"
+
+
+def test_slack_status_decides_not_the_text() -> None:
+    msg = r.render_answer(_answer(text="Paging is covered [1].", status="uncertain", in_materials=None), None)
+    assert msg["blocks"][0]["text"]["text"] == r.UNCERTAIN_MRKDWN
+    assert msg["blocks"][1]["text"]["text"] == "Paging is covered [1]."
+    msg = r.render_answer(
+        _answer(text="Nothing matches.", status="not_in_materials", in_materials=None), None
+    )
+    assert msg["blocks"][0]["text"]["text"] == r.MARKER_MRKDWN
+    assert msg["blocks"][1]["text"]["text"] == "Nothing matches."
+    assert msg["text"] == f"{NOT_IN_MATERIALS}. Nothing matches."
 
 
 def test_long_answer_split_into_sections_at_boundaries() -> None:

@@ -81,7 +81,11 @@ async def answer_question(engine: Engine, answerer: Answerer, request: AskReques
 
 
 def log_answer(request: AskRequest, answer: Answer) -> None:
-    """One JSON line per question: enough to audit quality and latency, without the question text."""
+    """One JSON line per question: enough to audit quality and latency, without the question text.
+
+    ``status`` is the outcome (answered / uncertain / not_in_materials); ``in_materials`` stays for
+    log readers written before there were three.
+    """
     answer_log.info(
         json.dumps(
             {
@@ -91,6 +95,7 @@ def log_answer(request: AskRequest, answer: Answer) -> None:
                 "platform": request.platform,
                 "user": request.user,
                 "question_chars": len(request.question),
+                "status": answer.status,
                 "in_materials": answer.in_materials,
                 "citations": len(answer.citations),
                 "note": answer.note,
