@@ -5,6 +5,7 @@ Real syllabi are read from ../shared/data/syllabi and the tests skip when that f
 
 from __future__ import annotations
 
+import re
 from functools import cache
 
 import pytest
@@ -19,6 +20,7 @@ from worker.chunking import (
     link_course_tails,
     module_label,
     split_sentences,
+    split_subject,
 )
 from worker.documents import Chunk, Document, Page
 from worker.loaders import NoTextLayer, load_document
@@ -169,6 +171,178 @@ def test_rvce_units_hyphen_and_en_dash_on_physical_pages() -> None:
     assert refs.page == 2 and "Russell and Peter Norvig" in refs.text
     assert all(c.subject == "CI114TA AI Foundations for Engineers" for c in chunks)
     assert not any("Page 64" in c.text or "Page 65" in c.text for c in chunks)
+
+
+REAL = [
+    "21CS44.pdf",
+    "21CS42.pdf",
+    "21CS52.pdf",
+    "21CS53.pdf",
+    "BCS403.pdf",
+    "RVCE_CI114TA_AI_Foundations.pdf",
+]
+
+
+def _all_real_chunks(order: list[str]) -> list[Chunk]:
+    return [c for name in order for c in syllabus(name)]
+
+
+@pytest.mark.parametrize(
+    "order",
+    [REAL, REAL[::-1], ["21CS42.pdf", "21CS44.pdf", "21CS53.pdf", "BCS403.pdf", "21CS52.pdf"]],
+)
+def test_21cs53_tail_is_linked_to_21cs52_never_to_a_course_sharing_its_boilerplate(order: list[str]) -> None:
+    """The bug: 21CS52's CIE rules on 21CS53 p1 were cited as "21CS42 Design and Analysis of
+    Algorithms, p. 1" — every VTU syllabus prints the same CIE/SEE text, and each tail chunk took the
+    first course whose boilerplate covered it. The tail is one course's, linked as a whole."""
+    linked = link_course_tails(_all_real_chunks(order))
+    tail = [c for c in linked if c.doc_id == "21cs53" and c.foreign]
+    assert len(tail) == 6
+    assert {c.subject for c in tail} == {"21CS52 Computer Networks"}
+    assert all(c.text.startswith("21CS52 Computer Networks") for c in tail)
+    # The page-1 continuation of 21CS52's CIE rules also gets its section back from 21CS52.pdf.
+    first = min(tail, key=lambda c: int(c.chunk_id.split(":")[1]))
+    assert "Rubrics for each Experiment" in first.text
+    assert first.section == "Continuous Internal Evaluation"
+    assert first.text.startswith("21CS52 Computer Networks — Continuous Internal Evaluation\n")
+    own = [c for c in linked if c.doc_id == "21cs53" and not c.foreign]
+    assert own and {c.subject for c in own} == {"21CS53 Database Management Systems"}
+
+
+def test_21cs53_tail_keeps_its_guess_when_21cs52_is_not_indexed() -> None:
+    linked = link_course_tails(_all_real_chunks([n for n in REAL if n != "21CS52.pdf"]))
+    tail = [c for c in linked if c.doc_id == "21cs53" and c.foreign]
+    assert len(tail) == 6 and {c.subject for c in tail} == {"21CS52"}  # not 21CS42, 21CS44 ...
+    assert tail[0].section is None  # its block's name is not known
+
+
+_BOILERPLATE = re.compile(
+    r"^(?:03092022|IPCC \(26\.04\.2022\)|\d{1,2}|@# \d+|Courses Common to all Programs Page \d+)$"
+)
+_MODULE_HEADING = re.compile(r"^(?P<kw>Module|MODULE|Unit)\s*[-–]?\s*(?P<num>\d|[IVX]+)\b")
+_AFTER_MODULES = re.compile(r"^(?:Course [Oo]utcomes?\b|PRACTICAL COMPONENT)")
+
+
+@pytest.mark.parametrize("max_chars", [1200, 400])
+@pytest.mark.parametrize("name", REAL)
+def test_every_line_inside_a_module_is_in_a_chunk_of_that_module(name: str, max_chars: int) -> None:
+    """From a module heading to the block after the last module (outcomes, practical component), every
+    printed line — topics, textbook chapters, lab components, teaching-learning and RBT lines, content
+    continued on the next page — is cited with its module, also when a module is split into parts."""
+    doc = _load(name)
+    chunks = chunk_document(doc, max_chars=max_chars)
+    current: str | None = None
+    checked = 0
+    for page in doc.pages:
+        for raw in page.text.split("\n"):
+            line = " ".join(re.sub("[\ue000-\uf8ff]", "•", raw).split())
+            if not line or _BOILERPLATE.match(line):
+                continue
+            if m := _MODULE_HEADING.match(line):
+                current = module_label(m.group("kw"), m.group("num"))
+            elif _AFTER_MODULES.match(line):
+                current = None
+            if current is None:
+                continue
+            holders = [c for c in chunks if line in chunk_body(c.text)]
+            assert any(c.module == current for c in holders), (page.number, line, [c.module for c in holders])
+            checked += 1
+    assert checked > 20
+
+
+def test_module_content_on_the_next_page_keeps_its_module() -> None:
+    assert (modules(syllabus("21CS44.pdf"))["Module 2"].page_end) == 2
+    bcs_m2 = modules(syllabus("BCS403.pdf"))["Module 2"]
+    assert (bcs_m2.page, bcs_m2.page_end) == (2, 2) and "Relational Algebra" in bcs_m2.text
+    m3 = modules(syllabus("21CS53.pdf"))["Module 3"]
+    assert (m3.page, m3.page_end) == (2, 3) and "Case study: The internet Bookshop" in m3.text
+    assert "RBT: L1, L2, L3" in bcs_m2.text  # the RBT line printed inside the module's block
+
+
+@pytest.mark.parametrize(
+    ("name", "outcomes", "books"),
+    [
+        ("21CS44.pdf", [f"CO {n}." for n in range(1, 6)], ["1. Abraham Silberschatz"]),
+        (
+            "21CS42.pdf",
+            [f"CO {n}." for n in range(1, 6)],
+            ["1. Introduction to the Design", "2. Computer Algorithms"],
+        ),
+        ("21CS52.pdf", [f"CO {n}." for n in range(1, 5)], ["1. Computer-Networks", "2. Computer Networking"]),
+        (
+            "21CS53.pdf",
+            [f"CO {n}." for n in range(1, 6)],
+            ["1. Fundamentals of Database", "2. Database management"],
+        ),
+        (
+            "BCS403.pdf",
+            ["● Describe", "● Design entity", "● Apply", "● Analyse", "● Develop", "● Understand"],
+            ["1. Fundamentals of Database", "2. Database management"],
+        ),
+        ("RVCE_CI114TA_AI_Foundations.pdf", [f"CO{n} " for n in range(1, 5)], []),
+    ],
+)
+def test_outcomes_and_textbooks_are_one_chunk_each_with_every_item(
+    name: str, outcomes: list[str], books: list[str]
+) -> None:
+    own = [c for c in syllabus(name) if not c.foreign]
+    (co,) = [c for c in own if c.kind == "outcomes"]
+    assert all(item in co.text for item in outcomes)
+    assert co.subject == _load(name).subject
+    textbooks = [c for c in own if c.kind == "textbooks"]
+    assert len(textbooks) == (1 if books else 0)
+    assert all(item in textbooks[0].text for item in books)
+
+
+@pytest.mark.parametrize("name", ["21CS44.pdf", "21CS42.pdf", "21CS52.pdf", "21CS53.pdf"])
+def test_cie_marks_split_is_one_chunk(name: str) -> None:
+    (cie,) = [c for c in syllabus(name) if c.section == "Continuous Internal Evaluation" and not c.foreign]
+    for part in (
+        "Three Unit Tests each of 20 Marks",
+        "Two assignments each of 10 Marks",
+        "scaled down to 50 marks",
+    ):
+        assert part in cie.text
+
+
+def test_bcs403_lab_experiments_are_one_chunk() -> None:
+    chunks = syllabus("BCS403.pdf")
+    (lab,) = [c for c in chunks if c.section == "Practical component"]
+    assert len(chunk_body(lab.text)) > 1200  # kept whole although longer than max_chars
+    for start in (
+        "1 Create a table called Employee",
+        "2 Create a table",
+        "3 Queries using aggregate",
+        "4 Create a row level trigger",
+        "5 Create cursor",
+        "6 Write a PL/SQL block",
+        "7 Install an Open Source NoSQL",
+    ):
+        assert start in lab.text
+    parts = [
+        c for c in chunk_document(_load("BCS403.pdf"), max_chars=600) if c.section == "Practical component"
+    ]
+    assert len(parts) > 1 and all(c.kind == "section" for c in parts)  # consecutive parts of one section
+    starts = [chunk_body(c.text).split("\n")[0] for c in parts]
+    assert all(re.match(r"^(?:PRACTICAL|\d{1,2}\.? )", s) for s in starts), starts  # each part starts an item
+
+
+def test_21cs52_page_3_ends_with_21cs53_chunks() -> None:
+    chunks = syllabus("21CS52.pdf")
+    switch = next(i for i, c in enumerate(chunks) if c.subject and c.subject.startswith("21CS53"))
+    assert all(not c.foreign and c.subject == "21CS52 Computer Networks" for c in chunks[:switch])
+    after = chunks[switch:]
+    assert [c.kind for c in after] == ["header", "objectives"]
+    assert all(c.foreign and c.subject == "21CS53 Database Management Systems" and c.page == 3 for c in after)
+
+
+def test_rvce_rubric_heading_keeps_its_table() -> None:
+    """ "RUBRIC FOR THE CONTINUOUS INTERNAL EVALUATION (THEORY)" / "# COMPONENTS MARKS": the column row
+    under the heading is not a heading of its own (it used to take the block and drop the name)."""
+    chunks = syllabus("RVCE_CI114TA_AI_Foundations.pdf")
+    rubric = chunks[-1]
+    assert rubric.section == "Rubric for the Continuous Internal Evaluation (Theory)"
+    assert "QUIZZES" in rubric.text and "MAXIMUM MARKS FOR THE CIE (THEORY) 100" in rubric.text
 
 
 def test_scanned_syllabus_raises_no_text_layer() -> None:
@@ -412,6 +586,109 @@ def test_chunking_is_deterministic_and_validates_arguments() -> None:
         chunk_document(Document(doc_id="e", file="e.txt", title="E", kind="text", pages=[Page(1, "  ")]))
         == []
     )
+
+
+def _with_subject(doc: Document) -> Document:
+    doc.subject = detect_subject(doc.pages)  # as the loaders do
+    return doc
+
+
+def _tail_doc(doc_id: str, code: str, title: str, tail: str) -> Document:
+    header = f"V Semester\n{title.upper()}\nCourse Code: {code} CIE Marks 50\nCredits 03 Exam Hours 03"
+    return _with_subject(pdf_doc(f"{tail}\n{header}\nModule-1\nOwn topics of {title}.", doc_id=doc_id))
+
+
+_SEE = (
+    "Semester End Examination:\nTheory SEE will be conducted by University as per the scheduled timetable,"
+    " with common question papers for the subject (duration 03 hours)\n"
+    "1. The question paper will have ten questions. Each question is set for 20 marks."
+)
+
+
+def _course_doc(doc_id: str, code: str, title: str, body: str) -> Document:
+    header = f"V Semester\n{title.upper()}\nCourse Code: {code} CIE Marks 50\nCredits 03 Exam Hours 03"
+    return _with_subject(pdf_doc(f"{header}\nModule-1\n{body}\n{_SEE}", doc_id=doc_id))
+
+
+def test_link_course_tails_ignores_shared_boilerplate_and_uses_distinctive_passages() -> None:
+    books = "Textbooks:\n1. Compilers: Principles, Techniques and Tools, Aho, Lam, Sethi and Ullman, Pearson, 2nd edition."
+    other = _course_doc(
+        "22cd50", "22CD50", "Graph Theory", "Graphs, trees, colourings and planar embeddings."
+    )
+    owner = _course_doc("22cd51", "22CD51", "Compiler Design", f"Lexers and parsers.\n{books}")
+    # 22CD53's p1 starts with 22CD51's tail, but the guess (22CD52) is not indexed: only 22CD51's
+    # textbooks (not the SEE rules all three print) say whose tail it is.
+    tail_doc = _tail_doc("22cd53", "22CD53", "Data Mining", f"{_SEE}\n{books}")
+    chunks = [c for d in (other, owner, tail_doc) for c in chunk_document(d)]
+    tail = [c for c in chunks if c.doc_id == "22cd53" and c.subject == "22CD52"]
+    assert [c.section for c in tail] == ["Semester End Examination", "Textbooks"]
+    linked = [c for c in link_course_tails(chunks) if c.doc_id == "22cd53" and c.foreign]
+    assert [c.subject for c in linked] == ["22CD51 Compiler Design"] * 2
+    # Boilerplate alone is no evidence: without the textbooks the guess stays.
+    bare = _tail_doc("22cd53", "22CD53", "Data Mining", _SEE)
+    chunks = [c for d in (other, owner, bare) for c in chunk_document(d)]
+    assert {c.subject for c in link_course_tails(chunks) if c.doc_id == "22cd53" and c.foreign} == {"22CD52"}
+    # A file's own course printed without a title is never given to another course by its content.
+    untitled = _with_subject(
+        pdf_doc(f"Course Code: 22CD60 CIE Marks 50\nModule-1\nParsing.\n{books}\nModule-2\nMore.", doc_id="x")
+    )
+    chunks = chunk_document(untitled) + chunk_document(owner)
+    assert {c.subject for c in chunks if c.doc_id == "x"} == {"22CD60"}
+    assert {c.subject for c in link_course_tails(chunks) if c.doc_id == "x"} == {"22CD60"}
+
+
+def test_link_course_tails_completes_the_guessed_code_with_its_title() -> None:
+    owner = _course_doc("22cd52", "22CD52", "Compiler Design", "Lexers and parsers.")
+    tail_doc = _tail_doc("22cd53", "22CD53", "Data Mining", "Reference Books:\n1. Some book on compilers.")
+    linked = link_course_tails(chunk_document(owner) + chunk_document(tail_doc))
+    (ref,) = [c for c in linked if c.kind == "references"]
+    assert ref.subject == "22CD52 Compiler Design" and ref.foreign
+    assert ref.text.startswith("22CD52 Compiler Design — Reference books\n")
+
+
+def test_split_subject() -> None:
+    assert split_subject("21CS44 Operating Systems") == ("21CS44", "Operating Systems")
+    assert split_subject("21CS52") == ("21CS52", "")
+    assert split_subject("CI114TA AI Foundations for Engineers") == (
+        "CI114TA",
+        "AI Foundations for Engineers",
+    )
+    assert split_subject("Returns policy") == (None, "Returns policy")
+    assert split_subject(None) == (None, "")
+
+
+def test_long_lab_list_is_split_between_items() -> None:
+    items = "\n".join(
+        f"{i}. Write a program that solves problem {i} and measures its running time for growing n,\n"
+        f"plotting the time taken against n."
+        for i in range(1, 13)
+    )
+    doc = pdf_doc(f"Module-1\nTopics.\nList of experiments\n{items}\nCourse outcomes\nCO1 Do things.")
+    chunks = chunk_document(doc, max_chars=300)
+    parts = [c for c in chunks if c.section == "Lab programs"]
+    assert len(parts) > 2 and all(len(chunk_body(c.text)) <= 300 for c in parts)
+    for c in parts[1:]:
+        assert re.match(r"^\d{1,2}\. Write", chunk_body(c.text)), chunk_body(c.text)[:40]
+    assert chunks[0].module == "Module 1" and "List of experiments" not in chunks[0].text
+    assert "".join(chunk_body(c.text) for c in parts).count("problem 12 ") == 1
+
+
+def test_lab_list_up_to_twice_max_chars_stays_whole() -> None:
+    items = "\n".join(f"{i}. Implement algorithm number {i} in C and test it." for i in range(1, 15))
+    doc = pdf_doc(f"Module-1\nTopics.\nModule-2\nMore topics.\nPractical component of IPCC\n{items}")
+    (lab,) = [c for c in chunk_document(doc, max_chars=500) if c.section == "Practical component"]
+    assert 500 < len(chunk_body(lab.text)) <= 1000 and "14. Implement" in lab.text
+
+
+def test_lab_component_inside_a_module_stays_in_the_module() -> None:
+    doc = pdf_doc(
+        "Module-1\nSorting.\nLaboratory Component:\n1. Sort numbers.\nTeaching-Learning Process Chalk and board\n"
+        "RBT: L1, L2\nModule-2\nGraphs.\nLab programs:\n1. Traverse a graph."
+    )
+    chunks = chunk_document(doc)
+    assert [c.module for c in chunks] == ["Module 1", "Module 2"]
+    assert "Sort numbers" in chunks[0].text and "RBT: L1, L2" in chunks[0].text
+    assert "Traverse a graph" in chunks[1].text
 
 
 def test_prose_headings_close_a_textbook_section() -> None:

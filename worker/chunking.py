@@ -15,17 +15,22 @@ and loses the page a module starts on. So syllabi are cut along their own headin
   ``page`` = the page its content starts on and ``page_end`` = the page it ends on;
 * **course objectives, course outcomes** (numbered CO1.. or bare bullets), **textbooks** and
   **reference books**, each kept whole as one chunk; they are only split (same labels on every
-  part, no overlap) when longer than twice ``max_chars``;
-* other headed blocks (teaching-learning process, assessment, CIE/SEE rules, and in US-style
-  syllabi unnamed ALL-CAPS or short headings such as "GRADING") become ``section`` chunks, cut at
-  line boundaries when longer than ``max_chars``;
+  part, no overlap) when longer than twice ``max_chars``. Lists whose items only make sense
+  together are kept whole the same way although they are ``section`` chunks: how the marks are
+  split (assessment details, CIE, SEE, rubrics) and lab program lists ("Practical component",
+  "List of experiments"). Lab components printed inside a module stay in that module;
+* other headed blocks (teaching-learning process, and in US-style syllabi unnamed ALL-CAPS or short
+  headings such as "GRADING") become ``section`` chunks, cut when longer than ``max_chars``;
+* every split (any kind) is at line boundaries, preferably where a list item, topic or paragraph
+  starts, into parts of even size (:func:`_line_parts`), so an experiment is not cut in two;
 * running page headers and footers ("03092022", "Courses Common to all Programs Page 64") are
   dropped, and pages are cited by physical number.
 
 Text before a document's first course header that has syllabus headings of its own is the end of
 the previous course in the booklet the PDF was cut from: it gets the guessed preceding code
 ("21CS52" before 21CS53), and :func:`link_course_tails` upgrades that to the full subject when the
-other course's document is indexed alongside.
+other course's document is indexed alongside — by code, or by passages only that course prints,
+never by the CIE/SEE boilerplate every VTU syllabus shares.
 
 Markdown is cut at ``## `` headings (the heading text becomes ``section``); a DOCX or text file with
 ``## `` headings but no syllabus structure is treated the same way. Text with no structure at all
@@ -47,6 +52,7 @@ Everything here is a pure function of a :class:`~worker.documents.Document`; no 
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from collections import Counter
@@ -86,6 +92,9 @@ class _HeadingRule:
     kind: str
     name: str | None  # None: use the heading line itself
     strong: bool  # strong headings also end a module; weak ones only end non-module sections
+    #: Kept whole like the structured kinds (split only beyond twice ``max_chars``): blocks whose items
+    #: only make sense together — how the CIE marks are split, a list of lab programs.
+    whole: bool = False
 
 
 _I = re.IGNORECASE
@@ -114,20 +123,24 @@ _HEADINGS: tuple[_HeadingRule, ...] = (
         "Reference books",
         True,
     ),
-    _HeadingRule(re.compile(r"^assessment\s+details\b", _I), "section", "Assessment details", True),
+    _HeadingRule(
+        re.compile(r"^assessment\s+details\b", _I), "section", "Assessment details", True, whole=True
+    ),
     _HeadingRule(
         re.compile(r"^continuous\s+internal\s+evaluation\s*:?\s*$", _I),
         "section",
         "Continuous Internal Evaluation",
         True,
+        whole=True,
     ),
     _HeadingRule(
         re.compile(r"^semester\s+end\s+exam(?:ination)?\s*:?\s*$", _I),
         "section",
         "Semester End Examination",
         True,
+        whole=True,
     ),
-    _HeadingRule(re.compile(r"^(?:CIE|SEE)\s+for\s+\S.{0,70}$"), "section", None, True),
+    _HeadingRule(re.compile(r"^(?:CIE|SEE)\s+for\s+\S.{0,70}$"), "section", None, True, whole=True),
     _HeadingRule(
         re.compile(r"^suggested\s+learning\s+resources\b", _I),
         "section",
@@ -138,8 +151,26 @@ _HEADINGS: tuple[_HeadingRule, ...] = (
     _HeadingRule(
         re.compile(r"^activity\s+based\s+learning\b", _I), "section", "Activity based learning", True
     ),
-    _HeadingRule(re.compile(r"^practical\s+component\b", _I), "section", "Practical component", True),
-    _HeadingRule(re.compile(r"^RUBRICS?\s+FOR\b"), "section", None, True),
+    _HeadingRule(
+        re.compile(r"^practical\s+component\b", _I), "section", "Practical component", True, whole=True
+    ),
+    # "List of experiments" opens a lab list even after the last module (strong); a bare "Lab programs:"
+    # line inside a module is that module's lab component (weak), like "Laboratory Component:".
+    _HeadingRule(
+        re.compile(r"^list\s+of\s+(?:lab(?:oratory)?\s+)?(?:experiments|programs|programmes)\b.{0,40}$", _I),
+        "section",
+        "Lab programs",
+        True,
+        whole=True,
+    ),
+    _HeadingRule(
+        re.compile(r"^lab(?:oratory)?\s+(?:experiments|programs|programmes)\s*:?\s*$", _I),
+        "section",
+        "Lab programs",
+        False,
+        whole=True,
+    ),
+    _HeadingRule(re.compile(r"^RUBRICS?\s+FOR\b"), "section", None, True, whole=True),
     _HeadingRule(
         re.compile(r"^teaching\s*-?\s*learning\s+process\s*(?:\(general\s+instructions\))?\s*:?\s*$", _I),
         "section",
@@ -147,7 +178,11 @@ _HEADINGS: tuple[_HeadingRule, ...] = (
         False,
     ),
     _HeadingRule(
-        re.compile(r"^laboratory\s+component\s*:?\s*$", _I), "section", "Laboratory component", False
+        re.compile(r"^laboratory\s+component\s*:?\s*$", _I),
+        "section",
+        "Laboratory component",
+        False,
+        whole=True,
     ),
     _HeadingRule(re.compile(r"^pre\s*-?\s*requisites?\s*:?\s*$", _I), "section", "Prerequisites", False),
 )
@@ -159,6 +194,7 @@ class _Heading:
     section: str | None
     module: str | None
     strong: bool
+    whole: bool = False
 
 
 def _roman_to_int(numeral: str) -> int:
@@ -253,7 +289,7 @@ def _match_heading(text: str) -> _Heading | None:
     for rule in _HEADINGS:
         if rule.pattern.match(line):
             name = rule.name or _smart_title(line.rstrip(" :").strip())
-            return _Heading(rule.kind, name, None, rule.strong)
+            return _Heading(rule.kind, name, None, rule.strong, rule.whole)
     return None
 
 
@@ -586,6 +622,7 @@ class _Section:
     subject: str | None
     heading: _Line | None = None
     lines: list[_Line] = field(default_factory=list)
+    whole: bool = False  # kept whole up to twice max_chars (see _HeadingRule.whole)
 
     def has_content(self) -> bool:
         return any(line.text for line in self.lines)
@@ -614,11 +651,17 @@ def _structured_sections(
             current.lines.append(line)
             continue
         heading = _match_heading(line.text) if line.text else None
-        if heading is None and line.text and current.kind not in ("module", "header"):
+        # An unnamed heading right under a named one is its table's column row ("RUBRIC FOR THE
+        # CONTINUOUS INTERNAL EVALUATION (THEORY)" / "# COMPONENTS MARKS"), not a new block: opening
+        # one would leave the named heading empty, and its name would be lost.
+        under_named = current.heading is not None and not current.has_content()
+        if heading is None and line.text and current.kind not in ("module", "header") and not under_named:
             heading = _generic_heading(line.text, lines[i - 1].text if i else "")
         if heading and (heading.strong or current.kind != "module"):
             sections.append(current)
-            current = _Section(heading.kind, heading.section, heading.module, subject, heading=line)
+            current = _Section(
+                heading.kind, heading.section, heading.module, subject, heading=line, whole=heading.whole
+            )
             continue
         current.lines.append(line)
     sections.append(current)
@@ -678,11 +721,41 @@ def _label(section: _Section) -> str | None:
     return section.module or section.section
 
 
+_TABLE_ITEM = re.compile(r"^\d{1,2}\s+[A-Z]")  # "4 Create a row level trigger ..." (a numbered table row)
+_TOPIC_START = re.compile(r"^[A-Z][\w ,&/’'()-]{2,60}:\s")  # "Asymptotic Notations: Big-Oh ..." in a module
+
+
+def _cut_quality(pieces: Sequence[_Line], k: int) -> int:
+    """How good a place the start of ``pieces[k]`` is to cut: 1 at a list item or paragraph break.
+
+    Why: a cut inside an item ("2. Design and implement ... / positive integers whose SUM ...") leaves
+    half an experiment in each part; a cut before the next item keeps every item readable whole.
+    """
+    text, before = pieces[k].text, pieces[k - 1].text
+    if before.endswith(":"):  # "Laboratory Component:" introduces what follows
+        return 0
+    lead_in = text.endswith(":") and len(text) <= 60  # "Laboratory Component:" starts a new block
+    return int(
+        not text
+        or not before
+        or lead_in
+        or bool(_LIST_START.match(text) or _TABLE_ITEM.match(text) or _TOPIC_START.match(text))
+    )
+
+
+_BAD_CUT = 1.0
+"""Cost of a cut inside a list item, against (part size / balanced size - 1)² per part."""
+
+
 def _line_parts(lines: list[_Line], max_chars: int, heading: _Line | None = None) -> list[list[_Line]]:
-    """Split a long section at line boundaries into balanced parts of at most about ``max_chars``.
+    """Split a long section at line boundaries into balanced parts of at most ``max_chars``.
 
     Why lines, not sentence windows: syllabus blocks are lists (topics, experiments, books) whose
-    line breaks are the natural boundaries, and list items are too short for sentence windows.
+    line breaks are the natural boundaries, and list items are too short for sentence windows. The
+    cuts are chosen together (dynamic programming over line positions): each part costs its squared
+    relative distance from the balanced size, plus :data:`_BAD_CUT` when it ends inside a list item,
+    so parts come out even, items stay whole where that is possible, and no tiny last part is left.
+    The heading line never forms a part on its own.
     """
     pieces: list[_Line] = []
     for line in lines:
@@ -690,17 +763,34 @@ def _line_parts(lines: list[_Line], max_chars: int, heading: _Line | None = None
             pieces.append(line)
         else:  # one enormous line (a table flattened by extraction): cut it at sentences or words
             pieces.extend(_Line(s.page, s.text) for s in _sentences([line], max_chars))
-    total = sum(len(line.text) + 1 for line in pieces)
-    target = total / math.ceil(total / max_chars)
-    parts: list[list[_Line]] = [[]]
-    size = 0
-    for line in pieces:
-        full = size >= target or size + len(line.text) + 1 > max_chars
-        if full and any(ln.text for ln in parts[-1] if ln is not heading):
-            parts.append([])
-            size = 0
-        parts[-1].append(line)
-        size += len(line.text) + 1
+    n = len(pieces)
+    sizes = [len(line.text) + 1 for line in pieces]
+    target = sum(sizes) / math.ceil(sum(sizes) / max_chars)
+    content = [bool(line.text) and line is not heading for line in pieces]
+    # best[j]: (cost, start of the last part) of the best split of pieces[:j].
+    best: list[tuple[float, int]] = [(0.0, 0)] + [(math.inf, 0)] * n
+    for j in range(1, n + 1):
+        penalty = 0.0 if j == n else _BAD_CUT * (1 - _cut_quality(pieces, j))
+        size, has_content = 0, False
+        for i in range(j - 1, -1, -1):
+            size += sizes[i]
+            has_content = has_content or content[i]
+            if size > max_chars and i < j - 1:
+                break
+            if not has_content or best[i][0] == math.inf:
+                continue
+            cost = best[i][0] + (size / target - 1) ** 2 + penalty
+            if cost < best[j][0]:
+                best[j] = (cost, i)
+    if best[n][0] == math.inf:  # only the heading has text: nothing to balance
+        return [pieces] if any(content) or any(ln.text for ln in pieces) else []
+    cuts: list[int] = []
+    j = n
+    while j > 0:
+        cuts.append(j)
+        j = best[j][1]
+    bounds = [0, *reversed(cuts)]
+    parts = [pieces[a:b] for a, b in itertools.pairwise(bounds)]
     return [p for p in parts if any(ln.text for ln in p)]
 
 
@@ -764,7 +854,7 @@ def _emit_section(
     lines = ([section.heading] if syllabus and section.heading else []) + section.lines
     body = _join(lines)
     page, page_end = _content_pages(section)
-    limit = 2 * max_chars if section.kind in STRUCTURED_KINDS else max_chars
+    limit = 2 * max_chars if section.kind in STRUCTURED_KINDS or section.whole else max_chars
     if len(body) <= limit:
         builder.add(section, section.kind, body, page, page_end)
     elif syllabus:
@@ -856,7 +946,23 @@ def detect_subject(pages: Sequence[Page], prefer: str | None = None) -> str | No
 # Across documents
 # ----------------------------------------------------------------------------------------------
 
-_CODE_ONLY = re.compile(r"^[A-Z0-9]{4,12}$")
+_MIN_EVIDENCE = 8
+"""Shingles (5-word runs) a tail must share with one other course, beyond boilerplate, to be relabelled
+by content: about a dozen words only that course prints (one textbook entry)."""
+
+
+def split_subject(subject: str | None) -> tuple[str | None, str]:
+    """("21CS44", "Operating Systems") from "21CS44 Operating Systems"; (None, subject) without a code.
+
+    A chunk's ``subject`` is the course code and printed title (:attr:`CourseHeader.subject`), or the
+    code alone for a tail whose title is not known; anything else (a loader's title) has no code.
+    """
+    if not subject:
+        return None, ""
+    head, _, rest = subject.strip().partition(" ")
+    if _CODE_SHAPE.match(head):
+        return head, rest.strip()
+    return None, subject.strip()
 
 
 def _shingles(text: str, k: int = 5) -> set[tuple[str, ...]]:
@@ -867,42 +973,97 @@ def _shingles(text: str, k: int = 5) -> set[tuple[str, ...]]:
 
 
 def link_course_tails(chunks: Sequence[Chunk], min_coverage: float = 0.6) -> list[Chunk]:
-    """Give tail chunks the full subject of the course they were copied from, when it is indexed.
+    """Give tail chunks the full subject of the course they really belong to, when it is indexed.
 
-    A chunk from the start of a PDF that precedes its first course header carries only a guessed
-    code (see :func:`_preceding_code`). When another document in the same batch or collection
-    contains the same passage under a known course ("21CS52 Computer Networks"), that evidence
-    replaces the guess; otherwise the chunk is returned unchanged. Pure: returns new chunks.
+    A PDF's text before its first course header is the end of the previous course in the booklet and
+    carries only a guessed code (see :func:`_preceding_code`: "21CS52" on 21CS53's p1). The whole
+    tail is one course's, so it is linked as one group:
+
+    1. a known subject with the guessed code ("21CS52 Computer Networks") completes the guess;
+    2. otherwise the tail's own words decide, but only words that identify one course: the CIE/SEE
+       rules every VTU syllabus prints verbatim are shared by many courses and are no evidence. (They
+       once were: each tail chunk took the first course whose boilerplate covered it, and 21CS52's
+       CIE rules on 21CS53 p1 were cited as "21CS42 Design and Analysis of Algorithms".) One course
+       must hold at least ``min_coverage`` of the tail's distinctive shingles (and
+       :data:`_MIN_EVIDENCE` of them); else the guess stays. Only chunks marked ``foreign`` are
+       relabelled this way: a file's own course, even untitled, is never given to another course.
+
+    A tail chunk with neither module nor section (a block continued from the previous page, such as
+    the end of 21CS52's CIE rules) also takes the module/section of the chosen course's chunk that
+    holds at least ``min_coverage`` of its words. Pure: returns new chunks, the others unchanged.
     """
-    known: dict[str, list[tuple[Chunk, set[tuple[str, ...]]]]] = {}
-    for c in chunks:
-        if c.subject and not _CODE_ONLY.match(c.subject):
-            known.setdefault(c.doc_id, []).append((c, _shingles(chunk_body(c.text))))
-    out: list[Chunk] = []
-    for c in chunks:
-        if not (c.subject and _CODE_ONLY.match(c.subject)):
-            out.append(c)
+    tails: dict[tuple[str, str], list[int]] = {}
+    titled: dict[str, Counter[str]] = {}  # code -> full subjects seen with it (own files count double)
+    for i, c in enumerate(chunks):
+        code, title = split_subject(c.subject)
+        if code is None:
             continue
-        mine = _shingles(chunk_body(c.text))
-        best: tuple[float, str] | None = None
-        for doc_id, items in known.items():
-            if doc_id == c.doc_id or not mine:
-                continue
-            covered = set().union(*(s for _, s in items)) & mine
-            coverage = len(covered) / len(mine)
-            if coverage < min_coverage:
-                continue
-            votes: Counter[str] = Counter()
-            for other, shingles in items:
-                votes[other.subject or ""] += len(shingles & mine)
-            subject = votes.most_common(1)[0][0]
-            if best is None or coverage > best[0]:
-                best = (coverage, subject)
-        if best is None:
-            out.append(c)
+        if not title:
+            tails.setdefault((c.doc_id, code), []).append(i)
+        else:
+            titled.setdefault(code, Counter())[c.subject or ""] += 1 if c.foreign else 2
+    out = list(chunks)
+    if not tails or not titled:
+        return out
+    by_code: dict[str, tuple[set[tuple[str, ...]], set[str]]] | None = None
+    common: set[tuple[str, ...]] = set()
+    for (doc_id, guess), rows in tails.items():
+        subject: str | None = None
+        if guess in titled:
+            subject = titled[guess].most_common(1)[0][0]
+        elif all(chunks[i].foreign for i in rows):  # never re-assign a file's own (untitled) course
+            if by_code is None:
+                by_code, common = _shingles_by_code(chunks)
+            mine = set().union(*(_shingles(chunk_body(chunks[i].text)) for i in rows)) - common
+            votes = Counter(
+                {
+                    code: len(mine & shingles)
+                    for code, (shingles, docs) in by_code.items()
+                    if docs - {doc_id}  # the tail's own file is no witness
+                }
+            )
+            if mine and votes:
+                code, hits = votes.most_common(1)[0]
+                if hits >= _MIN_EVIDENCE and hits >= min_coverage * len(mine) and code in titled:
+                    subject = titled[code].most_common(1)[0][0]
+        if subject is None:
             continue
-        label = c.text.split("\n", 1)[0]
-        rest = label.split(CONTEXT_SEPARATOR, 1)[1] if CONTEXT_SEPARATOR in label else None
-        new_text = f"{context_line(best[1], rest)}\n{chunk_body(c.text)}"
-        out.append(replace(c, subject=best[1], text=new_text))
+        owners = [c for c in chunks if c.subject == subject and c.doc_id != doc_id]
+        for i in rows:
+            out[i] = _relabel(chunks[i], subject, owners, min_coverage)
     return out
+
+
+def _shingles_by_code(
+    chunks: Sequence[Chunk],
+) -> tuple[dict[str, tuple[set[tuple[str, ...]], set[str]]], set[tuple[str, ...]]]:
+    """Each titled course's shingles and documents, and the shingles printed under two courses or more
+    (boilerplate: VTU's CIE/SEE rules, the teaching-learning strategies)."""
+    by_code: dict[str, tuple[set[tuple[str, ...]], set[str]]] = {}
+    for c in chunks:
+        code, title = split_subject(c.subject)
+        if code and title:
+            shingles, docs = by_code.setdefault(code, (set(), set()))
+            shingles.update(_shingles(chunk_body(c.text)))
+            docs.add(c.doc_id)
+    seen: Counter[tuple[str, ...]] = Counter()
+    for shingles, _ in by_code.values():
+        seen.update(shingles)
+    return by_code, {s for s, n in seen.items() if n > 1}
+
+
+def _relabel(chunk: Chunk, subject: str, owners: Sequence[Chunk], min_coverage: float) -> Chunk:
+    """``chunk`` under ``subject``; a label-less continuation also takes its block's module/section."""
+    module, section, kind = chunk.module, chunk.section, chunk.kind
+    if module is None and section is None:
+        mine = _shingles(chunk_body(chunk.text))
+        best = max(owners, key=lambda o: len(mine & _shingles(chunk_body(o.text))), default=None)
+        if (
+            best is not None
+            and mine
+            and len(mine & _shingles(chunk_body(best.text))) >= min_coverage * len(mine)
+        ):
+            module, section, kind = best.module, best.section, best.kind
+    label = _label(_Section(kind, section, module, subject))
+    text = f"{context_line(subject, label)}\n{chunk_body(chunk.text)}"
+    return replace(chunk, subject=subject, module=module, section=section, kind=kind, text=text)
