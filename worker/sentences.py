@@ -1,0 +1,147 @@
+"""Split course text into sentences without cutting names, titles and abbreviations apart.
+
+Why this exists: the naive rule "``.`` + space + capital ends a sentence" cut "Andrew S. Tanenbaum"
+into "Andrew S." and "Tanenbaum, ...", so an answer quoting a textbook line lost the author's name.
+Syllabi are full of such periods: initials ("James F. Kurose"), titles ("Prof.", "Dr."),
+bibliographic abbreviations ("et al.", "Vol.", "pp.", "Ed."), money ("Rs. 500") and numbered items
+("1. Computer Networks ... 2011. 2. Computer Networking ..."). This module keeps them whole.
+
+Rules, in order (see :func:`split_sentences`):
+
+* Paragraph breaks (a blank line) and a new line starting with a list marker ("1.", "•", "-",
+  "CO1", "#") always start a new sentence — the same structure ``worker/chunking.py`` and the
+  extractive answerer respect.
+* ``।`` / ``॥`` (Bangla, Devanagari) and the full-width ``？ ！ 。`` end a sentence whether or not a
+  space follows: those scripts have no capital letters to look at.
+* ``. ! ?`` (optionally followed by closing quotes/brackets) end a sentence only when whitespace
+  follows and the next character is not a lower-case letter and not ``, ; : ) ] }`` — i.e. a
+  capital, a digit, an opening quote/bracket, a bullet, or a letter of a caseless script (Bangla).
+* ``?`` and ``!`` always end a sentence under that condition. A ``.`` does not when it closes a
+  single capital initial ("S."), a known abbreviation (case-insensitive, :data:`ABBREVIATIONS`), a
+  dotted acronym ("U.S.", "e.g.", "i.e.", "Ph.D.") — except "a.m."/"p.m.", which often end a
+  sentence — or a list marker standing alone ("1.", "ii.", "Q3.") at the start of a sentence.
+  An ellipsis ("...", "…") never ends one: in syllabi it trails off inside a list of topics.
+
+Known trade-off: "programming in C. The course ..." is not split, because "C." cannot be told from
+an initial without a dictionary of names; keeping a name whole matters more than splitting there.
+
+Pure: no I/O. Results are cached per text because the same 18 chunks come back question after
+question.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+__all__ = ["ABBREVIATIONS", "split_sentences"]
+
+#: Words that end in "." without ending the sentence; lower case, without the final dot.
+ABBREVIATIONS: frozenset[str] = frozenset(
+    {
+        # titles and names
+        "prof", "profs", "dr", "drs", "mr", "mrs", "ms", "mx", "jr", "sr", "st", "mt", "smt", "shri",
+        "hon", "capt", "lt", "col", "gen", "sgt", "rev", "fr", "mme", "mlle",
+        # bibliography and document parts
+        "al", "ed", "eds", "edn", "vol", "vols", "no", "nos", "pp", "p", "pg", "pgs", "fig", "figs",
+        "ch", "chap", "sec", "secs", "eq", "eqn", "eqs", "ref", "refs", "sl", "ex", "tab",
+        "appx", "para", "cf", "viz", "etc", "ibid", "op", "cit", "publ", "repr", "trans",
+        # organisations
+        "pvt", "ltd", "inc", "co", "corp", "bros", "dept", "univ", "govt", "assoc", "intl", "inst",
+        # measures, comparisons, money
+        "vs", "v", "approx", "est", "min", "max", "avg", "rs", "resp",
+        # months
+        "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec",
+        # Bangla: ড. (Dr.), মো. (Md.)
+        "ড", "মো", "মোসা",
+    }
+)  # fmt: skip
+
+# A candidate end. Soft: ". ! ?" (or an ellipsis), closers, whitespace, then anything but an ASCII
+# lower-case letter or ", ; : ) ] }". Hard: danda or full-width marks, whitespace optional. The
+# leading lookahead lets the engine skip to a terminator quickly (the splitter runs over every chunk).
+_BOUNDARY = re.compile(
+    r"(?=[.!?…।॥。？！])"
+    r"(?:(?P<soft>[.!?…]+)(?P<close>[\"'”’»)\]]*)\s+(?=[^\sa-z,;:)\]}])"
+    r"|[।॥。？！]+[\"'”’»)\]]*\s*(?=\S))"
+)
+# Paragraph breaks and new lines opening a list item: always a new sentence.
+_BLOCK_BREAK = re.compile(
+    r"\n[ \t]*\n\s*"
+    r"|\n[ \t]*(?=(?:\d{1,2}[.)]\s|[•●▪◦■*–-]\s|CO\s*\d|CLO\s*\d|#{1,6}\s|\(\w{1,3}\)\s))"
+)
+_INITIAL = re.compile(r"[A-Z]")
+_DOTTED = re.compile(r"(?:[A-Za-z]{1,2}\.)+[A-Za-z]{1,4}")  # U.S, e.g, i.e, Ph.D, B.Tech, a.m
+_ENDING_DOTTED = frozenset({"a.m", "p.m"})
+# A sentence that so far is only a list marker: "1", "(2", "iv", "a", "Q3", "Step 2", "1.2".
+_MARKER_ONLY = re.compile(
+    r"[(\[]?(?:(?:[A-Za-z]{1,4}\.?\s?)?\d{1,3}(?:\.\d{1,2})*|[ivxIVX]{1,4}|[A-Za-z])", re.ASCII
+)
+_MARKER_TOKEN = re.compile(r"\d{1,2}|[ivx]{1,4}|[IVX]{1,4}|[a-z]")
+_OPENING = "([{\"'“‘«"
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences of ``text``, stripped, empty parts dropped (see the module docstring for the rules).
+
+    Inner whitespace, including single line breaks from wrapped PDF lines, is left as it is: this
+    only decides where sentences end, so callers can map sentences back to the source text.
+    """
+    return list(_split_cached(text))
+
+
+@lru_cache(maxsize=4096)
+def _split_cached(text: str) -> tuple[str, ...]:
+    out: list[str] = []
+    for block in _BLOCK_BREAK.split(text):
+        if block and not block.isspace():
+            _split_block(block, out)
+    return tuple(out)
+
+
+def _split_block(block: str, out: list[str]) -> None:
+    start = 0
+    for m in _BOUNDARY.finditer(block):
+        term = m.group("soft")
+        if term is not None and not _ends_sentence(block, start, m, term):
+            continue
+        part = block[start : m.end()].strip()
+        if part:
+            out.append(part)
+        start = m.end()
+    tail = block[start:].strip()
+    if tail:
+        out.append(tail)
+
+
+def _ends_sentence(block: str, start: int, m: re.Match[str], term: str) -> bool:
+    """Whether the ``. ! ?`` run ``term`` matched by ``m`` ends the sentence begun at ``start``."""
+    if block[m.end()].islower():
+        return False  # a lower-case letter outside ASCII ("é"); ASCII is excluded by the pattern
+    if term != ".":
+        return "?" in term or "!" in term  # an ellipsis never ends a sentence
+    if m.group("close"):
+        return True  # 'He said "Stop." Then' -- the quote or bracket closed the sentence
+    dot = m.start()
+    token = block[max(start, block.rfind(" ", start, dot) + 1) : dot]
+    if "\n" in token or "\t" in token:
+        token = token.split()[-1] if token.split() else ""
+    token = token.lstrip(_OPENING)
+    if not token:
+        return True
+    if _INITIAL.fullmatch(token) or token.lower() in ABBREVIATIONS:
+        return False
+    if _DOTTED.fullmatch(token):
+        return token.lower() in _ENDING_DOTTED
+    # "1." / "iv." / "Q3." opening an item is a marker, not a sentence: either all that the sentence
+    # holds so far, or a numeral right after an unsplit end ("i. Paging. ii. Segmentation.").
+    if dot - start <= 16 and _MARKER_ONLY.fullmatch(block[start:dot].strip()):
+        return False
+    if _MARKER_TOKEN.fullmatch(token):
+        before = block[start : dot - len(token)].rstrip()
+        if before.endswith(("!", "?")):
+            return False
+        if before.endswith("."):  # unless that "." was an abbreviation's: "Fig. 3. It ..."
+            previous = before.rsplit(None, 1)[-1][:-1].lstrip(_OPENING).lower()
+            return previous in ABBREVIATIONS
+    return True
