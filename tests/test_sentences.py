@@ -155,6 +155,10 @@ def test_lower_case_outside_ascii_does_not_start_a_sentence() -> None:
         ("Q3. What is paging? Explain.", ["Q3. What is paging?", "Explain."]),
         ("(2. Deadlocks are covered.", ["(2. Deadlocks are covered."]),
         ("She scored 9. Then she left.", ["She scored 9.", "Then she left."]),
+        ("Why? 2. Because it is.", ["Why?", "2. Because it is."]),
+        ("Read Vol. 2. It is good.", ["Read Vol. 2.", "It is good."]),
+        ("See p. 5. Then go.", ["See p. 5.", "Then go."]),
+        ("i. Paging. ii. Segmentation. iii. Swapping.", ["i. Paging. ii. Segmentation. iii. Swapping."]),
     ],
 )
 def test_list_numbers_are_not_sentences(text: str, expected: list[str]) -> None:
