@@ -11,7 +11,7 @@ Two labelled sets, each question with ``answerable`` true/false:
 Step 1 (``features``) indexes everything with the configured embedder (default: minilm) under a
 throw-away Redis key prefix and writes each question's label and retrieved hits to a JSON-lines file
 (so the rule can be re-tuned without re-embedding);
-step 2 (``tune``) grid-searches the thresholds of :func:`worker.answerers.extractive.decide` on the
+step 2 (``tune``) grid-searches the thresholds of :func:`worker.answerers.decision.decide` on the
 tuning syllabi (maximising balanced accuracy) and reports precision and recall everywhere.
 
     python bench/calibrate_answering.py features            # -> bench/results/raw/answering_features.jsonl
@@ -33,7 +33,7 @@ sys.path.insert(0, str(REPO))
 
 from shared.config import Settings  # noqa: E402
 from shared.schema import Hit  # noqa: E402
-from worker.answerers.extractive import Evidence, Thresholds, decide, evidence  # noqa: E402
+from worker.answerers.decision import Evidence, Thresholds, decide, evidence  # noqa: E402
 
 SYLLABUSQA = REPO.parent / "shared" / "data" / "syllabusqa"
 SAMPLE_QUESTIONS = REPO / "tests" / "data" / "sample_questions.jsonl"
@@ -110,7 +110,7 @@ def _evidence(row: dict) -> Evidence:
 def _scores(rows: list[dict], thresholds: Thresholds) -> dict[str, float]:
     tp = fp = fn = tn = 0
     for row in rows:
-        said = decide(row["evidence"], thresholds)
+        said = decide(row["evidence"], thresholds) == "answered"
         if said and row["answerable"]:
             tp += 1
         elif said:

@@ -244,7 +244,7 @@ def bench_settings(**update):
 # --- in-memory collections from files --------------------------------------------------------------
 def parse_files(paths: Sequence[Path], max_bytes: int = 50 * 1024 * 1024) -> tuple[list, list[str]]:
     """Chunks of every file that loads (loader + chunker exactly as ingest runs them), and errors."""
-    from worker.chunking import chunk_document
+    from worker.chunking import chunk_document, link_course_tails
     from worker.loaders import load_document
 
     chunks, errors = [], []
@@ -255,7 +255,7 @@ def parse_files(paths: Sequence[Path], max_bytes: int = 50 * 1024 * 1024) -> tup
             errors.append(f"{path.name}: {exc}")
             continue
         chunks.extend(chunk_document(document))
-    return chunks, errors
+    return link_course_tails(chunks), errors
 
 
 def snapshot_of(chunks: list, embedder, tag: str, collection: str = "bench"):
@@ -268,10 +268,22 @@ def snapshot_of(chunks: list, embedder, tag: str, collection: str = "bench"):
 
 def search_rows(snapshot, question: str, query_vector: np.ndarray, settings, k: int):
     """``search_snapshot`` plus the ``SearchResult`` an answerer would receive."""
-    from worker.engine import SearchResult, search_snapshot
+    from worker.engine import SearchResult, prepare_query, search_snapshot
 
-    selection, hits = search_snapshot(snapshot, query_vector, question, settings, k)
-    return SearchResult(hits, snapshot.version, 0.0, 0.0, selection.fallback, snapshot.collection, question)
+    prepared = prepare_query(question, snapshot)
+    selection, hits = search_snapshot(snapshot, query_vector, prepared, settings, k)
+    return SearchResult(
+        hits,
+        snapshot.version,
+        0.0,
+        0.0,
+        selection.fallback,
+        snapshot.collection,
+        question,
+        prepared.text,
+        prepared.courses,
+        prepared.topic,
+    )
 
 
 #: (label, hybrid_alpha, keyword_method, score_threshold or None for the shipped one)

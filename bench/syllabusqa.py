@@ -10,7 +10,7 @@ loader and chunker, embedded by the default embedder and searched with
   annotated answer span occurs verbatim (``worker.evaluation.metrics``, the same function as
   ``syllabot eval``). Ranking rows use threshold 0; the "as shipped" row uses the real threshold
   with its fallback.
-* The decision is the extractive answerer's own ``worker.answerers.extractive.in_materials`` on the
+* The decision is the extractive answerer's own ``worker.answerers.extractive.status_of`` (answered or not) on the
   shipped search result; ``not fallback`` (nothing cleared the threshold) is shown as the baseline.
   "Positive" = replied "Not in your materials". Precision = share of those replies that were right;
   recall = share of unanswerable questions that got it.
@@ -74,7 +74,7 @@ def plot_decision(evidence_rows: list[tuple[bool, float, float]], path: Path) ->
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from worker.answerers.extractive import DEFAULT_THRESHOLDS as T
+    from worker.answerers.decision import DEFAULT_THRESHOLDS as T
 
     fig, ax = plt.subplots(figsize=(6.5, 4.5))
     for answerable, colour, label in ((True, "tab:blue", "answerable"), (False, "tab:red", "unanswerable")):
@@ -100,7 +100,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not (ROOT / "test.eval.jsonl").exists():
         print(f"SyllabusQA not found at {ROOT}; skipping")
         return 0
-    from worker.answerers.extractive import evidence, in_materials
+    from worker.answerers.decision import evidence
+    from worker.answerers.extractive import status_of
     from worker.evaluation import load_questions, metrics
 
     started = time.perf_counter()
@@ -146,7 +147,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     rules.append(f"baseline `not fallback`, {thresholded[0][0]}")
     decisions = []
     for i, q in enumerate(questions):
-        said = [in_materials(q.question, results[i], "minilm") for _, results in thresholded]
+        said = [status_of(q.question, results[i], "minilm") == "answered" for _, results in thresholded]
         decisions.append((q.extra["syllabus"], q.answerable, *said, not thresholded[0][1][i].fallback))
     evidence_rows = []
     for q, r in zip(questions, thresholded[0][1], strict=True):

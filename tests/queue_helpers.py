@@ -35,6 +35,9 @@ class FakeResult:
     embed_ms: float = 0.1
     search_ms: float = 0.1
     fallback: bool = False
+    query: str = ""
+    courses: tuple[str, ...] = ()
+    topic: str = ""
 
 
 def make_hit(rank: int, text: str, score: float = 0.6, cosine: float = 0.7, **extra: Any) -> Hit:

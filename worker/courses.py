@@ -315,6 +315,17 @@ class CourseCatalog:
             result.extend(i for i in chosen if i not in result)
         return tuple(self.courses[i].key for i in result)
 
+    def without_mentions(self, question: str) -> str:
+        """The question with its course names and scheme years blanked out: what it asks *about*.
+
+        Why: once search is restricted to the named course, "OS" in "how many credits is OS" is no
+        longer evidence; left in, it makes "CLO 1. Demonstrate the need for OS" the best sentence.
+        """
+        text = _YEAR.sub(" ", question)
+        if self._pattern is not None:
+            text = self._pattern.sub(" ", text)
+        return " ".join(text.split())
+
     def _codes(self, owners: Iterable[int]) -> set[str]:
         return {self.courses[i].code for i in owners}
 

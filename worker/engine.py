@@ -8,6 +8,7 @@ Checking that the cached index is still current costs one Redis GET per search.
 from __future__ import annotations
 
 import hashlib
+import re
 import threading
 import time
 import uuid
@@ -30,8 +31,10 @@ from worker.documents import Chunk, Document
 from worker.embedders import get_embedder
 from worker.embedders.base import Embedder
 from worker.index import IndexSnapshot, build_snapshot
+from worker.intent import read_intent
 from worker.keyword import keyword_scores
 from worker.loaders import IngestError, load_document
+from worker.question import clean_question
 from worker.search import Selection, hybrid_scores, select
 from worker.store import CollectionStore
 
@@ -55,6 +58,51 @@ class SearchResult:
     fallback: bool  # nothing cleared the threshold; the best chunks were returned anyway
     collection: str = "default"
     question: str = ""
+    query: str = ""  # the question as searched: greetings, emoji and mentions dropped, CO/Module normalised
+    courses: tuple[str, ...] = ()  # the courses the question names (chunk subjects); hits come from these
+    topic: str = ""  # the query without its course names: what it asks about
+
+
+@dataclass(frozen=True)
+class PreparedQuery:
+    """A question made ready for search: what is embedded, what the keyword leg reads, which courses."""
+
+    text: str
+    courses: tuple[str, ...] = ()
+    topic: str = ""
+
+    @property
+    def keyword_text(self) -> str:
+        """ "CO3" is printed "CO 3." in some syllabi and "CO3" in others: the keyword leg sees both."""
+        return _SPLIT_REFERENCE.sub(lambda m: f"{m.group(0)} {m.group(1)} {m.group(2)}", self.text)
+
+
+#: Added to the hybrid score of chunks holding the block a list question asks for (see search_snapshot).
+SECTION_BOOST = 0.25
+
+_SPLIT_REFERENCE = re.compile(r"\b(CO|CLO|PO|PSO)(\d{1,2})\b", re.IGNORECASE)
+
+
+#: Syllabus shorthand a student types that shares no word with the page: (pattern, what it means).
+_EXPANSIONS = (
+    (re.compile(r"\bl\s*:\s*t\s*:\s*p(?:\s*:\s*s)?\b", re.IGNORECASE), "teaching hours/week (L:T:P:S)"),
+)
+
+
+def _expand(text: str) -> str:
+    for pattern, meaning in _EXPANSIONS:
+        text = pattern.sub(meaning, text)
+    return text
+
+
+def prepare_query(question: str, snapshot: IndexSnapshot | None) -> PreparedQuery:
+    """Clean the question as students write it and find the courses it names in this collection."""
+    text = _expand(clean_question(question))
+    if snapshot is None:
+        return PreparedQuery(text, (), text)
+    courses = snapshot.catalog.mentioned(text)
+    topic = snapshot.catalog.without_mentions(text) if courses else text
+    return PreparedQuery(text, tuple(courses), topic or text)
 
 
 def _now() -> str:
@@ -69,15 +117,30 @@ def new_version() -> str:
 def search_snapshot(
     snapshot: IndexSnapshot,
     query_vector: np.ndarray,
-    question: str,
+    question: str | PreparedQuery,
     settings: Settings,
     k: int | None = None,
     include_superseded: bool = False,
 ) -> tuple[Selection, list[Hit]]:
-    """Score every chunk of a snapshot for one query and select the hits (no I/O)."""
+    """Score every chunk of a snapshot for one query and select the hits (no I/O).
+
+    A question that names courses is answered from those courses' chunks only (when they have
+    any): "CO4 of ADA" must never come back as another course's CO4.
+    """
+    query = question if isinstance(question, PreparedQuery) else PreparedQuery(question)
     cosine = snapshot.matrix @ query_vector
-    keyword = keyword_scores(question, snapshot.keyword, settings.keyword_method)
+    keyword = keyword_scores(query.keyword_text, snapshot.keyword, settings.keyword_method)
     scores = hybrid_scores(cosine, keyword, settings.hybrid_alpha)
+    intent = read_intent(query.text)
+    if intent.section is not None:
+        # "The COs of CN": the outcomes block is the answer however few words it shares with the
+        # question (a 2,000-character lab list embeds poorly); lift every block of that kind.
+        scores = scores + SECTION_BOOST * snapshot.section_mask(intent.section)
+    excluded = None if include_superseded else snapshot.superseded
+    if query.courses:
+        outside = ~snapshot.catalog.mask(query.courses)
+        if not outside.all():
+            excluded = outside if excluded is None else (outside | excluded)
     selection = select(
         scores,
         cosine,
@@ -87,7 +150,7 @@ def search_snapshot(
         k or settings.top_k,
         settings.score_threshold,
         settings.dedup_similarity,
-        None if include_superseded else snapshot.superseded,
+        excluded,
     )
     hits = [
         hit_from_chunk(snapshot.chunks[s.row], rank, s.score, s.cosine, s.keyword)
@@ -189,11 +252,10 @@ class Engine:
         embedder = self.embedder
         snapshot.check_embedder(embedder.id, embedder.dim)
         t0 = time.perf_counter()
-        query_vector = embedder.embed_query(question)
+        query = prepare_query(question, snapshot)
+        query_vector = embedder.embed_query(query.text)
         t1 = time.perf_counter()
-        selection, hits = search_snapshot(
-            snapshot, query_vector, question, self.settings, k, include_superseded
-        )
+        selection, hits = search_snapshot(snapshot, query_vector, query, self.settings, k, include_superseded)
         t2 = time.perf_counter()
         return SearchResult(
             hits,
@@ -203,6 +265,9 @@ class Engine:
             selection.fallback,
             collection,
             question,
+            query.text,
+            query.courses,
+            query.topic,
         )
 
     def sources(self, collection: str) -> list[SourceInfo]:

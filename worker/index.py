@@ -14,8 +14,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from worker.courses import CourseCatalog
 from worker.documents import Chunk
 from worker.embedders.base import EmbedderMismatch
+from worker.intent import holds_section
 from worker.keyword import KeywordIndex, build_keyword_index
 from worker.search import superseded_mask
 
@@ -39,8 +41,29 @@ class IndexSnapshot:
     built_at: str
     superseded: np.ndarray = field(init=False)  # (N,) bool: superseded versions with a current sibling
 
+    _catalog: CourseCatalog | None = field(default=None, init=False, repr=False)
+    _section_masks: dict[str, np.ndarray] = field(default_factory=dict, init=False, repr=False)
+
     def __post_init__(self) -> None:
         self.superseded = superseded_mask(self.chunks)
+
+    def section_mask(self, section: str) -> np.ndarray:
+        """True for the chunks holding the block a list question asks for (``worker.intent``
+        section names: "outcomes", "textbooks", "lab" ...); computed once per snapshot."""
+        mask = self._section_masks.get(section)
+        if mask is None:
+            mask = np.fromiter(
+                (holds_section(c, section) for c in self.chunks), dtype=bool, count=len(self.chunks)
+            )
+            self._section_masks[section] = mask
+        return mask
+
+    @property
+    def catalog(self) -> CourseCatalog:
+        """The courses this snapshot holds and the names students use for them (built on first use)."""
+        if self._catalog is None:
+            self._catalog = CourseCatalog.from_chunks(self.chunks)
+        return self._catalog
 
     def __len__(self) -> int:
         return len(self.chunks)

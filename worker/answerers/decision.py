@@ -1,0 +1,189 @@
+"""Deciding from retrieval evidence alone whether the materials answer a question: three outcomes.
+
+Why three: a rule forced to say yes or no tells a student "Not in your materials" for what the
+syllabus says whenever the evidence is middling, which is as wrong as inventing an answer. Between
+"the cited passages answer it" and "not in your materials" lies "these are the closest passages
+and they may not answer it" — honest, and still useful. Each outcome has its own band:
+
+* ``answered``: not a fallback, the kind of value asked for is present, and either the cosine is
+  high on its own or cosine and word coverage are both good;
+* ``not_in_materials``: a fallback (nothing cleared the score threshold), or both the cosine and
+  the coverage are low, or the asked-for value is absent *and* the topic is weakly covered;
+* ``uncertain``: everything in between.
+
+The thresholds are per embedder (cosine scales differ) and calibrated on held-apart tuning data;
+see ``docs/ANSWERING.md`` and ``bench/calibrate_answering.py``. Pure functions; no model calls.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from shared.schema import AnswerStatus, Hit
+
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+
+STOPWORDS = frozenset(
+    """
+    a about above after again all also am an and any are as at be been before being below between both but
+    by can could did do does doing done during each either else etc ever for from further get gets getting
+    got had has have having he her here hers him his how however i if in into is it its itself just let
+    lets may me might more most must my myself need needs no nor not now of off on once one only or other
+    our ours out over own per please same shall she should so some such tell than that the their theirs them
+    then there these they this those through to too under until up upon us very want was way we were what
+    whats when where whether which while who whom whose why will with within without would yes yet you your
+    yours know like make use used using much many long often soon
+    """.split()
+)
+
+
+@lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    """A deliberately light suffix strip: enough for plurals and -ing/-ed, never clever."""
+    if len(word) > 5 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 5 and word.endswith("ing"):
+        return word[:-3]
+    if len(word) > 4 and word.endswith("ed") and not word.endswith("eed"):
+        return word[:-2]
+    if len(word) > 4 and word.endswith(("ches", "shes", "sses", "xes")):
+        return word[:-2]
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
+
+
+def terms(text: str) -> list[str]:
+    """Content words of ``text``, lower-cased and stemmed, stopwords dropped (order kept)."""
+    out = []
+    for raw in _WORD.findall(text.lower()):
+        if raw in STOPWORDS or (len(raw) < 2 and not raw.isdigit()):
+            continue
+        out.append(stem(raw))
+    return out
+
+
+@lru_cache(maxsize=4096)
+def term_set(text: str) -> frozenset[str]:
+    """The set of :func:`terms` of a text; cached because the same chunks come back question after
+    question, and tokenising 18 chunks would otherwise be most of the answerer's time."""
+    return frozenset(terms(text))
+
+
+def weights(question_terms: Sequence[str], hits: Sequence[Hit]) -> dict[str, float]:
+    """Rarer-among-the-retrieved-chunks words weigh more (a smoothed IDF over the hits)."""
+    docs = [term_set(hit.text) for hit in hits]
+    n = len(docs)
+    return {t: math.log(1.0 + (n + 1) / (0.5 + sum(t in d for d in docs))) for t in set(question_terms)}
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What retrieval says about whether the materials answer a question."""
+
+    fallback: bool
+    top_score: float
+    top_cosine: float
+    coverage: float  # weighted share of the question's content words in the best of the top chunks
+    n_terms: int
+    type_found: bool = True  # a cited-to-be passage holds the kind of value asked for
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """The calibrated bands (see the module docstring).
+
+    answered iff ``cosine >= sure_cosine``, or ``cosine >= min_cosine`` and ``coverage >=
+    min_coverage``; not in the materials iff ``cosine < floor_cosine`` or ``coverage <
+    floor_coverage`` (with the cosine under ``sure_cosine``); uncertain otherwise.
+    """
+
+    min_cosine: float
+    min_coverage: float
+    sure_cosine: float
+    floor_cosine: float = 0.0
+    floor_coverage: float = 0.0
+    #: A value question ("how many", "when") is answered outright by a sentence holding the value
+    #: and at least this share of the question's rarity-weighted words.
+    value_overlap: float = 0.5
+
+
+#: Calibrated per embedder; see docs/ANSWERING.md.
+THRESHOLDS: dict[str, Thresholds] = {
+    # python -m bench.answers --tune (SyllabusQA's first 7 syllabi + VTU dev questions), 2026-11-30
+    "minilm": Thresholds(
+        min_cosine=0.30,
+        min_coverage=0.60,
+        sure_cosine=0.65,
+        floor_cosine=0.25,
+        floor_coverage=0.10,
+        value_overlap=0.5,
+    ),
+    "hashing": Thresholds(
+        min_cosine=0.20, min_coverage=0.40, sure_cosine=0.60, floor_cosine=0.1, floor_coverage=0.2
+    ),
+}
+DEFAULT_THRESHOLDS = THRESHOLDS["minilm"]
+
+#: How many of the top hits the coverage looks at.
+TOP_HITS = 3
+
+
+def thresholds_for(embedder: str) -> Thresholds:
+    return THRESHOLDS.get(embedder, DEFAULT_THRESHOLDS)
+
+
+def coverage_of(question: str, hits: Sequence[Hit], among: Sequence[Hit]) -> float:
+    """Rarity-weighted share of the question's content words found in the best of ``hits``
+    (a hit's title and section count: "Grading" answers "how is the course graded")."""
+    q_terms = list(dict.fromkeys(terms(question)))
+    if not q_terms or not hits:
+        return 0.0
+    w = weights(q_terms, among)
+    total = sum(w.values())
+    best = 0.0
+    for hit in hits:
+        present = term_set(hit.text) | term_set(f"{hit.title} {hit.section or ''}")
+        best = max(best, sum(v for t, v in w.items() if t in present) / total)
+    return round(best, 4)
+
+
+def evidence(question: str, hits: Sequence[Hit], fallback: bool, type_found: bool = True) -> Evidence:
+    """Measure the retrieval evidence for ``question`` (pure; no model calls)."""
+    if not hits:
+        return Evidence(True, 0.0, 0.0, 0.0, len(set(terms(question))), False)
+    top = hits[:TOP_HITS]
+    return Evidence(
+        fallback=fallback,
+        top_score=max(h.score for h in top),
+        top_cosine=max(h.cosine for h in top),
+        coverage=coverage_of(question, top, hits),
+        n_terms=len(set(terms(question))),
+        type_found=type_found,
+    )
+
+
+def decide(ev: Evidence, thresholds: Thresholds = DEFAULT_THRESHOLDS) -> AnswerStatus:
+    """The outcome for this evidence, by the calibrated bands."""
+    if ev.fallback or ev.top_cosine <= 0.0:
+        return "not_in_materials"
+    strong = ev.top_cosine >= thresholds.sure_cosine or (
+        ev.top_cosine >= thresholds.min_cosine and ev.coverage >= thresholds.min_coverage
+    )
+    weak = ev.top_cosine < thresholds.sure_cosine and (
+        ev.top_cosine < thresholds.floor_cosine or ev.coverage < thresholds.floor_coverage
+    )
+    if not ev.type_found:
+        # The passages are about the topic but hold no date/number/person asked for: never an answer.
+        return (
+            "not_in_materials"
+            if weak or (not strong and ev.coverage < thresholds.min_coverage)
+            else "uncertain"
+        )
+    if strong:
+        return "answered"
+    return "not_in_materials" if weak else "uncertain"

@@ -1,0 +1,203 @@
+"""What a question asks for, read from its words alone: a pure function, no retrieval.
+
+Why: a student asking for "the COs of CN" wants the *whole* list of one course's outcomes, not the
+three sentences that happen to share the most words with the question; "how many credits?" wants
+the one table row holding a number; "when is the exam?" wants a date, and a passage about exams
+without one does not answer it; "which module covers paging?" wants a module named first. The
+answerer uses an :class:`Intent` to pick the shape of the reply and the evidence it needs.
+
+Section intents name the kinds of block the chunker keeps whole (``worker/chunking.py``): course
+outcomes, objectives, textbooks, reference books, lab programs, the marks split, the course header.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from worker.documents import Chunk
+from worker.question import references
+
+_I = re.IGNORECASE
+
+#: (intent name, question pattern, section-name pattern of the chunks that hold it)
+_SECTIONS: tuple[tuple[str, re.Pattern[str], re.Pattern[str]], ...] = (
+    (
+        "outcomes",
+        re.compile(r"\b(?:course\s+)?outcomes?\b|\bcos\b|\bco'?s\b|\bco\d+\b|\bclos?\s+outcomes?\b", _I),
+        re.compile(r"outcome", _I),
+    ),
+    (
+        "objectives",
+        re.compile(r"\bobjectives?\b|\bclos\b|\bclo'?s\b|\bclo\d+\b", _I),
+        re.compile(r"objective", _I),
+    ),
+    (
+        "references",
+        re.compile(r"\breference\s*-?\s*books?\b|\bref\.?\s*books?\b|\breferences\b", _I),
+        re.compile(r"reference", _I),
+    ),
+    (
+        "textbooks",
+        re.compile(
+            r"\btext\s*-?\s*books?\b|\bprescribed\s+books?\b|\bwhich\s+books?\b|\bbooks?\s+(?:to|for|do)\b",
+            _I,
+        ),
+        re.compile(r"text\s*-?\s*book", _I),
+    ),
+    (
+        "lab",
+        re.compile(
+            r"\blab(?:oratory)?\s*(?:programs?|programmes?|experiments?|exercises?|component|list|questions?)\b"
+            r"|\bexperiments?\b|\bpractical\s+(?:component|programs?|list)\b|\blab\s+(?:syllabus|topics)\b",
+            _I,
+        ),
+        re.compile(r"^(?:practical|laboratory)\s+component|experiment|^lab\b|lab\s+(?:programs?|list)", _I),
+    ),
+    (
+        "marks",
+        re.compile(
+            r"\b(?:marks?|mark)\s+(?:split|breakup|break-up|distribution|division|scheme)\b"
+            r"|\bcie\b.*\b(?:split|breakup|break-up|distribution|consist|made\s+up|calculated|tests?|assignments?)\b"
+            r"|\binternals?\b.*\b(?:tests?|marks?|assessment|how\s+many)\b"
+            r"|\b(?:tests?|assignments?)\b.*\b(?:cie|internals?)\b|\bassessment\s+(?:details|scheme|pattern)\b",
+            _I,
+        ),
+        re.compile(r"continuous\s+internal|\bcie\b|assessment|components?\s+marks|evaluation", _I),
+    ),
+)
+
+_WHERE = re.compile(
+    r"\b(?:which|what|wich|whch|in\s+which)\s+(?:module|unit|chapter|mod|part)\b"
+    r"|\b(?:module|unit|mod|chapter)\s+(?:no\.?|number)\b"
+    r"|\b(?:come|comes|coming|covered|taught|falls?)\s+(?:in|under)\s+(?:which|what|wich)\b"
+    r"|\bin\s+(?:which|what|wich)\s+(?:module|unit|mod)\b"
+    r"|\b(?:module|mod|unit)\s*\?\s*$",
+    _I,
+)
+
+#: What kind of value the question asks for; the cited sentence must contain one.
+_WANTS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    (
+        "duration",
+        re.compile(r"\b(?:how\s+long|how\s+soon|duration|how\s+many\s+(?:hours|days|weeks|minutes))\b", _I),
+    ),
+    (
+        "date",
+        re.compile(
+            r"\b(?:when|what\s+time|what\s+date|which\s+(?:day|date|week)|deadline|due\s+date|exam\s+date|"
+            r"date\s+of|dates?)\b",
+            _I,
+        ),
+    ),
+    ("contact", re.compile(r"\b(?:e-?mail|phone|contact|office\s+hours?|office|reach\s+(?:the|my))\b", _I)),
+    (
+        "person",
+        re.compile(
+            r"^\W*who\b|\bwho\s+(?:is|are|teaches|will|takes)\b|\bwhose\b|\bname\s+of\s+the\s+(?:prof|teacher|instructor)",
+            _I,
+        ),
+    ),
+    (
+        "money",
+        re.compile(
+            r"\b(?:how\s+much\s+(?:does|do|will|is|are)\b.*\b(?:cost|charge|pay)|cost|costs|price|fees?)\b",
+            _I,
+        ),
+    ),
+    (
+        "number",
+        re.compile(
+            r"\bhow\s+many\b|\bnumber\s+of\b|\bpercent(?:age)?\b|\bminimum\b|\bmin\.?\s+marks?\b|\bpass(?:ing)?\s+marks?\b"
+            r"|\bhow\s+much\b|\bcredits?\b|\bmarks?\b|\bhours?\b|\bhrs\b|\bweightage\b|\bl\s*:\s*t\s*:\s*p",
+            _I,
+        ),
+    ),
+)
+
+_MONTH = (
+    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|"
+    r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\b\.?"
+)
+
+#: The value kinds a sentence must hold to answer such a question.
+VALUE_PATTERNS: dict[str, re.Pattern[str]] = {
+    "date": re.compile(
+        rf"\b\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH}|{_MONTH}\s+\d{{1,2}}\b"
+        r"|\b\d{1,2}[/.-]\d{1,2}(?:[/.-]\d{2,4})?\b|\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?\b"
+        r"|\b(?:mon|tue|tues|wed|thu|thurs|fri|sat|sun)\b\.?|\b\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)"
+        r"|\b\d{1,2}:\d{2}\b|\b(?:every|each)\s+(?:\w+\s+){0,2}(?:day|week|month|moon|morning|evening|night|weekend)\b"
+        r"|\b(?:week|day|month|semester)\s+\d+\b|\b\d+(?:st|nd|rd|th)\s+(?:week|day|class|lecture)\b"
+        r"|\b(?:noon|midnight|finals?\s+week|end\s+of\s+(?:the\s+)?(?:semester|term|week|class))\b",
+        _I,
+    ),
+    "duration": re.compile(
+        r"\b\d+\s*(?:working\s+|business\s+|calendar\s+)?(?:minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?)\b",
+        _I,
+    ),
+    "contact": re.compile(
+        r"@\w|\b\d{3}[\s.-]\d{3,4}[\s.-]?\d{0,4}\b|\boffice\s*(?:hours?)?\s*[:\-]|\broom\s+\w*\d|\bby\s+appointment\b"
+        r"|\b(?:mon|tue|wed|thu|fri)[a-z]*\b.*\d",
+        _I,
+    ),
+    "person": re.compile(
+        r"\b(?:prof\.?|professor|dr\.?|instructor|lecturer|teacher|faculty|taught\s+by|coordinator|ta\b|tutor|mr\.?|ms\.?|mrs\.?)\b",
+        _I,
+    ),
+    "money": re.compile(
+        r"[€$£¥₹]\s?\d|\d\s?(?:€|eur|euros?|usd|dollars?|gbp|rs\.?|rupees?)\b|\bfree\b|\d\s?%", _I
+    ),
+    "number": re.compile(
+        r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twenty|fifty|hundred)\b", _I
+    ),
+}
+
+
+@dataclass(frozen=True)
+class Intent:
+    """The shape of answer a question asks for (see the module docstring)."""
+
+    section: str | None = None  # "outcomes", "textbooks", ... : a whole list from one block
+    where: bool = False  # "which module covers X?": name the module first
+    wants: str | None = None  # "duration", "date", "contact", "person", "money", "number": the value to find
+    cos: tuple[int, ...] = ()  # specific course outcomes asked ("CO3")
+    modules: tuple[str, ...] = ()  # modules named ("Module 3", "Unit II")
+
+    @property
+    def is_list(self) -> bool:
+        """Asks for a whole block: a list section, or "what's in module 3" (not one CO of the list)."""
+        return (self.section is not None and not self.cos) or (bool(self.modules) and not self.where)
+
+
+def section_pattern(section: str) -> re.Pattern[str]:
+    """The pattern a chunk's section name matches when it holds ``section`` (an intent name)."""
+    for name, _, chunk_pattern in _SECTIONS:
+        if name == section:
+            return chunk_pattern
+    raise KeyError(section)
+
+
+_LAB_IN_MODULE = re.compile(r"laboratory\s+component\s*:", _I)
+
+
+def holds_section(chunk: Chunk, section: str) -> bool:
+    """Does this chunk hold (part of) the block ``section`` names? VTU prints lab programs inside
+    each module under "Laboratory Component:", so for "lab" such module chunks count too."""
+    if chunk.section and section_pattern(section).search(chunk.section):
+        return True
+    return section == "lab" and chunk.module is not None and bool(_LAB_IN_MODULE.search(chunk.text))
+
+
+@lru_cache(maxsize=4096)
+def read_intent(question: str) -> Intent:
+    """The :class:`Intent` of a cleaned question (``worker.question.clean_question`` output)."""
+    refs = references(question)
+    section = next((name for name, pattern, _ in _SECTIONS if pattern.search(question)), None)
+    if refs.cos and section is None:
+        section = "outcomes"
+    where = bool(_WHERE.search(question))
+    wants = None
+    if section is None and not where:
+        wants = next((name for name, pattern in _WANTS if pattern.search(question)), None)
+    return Intent(section=section, where=where, wants=wants, cos=refs.cos, modules=refs.modules)
