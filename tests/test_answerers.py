@@ -588,7 +588,9 @@ def test_quoted_sentences_skip_the_context_line_and_rejoin_wrapped_lines() -> No
         subject=None,
         module=None,
     )
-    text = reply_for("Which sizes are the Volt e-bikes made in?", [hit], False, Thresholds(0.0, 0.0, 0.0)).text
+    text = reply_for(
+        "Which sizes are the Volt e-bikes made in?", [hit], False, Thresholds(0.0, 0.0, 0.0)
+    ).text
     assert "Choosing your bike size — Rider" not in text  # the embedder's context line is not quoted
     assert "sizes S, M and L only." in text  # the wrapped line is one sentence again
     assert "affected if:" not in text  # a lead-in says nothing on its own

@@ -293,7 +293,7 @@ def _module_lab_reply(hits: Sequence[Hit], named: Sequence[str]) -> Reply | None
     groups = _by_course(with_lab, hits)
     if len(groups) > 1 and not named:
         return None
-    course, indices = next(iter(groups.items()))
+    indices = next(iter(groups.values()))
     lines = [f"Lab programs of {quotable(_name(hits[indices[0]]))}:"]
     for i in sorted(indices, key=lambda i: (hits[i].page or 0, hits[i].module or "")):
         items = lab_items(hits[i])
