@@ -297,7 +297,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     for name, s in results:
         lines += status_table(name, s)
     if not args.no_write and not args.split and args.set == "all":
-        publish("answers", lines)
+        publish("answers", lines, write=True)
     else:
         print("\n".join(lines))
     return 0
