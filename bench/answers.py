@@ -38,6 +38,7 @@ from bench.common import (
     markdown_table,
     parse_files,
     publish,
+    result_for,
     snapshot_of,
 )
 
@@ -60,7 +61,7 @@ class Row:
 
 def run(questions, snapshots_for, embedder, settings) -> list[Row]:
     from worker.answerers.extractive import ExtractiveAnswerer
-    from worker.engine import SearchResult, prepare_query, search_snapshot
+    from worker.engine import prepare_query
     from worker.evaluation import expect_met, page_match
 
     answerer = ExtractiveAnswerer(settings)
@@ -70,20 +71,9 @@ def run(questions, snapshots_for, embedder, settings) -> list[Row]:
     CASES.clear()
     for q, p, vector in zip(questions, prepared, vectors, strict=True):
         snapshot = snapshots_for(q)
-        selection, hits = search_snapshot(snapshot, vector, p, settings, settings.top_k)
-        result = SearchResult(
-            hits,
-            snapshot.version,
-            0.0,
-            0.0,
-            selection.fallback,
-            snapshot.collection,
-            q.question,
-            p.text,
-            p.courses,
-            p.topic,
-        )
-        CASES.append((q.answerable, p.text, hits, selection.fallback, p.courses, p.topic))
+        result = result_for(snapshot, q.question, p, vector, settings, settings.top_k)
+        hits = result.hits
+        CASES.append((q.answerable, p.text, hits, result.fallback, p.courses, p.topic))
         t0 = time.perf_counter()
         answer = answerer.answer_sync(q.question, result, snapshot.collection)
         ms = (time.perf_counter() - t0) * 1000

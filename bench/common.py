@@ -268,9 +268,16 @@ def snapshot_of(chunks: list, embedder, tag: str, collection: str = "bench"):
 
 def search_rows(snapshot, question: str, query_vector: np.ndarray, settings, k: int):
     """``search_snapshot`` plus the ``SearchResult`` an answerer would receive."""
-    from worker.engine import SearchResult, prepare_query, search_snapshot
+    from worker.engine import prepare_query
 
-    prepared = prepare_query(question, snapshot)
+    return result_for(snapshot, question, prepare_query(question, snapshot), query_vector, settings, k)
+
+
+def result_for(snapshot, question: str, prepared, query_vector: np.ndarray, settings, k: int):
+    """The worker's own search of a prepared query (``worker.engine.prepare_query``), as a
+    ``SearchResult``: what the answerer receives."""
+    from worker.engine import SearchResult, search_snapshot
+
     selection, hits = search_snapshot(snapshot, query_vector, prepared, settings, k)
     return SearchResult(
         hits,
