@@ -60,9 +60,9 @@ class Row:
 
 
 def run(questions, snapshots_for, embedder, settings) -> list[Row]:
-    from worker.answerers.extractive import ExtractiveAnswerer
-    from worker.engine import prepare_query
-    from worker.evaluation import expect_met, page_match
+    from syllabot.worker.answerers.extractive import ExtractiveAnswerer
+    from syllabot.worker.engine import prepare_query
+    from syllabot.worker.evaluation import expect_met, page_match
 
     answerer = ExtractiveAnswerer(settings)
     prepared = [prepare_query(q.question, snapshots_for(q)) for q in questions]
@@ -96,8 +96,8 @@ def tune(cases, base) -> None:
     as much as possible with as little ``uncertain`` as possible. Prints the best few."""
     import itertools
 
-    from worker.answerers.decision import Thresholds
-    from worker.answerers.extractive import reply_for
+    from syllabot.worker.answerers.decision import Thresholds
+    from syllabot.worker.answerers.extractive import reply_for
 
     grid = itertools.product(
         (0.25, 0.30, 0.35, 0.40), (0.3, 0.4, 0.5, 0.6), (0.5, 0.55, 0.6, 0.65),
@@ -153,7 +153,7 @@ def summary(rows: Sequence[Row]) -> dict[str, float | int]:
 
 
 def vtu_rows(split: str, embedder, settings) -> list[Row]:
-    from worker.evaluation import load_questions
+    from syllabot.worker.evaluation import load_questions
 
     questions = [q for q in load_questions(VTU_QUESTIONS) if split == "all" or q.extra.get("split") == split]
     chunks, _ = parse_files(sorted(SYLLABI.glob("*.pdf")))
@@ -162,7 +162,7 @@ def vtu_rows(split: str, embedder, settings) -> list[Row]:
 
 
 def sqa_rows(split: str, embedder, settings) -> list[Row]:
-    from worker.evaluation import load_questions
+    from syllabot.worker.evaluation import load_questions
 
     questions = load_questions(SQA / "test.eval.jsonl")
     syllabi = sorted({q.extra["syllabus"] for q in questions})

@@ -31,9 +31,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from shared.config import Settings  # noqa: E402
-from shared.schema import Hit  # noqa: E402
-from worker.answerers.decision import Evidence, Thresholds, decide, evidence  # noqa: E402
+from syllabot.shared.config import Settings  # noqa: E402
+from syllabot.shared.schema import Hit  # noqa: E402
+from syllabot.worker.answerers.decision import Evidence, Thresholds, decide, evidence  # noqa: E402
 
 SYLLABUSQA = REPO.parent / "shared" / "data" / "syllabusqa"
 SAMPLE_QUESTIONS = REPO / "tests" / "data" / "sample_questions.jsonl"
@@ -48,8 +48,8 @@ def _collection_name(syllabus: str) -> str:
 def cmd_features(args: argparse.Namespace) -> int:
     import redis
 
-    from worker.engine import Engine
-    from worker.sample import sample_files
+    from syllabot.worker.engine import Engine
+    from syllabot.worker.sample import sample_files
 
     prefix = f"calibrate:{uuid.uuid4().hex[:8]}:"
     settings = Settings(redis_url=args.redis_url, key_prefix=prefix, embedder=args.embedder, _env_file=None)

@@ -215,14 +215,14 @@ def embed_queries_cached(embedder, queries: Sequence[str], tag: str) -> np.ndarr
 
 def default_embedder():
     """The product's default embedder (MiniLM), exactly as the worker would build it."""
-    from worker.embedders import get_embedder
+    from syllabot.worker.embedders import get_embedder
 
     return get_embedder(bench_settings())
 
 
 def bench_settings(**update):
     """Settings with the product defaults, ignoring any ``.env``/environment retrieval overrides."""
-    from shared.config import Settings
+    from syllabot.shared.config import Settings
 
     base = Settings(_env_file=None)
     defaults = {
@@ -244,8 +244,8 @@ def bench_settings(**update):
 # --- in-memory collections from files --------------------------------------------------------------
 def parse_files(paths: Sequence[Path], max_bytes: int = 50 * 1024 * 1024) -> tuple[list, list[str]]:
     """Chunks of every file that loads (loader + chunker exactly as ingest runs them), and errors."""
-    from worker.chunking import chunk_document, link_course_tails
-    from worker.loaders import load_document
+    from syllabot.worker.chunking import chunk_document, link_course_tails
+    from syllabot.worker.loaders import load_document
 
     chunks, errors = [], []
     for path in paths:
@@ -260,7 +260,7 @@ def parse_files(paths: Sequence[Path], max_bytes: int = 50 * 1024 * 1024) -> tup
 
 def snapshot_of(chunks: list, embedder, tag: str, collection: str = "bench"):
     """An in-memory ``IndexSnapshot`` of ``chunks``, built by the product's ``build_snapshot``."""
-    from worker.index import build_snapshot
+    from syllabot.worker.index import build_snapshot
 
     matrix = embed_cached(embedder, [c.text for c in chunks], tag, progress=False)
     return build_snapshot("bench", collection, embedder.id, embedder.dim, chunks, matrix, "bench")
@@ -268,7 +268,7 @@ def snapshot_of(chunks: list, embedder, tag: str, collection: str = "bench"):
 
 def search_rows(snapshot, question: str, query_vector: np.ndarray, settings, k: int):
     """``search_snapshot`` plus the ``SearchResult`` an answerer would receive."""
-    from worker.engine import prepare_query
+    from syllabot.worker.engine import prepare_query
 
     return result_for(snapshot, question, prepare_query(question, snapshot), query_vector, settings, k)
 
@@ -276,7 +276,7 @@ def search_rows(snapshot, question: str, query_vector: np.ndarray, settings, k: 
 def result_for(snapshot, question: str, prepared, query_vector: np.ndarray, settings, k: int):
     """The worker's own search of a prepared query (``worker.engine.prepare_query``), as a
     ``SearchResult``: what the answerer receives."""
-    from worker.engine import SearchResult, search_snapshot
+    from syllabot.worker.engine import SearchResult, search_snapshot
 
     selection, hits = search_snapshot(snapshot, query_vector, prepared, settings, k)
     return SearchResult(

@@ -13,7 +13,7 @@ import random
 import statistics
 import time
 
-from worker.embedders.minilm import MiniLMEmbedder
+from syllabot.worker.embedders.minilm import MiniLMEmbedder
 
 _WORDS = (
     "module unit course outcome syllabus textbook reference chapter lecture hours credits marks "

@@ -70,11 +70,11 @@ def document_sets(quick: bool) -> list[tuple[str, list[Path]]]:
 
 
 def measure_stages(label: str, paths: list[Path], embedder, client, prefix: str) -> StageTimes:
-    from shared.keys import Keys
-    from worker.chunking import chunk_document
-    from worker.index import build_snapshot
-    from worker.loaders import load_document
-    from worker.store import CollectionStore
+    from syllabot.shared.keys import Keys
+    from syllabot.worker.chunking import chunk_document
+    from syllabot.worker.index import build_snapshot
+    from syllabot.worker.loaders import load_document
+    from syllabot.worker.store import CollectionStore
 
     settings = bench_settings()
     out = StageTimes(label)
@@ -119,7 +119,7 @@ def measure_stages(label: str, paths: list[Path], embedder, client, prefix: str)
 
 
 def measure_ingest(out: StageTimes, paths: list[Path], prefix: str, collection: str) -> None:
-    from worker.engine import Engine
+    from syllabot.worker.engine import Engine
 
     settings = bench_settings(redis_url=REDIS_URL, key_prefix=prefix)
     engine = Engine(settings)

@@ -49,9 +49,9 @@ sys.path.insert(0, str(REPO))
 import redis  # noqa: E402
 
 from bench.common import machine_stamp, mark, markdown_table, percentiles, write_section  # noqa: E402
-from shared.config import Settings  # noqa: E402
-from shared.queue import QueueClient  # noqa: E402
-from shared.schema import AskRequest  # noqa: E402
+from syllabot.shared.config import Settings  # noqa: E402
+from syllabot.shared.queue import QueueClient  # noqa: E402
+from syllabot.shared.schema import AskRequest  # noqa: E402
 
 QUESTION = "How many days do I have to return a new bike?"
 COLLECTION = "bench"
@@ -66,8 +66,8 @@ TARGET_ROUND_TRIP_MS = 10.0
 
 
 async def _plain_startup(ctx: dict[str, Any]) -> None:
-    from worker.answerers.extractive import ExtractiveAnswerer
-    from worker.jobs import load_engine
+    from syllabot.worker.answerers.extractive import ExtractiveAnswerer
+    from syllabot.worker.jobs import load_engine
 
     settings = Settings()
     ctx["engine"] = await asyncio.to_thread(load_engine, settings)
@@ -76,7 +76,7 @@ async def _plain_startup(ctx: dict[str, Any]) -> None:
 
 async def plain_ask(ctx: dict[str, Any], request: dict[str, Any]) -> dict[str, Any]:
     """The same work as our ``ask`` job, returned the arq way (arq stores the pickled result)."""
-    from worker.jobs import answer_question
+    from syllabot.worker.jobs import answer_question
 
     answer = await answer_question(ctx["engine"], ctx["answerer"], AskRequest.model_validate(request))
     return answer.model_dump(mode="json")
@@ -86,7 +86,7 @@ def serve_plain_arq() -> None:
     from arq.connections import RedisSettings
     from arq.worker import run_worker
 
-    from shared.redis_conn import resolve_redis_url
+    from syllabot.shared.redis_conn import resolve_redis_url
 
     settings = Settings()
     run_worker(
@@ -141,7 +141,7 @@ def workers(n: int, env: dict[str, str], log_dir: Path):
     logs = [log_dir / f"worker-{i}.log" for i in range(n)]
     with contextlib.ExitStack() as stack:
         for log in logs:
-            stack.enter_context(process([sys.executable, "-m", "worker.main"], env, log))
+            stack.enter_context(process([sys.executable, "-m", "syllabot.worker.main"], env, log))
         yield logs
 
 
@@ -424,8 +424,8 @@ async def fake_llm(delay_s: float = 1.0):
 
 
 async def run(args: argparse.Namespace) -> str:
-    from worker.engine import Engine
-    from worker.sample import sample_files
+    from syllabot.worker.engine import Engine
+    from syllabot.worker.sample import sample_files
 
     prefix = f"bench-queue:{uuid.uuid4().hex[:8]}:"
     settings = Settings(

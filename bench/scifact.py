@@ -104,8 +104,8 @@ def recall_at_k(ranked: Sequence[str], grades: dict[str, int], k: int = 100) -> 
 
 # --- retrieval -------------------------------------------------------------------------------------
 def build_index(data: SciFact, matrix: np.ndarray, embedder_id: str):
-    from worker.documents import Chunk
-    from worker.index import build_snapshot
+    from syllabot.worker.documents import Chunk
+    from syllabot.worker.index import build_snapshot
 
     chunks = [
         Chunk(chunk_id=d, doc_id=d, file="scifact", title=t, text=x)
@@ -121,7 +121,7 @@ def product_ranker(
     snapshot, qvecs: np.ndarray, queries: list[str], alpha: float, method: str, k: int = 100
 ) -> Ranker:
     """The worker's own path: ``search_snapshot`` with these settings (k=10 is enough for nDCG@10)."""
-    from worker.engine import search_snapshot
+    from syllabot.worker.engine import search_snapshot
 
     settings = bench_settings(hybrid_alpha=alpha, keyword_method=method, score_threshold=0.0)
 
@@ -134,8 +134,8 @@ def product_ranker(
 
 def variant_ranker(snapshot, qvecs: np.ndarray, queries: list[str], fuse: Callable, k: int = 100) -> Ranker:
     """Same selection as the product (``select``), another score vector: ``fuse(cosine, bm25)``."""
-    from worker.keyword import bm25_scores
-    from worker.search import select
+    from syllabot.worker.keyword import bm25_scores
+    from syllabot.worker.search import select
 
     def rank(i: int) -> list[str]:
         cosine = snapshot.matrix @ qvecs[i]

@@ -75,7 +75,7 @@ def random_unit_matrix(n: int, dim: int = DIM, seed: int = 0) -> np.ndarray:
 
 def synthetic_keyword_index(n: int, seed: int = 1):
     """A ``KeywordIndex`` whose postings follow a Zipf vocabulary, built without tokenising text."""
-    from worker.keyword import KeywordIndex
+    from syllabot.worker.keyword import KeywordIndex
 
     rng = np.random.default_rng(seed)
     ranks = np.arange(1, VOCAB + 1, dtype=np.float64)
@@ -117,7 +117,7 @@ def keyword_index_bytes(index) -> int:
 
 def synthetic_chunks(n: int) -> list:
     """Real ``Chunk`` objects (short texts), 40 chunks per document, as a snapshot holds them."""
-    from worker.documents import Chunk
+    from syllabot.worker.documents import Chunk
 
     words = [f"w{j}" for j in range(997)]
     return [
@@ -135,7 +135,7 @@ def synthetic_chunks(n: int) -> list:
 
 def make_snapshot(matrix: np.ndarray, keyword):
     """An ``IndexSnapshot`` as a worker holds it after loading (superseded mask computed once)."""
-    from worker.index import IndexSnapshot, as_search_layout
+    from syllabot.worker.index import IndexSnapshot, as_search_layout
 
     return IndexSnapshot(
         "bench",
@@ -189,9 +189,9 @@ def question_text() -> str:
 
 
 def measure(n: int, repeats: int) -> SizeResult:
-    from worker.engine import search_snapshot
-    from worker.keyword import bm25_scores
-    from worker.search import hybrid_scores, select
+    from syllabot.worker.engine import search_snapshot
+    from syllabot.worker.keyword import bm25_scores
+    from syllabot.worker.search import hybrid_scores, select
 
     settings = bench_settings()
     matrix = random_unit_matrix(n)
@@ -264,8 +264,8 @@ def chunk_metadata_bytes() -> float | None:
     if not folder.exists():
         return None
     try:
-        from worker.chunking import chunk_document
-        from worker.loaders import load_document
+        from syllabot.worker.chunking import chunk_document
+        from syllabot.worker.loaders import load_document
     except ImportError:
         return None
     docs = []

@@ -74,7 +74,7 @@ def plot_decision(evidence_rows: list[tuple[bool, float, float]], path: Path) ->
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from worker.answerers.decision import DEFAULT_THRESHOLDS as T
+    from syllabot.worker.answerers.decision import DEFAULT_THRESHOLDS as T
 
     fig, ax = plt.subplots(figsize=(6.5, 4.5))
     for answerable, colour, label in ((True, "tab:blue", "answerable"), (False, "tab:red", "unanswerable")):
@@ -100,9 +100,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not (ROOT / "test.eval.jsonl").exists():
         print(f"SyllabusQA not found at {ROOT}; skipping")
         return 0
-    from worker.answerers.decision import evidence
-    from worker.answerers.extractive import status_of
-    from worker.evaluation import load_questions, metrics
+    from syllabot.worker.answerers.decision import evidence
+    from syllabot.worker.answerers.extractive import status_of
+    from syllabot.worker.evaluation import load_questions, metrics
 
     started = time.perf_counter()
     questions = load_questions(ROOT / "test.eval.jsonl")

@@ -56,8 +56,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not SYLLABI.exists() or not QUESTIONS.exists():
         print(f"VTU syllabi ({SYLLABI}) or questions ({QUESTIONS}) missing; skipping")
         return 0
-    from worker.answerers.extractive import status_of
-    from worker.evaluation import load_questions, metrics
+    from syllabot.worker.answerers.extractive import status_of
+    from syllabot.worker.evaluation import load_questions, metrics
 
     started = time.perf_counter()
     questions = load_questions(QUESTIONS)

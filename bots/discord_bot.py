@@ -36,16 +36,16 @@ from discord import app_commands
 from discord.gateway import DiscordWebSocket
 from discord.utils import MISSING
 
-from bots import discord_render as render
-from shared.bindings import Bindings, InvalidCollectionName, validate_collection_name
-from shared.config import Settings
-from shared.feedback import Feedback, UnknownAnswer
-from shared.formats import SUPPORTED_TYPES, is_document_name
-from shared.keys import Keys
-from shared.queue import JobFailed, NoWorker, QueueClient, QueueError, QueueTimeout, RedisUnreachable
-from shared.ratelimit import RateLimiter
-from shared.redis_conn import RedisUnavailable, resolve_redis_url
-from shared.schema import Answer, AskRequest, IngestReport, SourceInfo
+from syllabot.bots import discord_render as render
+from syllabot.shared.bindings import Bindings, InvalidCollectionName, validate_collection_name
+from syllabot.shared.config import Settings
+from syllabot.shared.feedback import Feedback, UnknownAnswer
+from syllabot.shared.formats import SUPPORTED_TYPES, is_document_name
+from syllabot.shared.keys import Keys
+from syllabot.shared.queue import JobFailed, NoWorker, QueueClient, QueueError, QueueTimeout, RedisUnreachable
+from syllabot.shared.ratelimit import RateLimiter
+from syllabot.shared.redis_conn import RedisUnavailable, resolve_redis_url
+from syllabot.shared.schema import Answer, AskRequest, IngestReport, SourceInfo
 
 log = logging.getLogger("syllabot.discord")
 

@@ -24,8 +24,8 @@ from datetime import datetime
 
 import discord
 
-from shared.labels import citation_label
-from shared.schema import (
+from syllabot.shared.labels import citation_label
+from syllabot.shared.schema import (
     NOT_IN_MATERIALS,
     UNCERTAIN_LEAD,
     Answer,

@@ -34,13 +34,13 @@ from slack_bolt.async_app import AsyncApp
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bots import slack_render as render
-from shared.bindings import Bindings, InvalidCollectionName, validate_collection_name
-from shared.config import Settings
-from shared.feedback import Feedback, UnknownAnswer
-from shared.formats import is_document_name
-from shared.keys import Keys
-from shared.queue import (
+from syllabot.bots import slack_render as render
+from syllabot.shared.bindings import Bindings, InvalidCollectionName, validate_collection_name
+from syllabot.shared.config import Settings
+from syllabot.shared.feedback import Feedback, UnknownAnswer
+from syllabot.shared.formats import is_document_name
+from syllabot.shared.keys import Keys
+from syllabot.shared.queue import (
     INGEST_TIMEOUT_S,
     JobFailed,
     NoWorker,
@@ -48,9 +48,9 @@ from shared.queue import (
     QueueTimeout,
     RedisUnreachable,
 )
-from shared.ratelimit import RateLimiter
-from shared.redis_conn import RedisUnavailable, describe, resolve_redis_url
-from shared.schema import AskRequest, IngestReport
+from syllabot.shared.ratelimit import RateLimiter
+from syllabot.shared.redis_conn import RedisUnavailable, describe, resolve_redis_url
+from syllabot.shared.schema import AskRequest, IngestReport
 
 log = logging.getLogger("syllabot.slack")
 

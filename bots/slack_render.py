@@ -23,8 +23,15 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from shared.labels import citation_label
-from shared.schema import NOT_IN_MATERIALS, UNCERTAIN_LEAD, Answer, Citation, IngestReport, SourceInfo
+from syllabot.shared.labels import citation_label
+from syllabot.shared.schema import (
+    NOT_IN_MATERIALS,
+    UNCERTAIN_LEAD,
+    Answer,
+    Citation,
+    IngestReport,
+    SourceInfo,
+)
 
 Block = dict[str, Any]
 Message = dict[str, Any]  # {"text": str, "blocks": list[Block]}

@@ -10,7 +10,7 @@ import re
 
 import redis.asyncio as aioredis
 
-from shared.keys import Keys
+from syllabot.shared.keys import Keys
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 

@@ -17,8 +17,8 @@ from typing import Literal
 
 import redis.asyncio as aioredis
 
-from shared.keys import Keys
-from shared.schema import Answer
+from syllabot.shared.keys import Keys
+from syllabot.shared.schema import Answer
 
 Vote = Literal["up", "down"]
 #: How long an answer stays votable.

@@ -46,10 +46,10 @@ from pydantic import BaseModel, ValidationError
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 
-from shared.config import Settings
-from shared.keys import Keys
-from shared.redis_conn import RedisUnavailable, describe, resolve_redis_url
-from shared.schema import Answer, AskRequest, IngestReport, SourceInfo
+from syllabot.shared.config import Settings
+from syllabot.shared.keys import Keys
+from syllabot.shared.redis_conn import RedisUnavailable, describe, resolve_redis_url
+from syllabot.shared.schema import Answer, AskRequest, IngestReport, SourceInfo
 
 log = logging.getLogger("syllabot.queue")
 _M = TypeVar("_M", bound=BaseModel)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import redis.asyncio as aioredis
 
-from shared.keys import Keys
+from syllabot.shared.keys import Keys
 
 # KEYS: the user's window. ARGV: limit, window ms, member suffix, optional "now" in ms (tests).
 # Returns {allowed (0/1), retry after ms, remaining}.

@@ -16,7 +16,7 @@ from typing import Any
 import redis
 import redis.asyncio as aioredis
 
-from shared.config import Settings
+from syllabot.shared.config import Settings
 
 
 class RedisUnavailable(RuntimeError):

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import redis
 
-from shared.config import Settings
+from syllabot.shared.config import Settings
 
 REDIS_URL = os.environ.get("SYLLABOT_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
 REPO = Path(__file__).resolve().parent.parent

@@ -18,10 +18,10 @@ from typing import Any
 
 import redis
 
-from shared.config import Settings
-from shared.keys import Keys
-from shared.schema import Hit, IngestReport, SourceInfo
-from worker.main import FastWorker, build_worker
+from syllabot.shared.config import Settings
+from syllabot.shared.keys import Keys
+from syllabot.shared.schema import Hit, IngestReport, SourceInfo
+from syllabot.worker.main import FastWorker, build_worker
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -131,7 +131,7 @@ async def running_worker(
 
 async def wait_for_workers(settings: Settings, count: int, timeout: float = 60.0) -> None:
     """Until ``count`` workers have a live heartbeat (their engine is loaded and they beat)."""
-    from shared.queue import QueueClient
+    from syllabot.shared.queue import QueueClient
 
     deadline = time.monotonic() + timeout
     async with QueueClient(settings) as client:
@@ -152,7 +152,6 @@ def worker_env(settings: Settings, **extra: str) -> dict[str, str]:
             "SYLLABOT_EMBEDDER": settings.embedder,
             "SYLLABOT_ANSWERER": settings.answerer,
             "SYLLABOT_WORKER_MAX_JOBS": str(settings.worker_max_jobs),
-            "PYTHONPATH": str(REPO) + os.pathsep + env.get("PYTHONPATH", ""),
             "PYTHONUNBUFFERED": "1",
         }
     )
@@ -161,11 +160,11 @@ def worker_env(settings: Settings, **extra: str) -> dict[str, str]:
 
 
 def start_worker_process(settings: Settings, log_path: Path, **extra_env: str) -> subprocess.Popen:
-    """``python -m worker.main`` in a clean working directory (no stray .env), logging to a file."""
+    """``python -m syllabot.worker.main`` in a clean working directory (no stray .env), logging to a file."""
     log_path.parent.mkdir(parents=True, exist_ok=True)
     log_file = open(log_path, "wb")  # noqa: SIM115 - owned by the process for its lifetime
     return subprocess.Popen(
-        [sys.executable, "-m", "worker.main"],
+        [sys.executable, "-m", "syllabot.worker.main"],
         cwd=log_path.parent,
         env=worker_env(settings, **extra_env),
         stdout=log_file,

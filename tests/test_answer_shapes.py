@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 
-from shared.schema import NOT_IN_MATERIALS, UNCERTAIN_LEAD
+from syllabot.shared.schema import NOT_IN_MATERIALS, UNCERTAIN_LEAD
+from syllabot.worker.answerers.base import finalise_citations
+from syllabot.worker.answerers.decision import Thresholds
+from syllabot.worker.answerers.extractive import ExtractiveAnswerer, reply_for
 from tests.queue_helpers import make_hit
-from worker.answerers.base import finalise_citations
-from worker.answerers.decision import Thresholds
-from worker.answerers.extractive import ExtractiveAnswerer, reply_for
 
 LOOSE = Thresholds(0.0, 0.0, 0.0)
 
@@ -160,11 +160,11 @@ SYLLABI = Path(__file__).resolve().parents[2] / "shared" / "data" / "syllabi"
 def vtu() -> Any:
     if not SYLLABI.exists():
         pytest.skip(f"real syllabi not found at {SYLLABI}")
-    from shared.config import Settings
-    from worker.chunking import chunk_document, link_course_tails
-    from worker.embedders import get_embedder
-    from worker.index import build_snapshot
-    from worker.loaders import IngestError, load_document
+    from syllabot.shared.config import Settings
+    from syllabot.worker.chunking import chunk_document, link_course_tails
+    from syllabot.worker.embedders import get_embedder
+    from syllabot.worker.index import build_snapshot
+    from syllabot.worker.loaders import IngestError, load_document
 
     settings = Settings(embedder="minilm", _env_file=None)
     embedder = get_embedder(settings)
@@ -181,7 +181,7 @@ def vtu() -> Any:
 
 
 def _ask(vtu: Any, question: str) -> Any:
-    from worker.engine import SearchResult, prepare_query, search_snapshot
+    from syllabot.worker.engine import SearchResult, prepare_query, search_snapshot
 
     settings, embedder, snapshot = vtu
     query = prepare_query(question, snapshot)

@@ -14,16 +14,16 @@ import pytest
 import redis
 from aiohttp import web
 
-from shared.config import Settings
-from shared.schema import NOT_IN_MATERIALS, UNCERTAIN_LEAD
+from syllabot.shared.config import Settings
+from syllabot.shared.schema import NOT_IN_MATERIALS, UNCERTAIN_LEAD
+from syllabot.worker.answerers import get_answerer
+from syllabot.worker.answerers.base import finalise_citations, strip_markers
+from syllabot.worker.answerers.decision import Evidence, Thresholds, decide, evidence
+from syllabot.worker.answerers.extractive import ExtractiveAnswerer
+from syllabot.worker.answerers.llm import UNSURE_TAG, LLMAnswerer, LLMError, build_messages, parse_reply
+from syllabot.worker.engine import SearchResult
 from tests.conftest import REDIS_URL
 from tests.queue_helpers import make_hit
-from worker.answerers import get_answerer
-from worker.answerers.base import finalise_citations, strip_markers
-from worker.answerers.decision import Evidence, Thresholds, decide, evidence
-from worker.answerers.extractive import ExtractiveAnswerer
-from worker.answerers.llm import UNSURE_TAG, LLMAnswerer, LLMError, build_messages, parse_reply
-from worker.engine import SearchResult
 
 HITS = [
     make_hit(1, "A new, unridden bike may be returned within 30 days of delivery. Refunds take 14 days."),
@@ -182,8 +182,8 @@ def test_coverage_weighs_missing_rare_words() -> None:
 @pytest.fixture(scope="module")
 def sample_engine() -> Iterator[Any]:
     """The shipped sample corpus indexed once for this module with the default MiniLM model."""
-    from worker.engine import Engine
-    from worker.sample import sample_files
+    from syllabot.worker.engine import Engine
+    from syllabot.worker.sample import sample_files
 
     prefix = f"test:{uuid.uuid4().hex[:12]}:"
     settings = Settings(redis_url=REDIS_URL, key_prefix=prefix, embedder="minilm", _env_file=None)
@@ -576,7 +576,7 @@ def test_fence_nonce_differs_per_prompt_and_is_stripped_from_chunks() -> None:
 
 
 def test_quoted_sentences_skip_the_context_line_and_rejoin_wrapped_lines() -> None:
-    from worker.answerers.extractive import reply_for
+    from syllabot.worker.answerers.extractive import reply_for
 
     hit = make_hit(
         1,

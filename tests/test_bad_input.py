@@ -7,12 +7,12 @@ import json
 import pytest
 from pydantic import ValidationError
 
-from bots import cli
-from shared.config import Settings
-from shared.schema import AskRequest
+from syllabot import cli
+from syllabot.shared.config import Settings
+from syllabot.shared.schema import AskRequest
+from syllabot.worker.answerers.extractive import ExtractiveAnswerer
+from syllabot.worker.engine import Engine
 from tests.conftest import CORPUS
-from worker.answerers.extractive import ExtractiveAnswerer
-from worker.engine import Engine
 
 BANGLA_RETURNS_QUESTION = (
     "আমি কত দিনের মধ্যে বাইক ফেরত দিতে পারি?"  # "Within how many days can I return a bike?"

@@ -78,7 +78,7 @@ def test_search_scale_measures_every_row_on_a_tiny_index() -> None:
 
 
 def test_scifact_rankers_run_through_the_product_path() -> None:
-    from worker.embedders.hashing import HashingEmbedder
+    from syllabot.worker.embedders.hashing import HashingEmbedder
 
     embedder = HashingEmbedder(64)
     data = scifact.SciFact(

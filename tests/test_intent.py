@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from worker.intent import VALUE_PATTERNS, read_intent, section_pattern
-from worker.question import clean_question
+from syllabot.worker.intent import VALUE_PATTERNS, read_intent, section_pattern
+from syllabot.worker.question import clean_question
 
 
 @pytest.mark.parametrize(

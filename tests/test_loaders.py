@@ -17,8 +17,8 @@ from fpdf import FPDF
 from PIL import Image, ImageDraw
 from pypdf import PdfReader, PdfWriter
 
-import worker.loaders as loaders
-from worker.loaders import (
+import syllabot.worker.loaders as loaders
+from syllabot.worker.loaders import (
     CorruptFile,
     EmptyDocument,
     EncryptedFile,

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from worker.question import QuestionRefs, clean_question, normalise_references, references
+from syllabot.worker.question import QuestionRefs, clean_question, normalise_references, references
 
 # ----------------------------------------------------------------------------------------------
 # clean_question: whole questions as students type them

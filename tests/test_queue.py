@@ -16,9 +16,9 @@ import pytest
 import redis
 from arq.worker import func
 
-from shared.config import Settings
-from shared.keys import Keys
-from shared.queue import (
+from syllabot.shared.config import Settings
+from syllabot.shared.keys import Keys
+from syllabot.shared.queue import (
     HEARTBEAT_INTERVAL_S,
     HEARTBEAT_TTL_S,
     JOB_ASK,
@@ -29,7 +29,9 @@ from shared.queue import (
     RedisUnreachable,
     beat,
 )
-from shared.schema import AskRequest
+from syllabot.shared.schema import AskRequest
+from syllabot.worker import jobs
+from syllabot.worker.main import worker_kwargs
 from tests.queue_helpers import (
     StandInEngine,
     collecting_progress,
@@ -38,8 +40,6 @@ from tests.queue_helpers import (
     running_worker,
     wait_for_workers,
 )
-from worker import jobs
-from worker.main import worker_kwargs
 
 
 def _closed_port() -> int:

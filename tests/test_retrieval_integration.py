@@ -8,13 +8,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from shared.config import Settings
-from shared.schema import SEARCH_HIT_FIELDS
+from syllabot.shared.config import Settings
+from syllabot.shared.schema import SEARCH_HIT_FIELDS
+from syllabot.worker.embedders.base import Embedder, EmbedderMismatch
+from syllabot.worker.engine import Engine, NothingToIndex
+from syllabot.worker.evaluation import load_questions, metrics
+from syllabot.worker.sample import sample_files
 from tests.conftest import CORPUS
-from worker.embedders.base import Embedder, EmbedderMismatch
-from worker.engine import Engine, NothingToIndex
-from worker.evaluation import load_questions, metrics
-from worker.sample import sample_files
 
 QUESTIONS = Path(__file__).parent / "data" / "sample_questions.jsonl"
 
@@ -186,7 +186,7 @@ def test_empty_collection_returns_no_hits_and_no_version(settings: Settings) -> 
 
 
 def test_search_json_cli_contract(settings: Settings, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
-    from bots import cli
+    from syllabot import cli
 
     Engine(settings).ingest("default", [("warranty.md", (CORPUS / "warranty.md").read_bytes())])
     monkeypatch.setattr(cli, "get_settings", lambda: settings)
@@ -211,8 +211,8 @@ class _Truncated3072(Embedder):
 
 def test_incident_regression_truncated_vectors_rank_and_score_as_untruncated(settings: Settings) -> None:
     """The bug this product exists for: truncated vectors, cosine silently small, nothing over 0.15."""
-    from worker.engine import search_snapshot
-    from worker.index import build_snapshot
+    from syllabot.worker.engine import search_snapshot
+    from syllabot.worker.index import build_snapshot
 
     rng = np.random.default_rng(7)
     topic = rng.normal(size=3072)
@@ -231,7 +231,7 @@ def test_incident_regression_truncated_vectors_rank_and_score_as_untruncated(set
     assert np.allclose(np.linalg.norm(matrix, axis=1), 1.0, atol=1e-5)
     query = embedder.embed_query("query")
     assert abs(float(np.linalg.norm(query)) - 1.0) < 1e-5
-    from worker.documents import Chunk
+    from syllabot.worker.documents import Chunk
 
     chunks = [
         Chunk(chunk_id=f"d:{i}", doc_id=f"d{i}", file=f"d{i}.md", title=t, text=t)

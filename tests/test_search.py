@@ -5,12 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from shared.labels import citation_label
-from worker.documents import Chunk
-from worker.embedders.base import EmbedderMismatch, normalise
-from worker.index import CorruptSnapshot, IndexSnapshot, build_snapshot, check_unit_rows
-from worker.keyword import bm25_scores, build_keyword_index, overlap_scores, tokenize
-from worker.search import document_family, hybrid_scores, select, superseded_mask
+from syllabot.shared.labels import citation_label
+from syllabot.worker.documents import Chunk
+from syllabot.worker.embedders.base import EmbedderMismatch, normalise
+from syllabot.worker.index import CorruptSnapshot, IndexSnapshot, build_snapshot, check_unit_rows
+from syllabot.worker.keyword import bm25_scores, build_keyword_index, overlap_scores, tokenize
+from syllabot.worker.search import document_family, hybrid_scores, select, superseded_mask
 
 
 def chunk(i: int, text: str, doc: str = "d1", **kw) -> Chunk:

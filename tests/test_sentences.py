@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from worker.sentences import ABBREVIATIONS, split_sentences
+from syllabot.worker.sentences import ABBREVIATIONS, split_sentences
 
 TEXTBOOKS = (
     "1. Computer-Networks- Andrew S. Tanenbaum, David J. Wetherall, 5th Edition, Pearson Education, 2011. "
@@ -290,7 +290,7 @@ def test_speed_over_a_question_worth_of_chunks() -> None:
     ],
 )
 def test_agrees_with_the_chunker_where_the_chunker_is_right(text: str) -> None:
-    from worker.chunking import split_sentences as chunker_split
+    from syllabot.worker.chunking import split_sentences as chunker_split
 
     assert split_sentences(text) == chunker_split(text)
 

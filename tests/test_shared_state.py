@@ -7,11 +7,11 @@ import itertools
 
 import redis.asyncio as aioredis
 
-from shared.config import Settings
-from shared.feedback import Feedback
-from shared.keys import Keys
-from shared.ratelimit import RateLimiter
-from shared.schema import Answer
+from syllabot.shared.config import Settings
+from syllabot.shared.feedback import Feedback
+from syllabot.shared.keys import Keys
+from syllabot.shared.ratelimit import RateLimiter
+from syllabot.shared.schema import Answer
 
 
 async def test_concurrent_questions_cannot_slip_past_the_rate_limit(settings: Settings) -> None:

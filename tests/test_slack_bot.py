@@ -27,16 +27,23 @@ import pytest
 import redis.asyncio as aioredis
 from aiohttp import web
 
-from bots import slack_bot
-from bots import slack_render as render
-from bots.slack_bot import ADD_SHORTCUT_ID, build_app, describe_error, run_slack, serve, web_app
-from shared.bindings import Bindings
-from shared.config import Settings
-from shared.keys import Keys
-from shared.queue import INGEST_TIMEOUT_S, JobFailed, NoWorker, QueueClient, QueueTimeout, RedisUnreachable
-from shared.schema import Answer, Citation, FileReport, IngestReport
+from syllabot.bots import slack_bot
+from syllabot.bots import slack_render as render
+from syllabot.bots.slack_bot import ADD_SHORTCUT_ID, build_app, describe_error, run_slack, serve, web_app
+from syllabot.shared.bindings import Bindings
+from syllabot.shared.config import Settings
+from syllabot.shared.keys import Keys
+from syllabot.shared.queue import (
+    INGEST_TIMEOUT_S,
+    JobFailed,
+    NoWorker,
+    QueueClient,
+    QueueTimeout,
+    RedisUnreachable,
+)
+from syllabot.shared.schema import Answer, Citation, FileReport, IngestReport
+from syllabot.worker.main import build_worker
 from tests.slack_fake import APP_TOKEN, BOT_TOKEN, BOT_USER_ID, TEAM_ID, FakeSlack, slash_command_payload
-from worker.main import build_worker
 
 SECRET = "8f742231b10e8888abcd99yyyzzz85a5"
 ADMIN = "UADMIN"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from bots import slack_render as r
-from shared.schema import (
+from syllabot.bots import slack_render as r
+from syllabot.shared.schema import (
     NOT_IN_MATERIALS,
     UNCERTAIN_LEAD,
     Answer,

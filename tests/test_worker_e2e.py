@@ -15,10 +15,12 @@ from pathlib import Path
 
 import pytest
 
-from bots import cli_queue
-from shared.config import Settings
-from shared.queue import IN_PROGRESS_TTL_S, QueueClient
-from shared.schema import NOT_IN_MATERIALS, Answer, AskRequest
+from syllabot import cli_queue
+from syllabot.shared.config import Settings
+from syllabot.shared.queue import IN_PROGRESS_TTL_S, QueueClient
+from syllabot.shared.schema import NOT_IN_MATERIALS, Answer, AskRequest
+from syllabot.worker.engine import Engine
+from syllabot.worker.sample import sample_files
 from tests.queue_helpers import (
     collecting_progress,
     queue_keys_left,
@@ -27,8 +29,6 @@ from tests.queue_helpers import (
     stop_process,
     wait_for_workers,
 )
-from worker.engine import Engine
-from worker.sample import sample_files
 
 NEW_DOC = (
     "moonlight-club.md",

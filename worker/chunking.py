@@ -59,7 +59,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
-from worker.documents import Chunk, Document, Page
+from syllabot.worker.documents import Chunk, Document, Page
 
 CONTEXT_SEPARATOR = " — "
 """Between subject/title and module/section on a chunk's first line."""

@@ -39,8 +39,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from worker.chunking import split_subject
-from worker.documents import Chunk
+from syllabot.worker.chunking import split_subject
+from syllabot.worker.documents import Chunk
 
 # ----------------------------------------------------------------------------------------------
 # Vocabulary

@@ -20,23 +20,23 @@ from typing import Any
 import numpy as np
 import redis
 
-from shared.bindings import validate_collection_name
-from shared.config import Settings
-from shared.keys import Keys
-from shared.labels import citation_label
-from shared.redis_conn import sync_client
-from shared.schema import FileReport, Hit, IngestReport, SourceInfo
-from worker.chunking import chunk_document, link_course_tails
-from worker.documents import Chunk, Document
-from worker.embedders import get_embedder
-from worker.embedders.base import Embedder
-from worker.index import IndexSnapshot, build_snapshot
-from worker.intent import read_intent
-from worker.keyword import keyword_scores
-from worker.loaders import IngestError, load_document
-from worker.question import clean_question
-from worker.search import Selection, hybrid_scores, select
-from worker.store import CollectionStore
+from syllabot.shared.bindings import validate_collection_name
+from syllabot.shared.config import Settings
+from syllabot.shared.keys import Keys
+from syllabot.shared.labels import citation_label
+from syllabot.shared.redis_conn import sync_client
+from syllabot.shared.schema import FileReport, Hit, IngestReport, SourceInfo
+from syllabot.worker.chunking import chunk_document, link_course_tails
+from syllabot.worker.documents import Chunk, Document
+from syllabot.worker.embedders import get_embedder
+from syllabot.worker.embedders.base import Embedder
+from syllabot.worker.index import IndexSnapshot, build_snapshot
+from syllabot.worker.intent import read_intent
+from syllabot.worker.keyword import keyword_scores
+from syllabot.worker.loaders import IngestError, load_document
+from syllabot.worker.question import clean_question
+from syllabot.worker.search import Selection, hybrid_scores, select
+from syllabot.worker.store import CollectionStore
 
 #: progress(stage, done, total), e.g. ("embedding", 120, 300)
 Progress = Callable[[str, int, int], None]

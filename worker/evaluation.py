@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from shared.schema import ANSWER_STATUSES, AnswerStatus, Hit
+from syllabot.shared.schema import ANSWER_STATUSES, AnswerStatus, Hit
 
 CUTOFFS = (1, 5, 18)
 

@@ -14,12 +14,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from worker.courses import CourseCatalog
-from worker.documents import Chunk
-from worker.embedders.base import EmbedderMismatch
-from worker.intent import holds_section
-from worker.keyword import KeywordIndex, build_keyword_index
-from worker.search import superseded_mask
+from syllabot.worker.courses import CourseCatalog
+from syllabot.worker.documents import Chunk
+from syllabot.worker.embedders.base import EmbedderMismatch
+from syllabot.worker.intent import holds_section
+from syllabot.worker.keyword import KeywordIndex, build_keyword_index
+from syllabot.worker.search import superseded_mask
 
 #: Vectors whose length strays further than this from 1 are a bug upstream, never silently used.
 UNIT_TOLERANCE = 1e-3

@@ -16,8 +16,8 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from worker.documents import Chunk
-from worker.question import references
+from syllabot.worker.documents import Chunk
+from syllabot.worker.question import references
 
 _I = re.IGNORECASE
 

@@ -23,9 +23,9 @@ from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from shared.config import Settings
-from shared.keys import Keys
-from shared.queue import (
+from syllabot.shared.config import Settings
+from syllabot.shared.keys import Keys
+from syllabot.shared.queue import (
     HEARTBEAT_INTERVAL_S,
     HEARTBEAT_TTL_S,
     RESULT_TTL_S,
@@ -33,12 +33,12 @@ from shared.queue import (
     error_envelope,
     ok_envelope,
 )
-from shared.schema import Answer, AskRequest, Timings
-from worker.answerers import get_answerer
+from syllabot.shared.schema import Answer, AskRequest, Timings
+from syllabot.worker.answerers import get_answerer
 
 if TYPE_CHECKING:
-    from worker.answerers.base import Answerer
-    from worker.engine import Engine, Progress
+    from syllabot.worker.answerers.base import Answerer
+    from syllabot.worker.engine import Engine, Progress
 
 log = logging.getLogger("syllabot.worker")
 answer_log = logging.getLogger("syllabot.answers")
@@ -112,7 +112,7 @@ def log_answer(request: AskRequest, answer: Answer) -> None:
 
 def load_engine(settings: Settings) -> Engine:
     """The engine with its embedder loaded now, so the first question does not pay for the model."""
-    from worker.engine import Engine
+    from syllabot.worker.engine import Engine
 
     engine = Engine(settings)
     _ = engine.embedder

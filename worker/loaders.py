@@ -26,9 +26,9 @@ import unicodedata
 import zipfile
 from pathlib import PurePath, PureWindowsPath
 
-from shared.formats import DOCUMENT_KINDS, SUPPORTED_TYPES
-from worker.chunking import detect_subject
-from worker.documents import Document, Page
+from syllabot.shared.formats import DOCUMENT_KINDS, SUPPORTED_TYPES
+from syllabot.worker.chunking import detect_subject
+from syllabot.worker.documents import Document, Page
 
 _EXTENSIONS = DOCUMENT_KINDS
 _LITTLE_TEXT_CHARS = 20  # non-space characters below which a page counts as "little text"

@@ -19,9 +19,9 @@ from arq.connections import RedisSettings
 from arq.constants import in_progress_key_prefix
 from arq.worker import Worker, func
 
-from shared.config import Settings, get_settings
-from shared.keys import Keys
-from shared.queue import (
+from syllabot.shared.config import Settings, get_settings
+from syllabot.shared.keys import Keys
+from syllabot.shared.queue import (
     HEARTBEAT_TTL_S,
     IN_PROGRESS_TTL_S,
     INGEST_TIMEOUT_S,
@@ -31,8 +31,8 @@ from shared.queue import (
     JOB_REMOVE,
     JOB_SOURCES,
 )
-from shared.redis_conn import describe, resolve_redis_url
-from worker import jobs
+from syllabot.shared.redis_conn import describe, resolve_redis_url
+from syllabot.worker import jobs
 
 log = logging.getLogger("syllabot.worker")
 

@@ -1,4 +1,4 @@
-"""The sample corpus shipped inside the distribution (package ``syllabot_corpus``).
+"""The sample corpus shipped inside the distribution (package ``syllabot.corpus``).
 
 A fresh install has something to ask about: the first question against an empty default
 collection indexes these files, and the terminal says so.
@@ -8,14 +8,14 @@ from __future__ import annotations
 
 from importlib import resources
 
-from shared.formats import is_document_name
-from shared.schema import IngestReport
-from worker.engine import Engine, Progress
+from syllabot.shared.formats import is_document_name
+from syllabot.shared.schema import IngestReport
+from syllabot.worker.engine import Engine, Progress
 
 
 def sample_files() -> list[tuple[str, bytes]]:
     """(file name, bytes) of every shipped sample document, sorted by name."""
-    root = resources.files("syllabot_corpus")
+    root = resources.files("syllabot.corpus")
     files = [
         (entry.name, entry.read_bytes())
         for entry in root.iterdir()

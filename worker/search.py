@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from worker.documents import Chunk
+from syllabot.worker.documents import Chunk
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 _VERSION_SUFFIX = re.compile(r"[-_.]?v\d+(?=$|[-_.])", re.IGNORECASE)

@@ -14,8 +14,8 @@ from typing import Any
 
 import redis
 
-from shared.keys import Keys
-from worker.index import IndexSnapshot
+from syllabot.shared.keys import Keys
+from syllabot.worker.index import IndexSnapshot
 
 #: Seconds an unpublished (previous) snapshot survives for in-flight readers.
 OLD_SNAPSHOT_GRACE_S = 600

@@ -9,16 +9,16 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from shared.config import Settings
-    from worker.answerers.base import Answerer
+    from syllabot.shared.config import Settings
+    from syllabot.worker.answerers.base import Answerer
 
 
 def get_answerer(settings: Settings) -> Answerer:
     """The answerer the settings name (``SYLLABOT_ANSWERER``)."""
-    from worker.answerers.extractive import ExtractiveAnswerer
+    from syllabot.worker.answerers.extractive import ExtractiveAnswerer
 
     if settings.answerer == "openai":
-        from worker.answerers.llm import LLMAnswerer
+        from syllabot.worker.answerers.llm import LLMAnswerer
 
         return LLMAnswerer(settings, fallback=ExtractiveAnswerer(settings))
     return ExtractiveAnswerer(settings)

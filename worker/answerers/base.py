@@ -19,11 +19,11 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from shared.labels import citation_label
-from shared.schema import Answer, Citation, Hit, Passage
+from syllabot.shared.labels import citation_label
+from syllabot.shared.schema import Answer, Citation, Hit, Passage
 
 if TYPE_CHECKING:
-    from worker.engine import SearchResult
+    from syllabot.worker.engine import SearchResult
 
 #: Delimits a citation number in text an answerer composed itself (NUL, "3", NUL for [3]).
 SENTINEL = "\x00"

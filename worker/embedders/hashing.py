@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from worker.embedders.base import Embedder
+from syllabot.worker.embedders.base import Embedder
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from worker.embedders.base import Embedder, EmbedderError
+from syllabot.worker.embedders.base import Embedder, EmbedderError
 
 if TYPE_CHECKING:  # imported lazily at run time: keeps `import worker.embedders` light
     import onnxruntime
@@ -65,7 +65,7 @@ def default_model_path() -> Path:
 
 def default_tokenizer_path() -> Path:
     """``tokenizer.json`` shipped as package data beside this module."""
-    return Path(str(resources.files("worker.embedders").joinpath("data", "tokenizer.json")))
+    return Path(str(resources.files("syllabot.worker.embedders").joinpath("data", "tokenizer.json")))
 
 
 def verify_sha256(path: Path, expected: str, what: str) -> None:

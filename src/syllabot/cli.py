@@ -14,13 +14,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from shared.config import Settings, get_settings
-from shared.formats import SUPPORTED_TYPES, is_document_name
-from shared.schema import SEARCH_HIT_FIELDS, Answer, IngestReport
+from syllabot.shared.config import Settings, get_settings
+from syllabot.shared.formats import SUPPORTED_TYPES, is_document_name
+from syllabot.shared.schema import SEARCH_HIT_FIELDS, Answer, IngestReport
 
 if TYPE_CHECKING:
-    from worker.engine import SearchResult
-    from worker.evaluation import EvalRow, LabelledQuestion
+    from syllabot.worker.engine import SearchResult
+    from syllabot.worker.evaluation import EvalRow, LabelledQuestion
 
 #: How many questions whose answer missed its ``expect`` `syllabot eval` lists (all are in --json).
 EVAL_MISSES_SHOWN = 10
@@ -75,7 +75,7 @@ def print_ingest_report(report: IngestReport, stream=sys.stdout) -> None:
 
 
 def cmd_index(args: argparse.Namespace, settings: Settings) -> int:
-    from bots.cli_queue import run_index, run_reindex
+    from syllabot.cli_queue import run_index, run_reindex
 
     collection = args.collection or settings.default_collection
     if args.reindex:
@@ -110,7 +110,7 @@ def cmd_index(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_search(args: argparse.Namespace, settings: Settings) -> int:
-    from worker.engine import Engine
+    from syllabot.worker.engine import Engine
 
     collection = args.collection or settings.default_collection
     engine = Engine(settings)
@@ -150,9 +150,9 @@ def _answer_all(
     The extractive answerer (the default) is pure CPU and is called directly (``answer_sync``); any
     other (the LLM) is awaited, all questions on one event loop so its HTTP pool is reused.
     """
-    from worker.answerers import get_answerer
-    from worker.engine import Engine
-    from worker.evaluation import EvalRow
+    from syllabot.worker.answerers import get_answerer
+    from syllabot.worker.engine import Engine
+    from syllabot.worker.evaluation import EvalRow
 
     engine = Engine(settings)
     answerer = get_answerer(settings)
@@ -188,8 +188,8 @@ def _rate(value: float | None) -> str:
 
 
 def cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
-    from shared.schema import ANSWER_STATUSES
-    from worker.evaluation import EvalFileError, load_questions, metrics, summarise
+    from syllabot.shared.schema import ANSWER_STATUSES
+    from syllabot.worker.evaluation import EvalFileError, load_questions, metrics, summarise
 
     collection = args.collection or settings.default_collection
     try:
@@ -276,7 +276,7 @@ def cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_sources(args: argparse.Namespace, settings: Settings) -> int:
-    from worker.engine import Engine
+    from syllabot.worker.engine import Engine
 
     collection = args.collection or settings.default_collection
     sources = Engine(settings).sources(collection)
@@ -291,25 +291,25 @@ def cmd_sources(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
-    from bots.cli_queue import run_ask
+    from syllabot.cli_queue import run_ask
 
     return run_ask(settings, args.question, args.collection or settings.default_collection, args.json)
 
 
 def cmd_worker(args: argparse.Namespace, settings: Settings) -> int:
-    from bots.cli_queue import run_worker
+    from syllabot.cli_queue import run_worker
 
     return run_worker(settings)
 
 
 def cmd_discord(args: argparse.Namespace, settings: Settings) -> int:
-    from bots.discord_bot import run_discord
+    from syllabot.bots.discord_bot import run_discord
 
     return run_discord(settings)
 
 
 def cmd_slack(args: argparse.Namespace, settings: Settings) -> int:
-    from bots.slack_bot import run_slack
+    from syllabot.bots.slack_bot import run_slack
 
     return run_slack(settings)
 
@@ -375,10 +375,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     from redis.exceptions import ConnectionError as RedisConnectionError
 
-    from shared.queue import QueueError
-    from shared.redis_conn import RedisUnavailable
-    from worker.embedders.base import EmbedderError
-    from worker.engine import NothingToIndex
+    from syllabot.shared.queue import QueueError
+    from syllabot.shared.redis_conn import RedisUnavailable
+    from syllabot.worker.embedders.base import EmbedderError
+    from syllabot.worker.engine import NothingToIndex
 
     try:
         return int(args.func(args, settings) or 0)

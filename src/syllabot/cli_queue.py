@@ -15,10 +15,10 @@ import getpass
 import sys
 from typing import TextIO
 
-from shared.config import Settings
-from shared.queue import JobFailed, NoWorker, QueueClient, QueueError, QueueTimeout, RedisUnreachable
-from shared.redis_conn import RedisUnavailable
-from shared.schema import UNCERTAIN_LEAD, Answer, AskRequest, IngestReport
+from syllabot.shared.config import Settings
+from syllabot.shared.queue import JobFailed, NoWorker, QueueClient, QueueError, QueueTimeout, RedisUnreachable
+from syllabot.shared.redis_conn import RedisUnavailable
+from syllabot.shared.schema import UNCERTAIN_LEAD, Answer, AskRequest, IngestReport
 
 
 def _say(message: str) -> None:
@@ -93,9 +93,9 @@ async def ask(settings: Settings, request: AskRequest) -> Answer:
 
 async def ask_in_process(settings: Settings, request: AskRequest) -> Answer:
     """The worker's ``ask`` job, run here: engine, optional sample seeding, answerer."""
-    from worker.answerers import get_answerer
-    from worker.engine import Engine
-    from worker.jobs import answer_question
+    from syllabot.worker.answerers import get_answerer
+    from syllabot.worker.engine import Engine
+    from syllabot.worker.jobs import answer_question
 
     engine = Engine(settings)
     if request.collection == settings.default_collection:
@@ -110,7 +110,7 @@ async def ask_in_process(settings: Settings, request: AskRequest) -> Answer:
 
 
 def _seed_locally(engine: object, collection: str) -> None:
-    from worker.sample import seed_if_empty
+    from syllabot.worker.sample import seed_if_empty
 
     line = _ProgressLine()
     try:
@@ -122,7 +122,7 @@ def _seed_locally(engine: object, collection: str) -> None:
 
 
 async def _seed_via_queue(client: QueueClient, collection: str) -> bool:
-    from worker.sample import sample_files
+    from syllabot.worker.sample import sample_files
 
     line = _ProgressLine()
     try:
@@ -272,7 +272,7 @@ async def reindex(settings: Settings, collection: str) -> IngestReport:
 
 
 def _reindex_locally(settings: Settings, collection: str) -> IngestReport:
-    from worker.engine import Engine
+    from syllabot.worker.engine import Engine
 
     line = _ProgressLine()
     try:
@@ -284,7 +284,7 @@ def _reindex_locally(settings: Settings, collection: str) -> IngestReport:
 def _index_locally(
     settings: Settings, collection: str, files: list[tuple[str, bytes]], who: str
 ) -> IngestReport:
-    from worker.engine import Engine
+    from syllabot.worker.engine import Engine
 
     line = _ProgressLine()
     try:
@@ -298,7 +298,7 @@ def _index_locally(
 
 def run_worker(settings: Settings) -> int:
     """Run a worker in the foreground until interrupted."""
-    from worker.main import run_worker as serve
+    from syllabot.worker.main import run_worker as serve
 
     serve(settings)
     return 0

@@ -1,0 +1,159 @@
+"""The installed namespace and the rooms' import rules.
+
+Everything installs under ``syllabot.``; the repository keeps ``bots/``, ``worker/``, ``shared/`` and
+``corpus/`` at its top level and ``pyproject.toml`` maps them into the namespace. ``bots`` imports only
+``shared``, ``worker`` only ``shared``, ``shared`` nothing of ours; ``syllabot.cli`` (``src/syllabot/``)
+is the composition root and may import both sides. Imports are read with ``ast``, so function-level
+and ``TYPE_CHECKING`` imports count too.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+
+# room (a folder of the repository) -> the syllabot sub-packages it may import
+ROOMS: dict[str, set[str]] = {
+    "shared": {"shared"},
+    "worker": {"shared", "worker"},
+    "bots": {"shared", "bots"},
+    "src/syllabot": {"shared", "worker", "bots", "cli", "cli_queue", "corpus"},
+}
+OLD_TOP_LEVEL = {"shared", "worker", "bots", "syllabot_corpus"}
+
+
+def _python_files(*folders: str) -> list[Path]:
+    return sorted(p for folder in folders for p in (REPO / folder).rglob("*.py"))
+
+
+def _imports(path: Path) -> list[tuple[int, str]]:
+    """(line, absolute module name) of every import in ``path``; relative imports are refused."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.extend((node.lineno, alias.name) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            assert node.level == 0, f"{path.relative_to(REPO)}:{node.lineno}: use absolute syllabot.… imports"
+            assert node.module is not None
+            if node.module == "syllabot":  # from syllabot import cli
+                found.extend((node.lineno, f"syllabot.{alias.name}") for alias in node.names)
+            else:
+                found.append((node.lineno, node.module))
+    return found
+
+
+@pytest.mark.parametrize("room", sorted(ROOMS))
+def test_each_room_imports_only_what_it_may(room: str) -> None:
+    allowed = ROOMS[room]
+    wrong = []
+    for path in _python_files(room):
+        for line, module in _imports(path):
+            parts = module.split(".")
+            if parts[0] != "syllabot" or len(parts) < 2:
+                continue
+            if parts[1] not in allowed:
+                wrong.append(f"{path.relative_to(REPO)}:{line} imports {module}")
+    rule = f"{room}/ may import only syllabot.{{{', '.join(sorted(allowed))}}}"
+    assert not wrong, rule + ":\n" + "\n".join(wrong)
+
+
+def test_everything_imports_the_namespaced_names() -> None:
+    """``import worker`` would work from the repository root (the folder is there) and nowhere else."""
+    wrong = [
+        f"{path.relative_to(REPO)}:{line} imports {module}"
+        for path in _python_files("shared", "worker", "bots", "src", "tests", "bench")
+        for line, module in _imports(path)
+        if module.split(".")[0] in OLD_TOP_LEVEL
+    ]
+    assert not wrong, "import syllabot.… names, not the repository's folders:\n" + "\n".join(wrong)
+
+
+def test_the_installed_package_is_imported_not_a_local_folder() -> None:
+    """``python -m pytest`` from the root puts the root on sys.path: no folder there may shadow ``syllabot``."""
+    assert not (REPO / "syllabot").exists(), "a ./syllabot folder would shadow the installed package"
+    import syllabot
+    import syllabot.bots
+    import syllabot.shared
+    import syllabot.worker
+
+    assert Path(syllabot.__file__).resolve().parent.name == "syllabot"
+    for package in (syllabot.shared, syllabot.worker, syllabot.bots):
+        assert package.__name__.startswith("syllabot."), package
+
+
+def _wheel(tmp_path: Path) -> Path:
+    out = tmp_path / "wheel"
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "--disable-pip-version-check",
+         "-w", str(out), str(REPO)],
+        check=True,
+        cwd=tmp_path,
+    )  # fmt: skip
+    (wheel,) = out.glob("syllabot-*.whl")
+    return wheel
+
+
+@pytest.mark.slow
+def test_the_wheel_installs_one_namespace_and_works(tmp_path: Path) -> None:
+    wheel = _wheel(tmp_path)
+    names = zipfile.ZipFile(wheel).namelist()
+    tops = {name.split("/")[0] for name in names if not name.split("/")[0].endswith(".dist-info")}
+    assert tops == {"syllabot"}, tops
+    assert "syllabot/corpus/returns-policy.md" in names
+    assert "syllabot/worker/embedders/data/tokenizer.json" in names
+    assert not [n for n in names if "make_syllabi" in n], "the dev-only generator ships in the wheel"
+
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    subprocess.run(
+        [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", str(wheel)],
+        check=True,
+        cwd=tmp_path,
+    )
+    # Run from an empty folder with a clean environment: nothing of the repository on sys.path.
+    env = {k: v for k, v in os.environ.items() if k not in {"PYTHONPATH", "PYTHONHOME"}}
+    run = tmp_path / "run"
+    run.mkdir()
+    check = (
+        "import importlib.util, syllabot.worker.engine, syllabot.bots.discord_render\n"
+        "from syllabot.worker.sample import sample_files\n"
+        "from syllabot.worker.loaders import load_document\n"
+        "files = sample_files()\n"
+        "assert len(files) >= 10, files\n"
+        "assert all(load_document(data, name, 10_000_000).pages for name, data in files)\n"
+        "for name in ('shared', 'worker', 'bots', 'syllabot_corpus'):\n"
+        "    assert importlib.util.find_spec(name) is None, name\n"
+        "assert 'site-packages' in syllabot.worker.engine.__file__\n"
+        "print('ok')\n"
+    )
+    done = subprocess.run([str(python), "-c", check], cwd=run, env=env, capture_output=True, text=True)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr
+    helped = subprocess.run(
+        [str(venv / "bin" / "syllabot"), "--help"], cwd=run, env=env, capture_output=True, text=True
+    )
+    assert helped.returncode == 0, helped.stderr
+    assert "ask" in helped.stdout and "worker" in helped.stdout
+
+
+def test_the_editable_install_maps_the_repository_folders() -> None:
+    """In this checkout (editable install) the mapped packages are the repository's folders."""
+    spec = importlib.util.find_spec("syllabot.worker")
+    assert spec is not None and spec.origin is not None
+    origin = Path(spec.origin).resolve()
+    if "site-packages" in origin.parts:
+        pytest.skip("syllabot is installed from a wheel here, not editable")
+    assert origin == REPO / "worker" / "__init__.py"
+    corpus = importlib.util.find_spec("syllabot.corpus")
+    assert corpus is not None and corpus.origin is not None
+    assert Path(corpus.origin).resolve() == REPO / "corpus" / "__init__.py"
