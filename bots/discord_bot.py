@@ -165,7 +165,7 @@ class VoteButton(
 
     @classmethod
     async def from_custom_id(
-        cls, interaction: discord.Interaction, item: discord.ui.Button, match: Any, /
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: Any, /
     ) -> VoteButton:
         return cls(match["vote"], match["answer_id"])
 

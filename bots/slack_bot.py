@@ -742,7 +742,7 @@ def build_app(settings: Settings, queue: QueueClient, redis_client: aioredis.Red
             log.info("ignoring redelivered event %s (retry %d)", body.get("event_id"), retry_num)
             return
         team = event.get("team") or context.get("team_id")
-        thread_ts = event.get("thread_ts") or event.get("ts")
+        thread_ts: str = event.get("thread_ts") or event["ts"]
         out = ThreadReporter(client, channel, thread_ts, user)
         files = [FileRef(f["id"], f.get("name", "")) for f in event.get("files") or [] if f.get("id")]
         if files:

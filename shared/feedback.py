@@ -13,7 +13,8 @@ from __future__ import annotations
 import json
 import time
 import uuid
-from typing import Literal
+from collections.abc import Awaitable
+from typing import Literal, cast
 
 import redis.asyncio as aioredis
 
@@ -100,5 +101,7 @@ class Feedback:
         return bool(changed)
 
     async def votes(self, answer_id: str) -> dict[str, str]:
-        raw = await self.redis.hgetall(self.keys.feedback_vote(answer_id))
+        raw = await cast(
+            Awaitable[dict[bytes, bytes]], self.redis.hgetall(self.keys.feedback_vote(answer_id))
+        )
         return {k.decode(): v.decode() for k, v in raw.items()}

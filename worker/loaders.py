@@ -30,6 +30,8 @@ from syllabot.shared.formats import DOCUMENT_KINDS, SUPPORTED_TYPES
 from syllabot.worker.chunking import detect_subject
 from syllabot.worker.documents import Document, Page
 
+log = logging.getLogger("syllabot.loaders")
+
 _EXTENSIONS = DOCUMENT_KINDS
 _LITTLE_TEXT_CHARS = 20  # non-space characters below which a page counts as "little text"
 
@@ -392,6 +394,7 @@ def _load_pdf(data: bytes, name: str) -> Document:
             try:
                 text = page.extract_text() or ""
             except Exception:  # a single broken content stream must not lose the other pages
+                log.debug("%s: page %d has no extractable text", name, number, exc_info=True)
                 failed.append(number)
                 text = ""
             pages.append(Page(number, _clean(text, compat=True)))
@@ -444,6 +447,7 @@ def _pdf_title(reader: object) -> str | None:
         meta = reader.metadata  # type: ignore[attr-defined]
         title = (meta.title if meta else None) or ""
     except Exception:  # broken Info dictionaries are common and never fatal
+        log.debug("unreadable PDF metadata", exc_info=True)
         return None
     title = " ".join(str(title).split())
     return None if _JUNK_TITLES.search(title) else title
@@ -563,7 +567,8 @@ def _load_docx(data: bytes, name: str) -> Document:
     subject = detect_subject(pages, prefer=stem)
     try:
         core_title = (document.core_properties.title or "").strip()
-    except Exception:
+    except Exception:  # damaged docProps/core.xml: the title is optional
+        log.debug("%s: unreadable core properties", name, exc_info=True)
         core_title = ""
     first_heading = next((ln.lstrip("# ").strip() for ln in lines if ln.startswith("#")), None)
     return Document(

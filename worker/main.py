@@ -14,7 +14,6 @@ import sys
 import warnings
 from typing import Any
 
-import redis.exceptions
 from arq.connections import RedisSettings
 from arq.constants import in_progress_key_prefix
 from arq.worker import Worker, func
@@ -31,15 +30,13 @@ from syllabot.shared.queue import (
     JOB_REMOVE,
     JOB_SOURCES,
 )
-from syllabot.shared.redis_conn import describe, resolve_redis_url
+from syllabot.shared.redis_conn import REDIS_ERRORS, describe, resolve_redis_url
 from syllabot.worker import jobs
 
 log = logging.getLogger("syllabot.worker")
 
 #: Safety-net poll when no wake-up arrives (delayed/retried jobs, a missed message).
 IDLE_POLL_S = 0.5
-
-_REDIS_ERRORS = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError)
 
 
 # KEYS: queue. ARGV: in-progress ms, free slots, read limit, in-progress key prefix.
@@ -142,13 +139,13 @@ class FastWorker(Worker):
                 del self.tasks[job_id]
                 try:
                     task.result()  # as arq does: surface errors of run_job itself
-                except _REDIS_ERRORS as exc:  # its bookkeeping lost Redis: not the worker's end
+                except REDIS_ERRORS as exc:  # its bookkeeping lost Redis: not the worker's end
                     log.warning("job %s could not record its end in Redis: %s", job_id, exc)
         try:
             if self.allow_pick_jobs and self.job_counter < self.max_jobs:
                 await self._claim_and_start(self.max_jobs - self.job_counter)
             await self.heart_beat()
-        except _REDIS_ERRORS as exc:
+        except REDIS_ERRORS as exc:
             if not self._redis_down:
                 log.warning("Redis unavailable (%s); retrying every %.1f s", exc, self.idle_poll_s)
             self._redis_down = True
@@ -201,7 +198,7 @@ class FastWorker(Worker):
                 # One poll serves every job published so far: drain what is already buffered.
                 while await self._pubsub.get_message(ignore_subscribe_messages=True, timeout=0.0):
                     pass
-        except _REDIS_ERRORS as exc:
+        except REDIS_ERRORS as exc:
             log.warning(
                 "wake-up channel lost (%s); polling every %.1f s until it is back", exc, self.idle_poll_s
             )

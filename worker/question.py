@@ -298,7 +298,7 @@ def _lone_pronoun(m: re.Match[str], number: str) -> bool:
         return False
     after = m.string[m.end() :]
     nxt = re.match(r"\s+([A-Za-z]+)|['’]", after)
-    return bool(nxt) and (nxt.group(1) is None or nxt.group(1).lower() in _PRONOUN_FOLLOWERS)
+    return nxt is not None and (nxt.group(1) is None or nxt.group(1).lower() in _PRONOUN_FOLLOWERS)
 
 
 def _modulo(m: re.Match[str]) -> bool:
@@ -307,7 +307,7 @@ def _modulo(m: re.Match[str]) -> bool:
         return False
     before = m.string[: m.start()].rstrip()
     prev = re.search(r"(\S+)$", before)
-    return bool(prev) and (
+    return prev is not None and (
         prev.group(1)[-1].isdigit() or prev.group(1)[-1] in ")]}" or len(prev.group(1)) == 1
     )
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
@@ -65,7 +66,13 @@ def overlap_coefficient(a: frozenset[str], b: frozenset[str]) -> float:
     return len(a & b) / min(len(a), len(b))
 
 
-def is_duplicate(a: Chunk, b: Chunk, cosine: float, near_cosine: float, tokens: Callable[[], tuple]) -> bool:
+def is_duplicate(
+    a: Chunk,
+    b: Chunk,
+    cosine: float,
+    near_cosine: float,
+    tokens: Callable[[], tuple[frozenset[str], frozenset[str]]],
+) -> bool:
     """Overlapping windows of one document, or near-identical chunks of any two documents.
 
     Same document: most of the smaller chunk's words are in the other (windows sharing sentences,
@@ -124,6 +131,9 @@ def select(
             token_cache[row] = _tokens(chunks[row].text)
         return token_cache[row]
 
+    def token_pair(row: int, other: int) -> tuple[frozenset[str], frozenset[str]]:
+        return tokens_of(row), tokens_of(other)
+
     kept: list[int] = []
     for row in pool:
         duplicate_of = next(
@@ -135,7 +145,7 @@ def select(
                     chunks[other],
                     float(matrix[row] @ matrix[other]),
                     near_cosine,
-                    lambda row=row, other=other: (tokens_of(row), tokens_of(other)),
+                    partial(token_pair, row, other),
                 )
             ),
             None,

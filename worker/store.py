@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, cast
 
 import redis
 
@@ -30,22 +30,22 @@ class CollectionStore:
 
     # --- reads ----------------------------------------------------------------------------------
     def current_version(self, collection: str) -> str | None:
-        value = self.r.get(self.keys.current(collection))
+        value = cast(bytes | None, self.r.get(self.keys.current(collection)))
         return value.decode() if value else None
 
     def load_snapshot(self, collection: str, version: str) -> IndexSnapshot | None:
-        fields = self.r.hgetall(self.keys.snapshot(collection, version))
+        fields = cast(dict[bytes, bytes], self.r.hgetall(self.keys.snapshot(collection, version)))
         return IndexSnapshot.from_fields(fields) if fields else None
 
     def documents(self, collection: str) -> dict[str, dict[str, Any]]:
-        raw = self.r.hgetall(self.keys.documents(collection))
+        raw = cast(dict[bytes, bytes], self.r.hgetall(self.keys.documents(collection)))
         return {k.decode(): json.loads(v) for k, v in raw.items()}
 
     def document_bytes(self, collection: str, doc_id: str) -> bytes | None:
-        return self.r.get(self.keys.document_bytes(collection, doc_id))
+        return cast(bytes | None, self.r.get(self.keys.document_bytes(collection, doc_id)))
 
     def collections(self) -> list[str]:
-        return sorted(m.decode() for m in self.r.smembers(self.keys.collections))
+        return sorted(m.decode() for m in cast(set[bytes], self.r.smembers(self.keys.collections)))
 
     # --- writes ---------------------------------------------------------------------------------
     def build_lock(self, collection: str) -> redis.lock.Lock:

@@ -370,7 +370,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     try:
         settings = get_settings()
-    except Exception as exc:  # pydantic ValidationError: a setting has a bad value
+    except ValueError as exc:  # pydantic's ValidationError or SettingsError: a setting has a bad value
         _err(f"bad setting: {exc}")
         return 2
     from redis.exceptions import ConnectionError as RedisConnectionError

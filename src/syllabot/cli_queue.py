@@ -28,7 +28,7 @@ def _say(message: str) -> None:
 def _user() -> str:
     try:
         return f"cli:{getpass.getuser()}"
-    except Exception:  # no login name in some containers
+    except (OSError, KeyError):  # no login name in some containers
         return "cli"
 
 

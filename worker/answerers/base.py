@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, TypedDict, runtime_checkable
 
 from syllabot.shared.labels import citation_label
 from syllabot.shared.schema import Answer, Citation, Hit, Passage
@@ -36,6 +36,14 @@ _BRACKET = re.compile(r"\[(\s*\d+\s*(?:(?:,|-|–)\s*\d+\s*)*)\]")
 _BRACKET_RUN = re.compile(r"([ \t]*)(?<![\w\]])((?:\[\s*\d+\s*(?:(?:,|-|–)\s*\d+\s*)*\])++)(?!\()")
 _DUPLICATES = re.compile(r"(\x00\d+\x00)(?:[ \t]*\1)+")
 SNIPPET_CHARS = 240
+
+
+class AnswerContext(TypedDict):
+    """The fields every ``Answer`` of one question shares (``Answer(..., **context)``)."""
+
+    collection: str
+    index_version: str | None
+    question: str
 
 
 @runtime_checkable

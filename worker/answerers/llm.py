@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 import httpx
 
 from syllabot.shared.schema import NOT_IN_MATERIALS, UNCERTAIN_LEAD, Answer, AnswerStatus, Hit
-from syllabot.worker.answerers.base import finalise_citations, hit_label, strip_markers
+from syllabot.worker.answerers.base import AnswerContext, finalise_citations, hit_label, strip_markers
 from syllabot.worker.answerers.extractive import ExtractiveAnswerer
 
 if TYPE_CHECKING:
@@ -192,7 +192,11 @@ def parse_reply(content: str, question: str, result: SearchResult, collection: s
     falls back to the extractive answer).
     """
     hits = list(result.hits)
-    base = {"collection": collection, "index_version": result.index_version, "question": question}
+    base: AnswerContext = {
+        "collection": collection,
+        "index_version": result.index_version,
+        "question": question,
+    }
     body = content.strip()
     if not body:
         raise LLMError("the model returned an empty reply")

@@ -65,8 +65,8 @@ class OpenAIEmbedder(Embedder):
             headers["Authorization"] = f"Bearer {api_key}"
         self._client = httpx.Client(headers=headers, timeout=timeout_s, transport=transport)
 
-    @property  # type: ignore[override]
-    def dim(self) -> int:
+    @property
+    def dim(self) -> int:  # type: ignore[override]
         """Configured ``dimensions``, else the model's native size, learnt from one probe request."""
         if self._dim is None:
             with self._dim_lock:
