@@ -1,0 +1,90 @@
+"""The fence around arq's internals.
+
+``FastWorker`` (worker/main.py) overrides two private methods of arq's ``Worker`` and reads or writes
+its private state. arq does not promise any of it, so pyproject pins ``arq`` below its next minor
+version, and this test says exactly what changed when a new arq (or a widened pin) breaks the deal.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from importlib.metadata import version
+from typing import Any
+
+import pytest
+from arq.worker import Worker, func
+
+from syllabot.worker.main import FastWorker
+
+# method -> the parameters FastWorker calls it with or overrides it with (besides self)
+METHODS: dict[str, list[str]] = {
+    "_poll_iteration": [],
+    "_release_sem_dec_counter_on_complete": [],
+    "run_job": ["job_id", "score"],
+    "heart_beat": [],
+    "close": [],
+}
+ASYNC = {"_poll_iteration", "run_job", "heart_beat", "close"}
+# attribute -> the type FastWorker relies on
+ATTRIBUTES: dict[str, type | tuple[type, ...]] = {
+    "sem": asyncio.BoundedSemaphore,
+    "job_counter": int,
+    "tasks": dict,
+    "max_jobs": int,
+    "allow_pick_jobs": bool,
+    "queue_name": str,
+    "queue_read_limit": int,
+    "burst": bool,
+    "allow_abort_jobs": bool,
+    "ctx": dict,
+    "loop": asyncio.AbstractEventLoop,
+}
+
+
+def _fence(what: str) -> str:
+    return (
+        f"arq {version('arq')}: {what}. FastWorker (worker/main.py) relies on this private part of "
+        "arq.worker.Worker; adapt FastWorker before widening the arq pin in pyproject.toml."
+    )
+
+
+@pytest.mark.parametrize("name", sorted(METHODS))
+def test_the_arq_methods_fastworker_relies_on_keep_their_signature(name: str) -> None:
+    method = getattr(Worker, name, None)
+    assert method is not None, _fence(f"Worker.{name} is gone")
+    params = [p for p in inspect.signature(method).parameters.values() if p.name != "self"]
+    required = [p.name for p in params if p.default is inspect.Parameter.empty]
+    assert required == METHODS[name], _fence(f"Worker.{name}{inspect.signature(method)} changed")
+    assert inspect.iscoroutinefunction(method) == (name in ASYNC), _fence(
+        f"Worker.{name} is {'no longer' if name in ASYNC else 'now'} a coroutine function"
+    )
+
+
+def test_fastworker_overrides_with_the_same_shape() -> None:
+    for name in ("_poll_iteration", "_release_sem_dec_counter_on_complete"):
+        ours = inspect.signature(getattr(FastWorker, name))
+        theirs = inspect.signature(getattr(Worker, name))
+        assert list(ours.parameters) == list(theirs.parameters), _fence(
+            f"Worker.{name}{theirs} vs ours{ours}"
+        )
+
+
+async def test_the_arq_attributes_fastworker_touches_exist() -> None:
+    async def noop(ctx: dict[str, Any]) -> None:
+        return None
+
+    worker = Worker(functions=[func(noop, name="noop")], handle_signals=False)
+    for name, kind in ATTRIBUTES.items():
+        assert hasattr(worker, name), _fence(f"Worker instances have no {name!r}")
+        assert isinstance(getattr(worker, name), kind), _fence(
+            f"Worker.{name} is a {type(getattr(worker, name)).__name__}, not {kind}"
+        )
+    assert hasattr(worker, "main_task"), _fence("Worker instances have no 'main_task'")
+
+
+def test_arq_is_pinned_below_its_next_minor() -> None:
+    from importlib.metadata import requires
+
+    (spec,) = [r for r in requires("syllabot") or [] if r.replace(" ", "").startswith("arq")]
+    assert "<" in spec, f"arq must be pinned below its next minor version (found {spec!r})"
