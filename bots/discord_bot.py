@@ -30,21 +30,21 @@ from typing import Any, TypeVar
 
 import discord
 import redis.asyncio as aioredis
-import redis.exceptions
 import yarl
 from discord import app_commands
 from discord.gateway import DiscordWebSocket
 from discord.utils import MISSING
 
 from syllabot.bots import discord_render as render
+from syllabot.bots.frontend import QuestionRejected, UsageError, check_question, classify, is_expected
 from syllabot.shared.bindings import Bindings, InvalidCollectionName, validate_collection_name
 from syllabot.shared.config import Settings
 from syllabot.shared.feedback import Feedback, UnknownAnswer
 from syllabot.shared.formats import SUPPORTED_TYPES, is_document_name
 from syllabot.shared.keys import Keys
-from syllabot.shared.queue import JobFailed, NoWorker, QueueClient, QueueError, QueueTimeout, RedisUnreachable
+from syllabot.shared.queue import QueueClient, QueueError, QueueTimeout, RedisUnreachable
 from syllabot.shared.ratelimit import RateLimiter
-from syllabot.shared.redis_conn import RedisUnavailable, resolve_redis_url
+from syllabot.shared.redis_conn import REDIS_ERRORS, RedisUnavailable, async_client_at, resolve_redis_url
 from syllabot.shared.schema import Answer, AskRequest, IngestReport, SourceInfo
 
 log = logging.getLogger("syllabot.discord")
@@ -52,8 +52,6 @@ log = logging.getLogger("syllabot.discord")
 PLATFORM = "discord"
 #: Every message is sent with this: the bot never pings anyone, whatever the text says.
 NO_PINGS = discord.AllowedMentions.none()
-#: Question length Discord users may send (AskRequest enforces the same bound).
-MAX_QUESTION_CHARS = 2000
 #: An interaction token is valid for 15 minutes; after that the reply cannot be edited at all.
 TOKEN_LIFETIME_S = 15 * 60
 #: Stop waiting this long before the token dies, so there is still time to say what happened.
@@ -70,8 +68,6 @@ AUTOCOMPLETE_TIMEOUT_S = 2.5
 #: Bound on the Redis work behind a 👍/👎 click (done after the click is acknowledged).
 VOTE_REDIS_S = 5.0
 #: File types /upload accepts (the worker's loaders).
-
-_REDIS_ERRORS = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError, RedisUnavailable)
 T = TypeVar("T")
 
 
@@ -113,33 +109,10 @@ def restore_endpoints(endpoints: Endpoints) -> None:
 
 # --- user-facing failure messages --------------------------------------------------------------
 def failure_message(exc: BaseException, *, timeout_s: float | None = None) -> render.Rendered:
-    """What to tell a user when a job could not be done: the cause and what to do about it."""
-    if isinstance(exc, NoWorker):
-        return render.notice(
-            "No Syllabot worker is running",
-            "Nobody can answer right now because no worker is running. "
-            "Ask a server admin to start one (`syllabot worker`), then try again.",
-        )
-    if isinstance(exc, QueueTimeout | asyncio.TimeoutError):
-        waited = f" within {int(timeout_s)} s" if timeout_s else ""
-        return render.notice(
-            "No answer in time",
-            f"The worker did not answer{waited}. It may be busy; please try again in a minute.",
-        )
-    if isinstance(exc, (RedisUnreachable, *_REDIS_ERRORS)):
-        return render.notice(
-            "Syllabot can't reach its database",
-            "Redis is not answering, so questions cannot be passed to a worker right now. "
-            "Please try again later or tell a server admin.",
-        )
-    if isinstance(exc, JobFailed):
-        return render.notice("The worker could not do that", render.truncate(str(exc), 1500))
-    if isinstance(exc, QueueError):
-        return render.notice("Syllabot could not do that", render.truncate(str(exc), 1500))
-    return render.notice(
-        "Something went wrong",
-        f"Syllabot hit an unexpected error ({type(exc).__name__}). It has been logged; please try again.",
-    )
+    """What to tell a user when a job could not be done: the front-end core's words
+    (:func:`bots.frontend.classify`), as a Discord notice."""
+    failure = classify(exc, timeout_s=timeout_s)
+    return render.notice(failure.title, render.truncate(failure.detail, 1500))
 
 
 # --- feedback buttons --------------------------------------------------------------------------
@@ -205,7 +178,7 @@ class SyllabotBot(discord.Client):
     async def setup_hook(self) -> None:
         """Connect to Redis (lazily usable later if it is down now), register buttons, sync commands."""
         url = await asyncio.to_thread(resolve_redis_url, self.settings)
-        self.redis = aioredis.Redis.from_url(url, socket_connect_timeout=2, socket_timeout=5)
+        self.redis = async_client_at(url)
         try:
             await self.queue.connect()
         except QueueError as exc:  # keep running: each command will say Redis is unreachable
@@ -344,7 +317,9 @@ class SyllabotBot(discord.Client):
                     timeout=5,
                 )
             except Exception as exc:  # progress is a nicety: never let it break the ingest
-                log.debug("progress edit failed: %s", exc)
+                log.debug(
+                    "progress edit failed: %s", exc, exc_info=not isinstance(exc, discord.HTTPException)
+                )
 
         return on_progress
 
@@ -358,30 +333,19 @@ class SyllabotBot(discord.Client):
 
     # --- commands -------------------------------------------------------------------------------
     async def handle_ask(self, interaction: discord.Interaction, question: str) -> None:
-        question = question.strip()
-        if not question:
-            await send(
-                interaction,
-                [
-                    render.notice(
-                        "Empty question", "Type a question after `/ask`, e.g. `/ask What is in module 2?`"
-                    )
-                ],
-                ephemeral=True,
-            )
-            return
-        if len(question) > MAX_QUESTION_CHARS:
-            await send(
-                interaction,
-                [
-                    render.notice(
-                        "Question too long",
-                        f"Please keep questions under {MAX_QUESTION_CHARS} characters "
-                        f"(this one has {len(question)}).",
-                    )
-                ],
-                ephemeral=True,
-            )
+        try:
+            question = check_question(question)
+        except QuestionRejected as rejected:
+            if rejected.kind == "empty":
+                notice = render.notice(
+                    "Empty question", "Type a question after `/ask`, e.g. `/ask What is in module 2?`"
+                )
+            else:
+                notice = render.notice(
+                    "Question too long",
+                    f"Please keep questions under {rejected.limit} characters (this one has {rejected.length}).",
+                )
+            await send(interaction, [notice], ephemeral=True)
             return
         # The rate limit is checked *before* deferring so the refusal can be ephemeral (only the asker
         # sees it); that one Redis round trip is bounded well inside Discord's 3 s.
@@ -390,7 +354,7 @@ class SyllabotBot(discord.Client):
             decision = await asyncio.wait_for(
                 limiter.check(PLATFORM, str(interaction.user.id)), timeout=PRE_DEFER_REDIS_S
             )
-        except (TimeoutError, *_REDIS_ERRORS) as exc:
+        except (TimeoutError, *REDIS_ERRORS) as exc:
             log.warning("rate limit check failed: %s", exc)
             await send(interaction, [failure_message(RedisUnreachable(str(exc)))], ephemeral=True)
             return
@@ -410,8 +374,8 @@ class SyllabotBot(discord.Client):
                 question=question, collection=collection, user=self.who(interaction), platform="discord"
             )
             answer = await self.queue.ask(request, timeout=timeout)
-        except Exception as exc:
-            log.warning("ask failed: %r", exc)
+        except Exception as exc:  # every failure ends in a message; a bug also in the log with its traceback
+            log.warning("ask failed: %r", exc, exc_info=not is_expected(exc))
             await safe_send(interaction, [failure_message(exc, timeout_s=timeout)])
             return
         await self.send_answer(interaction, answer, question)
@@ -424,7 +388,7 @@ class SyllabotBot(discord.Client):
             answer_id = await self.feedback.record_answer(answer, PLATFORM, self.who(interaction))
             view = vote_view(answer_id)
         except Exception as exc:  # the answer matters more than the feedback buttons
-            log.warning("could not record answer for feedback: %s", exc)
+            log.warning("could not record answer for feedback: %s", exc, exc_info=not is_expected(exc))
         await safe_send(interaction, render.render_answer(answer), view=view)
 
     async def handle_vote(self, interaction: discord.Interaction, vote: str, answer_id: str) -> None:
@@ -458,7 +422,7 @@ class SyllabotBot(discord.Client):
                 f"{emoji} may not have been recorded. Please try again in a minute.",
             )
         except Exception as exc:
-            log.warning("vote failed: %r", exc)
+            log.warning("vote failed: %r", exc, exc_info=not is_expected(exc))
             message = failure_message(exc)
         else:
             title = f"Vote changed to {emoji}" if changed else f"Thanks for the feedback {emoji}"
@@ -472,6 +436,7 @@ class SyllabotBot(discord.Client):
             collection = await self.collection_for(interaction)
             sources = await self.queue.sources(collection, timeout=timeout)
         except Exception as exc:
+            log.info("sources failed: %r", exc, exc_info=not is_expected(exc))
             await safe_send(interaction, [failure_message(exc, timeout_s=timeout)], ephemeral=True)
             return
         self._sources_cache[collection] = (time.monotonic(), sources)
@@ -513,7 +478,7 @@ class SyllabotBot(discord.Client):
             await safe_edit_content(interaction, f"⏳ Downloading {render.plain(file.filename)}…")
             data = await asyncio.wait_for(file.read(), timeout=min(120.0, timeout))
             if len(data) > limit:  # the metadata lied; still refuse
-                raise JobFailed(f"{file.filename} is larger than the {limit / 1_048_576:.1f} MB limit")
+                raise UsageError(f"{file.filename} is larger than the {limit / 1_048_576:.1f} MB limit")
             report = await self.queue.ingest(
                 collection,
                 file.filename,
@@ -522,7 +487,10 @@ class SyllabotBot(discord.Client):
                 progress=self.progress_editor(interaction, file.filename),
                 timeout=self.budget(interaction, None),
             )
-        except (TimeoutError, QueueTimeout):
+        except (TimeoutError, QueueTimeout) as exc:
+            if isinstance(exc, QueueTimeout) and exc.withdrawn:  # no worker started it: nothing changed
+                await safe_send(interaction, [failure_message(exc)], ephemeral=True)
+                return
             await safe_send(
                 interaction,
                 [
@@ -537,6 +505,7 @@ class SyllabotBot(discord.Client):
             )
             return
         except Exception as exc:
+            log.info("upload failed: %r", exc, exc_info=not is_expected(exc))
             await safe_send(interaction, [failure_message(exc)], ephemeral=True)
             return
         self._sources_cache.pop(collection, None)
@@ -567,7 +536,7 @@ class SyllabotBot(discord.Client):
             doc = next((s for s in sources if s.doc_id == document), None)
             doc = doc or next((s for s in sources if s.file == document), None)
             if doc is None:
-                raise JobFailed(f"no document {document!r} in collection {collection!r}; see /sources")
+                raise UsageError(f"no document {document!r} in collection {collection!r}; see /sources")
             return await self.queue.remove(
                 collection, doc.doc_id, self.who(interaction), timeout=self.budget(interaction, None)
             )
@@ -584,6 +553,7 @@ class SyllabotBot(discord.Client):
             collection = await self.collection_for(interaction)
             report = await job(collection)
         except Exception as exc:
+            log.info("%s failed: %r", action.lower(), exc, exc_info=not is_expected(exc))
             await safe_send(interaction, [failure_message(exc)], ephemeral=True)
             return
         self._sources_cache.pop(collection, None)
@@ -602,7 +572,7 @@ class SyllabotBot(discord.Client):
         try:  # one deadline for both steps: Discord drops an autocomplete answer after 3 s
             sources = await asyncio.wait_for(lookup(), AUTOCOMPLETE_TIMEOUT_S)
         except Exception as exc:  # an empty list is the only failure autocomplete can show
-            log.info("autocomplete failed: %r", exc)
+            log.info("autocomplete failed: %r", exc, exc_info=not is_expected(exc))
             return []
         needle = current.lower().strip()
         choices = []
@@ -634,6 +604,7 @@ class SyllabotBot(discord.Client):
         try:
             await asyncio.wait_for(self.bindings.bind(target, name), timeout=PRE_DEFER_REDIS_S)
         except Exception as exc:
+            log.info("collection lookup failed: %r", exc, exc_info=not is_expected(exc))
             await send(interaction, [failure_message(exc)], ephemeral=True)
             return
         if scope == "server":
@@ -659,6 +630,7 @@ class SyllabotBot(discord.Client):
         try:
             collection = await asyncio.wait_for(self.collection_for(interaction), timeout=PRE_DEFER_REDIS_S)
         except Exception as exc:
+            log.info("collection lookup failed: %r", exc, exc_info=not is_expected(exc))
             await send(interaction, [failure_message(exc)], ephemeral=True)
             return
         where = "This thread" if _in_thread(interaction) else "This channel"
@@ -735,8 +707,10 @@ async def safe_edit_content(interaction: discord.Interaction, content: str) -> N
         await asyncio.wait_for(
             interaction.edit_original_response(content=content, allowed_mentions=NO_PINGS), timeout=5
         )
-    except Exception as exc:
-        log.debug("status edit failed: %s", exc)
+    except Exception as exc:  # a status line is a nicety
+        log.debug(
+            "status edit failed: %s", exc, exc_info=not isinstance(exc, discord.HTTPException | TimeoutError)
+        )
 
 
 #: Responses after which ``@original`` is the message a component sits on, not a reply of ours.

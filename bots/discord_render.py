@@ -24,6 +24,7 @@ from datetime import datetime
 
 import discord
 
+from syllabot.bots import frontend
 from syllabot.shared.labels import citation_label
 from syllabot.shared.schema import (
     NOT_IN_MATERIALS,
@@ -129,52 +130,10 @@ def truncate(text: str, limit: int) -> str:
 
 
 # --- splitting ---------------------------------------------------------------------------------
-_SENTENCE_END = re.compile(r"(?<=[.!?…])\s+")
-
-
-def _cut_point(text: str, limit: int) -> int:
-    """Where to cut ``text`` so the first part is at most ``limit`` characters.
-
-    Prefers, in order, a paragraph break, a line break, a sentence end, a space; the break must be
-    in the second half of the window so a stray early newline does not make a tiny chunk.
-    """
-    window = text[: limit + 1]
-    floor = limit // 2
-    for sep in ("\n\n", "\n"):
-        pos = window.rfind(sep, floor, limit + 1)
-        if pos > 0:
-            return pos
-    ends = [m.start() for m in _SENTENCE_END.finditer(window) if floor <= m.start() <= limit]
-    if ends:
-        return ends[-1]  # just after the sentence's punctuation
-    pos = window.rfind(" ", floor, limit + 1)
-    if pos > 0:
-        return pos
-    # A hard cut must not separate a backslash from the character it escapes: the next part would
-    # start with a live ``[`` (or ``*``, ``_`` …). An odd run of backslashes before the cut ends
-    # with the first half of an escape pair.
-    run = len(text[:limit]) - len(text[:limit].rstrip("\\"))
-    return limit - 1 if run % 2 and limit > 1 else limit
-
-
 def split_text(text: str, limit: int) -> list[str]:
-    """Split ``text`` into parts of at most ``limit`` characters at the cleanest boundary found.
-
-    Joining the parts with a separator gives the original text back apart from the whitespace at
-    each cut, so nothing the answerer wrote is lost.
-    """
-    if limit <= 0:
-        raise ValueError("limit must be positive")
-    text = text.strip()
-    parts: list[str] = []
-    while len(text) > limit:
-        cut = _cut_point(text, limit)
-        head, text = text[:cut].rstrip(), text[cut:].lstrip()
-        if head:
-            parts.append(head)
-    if text:
-        parts.append(text)
-    return parts
+    """The core's splitter (:func:`bots.frontend.split_text`); a hard cut never separates a backslash
+    from the character it escapes."""
+    return frontend.split_text(text, limit, guard=frontend.keep_escapes)
 
 
 # --- citations ---------------------------------------------------------------------------------
@@ -218,42 +177,6 @@ def pack_messages(embeds: list[discord.Embed], content: str | None = None) -> li
     return messages
 
 
-def _strip_marker(text: str) -> str:
-    """The answer text without a leading "Not in your materials" (the renderer shows its own)."""
-    stripped = text.lstrip()
-    if stripped.lower().startswith(NOT_IN_MATERIALS.lower()):
-        stripped = stripped[len(NOT_IN_MATERIALS) :].lstrip(" .:;,!—–-*_\t").lstrip("\n")
-    return stripped.strip()
-
-
-#: After the uncertain lead, the worker's own "The closest passages:" (our heading already says it).
-_CLOSEST_INTRO = re.compile(
-    r"[\s.:;,!—–-]*(?:(?:here\s+are\s+)?the\s+)?closest\s+passages?(?:\s+I\s+found)?\s*(?:are|is)?\s*[:—–-]\s*",
-    re.IGNORECASE,
-)
-
-
-def _strip_lead(text: str) -> str:
-    """The answer text without a leading :data:`UNCERTAIN_LEAD` (and its "The closest passages:"),
-    which the renderer replaces with its own heading; text without the lead is kept whole."""
-    stripped = text.lstrip()
-    if not stripped.lower().startswith(UNCERTAIN_LEAD.lower()):
-        return stripped.strip()
-    rest = stripped[len(UNCERTAIN_LEAD) :]
-    intro = _CLOSEST_INTRO.match(rest)
-    rest = rest[intro.end() :] if intro else rest.lstrip(" .:;,!—–-*_\t")
-    return rest.strip()
-
-
-def _strip_gk_label(text: str) -> str:
-    """General-knowledge text without its own leading label (the embed title carries it)."""
-    first, _, rest = text.strip().partition("\n")
-    if "general knowledge" in first.lower() and len(first) < 120:
-        stripped_first = re.sub(r"(?i)^[\W_]*general knowledge[^:\n]*:?[\W_]*", "", first).strip()
-        return (stripped_first + "\n" + rest).strip() if stripped_first else rest.strip()
-    return text.strip()
-
-
 def _body_embeds(text: str, colour: discord.Colour, title: str | None, per_embed: int) -> list[discord.Embed]:
     chunks = split_text(text, per_embed) if text else []
     if not chunks:
@@ -280,25 +203,26 @@ def render_answer(answer: Answer, *, per_embed: int = DESCRIPTION_MAX) -> list[R
     embed. ``per_embed`` exists so tests can exercise splitting with short texts.
     """
     per_embed = min(per_embed, DESCRIPTION_MAX)
-    question = neutralise(" ".join(answer.question.split()))
-    if answer.status == "answered":
-        body = neutralise(answer.text.strip())
+    parts = frontend.answer_parts(answer)
+    question = neutralise(parts.question)
+    if parts.status == "answered":
+        body = neutralise(parts.body)
         embeds = _body_embeds(body, COLOUR_ANSWERED, question or None, per_embed)
     else:
-        if answer.status == "uncertain":
-            heading, rest, colour = UNCERTAIN_HEADING, _strip_lead(answer.text), COLOUR_UNCERTAIN
+        if parts.status == "uncertain":
+            heading, colour = UNCERTAIN_HEADING, COLOUR_UNCERTAIN
         else:
-            heading, rest, colour = NOT_IN_MATERIALS, _strip_marker(answer.text), COLOUR_NOT_IN_MATERIALS
+            heading, colour = NOT_IN_MATERIALS, COLOUR_NOT_IN_MATERIALS
         heading = f"**{heading}**"
-        rest = neutralise(rest)
+        rest = neutralise(parts.body)
         body = f"{heading}\n\n{rest}" if rest else heading
         embeds = _body_embeds(body, colour, None, per_embed)
         if question:
             # The question goes under the heading's line, not above it: the heading comes first.
             embeds[0].set_author(name=truncate(f"You asked: {question}", TITLE_MAX))
 
-    if answer.citations:
-        lines = [citation_line(c) for c in sorted(answer.citations, key=lambda c: c.n)]
+    if parts.citations:
+        lines = [citation_line(c) for c in parts.citations]
         blocks = _pack_lines(lines, FIELD_VALUE_MAX)
         target = embeds[-1]
         for i, block in enumerate(blocks):
@@ -311,8 +235,8 @@ def render_answer(answer: Answer, *, per_embed: int = DESCRIPTION_MAX) -> list[R
                 embeds.append(target)
             target.add_field(name=name, value=block, inline=False)
 
-    if answer.general_knowledge and answer.general_knowledge.strip():
-        gk = neutralise(_strip_gk_label(answer.general_knowledge))
+    if parts.general_knowledge:
+        gk = neutralise(parts.general_knowledge)
         embeds.extend(_body_embeds(gk, COLOUR_GENERAL, GENERAL_KNOWLEDGE_TITLE, per_embed))
 
     footer = f"Collection: {answer.collection}"

@@ -26,7 +26,6 @@ from typing import Any
 
 import aiohttp
 import redis.asyncio as aioredis
-import redis.exceptions
 from aiohttp import web
 from slack_bolt.adapter.aiohttp import to_aiohttp_response, to_bolt_request
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
@@ -35,29 +34,28 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from syllabot.bots import slack_render as render
+from syllabot.bots.frontend import (
+    FailureKind,
+    QuestionRejected,
+    UsageError,
+    check_question,
+    classify,
+    is_expected,
+)
 from syllabot.shared.bindings import Bindings, InvalidCollectionName, validate_collection_name
 from syllabot.shared.config import Settings
 from syllabot.shared.feedback import Feedback, UnknownAnswer
 from syllabot.shared.formats import is_document_name
 from syllabot.shared.keys import Keys
-from syllabot.shared.queue import (
-    INGEST_TIMEOUT_S,
-    JobFailed,
-    NoWorker,
-    QueueClient,
-    QueueTimeout,
-    RedisUnreachable,
-)
+from syllabot.shared.queue import INGEST_TIMEOUT_S, QueueClient, QueueError, QueueTimeout
 from syllabot.shared.ratelimit import RateLimiter
-from syllabot.shared.redis_conn import RedisUnavailable, describe, resolve_redis_url
+from syllabot.shared.redis_conn import REDIS_ERRORS, RedisUnavailable, async_client, describe
 from syllabot.shared.schema import AskRequest, IngestReport
 
 log = logging.getLogger("syllabot.slack")
 
 PLATFORM = "slack"
 EVENTS_PATH = "/slack/events"
-#: Same bound as :class:`shared.schema.AskRequest`; checked here so the user gets words, not a traceback.
-MAX_QUESTION_CHARS = 2000
 #: callback_id of the message shortcut "Add to course materials" (see deploy/slack-manifest.yml).
 ADD_SHORTCUT_ID = "add_to_course_materials"
 #: How long a users.info admin answer is trusted, so one busy admin does not cost a call per command.
@@ -80,7 +78,7 @@ SUPPORTED_DESCRIPTION = "PDF, Word (.docx), Markdown (.md) or plain text (.txt)"
 Message = dict[str, Any]
 
 
-class BotUsageError(Exception):
+class BotUsageError(UsageError):
     """Something the user (or admin) must fix; the message is shown as-is (already mrkdwn-safe)."""
 
 
@@ -127,37 +125,27 @@ def retry_number(headers: Any) -> int:
 
 
 def describe_error(exc: BaseException, settings: Settings) -> str:
-    """What to tell a user about a failure, in words that say what to do next."""
+    """What to tell a user about a failure (mrkdwn-safe): the front-end core's words
+    (:func:`bots.frontend.classify`), Slack's own for Slack's refusals."""
     if isinstance(exc, BotUsageError):
-        return str(exc)
-    if isinstance(exc, NoWorker):
-        return (
-            "No Syllabot worker is running, so nobody can answer right now. "
-            "Please ask an admin to start one (`syllabot worker`)."
-        )
-    if isinstance(exc, QueueTimeout):
-        return (
-            "That took too long: no answer came back within the time limit "
-            f"({settings.ask_timeout_s:.0f} s). The workers may be busy; please try again in a minute."
-        )
-    if isinstance(
-        exc,
-        RedisUnreachable
-        | RedisUnavailable
-        | redis.exceptions.ConnectionError
-        | redis.exceptions.TimeoutError,
-    ):
-        return (
-            "Syllabot can't reach its database (Redis) right now, so it can't answer. "
-            "Please tell an admin; this usually fixes itself once Redis is back."
-        )
-    if isinstance(exc, JobFailed):
-        return f"The worker could not finish this: {render.safe(str(exc))}"
+        return str(exc)  # already mrkdwn-safe
     if isinstance(exc, SlackApiError):
         error = exc.response.get("error", "unknown_error") if exc.response is not None else "unknown_error"
         hint = " (the app may be missing a scope; see docs/SLACK.md)" if error == "missing_scope" else ""
         return f"Slack refused a request: `{render.safe(str(error))}`{hint}."
-    return "Something unexpected went wrong (it has been logged). Please try again, or tell an admin."
+    failure = classify(exc, timeout_s=settings.ask_timeout_s)
+    if failure.kind is FailureKind.JOB_FAILED:
+        return f"The worker could not finish this: {render.safe(failure.detail)}"
+    return render.safe(failure.detail)
+
+
+def question_refusal(rejected: QuestionRejected) -> Message:
+    """Slack's words for a question that is not sent (empty, or over the one length limit)."""
+    if rejected.kind == "empty":
+        return render.usage_ask()
+    return render.render_refusal(
+        f"That question is {rejected.length} characters long; please keep it under {rejected.limit}."
+    )
 
 
 def _error_message(exc: BaseException, settings: Settings) -> Message:
@@ -319,7 +307,8 @@ async def deliver(send: Callable[[], Awaitable[Any]], out: Reporter, message: Me
     try:
         await out.fallback(_fallback_text(failure, message))
     except Exception as exc:
-        log.error("the plain-text fallback for %s failed too: %s", what, exc)
+        known = isinstance(exc, DeliveryFailed | SlackApiError)
+        log.error("the plain-text fallback for %s failed too: %s", what, exc, exc_info=not known)
     return False
 
 
@@ -335,7 +324,7 @@ def still_running(exc: QueueTimeout, waited: float, what: str) -> Message:
     """What to say when an admin job outlived our wait (``what`` already safe): the worker keeps
     going, unless no worker had started it (then :class:`QueueClient` withdrew it)."""
     log.info("stopped waiting for %s after %.0f s: %s", what, waited, exc)
-    if "withdrawn" in str(exc):
+    if exc.withdrawn:
         return render.render_error(
             f"No worker started indexing {what} within {waited:.0f} s (all busy?), so nothing was "
             "changed. Please try again later."
@@ -405,12 +394,10 @@ class SlackFrontEnd:
         """
         if not event_id:
             return retry_num == 0
-        # No Keys method for this (shared/keys.py is shared); same prefix scheme as every other key.
-        key = f"{self.keys.prefix}event:{event_id}"
         try:
-            return bool(await self.redis.set(key, "1", nx=True, ex=EVENT_DEDUP_S))
+            return bool(await self.redis.set(self.keys.slack_event(event_id), "1", nx=True, ex=EVENT_DEDUP_S))
         except Exception as exc:
-            log.warning("could not de-duplicate event %s (%s)", event_id, exc)
+            log.warning("could not de-duplicate event %s (%s)", event_id, exc, exc_info=not is_expected(exc))
             return retry_num == 0
 
     # --- questions -------------------------------------------------------------------------
@@ -434,7 +421,7 @@ class SlackFrontEnd:
                 question=question, collection=collection, user=f"slack:{user}", platform="slack"
             )
             result = await self.queue.ask(request, timeout=self.settings.ask_timeout_s)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - _report_failure logs it, with its traceback when unexpected
             await self._report_failure(exc, out, "answering a question")
             return
         answer_id: str | None = None
@@ -446,7 +433,7 @@ class SlackFrontEnd:
         await deliver(lambda: out.public(message), out, message, "an answer")
 
     async def _report_failure(self, exc: BaseException, out: Reporter, doing: str) -> None:
-        if not isinstance(exc, BotUsageError | NoWorker | QueueTimeout | RedisUnreachable | JobFailed):
+        if not is_expected(exc) and not isinstance(exc, SlackApiError | DeliveryFailed):
             log.error("failed while %s", doing, exc_info=exc)
         else:
             log.info("%s: %s: %s", doing, type(exc).__name__, exc)
@@ -531,7 +518,7 @@ class SlackFrontEnd:
                     "That message has no file attached. Share a PDF, DOCX, Markdown or text file."
                 )
             collection = await self.collection_for(channel, team)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - _report_failure logs it, with its traceback when unexpected
             await self._report_failure(exc, out, "checking a document upload")
             return
         fetched: list[tuple[str, bytes]] = []
@@ -540,7 +527,7 @@ class SlackFrontEnd:
             try:
                 await out.status(render.render_progress("downloading", what=label), force=True)
                 fetched.append(await self.fetch_file(client, ref))
-            except Exception as exc:
+            except Exception as exc:  # noqa: BLE001 - _report_failure logs it, with its traceback when unexpected
                 await self._report_failure(exc, out, f"downloading {label}")
                 if isinstance(out, ThreadReporter):
                     out.reset_status()  # that line now shows the error; the next file gets its own
@@ -566,7 +553,7 @@ class SlackFrontEnd:
         except QueueTimeout as exc:
             await _finish(out, still_running(exc, wait, render.safe(names)), "a still-indexing notice")
             return
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - _report_failure logs it, with its traceback when unexpected
             await self._report_failure(exc, out, f"indexing {names}")
             return
         await _finish(out, render.render_ingest_report(report, "Added"), "an ingest report")
@@ -587,7 +574,7 @@ class SlackFrontEnd:
             what = f"collection `{render.safe(collection)}`"
             await _finish(out, still_running(exc, wait, what), "a still-indexing notice")
             return
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - _report_failure logs it, with its traceback when unexpected
             await self._report_failure(exc, out, "re-indexing")
             return
         await _finish(out, render.render_ingest_report(report, "Re-indexed"), "a re-index report")
@@ -610,7 +597,7 @@ class SlackFrontEnd:
                     sources = await self.queue.sources(collection)
                     message = render.render_sources(sources, collection)
                 except Exception as exc:  # the binding is still worth telling
-                    log.info("sources unavailable: %s", exc)
+                    log.info("sources unavailable: %s", exc, exc_info=not is_expected(exc))
                     message = render.render_notice(
                         f"This channel answers from collection `{render.safe(collection)}`. "
                         f"(Listing its documents failed: {describe_error(exc, self.settings)})"
@@ -629,7 +616,7 @@ class SlackFrontEnd:
                     "Documents added here go into it too.",
                     ":white_check_mark:",
                 )
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - _report_failure logs it, with its traceback when unexpected
             await self._report_failure(exc, out, "binding a collection")
             return
         await deliver(lambda: out.private(message), out, message, "a collection notice")
@@ -640,7 +627,7 @@ class SlackFrontEnd:
         except UnknownAnswer:
             return render.render_notice("That answer is too old to vote on now — thanks anyway!", "")
         except Exception as exc:
-            log.info("vote failed: %s", exc)
+            log.info("vote failed: %s", exc, exc_info=not is_expected(exc))
             return render.render_error(describe_error(exc, self.settings))
         return render.vote_confirmation(vote, changed)
 
@@ -662,11 +649,6 @@ def make_web_client(settings: Settings) -> AsyncWebClient:
     return AsyncWebClient(token=settings.slack_bot_token)
 
 
-def make_redis(settings: Settings) -> aioredis.Redis:
-    """A Redis client with bounded connect time, so a dead Redis becomes a message, not a hang."""
-    return aioredis.Redis.from_url(resolve_redis_url(settings), socket_connect_timeout=5, socket_timeout=10)
-
-
 _MENTION = re.compile(r"<@[UW][A-Z0-9]+(?:\|[^>]*)?>")
 
 
@@ -683,7 +665,7 @@ def build_app(settings: Settings, queue: QueueClient, redis_client: aioredis.Red
         request_verification_enabled=bool(settings.slack_signing_secret),
         name="syllabot",
     )
-    fe = SlackFrontEnd(settings, queue, redis_client if redis_client is not None else make_redis(settings))
+    fe = SlackFrontEnd(settings, queue, redis_client if redis_client is not None else async_client(settings))
     app._syllabot = fe  # type: ignore[attr-defined]  # for tests and shutdown
 
     def responder(respond: Any) -> ResponseUrlReporter:
@@ -691,15 +673,10 @@ def build_app(settings: Settings, queue: QueueClient, redis_client: aioredis.Red
 
     @app.command("/ask")
     async def on_ask(ack: Any, command: dict, respond: Any) -> None:
-        question = (command.get("text") or "").strip()
-        if not question:
-            await ack(response_type="ephemeral", **render.usage_ask())
-            return
-        if len(question) > MAX_QUESTION_CHARS:
-            msg = render.render_refusal(
-                f"That question is {len(question)} characters long; please keep it under {MAX_QUESTION_CHARS}."
-            )
-            await ack(response_type="ephemeral", **msg)
+        try:
+            question = check_question(command.get("text"))
+        except QuestionRejected as rejected:
+            await ack(response_type="ephemeral", **question_refusal(rejected))
             return
         await ack(response_type="ephemeral", text=":mag: Looking it up…")
         await fe.answer(
@@ -748,14 +725,12 @@ def build_app(settings: Settings, queue: QueueClient, redis_client: aioredis.Red
         if files:
             await fe.add_files(client, files, user, channel, team, out)
             return
-        question = _MENTION.sub("", event.get("text") or "").strip()
-        if not question:
-            await out.private(render.usage_ask())
-            return
-        if len(question) > MAX_QUESTION_CHARS:
-            await out.private(
-                render.render_refusal(f"Please keep questions under {MAX_QUESTION_CHARS} characters.")
-            )
+        try:
+            question = check_question(_MENTION.sub("", event.get("text") or ""))
+        except QuestionRejected as rejected:
+            # through deliver(): if Slack refuses the ephemeral post, a plain-text fallback follows
+            refusal = question_refusal(rejected)
+            await deliver(lambda: out.private(refusal), out, refusal, "a question refusal")
             return
         await fe.answer(question, user, channel, team, out)
 
@@ -781,7 +756,11 @@ def build_app(settings: Settings, queue: QueueClient, redis_client: aioredis.Red
             check_webhook(await respond(response_type="ephemeral", replace_original=False, **reply))
             return
         except Exception as exc:
-            log.warning("vote confirmation via response_url failed (%s); trying chat.postEphemeral", exc)
+            log.warning(
+                "vote confirmation via response_url failed (%s); trying chat.postEphemeral",
+                exc,
+                exc_info=not isinstance(exc, DeliveryFailed | SlackApiError | aiohttp.ClientError),
+            )
         channel = (body.get("channel") or {}).get("id") or (body.get("container") or {}).get("channel_id")
         if not channel:
             log.error("could not confirm a vote: no response_url and no channel")
@@ -793,7 +772,7 @@ def build_app(settings: Settings, queue: QueueClient, redis_client: aioredis.Red
                 channel=channel, user=user, text=reply["text"], blocks=reply["blocks"], **kwargs
             )
         except Exception as exc:
-            log.error("could not confirm a vote: %s", exc)
+            log.error("could not confirm a vote: %s", exc, exc_info=not isinstance(exc, SlackApiError))
 
     @app.error
     async def on_error(error: Exception, body: dict) -> None:
@@ -854,14 +833,14 @@ async def serve(
     stop = stop or asyncio.Event()
     own_queue = queue is None
     queue = queue or QueueClient(settings)
-    redis_client = make_redis(settings)
+    redis_client = async_client(settings)
     try:
         await queue.connect()
-    except Exception as exc:  # keep running: users get a clear message per request until Redis is back
+    except QueueError as exc:  # keep running: users get a clear message per request until Redis is back
         log.warning("queue not reachable at start-up (%s); answering with an error until it is", exc)
     try:
         await redis_client.ping()
-    except Exception as exc:
+    except (*REDIS_ERRORS, RedisUnavailable) as exc:
         url = describe(settings.redis_url or "embedded redis")
         log.warning("Redis at %s is unreachable (%s); users will be told until it is back", url, exc)
     app = build_app(settings, queue, redis_client)

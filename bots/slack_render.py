@@ -23,6 +23,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from syllabot.bots import frontend
 from syllabot.shared.labels import citation_label
 from syllabot.shared.schema import (
     NOT_IN_MATERIALS,
@@ -73,7 +74,6 @@ GENERAL_HEADER = ":bulb: *General knowledge* — not from your course materials"
 TRUNCATED_NOTE = "_…the rest was cut to fit Slack's message size limit._"
 
 _BROADCAST = re.compile(r"@(here|channel|everyone)\b", re.IGNORECASE)
-_SENTENCE_END = re.compile(r"(?<=[.!?…])\s+")
 _WORD_JOINER = "\u2060"
 
 
@@ -116,21 +116,6 @@ def context(texts: Sequence[str]) -> Block:
 # --- splitting long text -------------------------------------------------------------------------
 
 
-def _hard_cut(text: str, limit: int) -> list[str]:
-    """Cut ``text`` into pieces of at most ``limit``, never inside an ``&amp;``-style entity."""
-    pieces: list[str] = []
-    while len(text) > limit:
-        cut = limit
-        amp = text.rfind("&", max(0, cut - 5), cut)
-        if amp != -1 and ";" not in text[amp:cut]:
-            cut = amp if amp > 0 else limit
-        pieces.append(text[:cut])
-        text = text[cut:]
-    if text:
-        pieces.append(text)
-    return pieces
-
-
 def _pack(units: Iterable[str], limit: int, joiner: str) -> list[str]:
     """Greedily join ``units`` with ``joiner`` into chunks of at most ``limit`` characters."""
     chunks: list[str] = []
@@ -149,35 +134,10 @@ def _pack(units: Iterable[str], limit: int, joiner: str) -> list[str]:
 
 
 def split_text(text: str, limit: int = SECTION_LIMIT) -> list[str]:
-    """Split (already escaped) text into pieces of at most ``limit`` characters.
-
-    Paragraph boundaries first, then sentence ends, then spaces, then a hard cut, so a long answer
-    reads naturally across several sections instead of being chopped mid-word.
-    """
-    text = text.strip()
-    if not text:
-        return []
-    if len(text) <= limit:
-        return [text]
-    units: list[str] = []
-    for paragraph in re.split(r"\n\s*\n", text):
-        paragraph = paragraph.strip()
-        if not paragraph:
-            continue
-        if len(paragraph) <= limit:
-            units.append(paragraph)
-            continue
-        sentences: list[str] = []
-        for sentence in _SENTENCE_END.split(paragraph):
-            if len(sentence) <= limit:
-                sentences.append(sentence)
-                continue
-            words: list[str] = []
-            for word in sentence.split(" "):
-                words.extend(_hard_cut(word, limit) if len(word) > limit else [word])
-            sentences.extend(_pack(words, limit, " "))
-        units.extend(_pack(sentences, limit, " "))
-    return _pack(units, limit, "\n\n")
+    """Split (already escaped) text into pieces of at most ``limit`` characters: the core's splitter
+    (:func:`bots.frontend.split_text`: paragraphs, lines, sentence ends, spaces, then a hard cut),
+    which never cuts inside an ``&amp;``-style entity here."""
+    return frontend.split_text(text, limit, guard=frontend.keep_entities)
 
 
 def _truncate(text: str, limit: int) -> str:
@@ -199,38 +159,6 @@ def citation_line(citation: Citation) -> str:
     label = citation_label(citation)
     suffix = f" ({citation.file})" if citation.file and citation.file not in label else ""
     return f"*[{citation.n}]* {safe(label + suffix)}"
-
-
-def _strip_marker(text: str) -> str:
-    """The answer text minus a leading 'Not in your materials' (we show our own marker instead)."""
-    stripped = text.lstrip()
-    if stripped.lower().startswith(NOT_IN_MATERIALS.lower()):
-        stripped = stripped[len(NOT_IN_MATERIALS) :].lstrip(" .:;,!—-–\n")
-    return stripped
-
-
-#: After the uncertain lead, the worker's own "The closest passages:" (our lead already says it).
-_CLOSEST_INTRO = re.compile(
-    r"[\s.:;,!—–-]*(?:(?:here\s+are\s+)?the\s+)?closest\s+passages?(?:\s+I\s+found)?\s*(?:are|is)?\s*[:—–-]\s*",
-    re.IGNORECASE,
-)
-
-
-def _strip_lead(text: str) -> str:
-    """The answer text minus a leading :data:`UNCERTAIN_LEAD` and its "The closest passages:" (we
-    show our own lead); text without the lead is kept whole."""
-    stripped = text.lstrip()
-    if not stripped.lower().startswith(UNCERTAIN_LEAD.lower()):
-        return stripped
-    rest = stripped[len(UNCERTAIN_LEAD) :]
-    intro = _CLOSEST_INTRO.match(rest)
-    return rest[intro.end() :] if intro else rest.lstrip(" .:;,!—-–\n")
-
-
-def _strip_general_label(text: str) -> str:
-    """Drop a leading 'General knowledge:' label; we render our own, unmistakable header."""
-    match = re.match(r"\s*\**_?general knowledge_?\**\s*(\([^)]*\))?\s*[:—–-]\s*", text, re.IGNORECASE)
-    return text[match.end() :] if match else text
 
 
 def _source_blocks(lines: list[str], header: str) -> list[Block]:
@@ -278,14 +206,16 @@ def feedback_actions(answer_id: str) -> Block:
 def answer_fallback_text(answer: Answer) -> str:
     """Plain-text version for notifications and clients that cannot show blocks: the same lead as
     the blocks, chosen by ``answer.status``."""
-    if answer.status == "answered":
-        prefix, body = "", answer.text
-        sources = f" ({plural(len(answer.citations), 'source')})" if answer.citations else ""
-    elif answer.status == "uncertain":
-        prefix, body = f"{UNCERTAIN_FALLBACK} ", _strip_lead(answer.text)
-        sources = f" ({plural(len(answer.citations), 'passage')})" if answer.citations else ""
+    parts = frontend.answer_parts(answer)
+    body = parts.body
+    if parts.status == "answered":
+        prefix = ""
+        sources = f" ({plural(len(parts.citations), 'source')})" if parts.citations else ""
+    elif parts.status == "uncertain":
+        prefix = f"{UNCERTAIN_FALLBACK} "
+        sources = f" ({plural(len(parts.citations), 'passage')})" if parts.citations else ""
     else:
-        prefix, body, sources = f"{NOT_IN_MATERIALS}. ", _strip_marker(answer.text), ""
+        prefix, sources = f"{NOT_IN_MATERIALS}. ", ""
     return _truncate(prefix + safe(body.strip()) + sources, FALLBACK_LIMIT).strip() or NOT_IN_MATERIALS
 
 
@@ -298,25 +228,21 @@ def render_answer(answer: Answer, answer_id: str | None = None) -> Message:
     part, numbered sources headed by status, a footer (collection, operator note), then the
     feedback buttons.
     """
+    parts = frontend.answer_parts(answer)
     head: list[Block] = []
-    body_text = answer.text
-    if answer.status == "not_in_materials":
+    if parts.status == "not_in_materials":
         head.append(section(MARKER_MRKDWN))
-        body_text = _strip_marker(answer.text)
-    elif answer.status == "uncertain":
+    elif parts.status == "uncertain":
         head.append(section(UNCERTAIN_MRKDWN))
-        body_text = _strip_lead(answer.text)
 
-    body: list[Block] = [section(piece) for piece in split_text(safe(body_text))]
+    body: list[Block] = [section(piece) for piece in split_text(safe(parts.body))]
 
     general: list[Block] = []
-    if answer.general_knowledge and answer.general_knowledge.strip():
+    if parts.general_knowledge:
         general.append(section(GENERAL_HEADER))
-        general.extend(
-            section(piece) for piece in split_text(safe(_strip_general_label(answer.general_knowledge)))
-        )
+        general.extend(section(piece) for piece in split_text(safe(parts.general_knowledge)))
 
-    header = SOURCES_HEADER[answer.status]
+    header = SOURCES_HEADER[parts.status]
     tail = _source_blocks([citation_line(c) for c in answer.citations], header)
     footer_bits = [f"Collection `{safe(answer.collection)}`"]
     if answer.note:

@@ -70,6 +70,10 @@ class Keys:
     def rate(self, platform: str, user: str) -> str:
         return f"{self.prefix}rate:{platform}:{user}"
 
+    def slack_event(self, event_id: str) -> str:
+        """An Events API event id already answered (Slack redelivers events it thinks we missed)."""
+        return f"{self.prefix}event:{event_id}"
+
     @property
     def feedback_stream(self) -> str:
         return f"{self.prefix}feedback"

@@ -43,12 +43,16 @@ from arq.connections import ArqRedis
 from arq.constants import in_progress_key_prefix, job_key_prefix
 from arq.jobs import serialize_job
 from pydantic import BaseModel, ValidationError
-from redis.asyncio.retry import Retry
-from redis.backoff import NoBackoff
 
 from syllabot.shared.config import Settings
 from syllabot.shared.keys import Keys
-from syllabot.shared.redis_conn import REDIS_ERRORS, RedisUnavailable, describe, resolve_redis_url
+from syllabot.shared.redis_conn import (
+    REDIS_ERRORS,
+    RedisUnavailable,
+    async_client_at,
+    describe,
+    resolve_redis_url,
+)
 from syllabot.shared.schema import Answer, AskRequest, IngestReport, SourceInfo
 
 log = logging.getLogger("syllabot.queue")
@@ -70,9 +74,6 @@ HEARTBEAT_TTL_S = 10.0
 #: ``arq:in-progress:<id>`` keys of the jobs it runs, so a job whose worker died (SIGKILL, lost host)
 #: is free for another worker to claim (and arq to retry) within this time.
 IN_PROGRESS_TTL_S = HEARTBEAT_TTL_S
-#: Socket read timeout of the client's connections: longer than any BLPOP slice (2 s), so only a
-#: Redis that stopped answering trips it.
-SOCKET_TIMEOUT_S = 5.0
 #: Extra time, beyond the caller's timeout, before a call stuck in a Redis command is abandoned.
 STALL_GRACE_S = 1.0
 #: How long an unclaimed result list lives (the client normally pops it within milliseconds).
@@ -160,7 +161,13 @@ class NoWorker(QueueError):
 
 
 class QueueTimeout(QueueError):
-    """A worker took the job but no result came within the timeout."""
+    """No result came within the timeout. ``withdrawn``: no worker had started the job, and it was
+    withdrawn, so nothing changed; otherwise a worker took it and may still finish it."""
+
+    def __init__(self, message: str, *, withdrawn: bool = False, timeout_s: float | None = None) -> None:
+        super().__init__(message)
+        self.withdrawn = withdrawn
+        self.timeout_s = timeout_s
 
 
 class JobFailed(QueueError):
@@ -202,13 +209,7 @@ class QueueClient:
             # socket_timeout: a stalled Redis raises instead of hanging the call. The single retry on
             # ConnectionError replaces a pooled connection the server closed (e.g. it restarted):
             # every command we send is safe to repeat (the enqueue script rewrites the same job).
-            pool = ArqRedis.from_url(
-                self._url,
-                socket_connect_timeout=2,
-                socket_timeout=SOCKET_TIMEOUT_S,
-                retry=Retry(NoBackoff(), 1),
-                retry_on_error=[redis.exceptions.ConnectionError],
-            )
+            pool = async_client_at(self._url, ArqRedis, retry_closed=True)
             pool.default_queue_name = self.keys.queue
             try:
                 await pool.ping()
@@ -402,7 +403,9 @@ class QueueClient:
             remaining = deadline - loop.time()
             if remaining <= 0:
                 withdrawn = await self._give_up(pool, job_id)
-                raise QueueTimeout(_timeout_message(withdrawn, timeout))
+                raise QueueTimeout(
+                    _timeout_message(withdrawn, timeout), withdrawn=withdrawn, timeout_s=timeout
+                )
             # Never 0: BLPOP 0 blocks forever. Sub-second timeouts need Redis >= 6.
             item = await cast(
                 Awaitable[list[bytes] | None],

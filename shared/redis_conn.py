@@ -11,10 +11,13 @@ from __future__ import annotations
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import redis
 import redis.asyncio as aioredis
+import redis.exceptions
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
 
 from syllabot.shared.config import Settings
 
@@ -98,10 +101,39 @@ def sync_client(settings: Settings) -> redis.Redis:
     return client
 
 
-def async_client(settings: Settings) -> aioredis.Redis:
-    """An asyncio client (bytes responses)."""
-    client: aioredis.Redis = aioredis.Redis.from_url(resolve_redis_url(settings))
+#: Bounds of every asyncio client (queue and bots): a dead or stalled Redis becomes an error in
+#: seconds instead of a hang. The read timeout is longer than any BLPOP slice of the queue client
+#: (2 s), so only a Redis that stopped answering trips it.
+CONNECT_TIMEOUT_S = 2.0
+SOCKET_TIMEOUT_S = 5.0
+
+AsyncClient = TypeVar("AsyncClient", bound=aioredis.Redis)
+
+
+def async_client_at(
+    url: str,
+    cls: type[AsyncClient] = aioredis.Redis,  # type: ignore[assignment]  # mypy #3737
+    *,
+    retry_closed: bool = False,
+) -> AsyncClient:
+    """The one asyncio client factory (bytes responses), for a URL already resolved.
+
+    ``cls``: ``redis.asyncio.Redis`` or a subclass (the queue uses arq's ``ArqRedis``).
+    ``retry_closed``: retry a command once on a connection the server closed (e.g. it restarted);
+    only for callers whose every command is safe to repeat.
+    """
+    extra: dict[str, Any] = {}
+    if retry_closed:
+        extra = {"retry": Retry(NoBackoff(), 1), "retry_on_error": [redis.exceptions.ConnectionError]}
+    client: AsyncClient = cls.from_url(
+        url, socket_connect_timeout=CONNECT_TIMEOUT_S, socket_timeout=SOCKET_TIMEOUT_S, **extra
+    )
     return client
+
+
+def async_client(settings: Settings) -> aioredis.Redis:
+    """An asyncio client for these settings (resolves, and may start, the embedded Redis: blocking)."""
+    return async_client_at(resolve_redis_url(settings))
 
 
 async def check_async(client: aioredis.Redis, url: str) -> None:

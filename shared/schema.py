@@ -20,6 +20,9 @@ UNCERTAIN_LEAD = "I can't tell whether your materials answer this"
 #: The three outcomes of answering (DESIGN.md retrieval rule 7):
 #: ``answered`` — the cited passages answer it; ``uncertain`` — the closest passages are about it but
 #: may not answer it; ``not_in_materials`` — the reply starts with :data:`NOT_IN_MATERIALS`.
+#: The longest question any front-end sends (AskRequest enforces it; bots check it first for words).
+MAX_QUESTION_CHARS = 2000
+
 AnswerStatus = Literal["answered", "uncertain", "not_in_materials"]
 ANSWER_STATUSES: tuple[AnswerStatus, ...] = ("answered", "uncertain", "not_in_materials")
 
@@ -76,7 +79,7 @@ class Timings(BaseModel):
 
 
 class AskRequest(BaseModel):
-    question: str = Field(min_length=1, max_length=2000)
+    question: str = Field(min_length=1, max_length=MAX_QUESTION_CHARS)
     collection: str = "default"
     user: str | None = Field(
         default=None, description="Who asked, e.g. 'discord:1234' (for logs and feedback)."

@@ -650,7 +650,7 @@ async def test_an_unexpected_error_still_ends_in_a_message(
     ix = await fake.command("sources")
     reply = await ix.final(TIMEOUT)
     assert reply.json["data"]["flags"] & 64
-    assert "unexpected error (ZeroDivisionError)" in text_of(reply)
+    assert "Something unexpected went wrong (ZeroDivisionError)" in text_of(reply)  # frontend.classify
 
 
 async def test_a_very_long_answer_continues_in_follow_ups(

@@ -787,7 +787,9 @@ class _CannedQueue(QueueClient):
         await asyncio.sleep(min(waited, 0.2))  # stands in for the whole wait; keeps the test short
         if self.withdrawn:
             raise QueueTimeout(
-                f"no worker picked the job up within {waited:g} s (all busy?); it was withdrawn"
+                f"no worker picked the job up within {waited:g} s (all busy?); it was withdrawn",
+                withdrawn=True,
+                timeout_s=waited,
             )
         raise QueueTimeout(f"a worker took the job but no result came within {waited:g} s")
 

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from syllabot.bots.frontend import QuestionRejected, check_question
 from syllabot.shared.config import Settings, get_settings
 from syllabot.shared.formats import SUPPORTED_TYPES, is_document_name
 from syllabot.shared.schema import SEARCH_HIT_FIELDS, Answer, IngestReport
@@ -363,11 +364,18 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    if getattr(args, "question", None) is not None and not args.question.strip():
-        _err(
-            'the question is empty; type what you want to know, e.g. syllabot ask "which module covers deadlocks?"'
-        )
-        return 2
+    if getattr(args, "question", None) is not None:
+        try:
+            args.question = check_question(args.question)
+        except QuestionRejected as rejected:
+            if rejected.kind == "empty":
+                _err(
+                    "the question is empty; type what you want to know, "
+                    'e.g. syllabot ask "which module covers deadlocks?"'
+                )
+            else:
+                _err(f"the question has {rejected.length} characters; the limit is {rejected.limit}")
+            return 2
     try:
         settings = get_settings()
     except ValueError as exc:  # pydantic's ValidationError or SettingsError: a setting has a bad value

@@ -15,10 +15,11 @@ import getpass
 import sys
 from typing import TextIO
 
+from syllabot.bots.frontend import answer_parts
 from syllabot.shared.config import Settings
 from syllabot.shared.queue import JobFailed, NoWorker, QueueClient, QueueError, QueueTimeout, RedisUnreachable
 from syllabot.shared.redis_conn import RedisUnavailable
-from syllabot.shared.schema import UNCERTAIN_LEAD, Answer, AskRequest, IngestReport
+from syllabot.shared.schema import NOT_IN_MATERIALS, UNCERTAIN_LEAD, Answer, AskRequest, IngestReport
 
 
 def _say(message: str) -> None:
@@ -67,7 +68,7 @@ def run_ask(settings: Settings, question: str, collection: str, as_json: bool) -
     try:
         answer = asyncio.run(ask(settings, request))
     except (QueueError, RedisUnavailable) as exc:
-        _say(str(exc))
+        _say(str(exc))  # the terminal is for admins: the queue's own message names the URL to check
         return 1
     print(answer.model_dump_json(indent=2) if as_json else render_answer(answer))
     return 0
@@ -152,26 +153,34 @@ SOURCES_HEADING = {
 }
 
 
+GENERAL_KNOWLEDGE_LABEL = "General knowledge (not from your course materials):"
+
+
 def render_answer(answer: Answer) -> str:
     """Plain text for a terminal: the answer, any labelled general knowledge, numbered sources.
 
-    The text already starts with its status's words ("Not in your materials", or
-    :data:`UNCERTAIN_LEAD` for ``uncertain``); an uncertain text that lacks the lead (an older or
-    foreign worker) gets it, so a terminal never shows closest passages as if they were an answer.
+    Laid out from the front-end core's :func:`answer_parts`, chosen by ``answer.status``: the text
+    starts with its status's words ("Not in your materials", or :data:`UNCERTAIN_LEAD` and "The
+    closest passages:"), whether or not the worker wrote them, so a terminal never shows closest
+    passages as if they were an answer.
     """
-    text = answer.text
-    if answer.status == "uncertain" and not text.lstrip().lower().startswith(UNCERTAIN_LEAD.lower()):
-        text = f"{UNCERTAIN_LEAD}. The closest passages: {text.lstrip()}"
+    parts = answer_parts(answer)
+    if parts.status == "uncertain":
+        text = f"{UNCERTAIN_LEAD}. The closest passages: {parts.body}"
+    elif parts.status == "not_in_materials":
+        text = f"{NOT_IN_MATERIALS}. {parts.body}" if parts.body else NOT_IN_MATERIALS
+    else:
+        text = parts.body
     lines = [text]
-    if answer.general_knowledge:
-        lines += ["", answer.general_knowledge]
-    if answer.citations:
-        lines += ["", SOURCES_HEADING[answer.status]]
-        for c in answer.citations:
+    if parts.general_knowledge:
+        lines += ["", GENERAL_KNOWLEDGE_LABEL, parts.general_knowledge]
+    if parts.citations:
+        lines += ["", SOURCES_HEADING[parts.status]]
+        for c in parts.citations:
             where = f"  ({c.file})" if c.file and c.file not in c.label else ""
             lines.append(f"  [{c.n}] {c.label or c.title}{where}")
-    if answer.note:
-        lines += ["", f"Note: {answer.note}"]
+    if parts.note:
+        lines += ["", f"Note: {parts.note}"]
     return "\n".join(lines)
 
 

@@ -1,0 +1,310 @@
+"""The front-end core: what Discord, Slack and the terminal share, free of I/O and platform types.
+
+- **Questions**: :func:`check_question` (one length limit, :data:`MAX_QUESTION_CHARS` from
+  ``shared/schema.py``, the bound :class:`AskRequest` enforces too).
+- **Failures**: one taxonomy (:class:`FailureKind`); :func:`classify` turns any exception into a
+  :class:`Failure` with user-facing words (title and detail) that each bot renders its own way.
+  :func:`is_expected` says whether a failure is part of the taxonomy (log it in one line) or a bug
+  (log it with its traceback).
+- **Text**: :func:`split_text`, one splitter parametrised by the platform's limit and by what a hard
+  cut must not separate (a Markdown escape on Discord, an HTML entity on Slack).
+- **Answers**: :func:`answer_parts` gives renderers the status, its label, the body without the
+  worker's own marker or lead, the citations and the general-knowledge text without its label.
+
+Imports only ``syllabot.shared`` (tests/test_layout.py). Tests need neither Redis nor a platform fake.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from syllabot.shared.queue import JobFailed, NoWorker, QueueError, QueueTimeout, RedisUnreachable
+from syllabot.shared.redis_conn import REDIS_ERRORS, RedisUnavailable
+from syllabot.shared.schema import (
+    MAX_QUESTION_CHARS,
+    NOT_IN_MATERIALS,
+    UNCERTAIN_LEAD,
+    Answer,
+    AnswerStatus,
+    Citation,
+)
+
+__all__ = [
+    "MAX_QUESTION_CHARS",
+    "AnswerParts",
+    "Failure",
+    "FailureKind",
+    "QuestionRejected",
+    "UsageError",
+    "answer_parts",
+    "check_question",
+    "classify",
+    "is_expected",
+    "split_text",
+]
+
+
+# --- questions -----------------------------------------------------------------------------------
+class UsageError(Exception):
+    """Something the user (or admin) must fix: a bad file, a missing permission, an unknown document.
+    The message is shown as it is (each bot escapes or formats it for its platform)."""
+
+
+class QuestionRejected(UsageError):
+    """A question that is not sent to a worker: ``kind`` is ``"empty"`` or ``"too_long"``."""
+
+    def __init__(self, kind: str, length: int) -> None:
+        self.kind = kind
+        self.length = length
+        self.limit = MAX_QUESTION_CHARS
+        if kind == "empty":
+            message = "The question is empty: type a question."
+        else:
+            message = f"That question has {length} characters; please keep it under {MAX_QUESTION_CHARS}."
+        super().__init__(message)
+
+
+def check_question(text: str | None) -> str:
+    """The question to send (surrounding whitespace dropped), or :class:`QuestionRejected`."""
+    question = (text or "").strip()
+    if not question:
+        raise QuestionRejected("empty", 0)
+    if len(question) > MAX_QUESTION_CHARS:
+        raise QuestionRejected("too_long", len(question))
+    return question
+
+
+# --- failures ------------------------------------------------------------------------------------
+class FailureKind(enum.Enum):
+    USAGE = "usage"  # the user must change something; the message says what
+    NO_WORKER = "no_worker"  # nothing runs jobs: an admin must start `syllabot worker`
+    TIMEOUT = "timeout"  # a worker took the job, no result in time (it may still finish)
+    WITHDRAWN = "withdrawn"  # no worker started the job in time; it was withdrawn, nothing changed
+    UNREACHABLE = "unreachable"  # Redis does not answer
+    JOB_FAILED = "job_failed"  # the worker ran the job and it raised; the message is the worker's
+    QUEUE = "queue"  # another queue error (e.g. a reply of the wrong version)
+    UNEXPECTED = "unexpected"  # a bug: logged with its traceback
+
+
+@dataclass(frozen=True)
+class Failure:
+    """What to tell a user about an exception: ``title`` (a short heading) and ``detail`` (what
+    happened and what to do). ``detail`` may contain a message from the worker or the user's own
+    input, so renderers escape it."""
+
+    kind: FailureKind
+    title: str
+    detail: str
+
+    @property
+    def expected(self) -> bool:
+        return self.kind is not FailureKind.UNEXPECTED
+
+
+def is_expected(exc: BaseException) -> bool:
+    """Whether ``exc`` is one of the taxonomy's failures (else a bug, worth a traceback in the log)."""
+    return classify(exc).expected
+
+
+def _waited(timeout_s: float | None) -> str:
+    return f" within {timeout_s:.0f} s" if timeout_s else ""
+
+
+def classify(exc: BaseException, *, timeout_s: float | None = None) -> Failure:
+    """The one mapping of exceptions to words. ``timeout_s``: how long the caller waited, if known."""
+    if isinstance(exc, UsageError):
+        return Failure(FailureKind.USAGE, "Syllabot can't do that", str(exc))
+    if isinstance(exc, NoWorker):
+        return Failure(
+            FailureKind.NO_WORKER,
+            "No Syllabot worker is running",
+            "No Syllabot worker is running, so nobody can answer right now. "
+            "Please ask an admin to start one (`syllabot worker`), then try again.",
+        )
+    if isinstance(exc, QueueTimeout) and exc.withdrawn:
+        return Failure(
+            FailureKind.WITHDRAWN,
+            "No worker was free",
+            f"Syllabot did not answer{_waited(timeout_s or exc.timeout_s)}: no worker was free to start "
+            "(all busy?), so the request was withdrawn and nothing was changed. Please try again later.",
+        )
+    if isinstance(exc, QueueTimeout | TimeoutError):
+        return Failure(
+            FailureKind.TIMEOUT,
+            "No answer in time",
+            f"That took too long: the worker did not answer{_waited(timeout_s)}. "
+            "It may be busy; please try again in a minute.",
+        )
+    if isinstance(exc, (RedisUnreachable, RedisUnavailable, *REDIS_ERRORS)):
+        return Failure(
+            FailureKind.UNREACHABLE,
+            "Syllabot can't reach its database",
+            "Syllabot can't reach its database (Redis) right now, so questions cannot be passed to a "
+            "worker. Please try again later or tell an admin; this usually fixes itself once Redis is back.",
+        )
+    if isinstance(exc, JobFailed):
+        return Failure(FailureKind.JOB_FAILED, "The worker could not do that", str(exc))
+    if isinstance(exc, QueueError):
+        return Failure(FailureKind.QUEUE, "Syllabot could not do that", str(exc))
+    return Failure(
+        FailureKind.UNEXPECTED,
+        "Something went wrong",
+        f"Something unexpected went wrong ({type(exc).__name__}). It has been logged; please try "
+        "again, or tell an admin.",
+    )
+
+
+# --- splitting text ------------------------------------------------------------------------------
+_SENTENCE_END = re.compile(r"(?<=[.!?…])\s+")
+
+#: A hard cut at ``cut`` in ``text`` moved (left) so it does not separate what belongs together.
+CutGuard = Callable[[str, int], int]
+
+
+def keep_escapes(text: str, cut: int) -> int:
+    """Never separate a backslash from the character it escapes (Markdown): the next part would start
+    with a live ``[`` (or ``*``, ``_`` …). An odd run of backslashes before the cut ends with the first
+    half of an escape pair."""
+    run = len(text[:cut]) - len(text[:cut].rstrip("\\"))
+    return cut - 1 if run % 2 and cut > 1 else cut
+
+
+def keep_entities(text: str, cut: int) -> int:
+    """Never cut inside an HTML entity such as ``&amp;`` (Slack's escaping)."""
+    amp = text.rfind("&", max(0, cut - 7), cut)
+    if amp > 0 and ";" not in text[amp:cut]:
+        return amp
+    return cut
+
+
+def _cut_point(text: str, limit: int, guard: CutGuard | None) -> int:
+    """Where to cut ``text`` so the first part is at most ``limit`` characters.
+
+    Prefers, in order, a paragraph break, a line break, a sentence end, a space; the break must be
+    in the second half of the window so a stray early newline does not make a tiny part.
+    """
+    window = text[: limit + 1]
+    floor = limit // 2
+    for sep in ("\n\n", "\n"):
+        pos = window.rfind(sep, floor, limit + 1)
+        if pos > 0:
+            return pos
+    ends = [m.start() for m in _SENTENCE_END.finditer(window) if floor <= m.start() <= limit]
+    if ends:
+        return ends[-1]  # just after the sentence's punctuation
+    pos = window.rfind(" ", floor, limit + 1)
+    if pos > 0:
+        return pos
+    return guard(text, limit) if guard is not None else limit
+
+
+def split_text(text: str, limit: int, *, guard: CutGuard | None = None) -> list[str]:
+    """Split ``text`` into parts of at most ``limit`` characters at the cleanest boundary found.
+
+    Joining the parts with a separator gives the original text back apart from the whitespace at
+    each cut, so nothing the answerer wrote is lost. ``guard`` adjusts hard cuts (no boundary
+    found) for the platform's escaping: :func:`keep_escapes`, :func:`keep_entities`.
+    """
+    if limit <= 0:
+        raise ValueError("limit must be positive")
+    text = text.strip()
+    parts: list[str] = []
+    while len(text) > limit:
+        cut = _cut_point(text, limit, guard)
+        if cut <= 0:  # a guard that cannot move left: cut hard rather than loop
+            cut = limit
+        head, text = text[:cut].rstrip(), text[cut:].lstrip()
+        if head:
+            parts.append(head)
+    if text:
+        parts.append(text)
+    return parts
+
+
+# --- answers -------------------------------------------------------------------------------------
+#: What each status is called where a renderer shows one label for it.
+STATUS_LABELS: dict[AnswerStatus, str] = {
+    "answered": "Answer",
+    "uncertain": UNCERTAIN_LEAD,
+    "not_in_materials": NOT_IN_MATERIALS,
+}
+
+#: After the uncertain lead, the worker's own "The closest passages:" (the renderer's lead says it).
+_CLOSEST_INTRO = re.compile(
+    r"[\s.:;,!—–-]*(?:(?:here\s+are\s+)?the\s+)?closest\s+passages?(?:\s+I\s+found)?\s*(?:are|is)?\s*[:—–-]\s*",
+    re.IGNORECASE,
+)
+_PUNCT = " .:;,!—–-*_\t"
+
+
+def strip_marker(text: str) -> str:
+    """The text without a leading "Not in your materials" (renderers show their own)."""
+    stripped = text.lstrip()
+    if stripped.lower().startswith(NOT_IN_MATERIALS.lower()):
+        stripped = stripped[len(NOT_IN_MATERIALS) :].lstrip(_PUNCT).lstrip("\n")
+    return stripped.strip()
+
+
+def strip_lead(text: str) -> str:
+    """The text without a leading :data:`UNCERTAIN_LEAD` and its "The closest passages:" (renderers
+    show their own lead); text without the lead is kept whole."""
+    stripped = text.lstrip()
+    if not stripped.lower().startswith(UNCERTAIN_LEAD.lower()):
+        return stripped.strip()
+    rest = stripped[len(UNCERTAIN_LEAD) :]
+    intro = _CLOSEST_INTRO.match(rest)
+    rest = rest[intro.end() :] if intro else rest.lstrip(_PUNCT + "\n")
+    return rest.strip()
+
+
+_GK_LABEL = re.compile(r"\s*\**_?general knowledge_?\**\s*(\([^)]*\))?\s*[:—–-]\s*", re.IGNORECASE)
+
+
+def strip_general_label(text: str) -> str:
+    """General-knowledge text without its own leading label (renderers show an unmistakable one)."""
+    match = _GK_LABEL.match(text)
+    if match:
+        return text[match.end() :].strip()
+    first, _, rest = text.strip().partition("\n")
+    if "general knowledge" in first.lower() and len(first) < 120:
+        stripped_first = re.sub(r"(?i)^[\W_]*general knowledge[^:\n]*:?[\W_]*", "", first).strip()
+        return (stripped_first + "\n" + rest).strip() if stripped_first else rest.strip()
+    return text.strip()
+
+
+@dataclass(frozen=True)
+class AnswerParts:
+    """An :class:`Answer` as renderers lay it out (all text unescaped: renderers escape)."""
+
+    status: AnswerStatus
+    label: str
+    body: str
+    citations: list[Citation]
+    general_knowledge: str
+    question: str
+    collection: str
+    note: str
+
+
+def answer_parts(answer: Answer) -> AnswerParts:
+    """Split an answer for rendering; the layout is chosen by ``answer.status``, never by the text."""
+    if answer.status == "not_in_materials":
+        body = strip_marker(answer.text)
+    elif answer.status == "uncertain":
+        body = strip_lead(answer.text)
+    else:
+        body = answer.text.strip()
+    gk = answer.general_knowledge or ""
+    return AnswerParts(
+        status=answer.status,
+        label=STATUS_LABELS[answer.status],
+        body=body,
+        citations=sorted(answer.citations, key=lambda c: c.n),
+        general_knowledge=strip_general_label(gk) if gk.strip() else "",
+        question=" ".join(answer.question.split()),
+        collection=answer.collection,
+        note=answer.note or "",
+    )

@@ -1,0 +1,172 @@
+"""The front-end core (bots/frontend.py): pure, so these tests need neither Redis nor a platform fake."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+import redis.exceptions
+
+from syllabot.bots import frontend as fe
+from syllabot.shared.queue import JobFailed, NoWorker, QueueError, QueueTimeout, RedisUnreachable
+from syllabot.shared.redis_conn import RedisUnavailable
+from syllabot.shared.schema import (
+    MAX_QUESTION_CHARS,
+    NOT_IN_MATERIALS,
+    UNCERTAIN_LEAD,
+    Answer,
+    AskRequest,
+    Citation,
+)
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+# --- questions -----------------------------------------------------------------------------------
+def test_one_question_limit_for_every_front_end() -> None:
+    assert fe.MAX_QUESTION_CHARS == MAX_QUESTION_CHARS
+    assert AskRequest.model_fields["question"].metadata  # the schema enforces the same bound
+    ok = "x" * MAX_QUESTION_CHARS
+    assert fe.check_question(f"  {ok}\n") == ok
+    AskRequest(question=ok)  # what passes the check, the schema accepts
+
+
+@pytest.mark.parametrize("text", [None, "", "   ", "\n\t"])
+def test_empty_questions_are_rejected(text: str | None) -> None:
+    with pytest.raises(fe.QuestionRejected) as rejected:
+        fe.check_question(text)
+    assert rejected.value.kind == "empty"
+    assert isinstance(rejected.value, fe.UsageError)
+
+
+def test_overlong_questions_are_rejected_with_their_length() -> None:
+    with pytest.raises(fe.QuestionRejected) as rejected:
+        fe.check_question("y" * (MAX_QUESTION_CHARS + 5))
+    assert (rejected.value.kind, rejected.value.length, rejected.value.limit) == (
+        "too_long",
+        MAX_QUESTION_CHARS + 5,
+        MAX_QUESTION_CHARS,
+    )
+    assert str(MAX_QUESTION_CHARS) in str(rejected.value)
+
+
+# --- failures ------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("exc", "kind", "words"),
+    [
+        (fe.UsageError("that file is too large"), fe.FailureKind.USAGE, "that file is too large"),
+        (NoWorker("x"), fe.FailureKind.NO_WORKER, "syllabot worker"),
+        (QueueTimeout("x"), fe.FailureKind.TIMEOUT, "took too long"),
+        (TimeoutError(), fe.FailureKind.TIMEOUT, "did not answer"),
+        (QueueTimeout("x", withdrawn=True, timeout_s=30), fe.FailureKind.WITHDRAWN, "nothing was changed"),
+        (RedisUnreachable("x"), fe.FailureKind.UNREACHABLE, "can't reach its database"),
+        (RedisUnavailable("x"), fe.FailureKind.UNREACHABLE, "Redis"),
+        (redis.exceptions.ConnectionError("x"), fe.FailureKind.UNREACHABLE, "Redis"),
+        (ConnectionRefusedError(), fe.FailureKind.UNREACHABLE, "Redis"),
+        (JobFailed("built with another embedder"), fe.FailureKind.JOB_FAILED, "another embedder"),
+        (QueueError("reply of another version"), fe.FailureKind.QUEUE, "another version"),
+        (ZeroDivisionError("bug"), fe.FailureKind.UNEXPECTED, "unexpected"),
+    ],
+)
+def test_one_taxonomy_maps_every_failure_to_words(
+    exc: BaseException, kind: fe.FailureKind, words: str
+) -> None:
+    failure = fe.classify(exc)
+    assert failure.kind is kind
+    assert words in failure.detail
+    assert failure.title
+    assert failure.expected == (kind is not fe.FailureKind.UNEXPECTED) == fe.is_expected(exc)
+
+
+def test_timeouts_say_how_long_was_waited() -> None:
+    assert "within 12 s" in fe.classify(QueueTimeout("x"), timeout_s=12).detail
+    assert "within 30 s" in fe.classify(QueueTimeout("x", withdrawn=True, timeout_s=30)).detail
+
+
+def test_withdrawn_is_an_attribute_not_words_in_the_message() -> None:
+    assert fe.classify(QueueTimeout("it was withdrawn")).kind is fe.FailureKind.TIMEOUT
+    assert fe.classify(QueueTimeout("", withdrawn=True)).kind is fe.FailureKind.WITHDRAWN
+
+
+# --- splitting -----------------------------------------------------------------------------------
+def test_split_prefers_paragraphs_lines_sentences_spaces() -> None:
+    para = "One sentence here. " * 8
+    text = f"{para.strip()}\n\n{para.strip()}"
+    assert fe.split_text(text, 200) == [para.strip(), para.strip()]
+    sentences = " ".join(f"Sentence {i} ends." for i in range(40))
+    parts = fe.split_text(sentences, 70)
+    assert all(len(p) <= 70 and p.endswith(".") for p in parts)
+    assert " ".join(parts) == sentences
+    assert fe.split_text("", 10) == [] and fe.split_text("  hi  ", 10) == ["hi"]
+    with pytest.raises(ValueError):
+        fe.split_text("x", 0)
+
+
+def test_hard_cuts_follow_the_platform_guard() -> None:
+    assert fe.split_text("x" * 25, 10) == ["x" * 10, "x" * 10, "x" * 5]
+    escaped = "y" * 9 + "\\[" + "z" * 5  # a cut at 10 would split the escape pair
+    parts = fe.split_text(escaped, 10, guard=fe.keep_escapes)
+    assert parts[0] == "y" * 9 and parts[1].startswith("\\[")
+    entities = "&amp;" * 10
+    parts = fe.split_text(entities, 12, guard=fe.keep_entities)
+    assert all(p.endswith(";") and len(p) <= 12 for p in parts) and "".join(parts) == entities
+
+
+# --- answers -------------------------------------------------------------------------------------
+def _cite(n: int) -> Citation:
+    return Citation(n=n, doc_id="d", file="f.pdf", title="T", label=f"T — Module {n}", snippet="s", score=0.5)
+
+
+def test_answer_parts_strip_what_renderers_show_themselves() -> None:
+    answered = fe.answer_parts(
+        Answer(
+            text=" Within 30 days [1]. ",
+            collection="c",
+            question=" how   long? ",
+            citations=[_cite(2), _cite(1)],
+        )
+    )
+    assert (answered.status, answered.body, answered.question) == (
+        "answered",
+        "Within 30 days [1].",
+        "how long?",
+    )
+    assert [c.n for c in answered.citations] == [1, 2] and answered.label == "Answer"
+
+    missing = fe.answer_parts(
+        Answer(
+            text=f"{NOT_IN_MATERIALS}. The closest passage: x [1].", status="not_in_materials", collection="c"
+        )
+    )
+    assert missing.body == "The closest passage: x [1]." and missing.label == NOT_IN_MATERIALS
+
+    unsure = fe.answer_parts(
+        Answer(
+            text=f"{UNCERTAIN_LEAD}. The closest passages: returns [1].", status="uncertain", collection="c"
+        )
+    )
+    assert unsure.body == "returns [1]." and unsure.label == UNCERTAIN_LEAD
+
+    general = fe.answer_parts(
+        Answer(
+            text="x",
+            collection="c",
+            general_knowledge="General knowledge (not from your course materials): A mutex is a lock.",
+        )
+    )
+    assert general.general_knowledge == "A mutex is a lock."
+    assert fe.answer_parts(Answer(text="x", collection="c", general_knowledge="  ")).general_knowledge == ""
+
+
+def test_the_core_has_no_io_and_no_platform_types() -> None:
+    tree = ast.parse((REPO / "bots" / "frontend.py").read_text(encoding="utf-8"))
+    imported = {
+        (node.module or "") if isinstance(node, ast.ImportFrom) else alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import | ast.ImportFrom)
+        for alias in node.names
+    }
+    forbidden = ("discord", "slack_bolt", "slack_sdk", "aiohttp", "httpx", "redis.asyncio", "socket")
+    assert not [m for m in imported if m.startswith(forbidden)], imported
+    assert all(m.startswith("syllabot.shared") or "." not in m or m == "collections.abc" for m in imported)
