@@ -235,6 +235,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--show", action="store_true", help="print every wrong answer")
     parser.add_argument("--no-write", action="store_true")
     parser.add_argument("--tune", action="store_true", help="grid-search the thresholds on the dev split")
+    parser.add_argument("--alpha", type=float, default=None, help="hybrid alpha (default: the shipped one)")
     args = parser.parse_args(argv)
     if args.tune:
         embedder, settings = default_embedder(), bench_settings()
@@ -248,7 +249,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         tune(cases, settings)
         return 0
     embedder = default_embedder()
-    settings = bench_settings()
+    settings = bench_settings() if args.alpha is None else bench_settings(hybrid_alpha=args.alpha)
     started = time.perf_counter()
     splits = [args.split] if args.split else ["dev", "test"]
     results: list[tuple[str, dict]] = []

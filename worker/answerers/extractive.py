@@ -53,7 +53,7 @@ if TYPE_CHECKING:
 _MARKUP = re.compile(r"^\s*(?:#{1,6}\s+|[-*•●▪◦+]\s+|>\s*)")
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}")
 _LIST_ITEM = re.compile(
-    r"^\s*(?:[-*•●▪◦+\uf0b7]\s*|\d{1,2}[.)]\s+|(?:CO|CLO|PO)\s?-?\d+\s*[.:)\-]?\s|[a-z][.)]\s+|\(?[ivx]{1,4}\)\s+)"
+    r"^\s*(?:[-*•●▪◦+\uf0b7]\s*|\d{1,2}[.)]\s+|\d{1,2}\s+(?=[A-Z][a-z])|(?:CO|CLO|PO)\s?-?\d+\s*[.:)\-]?\s|[a-z][.)]\s+|\(?[ivx]{1,4}\)\s+)"
 )
 _CO_ITEM = re.compile(r"^\s*(?:CO|C\.O\.)\s?-?(\d{1,2})\b", re.IGNORECASE)
 
@@ -67,7 +67,7 @@ TAIL_SHARE = 0.6
 CUE_BONUS = 0.25
 #: Courses answered side by side when a question names none and the answer spans several.
 MAX_COURSES = 3
-LIST_CHARS = 1800
+LIST_CHARS = 3000  # a lab list runs to ~2,200 characters; renderers split long replies
 
 
 @dataclass(frozen=True)
@@ -325,7 +325,7 @@ def _list_reply(intent: Intent, hits: Sequence[Hit], indices: Sequence[int]) -> 
     for i in parts:
         items = list_items(hits[i])
         for n, item in enumerate(items):
-            text = quotable(_clip(item, 400))
+            text = quotable(_clip(item, 600))
             if length + len(text) > LIST_CHARS:
                 lines.append("…")
                 break
