@@ -39,8 +39,16 @@ class _ProgressLine:
         self.stream = stream
         self.enabled = stream.isatty()
         self.drawn = False
+        self.said: str | None = None
 
     def update(self, stage: str, done: int, total: int) -> None:
+        if stage.startswith("waiting"):  # "waiting for another build (reindex on host:pid)": say it once
+            if stage != self.said:
+                self.close()
+                self.drawn = False
+                _say(stage)
+                self.said = stage
+            return
         if self.enabled:
             width = 30
             filled = int(width * done / total) if total else 0
@@ -237,8 +245,10 @@ async def index(
                 for batch in batches_by_size(files, JOB_PAYLOAD_BYTES)
             ]
             return merge_reports(collection, reports)
+        _say("no worker is running; indexing in this process")
     except NoWorker:
-        pass  # the worker went away between the check and the job
+        # The worker went away between the check and the job (or during it): say so, then do it here.
+        _say("the worker went away; indexing in this process instead")
     finally:
         line.close()
         await client.close()
@@ -263,8 +273,9 @@ async def reindex(settings: Settings, collection: str) -> IngestReport:
         if await client.worker_count():
             _say("re-indexing through the running worker")
             return await client.reindex(collection, who=_user(), progress=line.from_queue)
+        _say("no worker is running; re-indexing in this process")
     except NoWorker:
-        pass
+        _say("the worker went away; re-indexing in this process instead")
     finally:
         line.close()
         await client.close()

@@ -4,8 +4,9 @@ Every job delivers its outcome the same way: a JSON envelope pushed onto
 ``Keys.result_list(job_id)`` (see :mod:`shared.queue`), which the waiting client pops with BLPOP.
 The synchronous :class:`~worker.engine.Engine` runs in threads, so a long ingest or a slow search
 never blocks the event loop that is serving other questions: searches on the default pool, writes
-(ingest, reindex, remove) one at a time on a thread of their own, so uploads waiting for a
-collection's build lock never take the threads questions need.
+(ingest, reindex, remove) on a small pool of their own, one at a time per collection, so uploads
+waiting for a collection's build lock never take the threads questions need, and a build of one
+collection never holds up a write to another.
 """
 
 from __future__ import annotations
@@ -49,6 +50,9 @@ PROGRESS_TTL_S = 3600
 PROGRESS_EVERY_S = 0.2
 #: arq's ``max_tries`` of every job: one retry, for a job whose worker died or was stopped mid-job.
 JOB_MAX_TRIES = 2
+#: Threads for writes (ingest, reindex, remove): builds of this many collections run at once; writes
+#: to one collection queue on an asyncio lock (no thread) behind the build running there.
+WRITE_THREADS = 4
 
 _T = TypeVar("_T")
 
@@ -131,7 +135,8 @@ async def startup(ctx: dict[str, Any]) -> None:
         ctx["engine"] = await asyncio.to_thread(load_engine, settings)
     if ctx.get("answerer") is None:
         ctx["answerer"] = get_answerer(settings)
-    ctx["writes"] = ThreadPoolExecutor(max_workers=1, thread_name_prefix="syllabot-write")
+    ctx["writes"] = ThreadPoolExecutor(max_workers=WRITE_THREADS, thread_name_prefix="syllabot-write")
+    ctx["write_locks"] = {}
     ctx["worker_id"] = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
     await beat(ctx["redis"], ctx["keys"], ctx["worker_id"])
     ctx["heartbeat"] = asyncio.create_task(_heartbeat(ctx), name="syllabot-heartbeat")
@@ -260,12 +265,26 @@ def _progress_writer(ctx: dict[str, Any], collection: str) -> Progress:
     return progress
 
 
-async def _write(ctx: dict[str, Any], fn: Callable[..., _T], *args: Any) -> _T:
-    """Run an engine write on the worker's single write thread (the default pool without one)."""
-    writes: ThreadPoolExecutor | None = ctx.get("writes")
-    if writes is None:
-        return await asyncio.to_thread(fn, *args)
-    return await asyncio.get_running_loop().run_in_executor(writes, functools.partial(fn, *args))
+async def _write(
+    ctx: dict[str, Any],
+    collection: str,
+    fn: Callable[..., _T],
+    *args: Any,
+    progress: Progress | None = None,
+) -> _T:
+    """Run an engine write on the worker's write pool (the default pool without one), after the
+    writes to the same collection that this worker is already running; other collections do not wait."""
+    locks: dict[str, asyncio.Lock] = ctx.setdefault("write_locks", {})
+    lock = locks.setdefault(collection, asyncio.Lock())
+    if lock.locked():
+        log.info("a write to %s waits for the one this worker is running there", collection)
+        if progress is not None:
+            progress(f"waiting for another build of '{collection}' on this worker", 0, 0)
+    async with lock:
+        writes: ThreadPoolExecutor | None = ctx.get("writes")
+        if writes is None:
+            return await asyncio.to_thread(fn, *args)
+        return await asyncio.get_running_loop().run_in_executor(writes, functools.partial(fn, *args))
 
 
 # --- the jobs (arq functions: first argument is the context) -----------------------------------
@@ -282,7 +301,9 @@ async def ask(ctx: dict[str, Any], request: dict[str, Any]) -> None:
 async def ingest(ctx: dict[str, Any], collection: str, files: list[tuple[str, bytes]], who: str) -> None:
     async def work() -> dict:
         progress = _progress_writer(ctx, collection)
-        report = await _write(ctx, ctx["engine"].ingest, collection, list(files), who, progress)
+        report = await _write(
+            ctx, collection, ctx["engine"].ingest, collection, list(files), who, progress, progress=progress
+        )
         return report.model_dump(mode="json")
 
     await _deliver(ctx, work())
@@ -291,7 +312,7 @@ async def ingest(ctx: dict[str, Any], collection: str, files: list[tuple[str, by
 async def reindex(ctx: dict[str, Any], collection: str, who: str = "") -> None:
     async def work() -> dict:
         progress = _progress_writer(ctx, collection)
-        report = await _write(ctx, ctx["engine"].reindex, collection, progress)
+        report = await _write(ctx, collection, ctx["engine"].reindex, collection, progress, progress=progress)
         log.info("reindex of %s by %s -> %s", collection, who or "?", report.index_version)
         return report.model_dump(mode="json")
 
@@ -308,7 +329,7 @@ async def sources(ctx: dict[str, Any], collection: str) -> None:
 
 async def remove(ctx: dict[str, Any], collection: str, doc_id: str, who: str = "") -> None:
     async def work() -> dict:
-        report = await _write(ctx, ctx["engine"].remove, collection, doc_id)
+        report = await _write(ctx, collection, ctx["engine"].remove, collection, doc_id)
         log.info("removed %s from %s by %s -> %s", doc_id, collection, who or "?", report.index_version)
         return report.model_dump(mode="json")
 
