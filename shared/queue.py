@@ -47,6 +47,7 @@ from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 
 from shared.config import Settings
+from shared.deadline import measure_offset_ms, redis_now_ms
 from shared.keys import Keys
 from shared.redis_conn import RedisUnavailable, describe, resolve_redis_url
 from shared.schema import Answer, AskRequest, IngestReport, SourceInfo
@@ -189,6 +190,7 @@ class QueueClient:
         self._enqueue_script: Any = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._connect_lock = asyncio.Lock()
+        self._clock_offset_ms = 0.0  # Redis's clock minus ours, measured on connect
 
     # --- connection ---------------------------------------------------------------------------
 
@@ -214,6 +216,7 @@ class QueueClient:
             pool.default_queue_name = self.keys.queue
             try:
                 await pool.ping()
+                self._clock_offset_ms = await measure_offset_ms(pool)
             except (*_REDIS_ERRORS, redis.exceptions.RedisError) as exc:
                 with contextlib.suppress(Exception):
                     await pool.aclose()
@@ -269,10 +272,14 @@ class QueueClient:
     # --- jobs ---------------------------------------------------------------------------------
 
     async def ask(self, request: AskRequest, timeout: float | None = None) -> Answer:
+        """Ask a worker; the job carries this caller's deadline (``deadline_ms``, Redis clock), so a
+        worker answers before it (falling back from a slow LLM) or not at all."""
         started = time.perf_counter()
-        result = await self._call(
-            JOB_ASK, request.model_dump(mode="json"), timeout=timeout or self.settings.ask_timeout_s
-        )
+        timeout = timeout or self.settings.ask_timeout_s
+        await self._redis()  # connected, with the clock offset measured
+        deadline_ms = int(redis_now_ms(self._clock_offset_ms) + timeout * 1000)
+        request = request.model_copy(update={"deadline_ms": deadline_ms})
+        result = await self._call(JOB_ASK, request.model_dump(mode="json"), timeout=timeout)
         answer = _validate(Answer, result)
         round_trip = (time.perf_counter() - started) * 1000.0
         answer.timings.queue = max(0.0, round(round_trip - answer.timings.total, 3))

@@ -23,7 +23,7 @@ import redis
 from shared.config import Settings
 from shared.keys import Keys
 from shared.queue import QueueClient
-from shared.schema import IngestReport
+from shared.schema import AskRequest, IngestReport
 from tests.queue_helpers import (
     StandInEngine,
     collecting_progress,
@@ -186,3 +186,104 @@ def test_cli_says_when_it_falls_back_to_in_process(
     assert report.changed
     err = capsys.readouterr().err
     assert "re-indexing in this process" in err and "through the running worker" not in err
+
+
+# --- 2. deadlines travel with the question ---------------------------------------------------------
+
+
+class _HungLLM:
+    """An OpenAI-compatible endpoint that accepts every request and never replies (until closed)."""
+
+    def __init__(self) -> None:
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        release = self.release = threading.Event()
+        self.requests = 0
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                outer.requests += 1
+                release.wait(30)
+                self.send_response(500)
+                self.end_headers()
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        self.base_url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+
+    def close(self) -> None:
+        self.release.set()
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+async def test_hung_llm_with_more_questions_than_slots_still_answers_everyone(settings: Settings) -> None:
+    """A hung LLM, 3x more questions than job slots: every asker gets the extractive fallback (with
+    its note) before their timeout, because the LLM only gets what is left of the deadline."""
+    from worker.answerers import get_answerer
+
+    llm = _HungLLM()
+    slots, questions, timeout = 4, 12, 4.0
+    hung = settings.model_copy(
+        update={
+            "answerer": "openai",
+            "llm_base_url": llm.base_url,
+            "llm_timeout_s": 30.0,
+            "worker_max_jobs": slots,
+            "answer_margin_s": 1.0,
+        }
+    )
+    engine = StandInEngine()
+    try:
+        async with (
+            running_worker(hung, engine=engine, answerer=get_answerer(hung)),
+            QueueClient(hung) as client,
+        ):
+
+            async def one(i: int) -> tuple[float, Any]:
+                started = time.monotonic()
+                answer = await client.ask(AskRequest(question=f"What is a deadlock? ({i})"), timeout=timeout)
+                return time.monotonic() - started, answer
+
+            results = await asyncio.gather(*(one(i) for i in range(questions)), return_exceptions=True)
+    finally:
+        llm.close()
+    failures = [r for r in results if isinstance(r, BaseException)]
+    assert not failures, failures
+    for elapsed, answer in results:  # type: ignore[misc]
+        assert elapsed < timeout
+        assert answer.in_materials and answer.note and "LLM unavailable" in answer.note
+    assert llm.requests >= slots  # the LLM was really asked (and hung)
+    assert len([c for c in engine.calls if c[0] == "search"]) == questions
+
+
+async def test_questions_past_their_deadline_are_dropped_unanswered(settings: Settings) -> None:
+    """Jobs whose askers gave up (e.g. told Redis was unreachable) are counted and never computed."""
+    from shared.queue import JOB_ASK, beat
+
+    engine = StandInEngine()
+    keys = Keys(settings.key_prefix)
+    async with QueueClient(settings) as client:
+        pool = await client._redis()
+        await beat(pool, keys, "stand-in", 5.0)  # lets the enqueue through with no worker running yet
+        seconds, micros = await pool.time()
+        now_ms = int(seconds) * 1000 + int(micros) // 1000
+        job_ids = [f"expired{i}" for i in range(5)]
+        for job_id in job_ids:
+            request = AskRequest(question="still there?", deadline_ms=now_ms - 1000)
+            await client._enqueue(pool, job_id, JOB_ASK, (request.model_dump(mode="json"),), 10.0)
+        async with running_worker(settings, engine=engine):
+            deadline = time.monotonic() + 10
+            while int(await pool.get(keys.expired_asks) or 0) < len(job_ids):
+                assert time.monotonic() < deadline, "the expired jobs were not dropped"
+                await asyncio.sleep(0.05)
+            # A question with time left is still answered normally.
+            answer = await client.ask(AskRequest(question="What is a deadlock?"), timeout=5)
+            assert answer.in_materials
+        assert not [job_id for job_id in job_ids if await pool.exists(keys.result_list(job_id))]
+    assert len([c for c in engine.calls if c[0] == "search"]) == 1  # only the live question

@@ -25,6 +25,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from shared.config import Settings
+from shared.deadline import llm_deadline, measure_offset_ms, redis_now_ms
 from shared.keys import Keys
 from shared.queue import (
     HEARTBEAT_INTERVAL_S,
@@ -60,12 +61,26 @@ _T = TypeVar("_T")
 # --- the answering pipeline (worker and in-process CLI alike) -----------------------------------
 
 
-async def answer_question(engine: Engine, answerer: Answerer, request: AskRequest) -> Answer:
-    """Search, answer, time each stage and log one structured line for the question."""
+async def answer_question(
+    engine: Engine,
+    answerer: Answerer,
+    request: AskRequest,
+    seconds_left: float | None = None,
+    margin_s: float = 2.0,
+) -> Answer:
+    """Search, answer, time each stage and log one structured line for the question.
+
+    ``seconds_left``: until the asker's deadline; an LLM gets that, less ``margin_s``, so its
+    extractive fallback is delivered in time whatever the LLM does (None: the LLM's own timeout).
+    """
     started = time.perf_counter()
     result = await asyncio.to_thread(engine.search, request.collection, request.question, request.k)
     searched = time.perf_counter()
-    answer = await answerer.answer(request.question, result, request.collection)
+    budget = None
+    if seconds_left is not None:
+        budget = seconds_left - (searched - started) - margin_s
+    with llm_deadline(budget):
+        answer = await answerer.answer(request.question, result, request.collection)
     finished = time.perf_counter()
     answer = answer.model_copy(
         update={
@@ -138,6 +153,8 @@ async def startup(ctx: dict[str, Any]) -> None:
     ctx["writes"] = ThreadPoolExecutor(max_workers=WRITE_THREADS, thread_name_prefix="syllabot-write")
     ctx["write_locks"] = {}
     ctx["worker_id"] = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
+    ctx["clock_offset_ms"] = await measure_offset_ms(ctx["redis"])
+    ctx["expired_asks"] = 0
     await beat(ctx["redis"], ctx["keys"], ctx["worker_id"])
     ctx["heartbeat"] = asyncio.create_task(_heartbeat(ctx), name="syllabot-heartbeat")
     log.info(
@@ -195,6 +212,7 @@ async def _heartbeat(ctx: dict[str, Any]) -> None:
             job_ids = running() if running is not None else ()
             await beat(ctx["redis"], ctx["keys"], ctx["worker_id"], HEARTBEAT_TTL_S, job_ids)
             advertised = True
+            ctx["clock_offset_ms"] = await measure_offset_ms(ctx["redis"])
         except Exception as exc:  # Redis blips must not kill the worker; the next beat retries
             log.warning("heartbeat failed: %s", exc)
 
@@ -290,9 +308,45 @@ async def _write(
 # --- the jobs (arq functions: first argument is the context) -----------------------------------
 
 
+def seconds_left(ctx: dict[str, Any], request: AskRequest) -> float | None:
+    """Seconds until the asker's deadline (Redis clock; negative once passed); None without one."""
+    if request.deadline_ms is None:
+        return None
+    return (request.deadline_ms - redis_now_ms(ctx.get("clock_offset_ms", 0.0))) / 1000.0
+
+
+async def _drop_expired(ctx: dict[str, Any], request: AskRequest, late_s: float) -> None:
+    """Count and log a question whose asker stopped waiting; it is not answered."""
+    ctx["expired_asks"] = int(ctx.get("expired_asks", 0)) + 1
+    answer_log.warning(
+        json.dumps(
+            {
+                "event": "expired",
+                "pid": os.getpid(),
+                "collection": request.collection,
+                "platform": request.platform,
+                "user": request.user,
+                "late_s": round(late_s, 3),
+                "job_try": ctx.get("job_try"),
+            }
+        )
+    )
+    with contextlib.suppress(Exception):
+        await ctx["redis"].incr(ctx["keys"].expired_asks)
+
+
 async def ask(ctx: dict[str, Any], request: dict[str, Any]) -> None:
+    question = AskRequest.model_validate(request)
+    left = seconds_left(ctx, question)
+    if left is not None and left <= 0:
+        # Nobody waits for this answer any more (a queue backlog, a Redis outage, a retry): computing
+        # it would take a slot from a question someone still waits for. Nothing is pushed.
+        await _drop_expired(ctx, question, -left)
+        return
+
     async def work() -> dict:
-        answer = await answer_question(ctx["engine"], ctx["answerer"], AskRequest.model_validate(request))
+        margin = ctx["settings"].answer_margin_s
+        answer = await answer_question(ctx["engine"], ctx["answerer"], question, left, margin)
         return answer.model_dump(mode="json")
 
     await _deliver(ctx, work())
