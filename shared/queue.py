@@ -170,6 +170,13 @@ class JobFailed(QueueError):
     """The worker ran the job and it raised; the message is the worker's, fit to show an admin."""
 
 
+class EmptyCollection(JobFailed):
+    """A question to a collection with no indexed documents, or to a Redis with no Syllabot data:
+    an error saying what to check, never an answer. Raised by the worker (``worker.jobs``) and by
+    the in-process CLI alike; a subclass of :class:`JobFailed`, so every front-end's existing error
+    path shows its message."""
+
+
 ProgressCallback = Callable[[dict], Awaitable[None]]
 
 
@@ -376,7 +383,8 @@ class QueueClient:
             raise RedisUnreachable(self._unreachable(exc)) from exc
         envelope = json.loads(raw)
         if not envelope.get("ok"):
-            raise JobFailed(str(envelope.get("error") or "the job failed without a message"))
+            error = EmptyCollection if envelope.get("type") == EmptyCollection.__name__ else JobFailed
+            raise error(str(envelope.get("error") or "the job failed without a message"))
         return envelope.get("result")
 
     async def _enqueue(

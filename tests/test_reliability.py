@@ -287,3 +287,29 @@ async def test_questions_past_their_deadline_are_dropped_unanswered(settings: Se
             assert answer.in_materials
         assert not [job_id for job_id in job_ids if await pool.exists(keys.result_list(job_id))]
     assert len([c for c in engine.calls if c[0] == "search"]) == 1  # only the live question
+
+
+# --- 3. empty is not an answer ---------------------------------------------------------------------
+
+
+def test_cli_ask_on_an_empty_redis_is_an_error_saying_what_to_check(
+    settings: Settings, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from bots import cli_queue
+
+    assert cli_queue.run_ask(settings, "Anything?", "drill", as_json=False) == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert "holds no Syllabot data" in captured.err and "REDIS_URL" in captured.err
+    assert "SYLLABOT_KEY_PREFIX" in captured.err and "Not in your materials" not in captured.err
+
+
+async def test_ask_on_an_empty_collection_through_the_worker_is_an_error(settings: Settings) -> None:
+    from shared.queue import EmptyCollection, JobFailed
+
+    Engine(settings).ingest("shop", sample_files()[:1])
+    async with running_worker(settings), QueueClient(settings) as client:
+        with pytest.raises(EmptyCollection, match="'drill' has no indexed documents") as caught:
+            await client.ask(AskRequest(question="Anything?", collection="drill"), timeout=10)
+    assert isinstance(caught.value, JobFailed)  # the bots' existing error path shows the message
+    assert "shop" in str(caught.value)  # and which collections there are

@@ -31,6 +31,7 @@ from shared.queue import (
     HEARTBEAT_INTERVAL_S,
     HEARTBEAT_TTL_S,
     RESULT_TTL_S,
+    EmptyCollection,
     beat,
     error_envelope,
     ok_envelope,
@@ -75,6 +76,10 @@ async def answer_question(
     """
     started = time.perf_counter()
     result = await asyncio.to_thread(engine.search, request.collection, request.question, request.k)
+    if not result.hits:  # a collection with content always returns hits
+        empty = await asyncio.to_thread(describe_empty, engine, request.collection)
+        if empty is not None:  # nothing indexed: an error saying what to check, not an answer
+            raise EmptyCollection(empty)
     searched = time.perf_counter()
     budget = None
     if seconds_left is not None:
@@ -97,6 +102,32 @@ async def answer_question(
     )
     log_answer(request, answer)
     return answer
+
+
+def describe_empty(engine: Engine, collection: str) -> str | None:
+    """Why there is nothing to answer from, and what to check; None when the collection has documents."""
+    from shared.redis_conn import describe
+
+    if engine.store.documents(collection):
+        return None
+    settings = engine.settings
+    where = describe(settings.redis_url) if settings.redis_url else "the embedded Redis"
+    collections = engine.store.collections()
+    if not collections:
+        return (
+            f"Redis at {where} holds no Syllabot data (no collection under the key prefix "
+            f"'{settings.key_prefix}'). Check that REDIS_URL names the server your materials were "
+            "indexed on, that SYLLABOT_KEY_PREFIX is the one used then, and that the server loaded its "
+            "data (a server that could not read its AOF/RDB starts empty: see `redis-cli INFO "
+            "persistence`, and `redis-server --version` of the server actually running; Redis 7 is "
+            "expected). "
+            f"Then index with `syllabot index PATH --collection {collection}`."
+        )
+    return (
+        f"the collection '{collection}' has no indexed documents (collections on {where}: "
+        f"{', '.join(collections)}). Index some with `syllabot index PATH --collection {collection}`, "
+        "or check the collection name (the channel's binding, or --collection)."
+    )
 
 
 def log_answer(request: AskRequest, answer: Answer) -> None:
