@@ -82,6 +82,11 @@ RESULT_TTL_S = 300
 INGEST_TIMEOUT_S = 1800.0
 #: How often the client looks at the progress key while it waits.
 PROGRESS_POLL_S = 0.5
+#: A Redis up for less than this has just (re)started: workers may still be reconnecting...
+FRESH_REDIS_S = 5
+#: ...so "no worker" is declared only after waiting this long for a heartbeat (workers beat at once
+#: when Redis answers again). A Redis up for longer gets no grace: a true no-worker case stays fast.
+RECONNECT_GRACE_S = 1.0
 
 # Lua, so liveness uses the Redis server's clock (workers may run on other hosts).
 _COUNT_LIVE = "local t = redis.call('TIME') return redis.call('ZCOUNT', KEYS[1], t[1], '+inf')"
@@ -394,12 +399,33 @@ class QueueClient:
         if self._enqueue_script is None:
             self._enqueue_script = pool.register_script(_ENQUEUE)
         job = serialize_job(function, args, {}, None, int(time.time() * 1000))
-        score = await self._enqueue_script(
-            keys=[self.keys.workers, job_key_prefix + job_id, self.keys.queue],
-            args=[job, max(1, int(timeout * 1000)), job_id, self.keys.wake],
-        )
-        if not score:
-            raise NoWorker(_NO_WORKER)
+        for attempt in range(2):
+            score = await self._enqueue_script(
+                keys=[self.keys.workers, job_key_prefix + job_id, self.keys.queue],
+                args=[job, max(1, int(timeout * 1000)), job_id, self.keys.wake],
+            )
+            if score:
+                return
+            if attempt or not await self._worker_after_grace(pool):
+                raise NoWorker(_NO_WORKER)
+
+    async def _worker_after_grace(self, pool: ArqRedis) -> bool:
+        """No live heartbeat: on a Redis that has just (re)started, wait up to
+        :data:`RECONNECT_GRACE_S` for workers to beat again; True when one did."""
+        try:
+            uptime = int((await pool.info("server")).get("uptime_in_seconds", FRESH_REDIS_S))
+        except (*_REDIS_ERRORS, redis.exceptions.RedisError):
+            return False
+        if uptime >= FRESH_REDIS_S:
+            return False
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + RECONNECT_GRACE_S
+        while loop.time() < deadline:
+            await asyncio.sleep(0.1)
+            if await self.worker_count():
+                log.info("a worker beat again on a Redis up for %d s; going ahead", uptime)
+                return True
+        return False
 
     async def _wait(
         self,
@@ -428,7 +454,7 @@ class QueueClient:
                 return item[1]
             if progress_key and progress is not None:
                 last = await self._report_progress(pool, progress_key, progress, last)
-            if not await self.worker_count():
+            if not await self.worker_count() and not await self._worker_after_grace(pool):
                 await self._give_up(pool, job_id)  # so a worker starting later does not run it
                 raise NoWorker(_NO_WORKER)
 

@@ -313,3 +313,39 @@ async def test_ask_on_an_empty_collection_through_the_worker_is_an_error(setting
             await client.ask(AskRequest(question="Anything?", collection="drill"), timeout=10)
     assert isinstance(caught.value, JobFailed)  # the bots' existing error path shows the message
     assert "shop" in str(caught.value)  # and which collections there are
+
+
+# --- 4. a short grace after Redis comes back --------------------------------------------------------
+
+
+async def test_question_right_after_a_redis_restart_waits_for_the_worker_to_beat(settings: Settings) -> None:
+    """Redis restarts empty (every heartbeat lost): a question asked the moment it is back is answered,
+    not refused with "no worker", because the worker beats at once and the client gives a fresh Redis
+    a short grace."""
+    from tests.queue_helpers import private_redis
+
+    with private_redis() as server:
+        private = settings.model_copy(update={"redis_url": server.url})
+        async with running_worker(private, engine=StandInEngine()), QueueClient(private) as client:
+            assert (await client.ask(AskRequest(question="before?"), timeout=5)).in_materials
+            server.restart()
+            answer = await client.ask(AskRequest(question="right after?"), timeout=5)
+            assert answer.in_materials
+
+
+async def test_true_no_worker_on_a_fresh_redis_is_declared_within_a_second_more(settings: Settings) -> None:
+    from shared.queue import RECONNECT_GRACE_S, NoWorker
+    from tests.queue_helpers import private_redis
+
+    with private_redis() as server:  # just started: the grace applies, and bounds the wait
+        private = settings.model_copy(update={"redis_url": server.url})
+        async with QueueClient(private) as client:
+            started = time.monotonic()
+            with pytest.raises(NoWorker):
+                await client.ask(AskRequest(question="anyone?"), timeout=5)
+            assert time.monotonic() - started < RECONNECT_GRACE_S + 1.0
+    async with QueueClient(settings) as client:  # a Redis up for long: no grace at all
+        started = time.monotonic()
+        with pytest.raises(NoWorker):
+            await client.ask(AskRequest(question="anyone?"), timeout=5)
+        assert time.monotonic() - started < 0.5
