@@ -33,7 +33,15 @@ from bots.slack_bot import ADD_SHORTCUT_ID, build_app, describe_error, run_slack
 from shared.bindings import Bindings
 from shared.config import Settings
 from shared.keys import Keys
-from shared.queue import INGEST_TIMEOUT_S, JobFailed, NoWorker, QueueClient, QueueTimeout, RedisUnreachable
+from shared.queue import (
+    INGEST_TIMEOUT_S,
+    EmptyCollection,
+    JobFailed,
+    NoWorker,
+    QueueClient,
+    QueueTimeout,
+    RedisUnreachable,
+)
 from shared.schema import Answer, Citation, FileReport, IngestReport
 from tests.slack_fake import APP_TOKEN, BOT_TOKEN, BOT_USER_ID, TEAM_ID, FakeSlack, slash_command_payload
 from worker.main import build_worker
@@ -718,6 +726,7 @@ class _FailingQueue(QueueClient):
     [
         (QueueTimeout("slow"), "took too long"),
         (JobFailed("index built with another embedder <!channel>"), "another embedder &lt;!channel&gt;"),
+        (EmptyCollection("the collection 'os' has no indexed documents"), "has no indexed documents"),
         (RuntimeError("boom"), "Something unexpected went wrong"),
     ],
 )
