@@ -96,6 +96,20 @@ class Settings(BaseSettings):
     # --- queue -------------------------------------------------------------------------------
     ask_timeout_s: float = Field(default=60.0, validation_alias=_alias("SYLLABOT_ASK_TIMEOUT_S"))
     worker_max_jobs: int = Field(default=32, validation_alias=_alias("SYLLABOT_WORKER_MAX_JOBS"))
+    answer_margin_s: float = Field(
+        default=2.0,
+        ge=0.0,
+        validation_alias=_alias("SYLLABOT_ANSWER_MARGIN_S"),
+        description="Seconds before the asker's deadline at which the LLM call is abandoned, kept for "
+        "the extractive fallback and the delivery.",
+    )
+    build_lock_ttl_s: float = Field(
+        default=10.0,
+        gt=0.0,
+        validation_alias=_alias("SYLLABOT_BUILD_LOCK_TTL_S"),
+        description="Lifetime of a collection's build lock, renewed while the build runs; a killed "
+        "build's lock is gone this long after the kill.",
+    )
 
     # --- front-ends (shared) -----------------------------------------------------------------
     rate_limit_per_minute: int = Field(default=5, validation_alias=_alias("SYLLABOT_RATE_LIMIT_PER_MINUTE"))

@@ -29,6 +29,11 @@ class Keys:
         return f"{self.prefix}workers"
 
     @property
+    def expired_asks(self) -> str:
+        """Counter: questions workers dropped unanswered because their asker had stopped waiting."""
+        return f"{self.prefix}stats:expired_asks"
+
+    @property
     def wake(self) -> str:
         """Pub/sub channel the client publishes to after enqueueing, so idle workers poll at once."""
         return f"{self.prefix}wake"

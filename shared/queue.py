@@ -45,6 +45,7 @@ from arq.jobs import serialize_job
 from pydantic import BaseModel, ValidationError
 
 from syllabot.shared.config import Settings
+from syllabot.shared.deadline import measure_offset_ms, redis_now_ms
 from syllabot.shared.keys import Keys
 from syllabot.shared.redis_conn import (
     REDIS_ERRORS,
@@ -82,6 +83,11 @@ RESULT_TTL_S = 300
 INGEST_TIMEOUT_S = 1800.0
 #: How often the client looks at the progress key while it waits.
 PROGRESS_POLL_S = 0.5
+#: A Redis up for less than this has just (re)started: workers may still be reconnecting...
+FRESH_REDIS_S = 5
+#: ...so "no worker" is declared only after waiting this long for a heartbeat (workers beat at once
+#: when Redis answers again). A Redis up for longer gets no grace: a true no-worker case stays fast.
+RECONNECT_GRACE_S = 1.0
 
 # Lua, so liveness uses the Redis server's clock (workers may run on other hosts).
 _COUNT_LIVE = "local t = redis.call('TIME') return redis.call('ZCOUNT', KEYS[1], t[1], '+inf')"
@@ -174,6 +180,13 @@ class JobFailed(QueueError):
     """The worker ran the job and it raised; the message is the worker's, fit to show an admin."""
 
 
+class EmptyCollection(JobFailed):
+    """A question to a collection with no indexed documents, or to a Redis with no Syllabot data:
+    an error saying what to check, never an answer. Raised by the worker (``worker.jobs``) and by
+    the in-process CLI alike; a subclass of :class:`JobFailed`, so every front-end's existing error
+    path shows its message."""
+
+
 ProgressCallback = Callable[[dict[str, Any]], Awaitable[None]]
 
 
@@ -194,6 +207,7 @@ class QueueClient:
         self._enqueue_script: Any = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._connect_lock = asyncio.Lock()
+        self._clock_offset_ms = 0.0  # Redis's clock minus ours, measured on connect
 
     # --- connection ---------------------------------------------------------------------------
 
@@ -213,6 +227,7 @@ class QueueClient:
             pool.default_queue_name = self.keys.queue
             try:
                 await pool.ping()
+                self._clock_offset_ms = await measure_offset_ms(pool)
             except (*REDIS_ERRORS, redis.exceptions.RedisError) as exc:
                 with contextlib.suppress(Exception):
                     await pool.aclose()
@@ -268,10 +283,14 @@ class QueueClient:
     # --- jobs ---------------------------------------------------------------------------------
 
     async def ask(self, request: AskRequest, timeout: float | None = None) -> Answer:
+        """Ask a worker; the job carries this caller's deadline (``deadline_ms``, Redis clock), so a
+        worker answers before it (falling back from a slow LLM) or not at all."""
         started = time.perf_counter()
-        result = await self._call(
-            JOB_ASK, request.model_dump(mode="json"), timeout=timeout or self.settings.ask_timeout_s
-        )
+        timeout = timeout or self.settings.ask_timeout_s
+        await self._redis()  # connected, with the clock offset measured
+        deadline_ms = int(redis_now_ms(self._clock_offset_ms) + timeout * 1000)
+        request = request.model_copy(update={"deadline_ms": deadline_ms})
+        result = await self._call(JOB_ASK, request.model_dump(mode="json"), timeout=timeout)
         answer = _validate(Answer, result)
         round_trip = (time.perf_counter() - started) * 1000.0
         answer.timings.queue = max(0.0, round(round_trip - answer.timings.total, 3))
@@ -368,7 +387,8 @@ class QueueClient:
             raise RedisUnreachable(self._unreachable(exc)) from exc
         envelope = json.loads(raw)
         if not envelope.get("ok"):
-            raise JobFailed(str(envelope.get("error") or "the job failed without a message"))
+            error = EmptyCollection if envelope.get("type") == EmptyCollection.__name__ else JobFailed
+            raise error(str(envelope.get("error") or "the job failed without a message"))
         return envelope.get("result")
 
     async def _enqueue(
@@ -378,12 +398,33 @@ class QueueClient:
         if self._enqueue_script is None:
             self._enqueue_script = pool.register_script(_ENQUEUE)
         job = serialize_job(function, args, {}, None, int(time.time() * 1000))
-        score = await self._enqueue_script(
-            keys=[self.keys.workers, job_key_prefix + job_id, self.keys.queue],
-            args=[job, max(1, int(timeout * 1000)), job_id, self.keys.wake],
-        )
-        if not score:
-            raise NoWorker(_NO_WORKER)
+        for attempt in range(2):
+            score = await self._enqueue_script(
+                keys=[self.keys.workers, job_key_prefix + job_id, self.keys.queue],
+                args=[job, max(1, int(timeout * 1000)), job_id, self.keys.wake],
+            )
+            if score:
+                return
+            if attempt or not await self._worker_after_grace(pool):
+                raise NoWorker(_NO_WORKER)
+
+    async def _worker_after_grace(self, pool: ArqRedis) -> bool:
+        """No live heartbeat: on a Redis that has just (re)started, wait up to
+        :data:`RECONNECT_GRACE_S` for workers to beat again; True when one did."""
+        try:
+            uptime = int((await pool.info("server")).get("uptime_in_seconds", FRESH_REDIS_S))
+        except (*REDIS_ERRORS, redis.exceptions.RedisError):
+            return False
+        if uptime >= FRESH_REDIS_S:
+            return False
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + RECONNECT_GRACE_S
+        while loop.time() < deadline:
+            await asyncio.sleep(0.1)
+            if await self.worker_count():
+                log.info("a worker beat again on a Redis up for %d s; going ahead", uptime)
+                return True
+        return False
 
     async def _wait(
         self,
@@ -417,7 +458,7 @@ class QueueClient:
                 return item[1]
             if progress_key and progress is not None:
                 last = await self._report_progress(pool, progress_key, progress, last)
-            if not await self.worker_count():
+            if not await self.worker_count() and not await self._worker_after_grace(pool):
                 await self._give_up(pool, job_id)  # so a worker starting later does not run it
                 raise NoWorker(_NO_WORKER)
 

@@ -86,6 +86,11 @@ class AskRequest(BaseModel):
     )
     platform: Literal["cli", "discord", "slack", "test"] = "cli"
     k: int | None = None
+    deadline_ms: int | None = Field(
+        default=None,
+        description="When the asker stops waiting: ms since the epoch on the Redis server's clock "
+        "(shared/deadline.py). Set by QueueClient.ask; a worker never answers a question past it.",
+    )
 
 
 class Answer(BaseModel):

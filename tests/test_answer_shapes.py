@@ -228,3 +228,20 @@ def test_networks_textbooks_come_whole_from_the_networks_course(vtu: Any) -> Non
 def test_the_exam_date_is_not_in_the_syllabus(vtu: Any) -> None:
     answer = _ask(vtu, "when is the DBMS exam")
     assert answer.status != "answered"
+
+
+def test_a_value_question_naming_no_course_is_answered_per_course() -> None:
+    os_header = make_hit(
+        6,
+        "21CS44 Operating Systems — Course details\nCourse Code 21CS44 CIE Marks 50\nCredits 03 Exam Hours 03",
+        subject="21CS44 Operating Systems",
+        section="Course details",
+        file="21CS44.pdf",
+        page=1,
+    )
+    status, text = _text("how many credits", [DB_HEADER, SEE_RULES, os_header])
+    assert status == "answered"
+    lines = text.splitlines()
+    assert lines[0].startswith("Your materials have this for 2 courses")
+    assert lines[1] == "21CS53 Database Management Systems: Credits 03 Exam Hours 03. [1]"
+    assert lines[2] == "21CS44 Operating Systems: Credits 03 Exam Hours 03. [2]"

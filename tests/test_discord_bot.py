@@ -556,10 +556,11 @@ async def test_redis_unreachable_gives_a_clear_message(
 
 
 async def test_empty_collection_still_gets_a_reply(fake: DiscordFake, bot: SyllabotBot, worker: None) -> None:
+    """Nothing indexed is an error saying what to check (issue 14), shown through the JobFailed path."""
     ix = await fake.command("ask", question="What is a semaphore?")
     final = await ix.final(TIMEOUT)
     assert_pings_nobody(final)
-    assert text_of(final).strip()
+    assert "no Syllabot data" in text_of(final) or "no indexed documents" in text_of(final)
 
 
 async def test_vote_on_an_unknown_answer_is_answered(fake: DiscordFake, bot: SyllabotBot) -> None:

@@ -35,6 +35,7 @@ from syllabot.shared.config import Settings
 from syllabot.shared.keys import Keys
 from syllabot.shared.queue import (
     INGEST_TIMEOUT_S,
+    EmptyCollection,
     JobFailed,
     NoWorker,
     QueueClient,
@@ -725,6 +726,7 @@ class _FailingQueue(QueueClient):
     [
         (QueueTimeout("slow"), "took too long"),
         (JobFailed("index built with another embedder <!channel>"), "another embedder &lt;!channel&gt;"),
+        (EmptyCollection("the collection 'os' has no indexed documents"), "has no indexed documents"),
         (RuntimeError("boom"), "Something unexpected went wrong"),
     ],
 )

@@ -17,8 +17,8 @@ import pytest
 
 from syllabot import cli_queue
 from syllabot.shared.config import Settings
-from syllabot.shared.queue import IN_PROGRESS_TTL_S, QueueClient
-from syllabot.shared.schema import NOT_IN_MATERIALS, Answer, AskRequest
+from syllabot.shared.queue import IN_PROGRESS_TTL_S, EmptyCollection, QueueClient
+from syllabot.shared.schema import Answer, AskRequest
 from syllabot.worker.engine import Engine
 from syllabot.worker.sample import sample_files
 from tests.queue_helpers import (
@@ -67,9 +67,9 @@ async def test_ask_end_to_end_through_arq(settings: Settings) -> None:
         assert "30 days" in answer.text
         assert answer.timings.embed > 0 and answer.timings.total >= answer.timings.search
         assert answer.timings.queue is not None and answer.timings.queue < 1000
-        # An ask on a collection with no documents is answered, not an error.
-        empty = await _ask(client, "Anything?", collection="nothing-here")
-        assert empty.text.startswith(NOT_IN_MATERIALS) and empty.index_version is None
+        # An ask on a collection with no documents is an error saying what to check, not an answer.
+        with pytest.raises(EmptyCollection, match="'nothing-here' has no indexed documents"):
+            await _ask(client, "Anything?", collection="nothing-here")
         # Removing a document through the queue takes it out of the answers at once.
         removed = await client.remove("shop", "kc-returns-v2", who="admin")
         assert removed.changed

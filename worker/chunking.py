@@ -60,6 +60,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 from syllabot.worker.documents import Chunk, Document, Page
+from syllabot.worker.sentences import split_sentences
 
 CONTEXT_SEPARATOR = " — "
 """Between subject/title and module/section on a chunk's first line."""
@@ -502,9 +503,7 @@ def _boilerplate_candidate(text: str) -> bool:
 # Sentences and windows
 # ----------------------------------------------------------------------------------------------
 
-_SENTENCE_END = re.compile(r"(?<=[.!?।])[\"'”’)\]]*\s+(?=[^a-z0-9\s])")
 _LIST_START = re.compile(r"^(?:\d{1,2}[.)]\s|[•●▪◦■\-*–]\s|CO\s*\d|CLO\s*\d|#{1,6}\s)")
-_BN_DANDA = re.compile(r"(?<=।)\s*")
 
 
 @dataclass
@@ -512,29 +511,6 @@ class _Sentence:
     text: str
     page: int
     page_end: int
-
-
-def split_sentences(text: str) -> list[str]:
-    """Split plain text into sentences (``. ! ?`` followed by a capital, and the Bangla ``।``)."""
-    return [s.text for s in _sentences([_Line(1, ln) for ln in text.split("\n")], max_chars=10**9)]
-
-
-_ABBREVIATIONS = re.compile(
-    r"(?:^|\s)(?:Dr|Mr|Mrs|Ms|Prof|St|No|Nos|vs|Fig|Ch|Sec|Vol|Ed|approx|e\.g|i\.e|etc)\.$", re.I
-)
-
-
-def _split_sentence_parts(line: str) -> list[str]:
-    parts: list[str] = []
-    for piece in _SENTENCE_END.split(line):
-        for part in _BN_DANDA.split(piece):
-            if not part:
-                continue
-            if parts and _ABBREVIATIONS.search(parts[-1]):
-                parts[-1] = f"{parts[-1]} {part}"  # "Dr. Smith", "No. of hours": not a sentence end
-            else:
-                parts.append(part)
-    return parts
 
 
 def _sentences(lines: Sequence[_Line], max_chars: int) -> list[_Sentence]:
@@ -561,7 +537,7 @@ def _sentences(lines: Sequence[_Line], max_chars: int) -> list[_Sentence]:
             continue
         if _LIST_START.match(text):
             flush()
-        parts = _split_sentence_parts(text)
+        parts = split_sentences(text)
         for k, part in enumerate(parts):
             if not buf:
                 first = line.page

@@ -26,6 +26,7 @@ from syllabot.shared.keys import Keys
 from syllabot.shared.labels import citation_label
 from syllabot.shared.redis_conn import sync_client
 from syllabot.shared.schema import FileReport, Hit, IngestReport, SourceInfo
+from syllabot.worker.buildlock import BuildLock
 from syllabot.worker.chunking import chunk_document, link_course_tails
 from syllabot.worker.documents import Chunk, Document
 from syllabot.worker.embedders import get_embedder
@@ -86,6 +87,11 @@ _SPLIT_REFERENCE = re.compile(r"\b(CO|CLO|PO|PSO)(\d{1,2})\b", re.IGNORECASE)
 #: Syllabus shorthand a student types that shares no word with the page: (pattern, what it means).
 _EXPANSIONS = (
     (re.compile(r"\bl\s*:\s*t\s*:\s*p(?:\s*:\s*s)?\b", re.IGNORECASE), "teaching hours/week (L:T:P:S)"),
+    (
+        re.compile(r"\bmin\.?(?=\s+(?:marks?|pass|passing|score|attendance|percent))", re.IGNORECASE),
+        "minimum",
+    ),
+    (re.compile(r"\bmax\.?(?=\s+(?:marks?|score|credits?))", re.IGNORECASE), "maximum"),
 )
 
 
@@ -288,6 +294,15 @@ class Engine:
         ]
 
     # --- writing --------------------------------------------------------------------------------
+    def _build_lock(self, collection: str, what: str, progress: Progress | None) -> BuildLock:
+        """The collection's build lock; a build that must wait reports whom it waits for."""
+
+        def on_wait(owner: str) -> None:
+            if progress:
+                progress(f"waiting for another build ({owner})", 0, 0)
+
+        return self.store.build_lock(collection, what, ttl_s=self.settings.build_lock_ttl_s, on_wait=on_wait)
+
     def _embed(self, chunks: Sequence[Chunk], progress: Progress | None) -> np.ndarray:
         embedder = self.embedder
         parts: list[np.ndarray] = []
@@ -380,7 +395,7 @@ class Engine:
         if not parsed:
             return report
 
-        with self.store.build_lock(collection):
+        with self._build_lock(collection, "ingest", progress) as lock:
             previous = self.snapshot(collection)
             embedder = self.embedder
             reuse = (
@@ -388,7 +403,7 @@ class Engine:
             )
             if previous is not None and not reuse:
                 # The collection was built with another model: everything must be re-embedded.
-                return self._rebuild(collection, progress, extra=parsed, report=report, who=who)
+                return self._rebuild(collection, progress, extra=parsed, report=report, who=who, lock=lock)
             keep_rows = (
                 []
                 if previous is None
@@ -418,15 +433,22 @@ class Engine:
                 )
                 for d, cs, data in parsed.values()
             ]
-            self.store.publish(snapshot, previous.version if previous else None, put_documents=puts)
+            self.store.publish(
+                snapshot, previous.version if previous else None, put_documents=puts, lock=lock
+            )
         return _published(report, snapshot, progress)
 
     def reindex(self, collection: str, progress: Progress | None = None) -> IngestReport:
         """Re-read every stored document and re-embed it with the current embedder."""
         collection = validate_collection_name(collection)
-        with self.store.build_lock(collection):
+        with self._build_lock(collection, "reindex", progress) as lock:
             return self._rebuild(
-                collection, progress, extra={}, report=IngestReport(collection=collection), who="reindex"
+                collection,
+                progress,
+                extra={},
+                report=IngestReport(collection=collection),
+                who="reindex",
+                lock=lock,
             )
 
     def _rebuild(
@@ -436,6 +458,7 @@ class Engine:
         extra: dict[str, tuple[Document, list[Chunk], bytes]],
         report: IngestReport,
         who: str,
+        lock: BuildLock | None = None,
     ) -> IngestReport:
         """Full build from the stored documents plus ``extra`` new ones. Caller holds the build lock."""
         stored = self.store.documents(collection)
@@ -489,13 +512,13 @@ class Engine:
         ]
         new_docs = [(m, data) for m, data in metas if m["doc_id"] in extra]
         updated = [m for m, _ in metas if m["doc_id"] not in extra]
-        self.store.publish(snapshot, previous_version, put_documents=new_docs, update_meta=updated)
+        self.store.publish(snapshot, previous_version, put_documents=new_docs, update_meta=updated, lock=lock)
         return _published(report, snapshot, progress)
 
     def remove(self, collection: str, doc_id: str) -> IngestReport:
         """Drop one document and its chunks; the rest of the index keeps its vectors."""
         collection = validate_collection_name(collection)
-        with self.store.build_lock(collection):
+        with self._build_lock(collection, "remove", None) as lock:
             docs = self.store.documents(collection)
             if doc_id not in docs:
                 known = ", ".join(sorted(docs)) or "none"
@@ -512,7 +535,9 @@ class Engine:
                 chunks, embedder_id, dim = [], self.embedder.id, self.embedder.dim
                 matrix = np.zeros((0, dim), dtype=np.float32)
             snapshot = build_snapshot(new_version(), collection, embedder_id, dim, chunks, matrix, _now())
-            self.store.publish(snapshot, previous.version if previous else None, delete_doc_ids=[doc_id])
+            self.store.publish(
+                snapshot, previous.version if previous else None, delete_doc_ids=[doc_id], lock=lock
+            )
         removed = docs[doc_id]
         return IngestReport(
             collection=collection,

@@ -4,8 +4,9 @@ Every job delivers its outcome the same way: a JSON envelope pushed onto
 ``Keys.result_list(job_id)`` (see :mod:`shared.queue`), which the waiting client pops with BLPOP.
 The synchronous :class:`~worker.engine.Engine` runs in threads, so a long ingest or a slow search
 never blocks the event loop that is serving other questions: searches on the default pool, writes
-(ingest, reindex, remove) one at a time on a thread of their own, so uploads waiting for a
-collection's build lock never take the threads questions need.
+(ingest, reindex, remove) on a small pool of their own, one at a time per collection, so uploads
+waiting for a collection's build lock never take the threads questions need, and a build of one
+collection never holds up a write to another.
 """
 
 from __future__ import annotations
@@ -24,11 +25,13 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from syllabot.shared.config import Settings
+from syllabot.shared.deadline import llm_deadline, measure_offset_ms, redis_now_ms
 from syllabot.shared.keys import Keys
 from syllabot.shared.queue import (
     HEARTBEAT_INTERVAL_S,
     HEARTBEAT_TTL_S,
     RESULT_TTL_S,
+    EmptyCollection,
     beat,
     error_envelope,
     ok_envelope,
@@ -50,6 +53,9 @@ PROGRESS_TTL_S = 3600
 PROGRESS_EVERY_S = 0.2
 #: arq's ``max_tries`` of every job: one retry, for a job whose worker died or was stopped mid-job.
 JOB_MAX_TRIES = 2
+#: Threads for writes (ingest, reindex, remove): builds of this many collections run at once; writes
+#: to one collection queue on an asyncio lock (no thread) behind the build running there.
+WRITE_THREADS = 4
 
 _T = TypeVar("_T")
 
@@ -57,12 +63,30 @@ _T = TypeVar("_T")
 # --- the answering pipeline (worker and in-process CLI alike) -----------------------------------
 
 
-async def answer_question(engine: Engine, answerer: Answerer, request: AskRequest) -> Answer:
-    """Search, answer, time each stage and log one structured line for the question."""
+async def answer_question(
+    engine: Engine,
+    answerer: Answerer,
+    request: AskRequest,
+    seconds_left: float | None = None,
+    margin_s: float = 2.0,
+) -> Answer:
+    """Search, answer, time each stage and log one structured line for the question.
+
+    ``seconds_left``: until the asker's deadline; an LLM gets that, less ``margin_s``, so its
+    extractive fallback is delivered in time whatever the LLM does (None: the LLM's own timeout).
+    """
     started = time.perf_counter()
     result = await asyncio.to_thread(engine.search, request.collection, request.question, request.k)
+    if not result.hits:  # a collection with content always returns hits
+        empty = await asyncio.to_thread(describe_empty, engine, request.collection)
+        if empty is not None:  # nothing indexed: an error saying what to check, not an answer
+            raise EmptyCollection(empty)
     searched = time.perf_counter()
-    answer = await answerer.answer(request.question, result, request.collection)
+    budget = None
+    if seconds_left is not None:
+        budget = seconds_left - (searched - started) - margin_s
+    with llm_deadline(budget):
+        answer = await answerer.answer(request.question, result, request.collection)
     finished = time.perf_counter()
     answer = answer.model_copy(
         update={
@@ -79,6 +103,32 @@ async def answer_question(engine: Engine, answerer: Answerer, request: AskReques
     )
     log_answer(request, answer)
     return answer
+
+
+def describe_empty(engine: Engine, collection: str) -> str | None:
+    """Why there is nothing to answer from, and what to check; None when the collection has documents."""
+    from syllabot.shared.redis_conn import describe
+
+    if engine.store.documents(collection):
+        return None
+    settings = engine.settings
+    where = describe(settings.redis_url) if settings.redis_url else "the embedded Redis"
+    collections = engine.store.collections()
+    if not collections:
+        return (
+            f"Redis at {where} holds no Syllabot data (no collection under the key prefix "
+            f"'{settings.key_prefix}'). Check that REDIS_URL names the server your materials were "
+            "indexed on, that SYLLABOT_KEY_PREFIX is the one used then, and that the server loaded its "
+            "data (a server that could not read its AOF/RDB starts empty: see `redis-cli INFO "
+            "persistence`, and `redis-server --version` of the server actually running; Redis 7 is "
+            "expected). "
+            f"Then index with `syllabot index PATH --collection {collection}`."
+        )
+    return (
+        f"the collection '{collection}' has no indexed documents (collections on {where}: "
+        f"{', '.join(collections)}). Index some with `syllabot index PATH --collection {collection}`, "
+        "or check the collection name (the channel's binding, or --collection)."
+    )
 
 
 def log_answer(request: AskRequest, answer: Answer) -> None:
@@ -132,8 +182,11 @@ async def startup(ctx: dict[str, Any]) -> None:
         ctx["engine"] = await asyncio.to_thread(load_engine, settings)
     if ctx.get("answerer") is None:
         ctx["answerer"] = get_answerer(settings)
-    ctx["writes"] = ThreadPoolExecutor(max_workers=1, thread_name_prefix="syllabot-write")
+    ctx["writes"] = ThreadPoolExecutor(max_workers=WRITE_THREADS, thread_name_prefix="syllabot-write")
+    ctx["write_locks"] = {}
     ctx["worker_id"] = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
+    ctx["clock_offset_ms"] = await measure_offset_ms(ctx["redis"])
+    ctx["expired_asks"] = 0
     await beat(ctx["redis"], ctx["keys"], ctx["worker_id"])
     ctx["heartbeat"] = asyncio.create_task(_heartbeat(ctx), name="syllabot-heartbeat")
     log.info(
@@ -191,6 +244,7 @@ async def _heartbeat(ctx: dict[str, Any]) -> None:
             job_ids = running() if running is not None else ()
             await beat(ctx["redis"], ctx["keys"], ctx["worker_id"], HEARTBEAT_TTL_S, job_ids)
             advertised = True
+            ctx["clock_offset_ms"] = await measure_offset_ms(ctx["redis"])
         except Exception as exc:  # nothing may kill the heartbeat; the next beat retries
             # A Redis blip is expected and needs no traceback; anything else does.
             log.warning("heartbeat failed: %s", exc, exc_info=not isinstance(exc, REDIS_ERRORS))
@@ -262,20 +316,70 @@ def _progress_writer(ctx: dict[str, Any], collection: str) -> Progress:
     return progress
 
 
-async def _write(ctx: dict[str, Any], fn: Callable[..., _T], *args: Any) -> _T:
-    """Run an engine write on the worker's single write thread (the default pool without one)."""
-    writes: ThreadPoolExecutor | None = ctx.get("writes")
-    if writes is None:
-        return await asyncio.to_thread(fn, *args)
-    return await asyncio.get_running_loop().run_in_executor(writes, functools.partial(fn, *args))
+async def _write(
+    ctx: dict[str, Any],
+    collection: str,
+    fn: Callable[..., _T],
+    *args: Any,
+    progress: Progress | None = None,
+) -> _T:
+    """Run an engine write on the worker's write pool (the default pool without one), after the
+    writes to the same collection that this worker is already running; other collections do not wait."""
+    locks: dict[str, asyncio.Lock] = ctx.setdefault("write_locks", {})
+    lock = locks.setdefault(collection, asyncio.Lock())
+    if lock.locked():
+        log.info("a write to %s waits for the one this worker is running there", collection)
+        if progress is not None:
+            progress(f"waiting for another build of '{collection}' on this worker", 0, 0)
+    async with lock:
+        writes: ThreadPoolExecutor | None = ctx.get("writes")
+        if writes is None:
+            return await asyncio.to_thread(fn, *args)
+        return await asyncio.get_running_loop().run_in_executor(writes, functools.partial(fn, *args))
 
 
 # --- the jobs (arq functions: first argument is the context) -----------------------------------
 
 
+def seconds_left(ctx: dict[str, Any], request: AskRequest) -> float | None:
+    """Seconds until the asker's deadline (Redis clock; negative once passed); None without one."""
+    if request.deadline_ms is None:
+        return None
+    return (request.deadline_ms - redis_now_ms(ctx.get("clock_offset_ms", 0.0))) / 1000.0
+
+
+async def _drop_expired(ctx: dict[str, Any], request: AskRequest, late_s: float) -> None:
+    """Count and log a question whose asker stopped waiting; it is not answered."""
+    ctx["expired_asks"] = int(ctx.get("expired_asks", 0)) + 1
+    answer_log.warning(
+        json.dumps(
+            {
+                "event": "expired",
+                "pid": os.getpid(),
+                "collection": request.collection,
+                "platform": request.platform,
+                "user": request.user,
+                "late_s": round(late_s, 3),
+                "job_try": ctx.get("job_try"),
+            }
+        )
+    )
+    with contextlib.suppress(Exception):
+        await ctx["redis"].incr(ctx["keys"].expired_asks)
+
+
 async def ask(ctx: dict[str, Any], request: dict[str, Any]) -> None:
+    question = AskRequest.model_validate(request)
+    left = seconds_left(ctx, question)
+    if left is not None and left <= 0:
+        # Nobody waits for this answer any more (a queue backlog, a Redis outage, a retry): computing
+        # it would take a slot from a question someone still waits for. Nothing is pushed.
+        await _drop_expired(ctx, question, -left)
+        return
+
     async def work() -> dict:
-        answer = await answer_question(ctx["engine"], ctx["answerer"], AskRequest.model_validate(request))
+        margin = ctx["settings"].answer_margin_s
+        answer = await answer_question(ctx["engine"], ctx["answerer"], question, left, margin)
         return answer.model_dump(mode="json")
 
     await _deliver(ctx, work())
@@ -284,7 +388,9 @@ async def ask(ctx: dict[str, Any], request: dict[str, Any]) -> None:
 async def ingest(ctx: dict[str, Any], collection: str, files: list[tuple[str, bytes]], who: str) -> None:
     async def work() -> dict:
         progress = _progress_writer(ctx, collection)
-        report = await _write(ctx, ctx["engine"].ingest, collection, list(files), who, progress)
+        report = await _write(
+            ctx, collection, ctx["engine"].ingest, collection, list(files), who, progress, progress=progress
+        )
         return report.model_dump(mode="json")
 
     await _deliver(ctx, work())
@@ -293,7 +399,7 @@ async def ingest(ctx: dict[str, Any], collection: str, files: list[tuple[str, by
 async def reindex(ctx: dict[str, Any], collection: str, who: str = "") -> None:
     async def work() -> dict:
         progress = _progress_writer(ctx, collection)
-        report = await _write(ctx, ctx["engine"].reindex, collection, progress)
+        report = await _write(ctx, collection, ctx["engine"].reindex, collection, progress, progress=progress)
         log.info("reindex of %s by %s -> %s", collection, who or "?", report.index_version)
         return report.model_dump(mode="json")
 
@@ -310,7 +416,7 @@ async def sources(ctx: dict[str, Any], collection: str) -> None:
 
 async def remove(ctx: dict[str, Any], collection: str, doc_id: str, who: str = "") -> None:
     async def work() -> dict:
-        report = await _write(ctx, ctx["engine"].remove, collection, doc_id)
+        report = await _write(ctx, collection, ctx["engine"].remove, collection, doc_id)
         log.info("removed %s from %s by %s -> %s", doc_id, collection, who or "?", report.index_version)
         return report.model_dump(mode="json")
 

@@ -393,8 +393,14 @@ def _load_pdf(data: bytes, name: str) -> Document:
         for number, page in enumerate(page_objects, start=1):
             try:
                 text = page.extract_text() or ""
+            except DependencyError as exc:  # a missing crypto library is no broken page: say so
+                raise EncryptedFile(
+                    f"{name} is encrypted with a cipher this installation cannot open ({_short(exc)}); "
+                    "save an unprotected copy (print to PDF) and upload that",
+                    file=name,
+                ) from exc
             except Exception:  # a single broken content stream must not lose the other pages
-                log.debug("%s: page %d has no extractable text", name, number, exc_info=True)
+                log.warning("%s: page %d unreadable", name, number, exc_info=True)
                 failed.append(number)
                 text = ""
             pages.append(Page(number, _clean(text, compat=True)))

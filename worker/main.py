@@ -29,6 +29,7 @@ from syllabot.shared.queue import (
     JOB_REINDEX,
     JOB_REMOVE,
     JOB_SOURCES,
+    beat,
 )
 from syllabot.shared.redis_conn import REDIS_ERRORS, describe, resolve_redis_url
 from syllabot.worker import jobs
@@ -105,6 +106,7 @@ class FastWorker(Worker):
         self._slot_free = asyncio.Event()
         self._last_turn = self.loop.time()
         self._redis_down = False
+        self._beat_on_reconnect = False  # Redis was lost: beat as soon as it answers again
         # Hooks for the heartbeat task of worker.jobs (it also runs under stock arq, without them).
         self.ctx["claim_loop_alive"] = self.claim_loop_alive
         self.ctx["running_job_ids"] = self.running_job_ids
@@ -149,6 +151,7 @@ class FastWorker(Worker):
             if not self._redis_down:
                 log.warning("Redis unavailable (%s); retrying every %.1f s", exc, self.idle_poll_s)
             self._redis_down = True
+            self._beat_on_reconnect = True
             self._backlog = False
             await self._drop_pubsub()
             await asyncio.sleep(self.idle_poll_s)
@@ -156,7 +159,24 @@ class FastWorker(Worker):
         if self._redis_down:
             log.info("Redis is back; taking jobs again")
             self._redis_down = False
+        if self._beat_on_reconnect:
+            await self._beat_now()
         await self._wait_for_work()
+
+    async def _beat_now(self) -> None:
+        """Re-advertise at once after Redis came back (a restarted Redis lost every heartbeat), rather
+        than at the heartbeat task's next turn (up to 2 s): clients then see "no worker" only briefly,
+        within the grace they give a freshly started Redis (shared.queue.RECONNECT_GRACE_S)."""
+        self._beat_on_reconnect = False
+        if "worker_id" in self.ctx and "keys" in self.ctx:
+            with contextlib.suppress(*REDIS_ERRORS):
+                await beat(
+                    self.pool,
+                    self.ctx["keys"],
+                    self.ctx["worker_id"],
+                    HEARTBEAT_TTL_S,
+                    self.running_job_ids(),
+                )
 
     async def _claim_and_start(self, free: int) -> None:
         if self._claim is None:
@@ -202,6 +222,7 @@ class FastWorker(Worker):
             log.warning(
                 "wake-up channel lost (%s); polling every %.1f s until it is back", exc, self.idle_poll_s
             )
+            self._beat_on_reconnect = True
             await self._drop_pubsub()
             await asyncio.sleep(self.idle_poll_s)
 

@@ -114,6 +114,11 @@ _SLANG: dict[str, str] = {
     "cuz": "because",
     "bcoz": "because",
     "ur": "your",
+    "qp": "question paper",
+    "ref": "reference",
+    "refs": "references",
+    "txtbook": "textbook",
+    "txtbooks": "textbooks",
 }
 # A lone "r" is "are" between words, but the language R or a variable after these words and before these.
 _R_NOT_AFTER = frozenset(

@@ -9,17 +9,20 @@ for a grace period so a reader that fetched the old pointer a moment ago can sti
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from contextlib import nullcontext
 from typing import Any, cast
 
 import redis
 
 from syllabot.shared.keys import Keys
+from syllabot.worker.buildlock import BUILD_LOCK_TTL_S, BuildLock, owner_name
 from syllabot.worker.index import IndexSnapshot
 
 #: Seconds an unpublished (previous) snapshot survives for in-flight readers.
 OLD_SNAPSHOT_GRACE_S = 600
-#: Longest a build may hold a collection's lock before another worker may take over.
+#: Longest a build waits for a collection's lock held by another *live* build (a dead build's lock
+#: expires within its TTL, see worker.buildlock).
 BUILD_LOCK_TIMEOUT_S = 1800
 
 
@@ -48,12 +51,24 @@ class CollectionStore:
         return sorted(m.decode() for m in cast(set[bytes], self.r.smembers(self.keys.collections)))
 
     # --- writes ---------------------------------------------------------------------------------
-    def build_lock(self, collection: str) -> redis.lock.Lock:
-        """Serialises builds of one collection across workers, so two uploads never lose each other."""
-        return self.r.lock(
+    def build_lock(
+        self,
+        collection: str,
+        what: str = "build",
+        ttl_s: float = BUILD_LOCK_TTL_S,
+        on_wait: Callable[[str], None] | None = None,
+    ) -> BuildLock:
+        """Serialises builds of one collection across workers, so two uploads never lose each other.
+
+        The lock dies with its owner (short TTL, renewed while the build runs; see worker.buildlock).
+        """
+        return BuildLock(
+            self.r,
             self.keys.build_lock(collection),
-            timeout=BUILD_LOCK_TIMEOUT_S,
-            blocking_timeout=BUILD_LOCK_TIMEOUT_S,
+            owner_name(what),
+            ttl_s=ttl_s,
+            wait_s=BUILD_LOCK_TIMEOUT_S,
+            on_wait=on_wait,
         )
 
     def publish(
@@ -63,10 +78,14 @@ class CollectionStore:
         put_documents: Iterable[tuple[dict[str, Any], bytes]] = (),
         delete_doc_ids: Iterable[str] = (),
         update_meta: Iterable[dict[str, Any]] = (),
+        lock: BuildLock | None = None,
     ) -> None:
-        """Atomically store documents, the snapshot, and move the pointer to it."""
+        """Atomically store documents, the snapshot, and move the pointer to it.
+
+        With ``lock``, only while that build lock is still held (else ``BuildLockLost``, nothing written).
+        """
         collection = snapshot.collection
-        with self.r.pipeline(transaction=True) as pipe:
+        with self.r.pipeline(transaction=True) as pipe, lock.fenced(pipe) if lock else nullcontext():
             for meta, data in put_documents:
                 pipe.set(self.keys.document_bytes(collection, meta["doc_id"]), data)
                 pipe.hset(self.keys.documents(collection), meta["doc_id"], json.dumps(meta))

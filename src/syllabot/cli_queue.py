@@ -17,7 +17,15 @@ from typing import TextIO
 
 from syllabot.bots.frontend import answer_parts
 from syllabot.shared.config import Settings
-from syllabot.shared.queue import JobFailed, NoWorker, QueueClient, QueueError, QueueTimeout, RedisUnreachable
+from syllabot.shared.queue import (
+    EmptyCollection,
+    JobFailed,
+    NoWorker,
+    QueueClient,
+    QueueError,
+    QueueTimeout,
+    RedisUnreachable,
+)
 from syllabot.shared.redis_conn import RedisUnavailable
 from syllabot.shared.schema import NOT_IN_MATERIALS, UNCERTAIN_LEAD, Answer, AskRequest, IngestReport
 
@@ -40,8 +48,16 @@ class _ProgressLine:
         self.stream = stream
         self.enabled = stream.isatty()
         self.drawn = False
+        self.said: str | None = None
 
     def update(self, stage: str, done: int, total: int) -> None:
+        if stage.startswith("waiting"):  # "waiting for another build (reindex on host:pid)": say it once
+            if stage != self.said:
+                self.close()
+                self.drawn = False
+                _say(stage)
+                self.said = stage
+            return
         if self.enabled:
             width = 30
             filled = int(width * done / total) if total else 0
@@ -63,7 +79,8 @@ class _ProgressLine:
 
 
 def run_ask(settings: Settings, question: str, collection: str, as_json: bool) -> int:
-    """Answer one question and print it; 0 when an answer (even "Not in your materials") was shown."""
+    """Answer one question and print it; 0 when an answer (even "Not in your materials") was shown,
+    1 on an error -- including a collection with nothing indexed (:class:`EmptyCollection`)."""
     request = AskRequest(question=question, collection=collection, platform="cli", user=_user())
     try:
         answer = asyncio.run(ask(settings, request))
@@ -78,12 +95,15 @@ async def ask(settings: Settings, request: AskRequest) -> Answer:
     """Through a worker when one is alive, else in this process (same pipeline, same answer)."""
     client = QueueClient(settings)
     try:
-        answer = await client.ask(request)
-        # A fresh default collection: seed it from the sample corpus through the worker, ask again.
-        fresh = answer.index_version is None and request.collection == settings.default_collection
-        if fresh and await _seed_via_queue(client, request.collection):
-            answer = await client.ask(request)
-        return answer
+        try:
+            return await client.ask(request)
+        except EmptyCollection:
+            # A fresh default collection: seed it from the sample corpus through the worker, ask again.
+            if request.collection != settings.default_collection:
+                raise
+            if not await _seed_via_queue(client, request.collection):
+                raise
+            return await client.ask(request)
     except NoWorker:
         pass  # nothing would run the job: do it here
     # RedisUnreachable propagates: the engine needs Redis just as much as the queue does.
@@ -246,8 +266,10 @@ async def index(
                 for batch in batches_by_size(files, JOB_PAYLOAD_BYTES)
             ]
             return merge_reports(collection, reports)
+        _say("no worker is running; indexing in this process")
     except NoWorker:
-        pass  # the worker went away between the check and the job
+        # The worker went away between the check and the job (or during it): say so, then do it here.
+        _say("the worker went away; indexing in this process instead")
     finally:
         line.close()
         await client.close()
@@ -272,8 +294,9 @@ async def reindex(settings: Settings, collection: str) -> IngestReport:
         if await client.worker_count():
             _say("re-indexing through the running worker")
             return await client.reindex(collection, who=_user(), progress=line.from_queue)
+        _say("no worker is running; re-indexing in this process")
     except NoWorker:
-        pass
+        _say("the worker went away; re-indexing in this process instead")
     finally:
         line.close()
         await client.close()

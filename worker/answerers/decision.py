@@ -116,10 +116,10 @@ class Thresholds:
 THRESHOLDS: dict[str, Thresholds] = {
     # python -m bench.answers --tune (SyllabusQA's first 7 syllabi + VTU dev questions), 2026-11-30
     "minilm": Thresholds(
-        min_cosine=0.30,
+        min_cosine=0.35,
         min_coverage=0.60,
         sure_cosine=0.65,
-        floor_cosine=0.25,
+        floor_cosine=0.20,
         floor_coverage=0.10,
         value_overlap=0.5,
     ),

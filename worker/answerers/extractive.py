@@ -53,7 +53,7 @@ if TYPE_CHECKING:
 _MARKUP = re.compile(r"^\s*(?:#{1,6}\s+|[-*•●▪◦+]\s+|>\s*)")
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}")
 _LIST_ITEM = re.compile(
-    r"^\s*(?:[-*•●▪◦+\uf0b7]\s*|\d{1,2}[.)]\s+|(?:CO|CLO|PO)\s?-?\d+\s*[.:)\-]?\s|[a-z][.)]\s+|\(?[ivx]{1,4}\)\s+)"
+    r"^\s*(?:[-*•●▪◦+\uf0b7]\s*|\d{1,2}[.)]\s+|\d{1,2}\s+(?=[A-Z][a-z])|(?:CO|CLO|PO)\s?-?\d+\s*[.:)\-]?\s|[a-z][.)]\s+|\(?[ivx]{1,4}\)\s+)"
 )
 _CO_ITEM = re.compile(r"^\s*(?:CO|C\.O\.)\s?-?(\d{1,2})\b", re.IGNORECASE)
 
@@ -67,7 +67,7 @@ TAIL_SHARE = 0.6
 CUE_BONUS = 0.25
 #: Courses answered side by side when a question names none and the answer spans several.
 MAX_COURSES = 3
-LIST_CHARS = 1800
+LIST_CHARS = 3000  # a lab list runs to ~2,200 characters; renderers split long replies
 
 
 @dataclass(frozen=True)
@@ -325,7 +325,7 @@ def _list_reply(intent: Intent, hits: Sequence[Hit], indices: Sequence[int]) -> 
     for i in parts:
         items = list_items(hits[i])
         for n, item in enumerate(items):
-            text = quotable(_clip(item, 400))
+            text = quotable(_clip(item, 600))
             if length + len(text) > LIST_CHARS:
                 lines.append("…")
                 break
@@ -471,6 +471,30 @@ def _focus(hits: Sequence[Hit], width: int) -> list[int]:
     return [i for i, h in enumerate(hits) if course_of(h) == course][:width]
 
 
+def _values_per_course(
+    question: str, intent: Intent, hits: Sequence[Hit], best: _Sentence, thresholds: Thresholds
+) -> Reply | None:
+    """ "How many credits?" in a collection of several courses, naming none: each course's own row
+    from the same kind of block (its course details), one course a line — never one course's value
+    passed off as the answer, never a mix in one sentence."""
+    section = hits[best.hit_index].section
+    if not course_of(hits[best.hit_index]) or not section:
+        return None
+    same = [i for i, h in enumerate(hits[: 3 * SECTION_SCAN]) if h.section == section and course_of(h)]
+    groups = _by_course(same, hits)
+    if len(groups) < 2:
+        return None
+    lines: list[str] = []
+    for indices in list(groups.values())[:MAX_COURSES]:
+        ranked = [s for s in _rank(question, intent, hits, indices[:1], hits) if s.has_value]
+        if ranked and ranked[0].overlap >= thresholds.value_overlap:
+            lines.append(f"{quotable(_name(hits[indices[0]]))}: {_quote(ranked[:1])}")
+    if len(lines) < 2:
+        return None
+    lead = f"Your materials have this for {len(lines)} courses (name one to get only its answer):"
+    return Reply("answered", "\n".join([lead, *lines]))
+
+
 def general_reply(
     question: str,
     intent: Intent,
@@ -486,6 +510,10 @@ def general_reply(
         type_found = bool(with_value)
         ranked = with_value + [s for s in ranked if not (s.has_value and s.overlap > 0)]
         if with_value and not fallback and with_value[0].overlap >= thresholds.value_overlap:
+            if not named:
+                per_course = _values_per_course(question, intent, hits, with_value[0], thresholds)
+                if per_course is not None:
+                    return per_course
             return Reply("answered", _quote(with_value[:1]))
     else:
         type_found = True

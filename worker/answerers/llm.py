@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
+from syllabot.shared.deadline import llm_budget
 from syllabot.shared.schema import NOT_IN_MATERIALS, UNCERTAIN_LEAD, Answer, AnswerStatus, Hit
 from syllabot.worker.answerers.base import AnswerContext, finalise_citations, hit_label, strip_markers
 from syllabot.worker.answerers.extractive import ExtractiveAnswerer
@@ -298,13 +299,17 @@ class LLMAnswerer:
             "temperature": self.settings.llm_temperature,
             "stream": False,
         }
+        # The LLM's own timeout, or less: what is left of the asker's deadline (shared/deadline.py).
+        budget = llm_budget(self.settings.llm_timeout_s)
+        if budget <= 0:
+            raise LLMError("no time left before the asker's deadline")
         try:
-            async with asyncio.timeout(self.settings.llm_timeout_s):
+            async with asyncio.timeout(budget):
                 response = await self._http().post(self.url, json=payload)
         except TimeoutError as exc:
-            raise LLMError(f"no reply within {self.settings.llm_timeout_s:g} s") from exc
+            raise LLMError(f"no reply within {budget:.3g} s") from exc
         except httpx.TimeoutException as exc:
-            raise LLMError(f"no reply within {self.settings.llm_timeout_s:g} s") from exc
+            raise LLMError(f"no reply within {budget:.3g} s") from exc
         except httpx.HTTPError as exc:
             raise LLMError(f"could not reach {self.settings.llm_base_url} ({type(exc).__name__})") from exc
         if response.status_code != 200:
