@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import importlib.util
 import os
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -92,10 +93,19 @@ def test_the_installed_package_is_imported_not_a_local_folder() -> None:
 
 
 def _wheel(tmp_path: Path) -> Path:
+    """Build from a clean copy: a stale ``build/`` in the checkout would leak old modules into the wheel."""
+    source = tmp_path / "source"
+    shutil.copytree(
+        REPO,
+        source,
+        ignore=shutil.ignore_patterns(
+            ".git", "build", "dist", "*.egg-info", "__pycache__", ".*_cache", ".venv", "results"
+        ),
+    )
     out = tmp_path / "wheel"
     subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "--disable-pip-version-check",
-         "-w", str(out), str(REPO)],
+         "-w", str(out), str(source)],
         check=True,
         cwd=tmp_path,
     )  # fmt: skip
