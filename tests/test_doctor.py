@@ -538,3 +538,25 @@ def test_render_table_columns_statuses_and_summary() -> None:
     }
     only_warn = DoctorReport([Check("slack bot", "warn", "missing")])
     assert only_warn.ok and render_table(only_warn).splitlines()[-1] == "1 problem (1 warning)"
+
+
+# --- the command line --------------------------------------------------------------------------------
+
+
+def test_cli_doctor_exits_non_zero_on_a_failure_and_prints_json(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from syllabot import cli
+
+    _index(settings)
+    monkeypatch.setattr(cli, "get_settings", lambda: settings)
+    assert cli.main(["doctor", "--json"]) == 1  # no worker beats: a failure
+    report = json.loads(capsys.readouterr().out)
+    assert report["ok"] is False
+    assert {c["name"]: c["status"] for c in report["checks"]}["workers"] == "fail"
+
+    _beat(settings, "host-a:1:cli")
+    assert cli.main(["doctor"]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0].split()[:3] == ["CHECK", "STATUS", "DETAIL"]
+    assert "FAIL" not in out

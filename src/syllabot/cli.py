@@ -315,6 +315,14 @@ def cmd_slack(args: argparse.Namespace, settings: Settings) -> int:
     return run_slack(settings)
 
 
+def cmd_doctor(args: argparse.Namespace, settings: Settings) -> int:
+    from syllabot.worker.doctor import render_table, run_checks  # lazy: keeps other commands fast
+
+    report = run_checks(settings)
+    print(report.to_json() if args.json else render_table(report))
+    return 0 if report.ok else 1
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="syllabot", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -352,6 +360,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--collection", "-c")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_sources)
+
+    p = sub.add_parser(
+        "doctor", help="check Redis, workers, the embedder, the LLM, every collection's index and bot tokens"
+    )
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_doctor)
 
     for name, func, text in (
         ("worker", cmd_worker, "run a retrieval worker"),
