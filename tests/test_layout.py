@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import importlib.util
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -154,6 +155,25 @@ def test_the_wheel_installs_one_namespace_and_works(tmp_path: Path) -> None:
     )
     assert helped.returncode == 0, helped.stderr
     assert "ask" in helped.stdout and "worker" in helped.stdout
+
+    # The README's main job, exactly as written there, on a fresh data directory and the embedded
+    # Redis: a cited answer from the shipped sample syllabi.
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    command = re.search(r'pip install \. && syllabot ask "([^"]+)"', readme)
+    assert command, "the README's one-command try-it line changed shape"
+    fresh = {**{k: v for k, v in env.items() if k not in {"REDIS_URL", "SYLLABOT_KEY_PREFIX"}}}
+    fresh["SYLLABOT_DATA_DIR"] = str(tmp_path / "data")
+    asked = subprocess.run(
+        [str(venv / "bin" / "syllabot"), "ask", command.group(1)],
+        cwd=run,
+        env=fresh,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert asked.returncode == 0, asked.stderr
+    assert asked.stdout.startswith("Module 2 of 21CS47 Cloud Computing"), asked.stdout
+    assert "[1] 21CS47 Cloud Computing — Module 2" in asked.stdout
 
 
 def test_the_editable_install_maps_the_repository_folders() -> None:
