@@ -484,3 +484,94 @@ async def test_reindex_under_concurrent_questions_serves_only_complete_versions(
     served = {a.index_version for stream in streams for _, _, a in stream}
     assert rebuilt.index_version in served
     assert final.index_version == rebuilt.index_version and final.citations[0].doc_id == NEW_DOC_ID
+
+
+# --- 2b. a question in flight while Redis crashes -------------------------------------------------
+
+
+async def test_question_in_flight_across_a_redis_crash_is_answered_once(
+    settings: Settings, drill_redis: DrillRedis, tmp_path: Path
+) -> None:
+    """Redis is SIGKILLed (``appendfsync always``) while a worker holds a question, and comes back:
+    the asker, still within its timeout, gets the answer; it is not told "Redis unreachable" while
+    the worker goes on to answer the question for nobody (issue 14, defect 3)."""
+    private = settings.model_copy(update={"redis_url": drill_redis.url})
+    keys = Keys(private.key_prefix)
+    Engine(private).ingest("drill", sample_files())
+    admin = drill_redis.client()
+    admin.config_set("appendfsync", "always")
+    admin.close()
+    llm = SlowLLM(delay_s=1.5)
+    try:
+        with workers(
+            private,
+            tmp_path,
+            ["w"],
+            SYLLABOT_ANSWERER="openai",
+            SYLLABOT_LLM_BASE_URL=f"{llm.base}/{{name}}/v1",
+            SYLLABOT_LLM_TIMEOUT_S="20",
+        ):
+            await wait_for_workers(private, 1, timeout=30)
+            async with QueueClient(private) as client:
+                asking = asyncio.create_task(_ask(client, RETURNS_QUESTION, "drill", timeout=20))
+                deadline = time.monotonic() + 10
+                while not llm.in_flight["w"]:
+                    assert time.monotonic() < deadline, "the question never reached the LLM"
+                    await asyncio.sleep(0.01)
+                drill_redis.stop(signal.SIGKILL)
+                drill_redis.start()
+                answer = await asking
+            await asyncio.to_thread(_wait_until_drained, drill_redis, keys, IN_PROGRESS_TTL_S + 10)
+    finally:
+        llm.close()
+    assert answer.question == RETURNS_QUESTION and answer.citations, answer
+    check = drill_redis.client()
+    try:
+        assert not check.keys(keys.result_list("*"))  # delivered once, to its asker: nothing unread
+    finally:
+        check.close()
+
+
+async def test_question_whose_asker_was_told_redis_is_down_is_never_answered(
+    settings: Settings, drill_redis: DrillRedis, tmp_path: Path
+) -> None:
+    """Redis stays down past the asker's timeout: the asker is told Redis is unreachable, and once
+    Redis is back (with the job still in its AOF) no worker answers the question for nobody."""
+    private = settings.model_copy(update={"redis_url": drill_redis.url})
+    keys = Keys(private.key_prefix)
+    Engine(private).ingest("drill", sample_files())
+    admin = drill_redis.client()
+    admin.config_set("appendfsync", "always")
+    admin.close()
+    llm = SlowLLM(delay_s=1.0)
+    try:
+        with workers(
+            private,
+            tmp_path,
+            ["w"],
+            SYLLABOT_ANSWERER="openai",
+            SYLLABOT_LLM_BASE_URL=f"{llm.base}/{{name}}/v1",
+            SYLLABOT_LLM_TIMEOUT_S="20",
+        ):
+            await wait_for_workers(private, 1, timeout=30)
+            async with QueueClient(private) as client:
+                asking = asyncio.create_task(_ask(client, RETURNS_QUESTION, "drill", timeout=4))
+                deadline = time.monotonic() + 10
+                while not llm.in_flight["w"]:
+                    assert time.monotonic() < deadline, "the question never reached the LLM"
+                    await asyncio.sleep(0.01)
+                drill_redis.stop(signal.SIGKILL)
+                outcome = await asyncio.gather(asking, return_exceptions=True)  # Redis still down
+                drill_redis.start()
+                await wait_for_workers(private, 1, timeout=15)
+            await asyncio.to_thread(_wait_until_drained, drill_redis, keys, IN_PROGRESS_TTL_S + 10)
+    finally:
+        llm.close()
+    from shared.queue import RedisUnreachable
+
+    assert isinstance(outcome[0], RedisUnreachable), outcome
+    check = drill_redis.client()
+    try:
+        assert not check.keys(keys.result_list("*"))  # nothing computed for an asker who left
+    finally:
+        check.close()
