@@ -88,6 +88,8 @@ FRESH_REDIS_S = 5
 #: ...so "no worker" is declared only after waiting this long for a heartbeat (workers beat at once
 #: when Redis answers again). A Redis up for longer gets no grace: a true no-worker case stays fast.
 RECONNECT_GRACE_S = 1.0
+#: How often a client waiting for a result tries Redis again after losing it mid-wait.
+OUTAGE_RETRY_S = 0.25
 
 # Lua, so liveness uses the Redis server's clock (workers may run on other hosts).
 _COUNT_LIVE = "local t = redis.call('TIME') return redis.call('ZCOUNT', KEYS[1], t[1], '+inf')"
@@ -434,33 +436,68 @@ class QueueClient:
         progress: ProgressCallback | None,
         progress_key: str | None,
     ) -> bytes:
-        """BLPOP the result list in slices; between slices report progress and check liveness."""
+        """BLPOP the result list in slices; between slices report progress and check liveness.
+
+        Redis lost in the middle of the wait (a restart, a blip) is waited out until the deadline: the
+        job is still queued or running there and carries that deadline, so a worker may answer it
+        once Redis is back, and telling the asker "unreachable" now would leave that answer unread
+        (issue 14). Only at the deadline is the asker told, and by then a worker drops the job.
+        """
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         result_key = self.keys.result_list(job_id)
         slice_s = PROGRESS_POLL_S if progress_key else 2.0
         last: dict[str, Any] | None = None
+        outage: BaseException | None = None
+        alive = True
         while True:
             remaining = deadline - loop.time()
             if remaining <= 0:
+                if outage is not None:
+                    raise RedisUnreachable(self._unreachable(outage))
                 withdrawn = await self._give_up(pool, job_id)
                 raise QueueTimeout(
                     _timeout_message(withdrawn, timeout), withdrawn=withdrawn, timeout_s=timeout
                 )
-            # Never 0: BLPOP 0 blocks forever. Sub-second timeouts need Redis >= 6.
-            item = await cast(
-                Awaitable[list[bytes] | None],
-                pool.blpop([result_key], timeout=max(0.01, min(slice_s, remaining))),  # type: ignore[arg-type]
-            )
-            if item is not None:
-                if progress_key and progress is not None:  # the final count, even for a quick job
-                    await self._report_progress(pool, progress_key, progress, last)
-                return item[1]
-            if progress_key and progress is not None:
-                last = await self._report_progress(pool, progress_key, progress, last)
-            if not await self.worker_count() and not await self._worker_after_grace(pool):
+            try:
+                lost = outage is not None and not await self._job_exists(pool, job_id)
+                if not lost:
+                    outage = None
+                    # Never 0: BLPOP 0 blocks forever. Sub-second timeouts need Redis >= 6.
+                    item = await cast(
+                        Awaitable[list[bytes] | None],
+                        pool.blpop([result_key], timeout=max(0.01, min(slice_s, remaining))),  # type: ignore[arg-type]
+                    )
+                    if item is not None:
+                        if progress_key and progress is not None:  # the final count, even for a quick job
+                            await self._report_progress(pool, progress_key, progress, last)
+                        return item[1]
+                    if progress_key and progress is not None:
+                        last = await self._report_progress(pool, progress_key, progress, last)
+                    alive = await self.worker_count() or await self._worker_after_grace(pool)
+            except (*REDIS_ERRORS, RedisUnreachable) as exc:
+                if outage is None:
+                    log.warning(
+                        "Redis lost while waiting for job %s (%s); waiting for its return", job_id, exc
+                    )
+                outage = exc
+                await asyncio.sleep(max(0.0, min(OUTAGE_RETRY_S, deadline - loop.time())))
+                continue
+            if lost:
+                # Redis is back without the job (it restarted without persistence): nothing will
+                # answer it, so say so now rather than at the deadline.
+                raise RedisUnreachable(
+                    f"Redis at {describe(self._url) if self._url else '(unresolved)'} restarted and lost "
+                    "this request (is persistence, AOF, on?); please ask again"
+                )
+            if not alive:
                 await self._give_up(pool, job_id)  # so a worker starting later does not run it
                 raise NoWorker(_NO_WORKER)
+
+    async def _job_exists(self, pool: ArqRedis, job_id: str) -> bool:
+        """Whether Redis still holds the job: queued or claimed (its arq keys) or answered (its result)."""
+        keys = (job_key_prefix + job_id, in_progress_key_prefix + job_id, self.keys.result_list(job_id))
+        return bool(await pool.exists(*keys))
 
     async def _report_progress(
         self, pool: ArqRedis, key: str, progress: ProgressCallback, last: dict[str, Any] | None

@@ -160,25 +160,23 @@ async def test_a_long_build_never_blocks_another_collections_writes(settings: Se
     engine = _GatedEngine(gate)
     async with running_worker(settings, engine=engine), QueueClient(settings) as client:
         long_build = asyncio.create_task(client.reindex("busy", who="admin", timeout=20))
+        deadline = time.monotonic() + 10
+        while ("reindex", ("busy",)) not in engine.calls:  # running, so the next one queues behind it
+            assert time.monotonic() < deadline, "the long build never started"
+            await asyncio.sleep(0.02)
         seen, progress = collecting_progress()
         queued_behind = asyncio.create_task(
             client.reindex("busy", who="admin", timeout=20, progress=progress)
         )
         try:
-            await asyncio.sleep(0.5)
+            # The queued build says it waits (seen at the client's next progress poll, 0.5 s apart).
+            deadline = time.monotonic() + 10
+            while not any(str(s.get("stage", "")).startswith("waiting for another build") for s in seen):
+                assert time.monotonic() < deadline, seen
+                await asyncio.sleep(0.05)
             other = await client.reindex("other", who="admin", timeout=5)
             assert other.changed
             assert not long_build.done()
-
-            def waiting_reported() -> bool:
-                return any(str(s.get("stage", "")).startswith("waiting for another build") for s in seen)
-
-            # Progress is polled by the client: wait for the report rather than race it (loaded CI).
-            for _ in range(100):
-                if waiting_reported():
-                    break
-                await asyncio.sleep(0.1)
-            assert waiting_reported(), seen
         finally:
             gate.set()
             results = await asyncio.gather(long_build, queued_behind, return_exceptions=True)
