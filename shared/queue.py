@@ -474,7 +474,7 @@ class QueueClient:
                         return item[1]
                     if progress_key and progress is not None:
                         last = await self._report_progress(pool, progress_key, progress, last)
-                    alive = await self.worker_count() or await self._worker_after_grace(pool)
+                    alive = bool(await self.worker_count()) or await self._worker_after_grace(pool)
             except (*REDIS_ERRORS, RedisUnreachable) as exc:
                 if outage is None:
                     log.warning(
