@@ -42,6 +42,7 @@ from syllabot.shared.config import Settings
 from syllabot.shared.feedback import Feedback, UnknownAnswer
 from syllabot.shared.formats import SUPPORTED_TYPES, is_document_name
 from syllabot.shared.keys import Keys
+from syllabot.shared.metrics import QuestionMetrics, start_endpoint
 from syllabot.shared.queue import QueueClient, QueueError, QueueTimeout, RedisUnreachable
 from syllabot.shared.ratelimit import RateLimiter
 from syllabot.shared.redis_conn import REDIS_ERRORS, RedisUnavailable, async_client_at, resolve_redis_url
@@ -173,6 +174,8 @@ class SyllabotBot(discord.Client):
         for command in COMMANDS:
             self.tree.add_command(command)
         self._sources_cache: dict[str, tuple[float, list[SourceInfo]]] = {}
+        # Served by run_discord when SYLLABOT_METRICS_PORT is set; counted either way.
+        self.metrics = QuestionMetrics()
 
     # --- lifecycle ------------------------------------------------------------------------------
     async def setup_hook(self) -> None:
@@ -368,6 +371,7 @@ class SyllabotBot(discord.Client):
 
         await interaction.response.defer(thinking=True)
         timeout = self.budget(interaction, self.settings.ask_timeout_s)
+        collection = ""  # not resolved yet when the binding lookup itself fails
         try:
             collection = await self.collection_for(interaction)
             request = AskRequest(
@@ -375,9 +379,11 @@ class SyllabotBot(discord.Client):
             )
             answer = await self.queue.ask(request, timeout=timeout)
         except Exception as exc:  # every failure ends in a message; a bug also in the log with its traceback
+            self.metrics.count_failure(collection, PLATFORM, exc)
             log.warning("ask failed: %r", exc, exc_info=not is_expected(exc))
             await safe_send(interaction, [failure_message(exc, timeout_s=timeout)])
             return
+        self.metrics.count(collection, PLATFORM, answer.status)
         await self.send_answer(interaction, answer, question)
 
     async def send_answer(self, interaction: discord.Interaction, answer: Answer, question: str) -> None:
@@ -829,6 +835,7 @@ def run_discord(settings: Settings) -> int:
     apply_endpoint_overrides(settings)
     discord.utils.setup_logging(level=logging.INFO)
     bot = SyllabotBot(settings)
+    endpoint = start_endpoint(settings, bot.metrics.registry, "discord bot")
     try:
         asyncio.run(_serve(bot, settings.discord_token))
     except KeyboardInterrupt:
@@ -846,4 +853,7 @@ def run_discord(settings: Settings) -> int:
         log.exception("the Discord bot stopped")
         print(f"error: the Discord bot stopped: {exc}", file=sys.stderr)
         return 1
+    finally:
+        if endpoint is not None:
+            endpoint.close()
     return 0

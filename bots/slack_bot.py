@@ -47,6 +47,7 @@ from syllabot.shared.config import Settings
 from syllabot.shared.feedback import Feedback, UnknownAnswer
 from syllabot.shared.formats import is_document_name
 from syllabot.shared.keys import Keys
+from syllabot.shared.metrics import QuestionMetrics, start_endpoint
 from syllabot.shared.queue import INGEST_TIMEOUT_S, QueueClient, QueueError, QueueTimeout
 from syllabot.shared.ratelimit import RateLimiter
 from syllabot.shared.redis_conn import REDIS_ERRORS, RedisUnavailable, async_client, describe
@@ -360,6 +361,8 @@ class SlackFrontEnd:
         self.feedback = Feedback(redis_client, keys)
         self.keys = keys
         self._admin_cache: dict[str, tuple[float, bool]] = {}
+        # Served by serve() when SYLLABOT_METRICS_PORT is set; counted either way.
+        self.metrics = QuestionMetrics()
 
     # --- helpers ---------------------------------------------------------------------------
     async def collection_for(self, channel: str | None, team: str | None) -> str:
@@ -405,6 +408,7 @@ class SlackFrontEnd:
         self, question: str, user: str, channel: str | None, team: str | None, out: Reporter
     ) -> None:
         """Rate-limit, resolve the collection, ask a worker and post the answer; errors privately."""
+        collection = ""  # not resolved yet when the rate limit or the binding lookup fails
         try:
             decision = await self.rate.check(PLATFORM, user)
             if not decision.allowed:
@@ -422,8 +426,10 @@ class SlackFrontEnd:
             )
             result = await self.queue.ask(request, timeout=self.settings.ask_timeout_s)
         except Exception as exc:  # noqa: BLE001 - _report_failure logs it, with its traceback when unexpected
+            self.metrics.count_failure(collection, PLATFORM, exc)
             await self._report_failure(exc, out, "answering a question")
             return
+        self.metrics.count(collection, PLATFORM, result.status)
         answer_id: str | None = None
         try:
             answer_id = await self.feedback.record_answer(result, PLATFORM, f"slack:{user}")
@@ -856,6 +862,7 @@ async def serve(
         await _close(queue if own_queue else None, redis_client)
         return 1
     log.info("connected to Slack as %s in %s", auth.get("user"), auth.get("team"))
+    endpoint = start_endpoint(settings, app._syllabot.metrics.registry, "slack bot")  # type: ignore[attr-defined]
 
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -882,6 +889,8 @@ async def serve(
             await handler.close_async()
         if runner is not None:
             await runner.cleanup()
+        if endpoint is not None:
+            await asyncio.to_thread(endpoint.close)
         for sig in (signal.SIGINT, signal.SIGTERM):
             with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
                 loop.remove_signal_handler(sig)

@@ -111,6 +111,22 @@ class Settings(BaseSettings):
         "build's lock is gone this long after the kill.",
     )
 
+    # --- metrics -----------------------------------------------------------------------------
+    metrics_port: int | None = Field(
+        default=None,
+        ge=0,
+        le=65535,
+        validation_alias=_alias("SYLLABOT_METRICS_PORT"),
+        description="Port of this process's Prometheus endpoint; unset or 0: no endpoint. Read per "
+        "process, so each worker and bot on one host is given its own in its environment.",
+    )
+    metrics_host: str = Field(
+        default="127.0.0.1",
+        validation_alias=_alias("SYLLABOT_METRICS_HOST"),
+        description="Address the metrics endpoint binds; 0.0.0.0 when Prometheus scrapes from "
+        "another host or container.",
+    )
+
     # --- front-ends (shared) -----------------------------------------------------------------
     rate_limit_per_minute: int = Field(default=5, validation_alias=_alias("SYLLABOT_RATE_LIMIT_PER_MINUTE"))
 
@@ -149,6 +165,14 @@ class Settings(BaseSettings):
 
                 return json.loads(text)
             return [part.strip() for part in text.split(",") if part.strip()]
+        return value
+
+    @field_validator("metrics_port", mode="before")
+    @classmethod
+    def _blank_is_unset(cls, value: object) -> object:
+        """``SYLLABOT_METRICS_PORT=`` (as a copied .env.example line may leave it) means off."""
+        if isinstance(value, str) and not value.strip():
+            return None
         return value
 
     @property

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from syllabot.shared.config import Settings
 from syllabot.shared.deadline import llm_deadline, measure_offset_ms, redis_now_ms
 from syllabot.shared.keys import Keys
+from syllabot.shared.metrics import MetricsEndpoint, start_endpoint
 from syllabot.shared.queue import (
     HEARTBEAT_INTERVAL_S,
     HEARTBEAT_TTL_S,
@@ -37,8 +38,9 @@ from syllabot.shared.queue import (
     ok_envelope,
 )
 from syllabot.shared.redis_conn import REDIS_ERRORS
-from syllabot.shared.schema import Answer, AskRequest, Timings
+from syllabot.shared.schema import Answer, AskRequest, IngestReport, Timings
 from syllabot.worker.answerers import get_answerer
+from syllabot.worker.metrics import WorkerMetrics, ingest_failure_kind
 
 if TYPE_CHECKING:
     from syllabot.worker.answerers.base import Answerer
@@ -69,11 +71,15 @@ async def answer_question(
     request: AskRequest,
     seconds_left: float | None = None,
     margin_s: float = 2.0,
+    queue_ms: float | None = None,
 ) -> Answer:
     """Search, answer, time each stage and log one structured line for the question.
 
     ``seconds_left``: until the asker's deadline; an LLM gets that, less ``margin_s``, so its
     extractive fallback is delivered in time whatever the LLM does (None: the LLM's own timeout).
+    ``queue_ms``: how long the job waited before a worker started it (the worker knows; the
+    in-process CLI has no queue), recorded in the timings and so in the log line. The client
+    replaces it with its own round-trip view on arrival (``QueueClient.ask``).
     """
     started = time.perf_counter()
     result = await asyncio.to_thread(engine.search, request.collection, request.question, request.k)
@@ -98,6 +104,7 @@ async def answer_question(
                 search=round(result.search_ms, 3),
                 answer=round((finished - searched) * 1000.0, 3),
                 total=round((finished - started) * 1000.0, 3),
+                queue=None if queue_ms is None else round(queue_ms, 3),
             ),
         }
     )
@@ -187,6 +194,10 @@ async def startup(ctx: dict[str, Any]) -> None:
     ctx["worker_id"] = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
     ctx["clock_offset_ms"] = await measure_offset_ms(ctx["redis"])
     ctx["expired_asks"] = 0
+    if ctx.get("metrics") is None:  # tests may hand in their own
+        ctx["metrics"] = WorkerMetrics()
+    ctx["metrics_endpoint"] = start_endpoint(settings, ctx["metrics"].registry, f"worker {ctx['worker_id']}")
+    await _sample_queue_depth(ctx)
     await beat(ctx["redis"], ctx["keys"], ctx["worker_id"])
     ctx["heartbeat"] = asyncio.create_task(_heartbeat(ctx), name="syllabot-heartbeat")
     log.info(
@@ -196,6 +207,9 @@ async def startup(ctx: dict[str, Any]) -> None:
 
 async def shutdown(ctx: dict[str, Any]) -> None:
     await stop_heartbeat(ctx)
+    endpoint: MetricsEndpoint | None = ctx.pop("metrics_endpoint", None)
+    if endpoint is not None:
+        await asyncio.to_thread(endpoint.close)
     writes: ThreadPoolExecutor | None = ctx.pop("writes", None)
     if writes is not None:
         writes.shutdown(wait=False, cancel_futures=True)
@@ -248,6 +262,22 @@ async def _heartbeat(ctx: dict[str, Any]) -> None:
         except Exception as exc:  # nothing may kill the heartbeat; the next beat retries
             # A Redis blip is expected and needs no traceback; anything else does.
             log.warning("heartbeat failed: %s", exc, exc_info=not isinstance(exc, REDIS_ERRORS))
+            continue
+        await _sample_queue_depth(ctx)
+
+
+async def _sample_queue_depth(ctx: dict[str, Any]) -> None:
+    """Refresh ``syllabot_queue_depth`` (one script call), riding on the heartbeat's cadence so the
+    gauge costs no timer of its own; a failed read keeps the last value rather than the heartbeat."""
+    metrics: WorkerMetrics | None = ctx.get("metrics")
+    if metrics is None:
+        return
+    try:
+        await metrics.sample_queue_depth(ctx["redis"], ctx["keys"])
+    except REDIS_ERRORS as exc:  # the heartbeat reports Redis being away
+        log.debug("queue depth not sampled: %s", exc)
+    except Exception:  # a gauge is a nicety: logged, never raised
+        log.warning("queue depth not sampled", exc_info=True)
 
 
 # --- delivery ----------------------------------------------------------------------------------
@@ -351,6 +381,9 @@ def seconds_left(ctx: dict[str, Any], request: AskRequest) -> float | None:
 async def _drop_expired(ctx: dict[str, Any], request: AskRequest, late_s: float) -> None:
     """Count and log a question whose asker stopped waiting; it is not answered."""
     ctx["expired_asks"] = int(ctx.get("expired_asks", 0)) + 1
+    metrics: WorkerMetrics | None = ctx.get("metrics")
+    if metrics is not None:
+        metrics.expired(request)
     answer_log.warning(
         json.dumps(
             {
@@ -377,29 +410,116 @@ async def ask(ctx: dict[str, Any], request: dict[str, Any]) -> None:
         await _drop_expired(ctx, question, -left)
         return
 
+    metrics: WorkerMetrics | None = ctx.get("metrics")
+    queue_ms = queued_ms(ctx)
+    versions: list[str | None] = []
+
     async def work() -> dict:
         margin = ctx["settings"].answer_margin_s
-        answer = await answer_question(ctx["engine"], ctx["answerer"], question, left, margin)
+        try:
+            answer = await answer_question(
+                ctx["engine"], ctx["answerer"], question, left, margin, queue_ms=queue_ms
+            )
+        except Exception:
+            if metrics is not None:
+                metrics.failed(question)
+            raise
+        except asyncio.CancelledError:
+            # arq's timeout gives up on the question; a shutdown hands it to another worker, which
+            # counts it there.
+            stopping: Callable[[], bool] | None = ctx.get("worker_stopping")
+            if metrics is not None and (stopping is None or not stopping()):
+                metrics.failed(question)
+            raise
+        if metrics is not None:
+            metrics.answered(question, answer)
+        versions.append(answer.index_version)
         return answer.model_dump(mode="json")
 
     await _deliver(ctx, work())
+    if metrics is not None and versions and versions[0] != metrics.index_version(question.collection):
+        await _record_index_size(ctx, metrics, question.collection)
+
+
+def queued_ms(ctx: dict[str, Any]) -> float | None:
+    """Milliseconds from enqueueing to the start of this run, on the Redis server's clock (the
+    enqueue script stamps the job with it; ``clock_offset_ms`` maps this host's clock onto it).
+    A retry counts from the first enqueue: that is how long the asker has been waiting."""
+    enqueued = ctx.get("enqueue_time")
+    if enqueued is None:
+        return None
+    return max(0.0, redis_now_ms(ctx.get("clock_offset_ms", 0.0)) - enqueued.timestamp() * 1000.0)
+
+
+async def _record_index_size(ctx: dict[str, Any], metrics: WorkerMetrics, collection: str) -> None:
+    """Set ``syllabot_index_chunks`` for the snapshot this worker has just loaded to answer.
+
+    Called after the answer is delivered, and only when the answer's index version is not the one
+    last measured, so a question costs nothing extra unless the index moved on (then one GET, and
+    the snapshot the search has just cached)."""
+    snapshot_of: Callable[[str], Any] | None = getattr(ctx["engine"], "snapshot", None)
+    if snapshot_of is None:  # a stand-in engine
+        return
+    try:
+        snapshot = await asyncio.to_thread(snapshot_of, collection)
+    except Exception as exc:  # noqa: BLE001 - a gauge is a nicety; logged, never raised
+        log.debug("index size of %s not read: %s", collection, exc)
+        return
+    if snapshot is not None and snapshot.version != metrics.index_version(collection):
+        metrics.index_loaded(collection, snapshot.version, len(snapshot))
+
+
+def _record_build(ctx: dict[str, Any], report: IngestReport) -> None:
+    """A published build sets its collection's ``syllabot_index_chunks``."""
+    metrics: WorkerMetrics | None = ctx.get("metrics")
+    if metrics is not None and report.changed:
+        metrics.index_loaded(report.collection, report.index_version, report.total_chunks)
+
+
+async def _count_ingest_failures(
+    ctx: dict[str, Any], report: IngestReport, files: list[tuple[str, bytes]]
+) -> None:
+    """Count each refused upload in ``syllabot_ingest_failures_total{kind}``."""
+    metrics: WorkerMetrics | None = ctx.get("metrics")
+    refused = [f.file for f in report.files if not f.ok]
+    if metrics is None or not refused:
+        return
+    by_name = dict(files)
+    max_bytes = ctx["settings"].max_document_bytes
+    for name in refused:
+        data = by_name.get(name)
+        if data is None:
+            continue
+        try:
+            kind = await asyncio.to_thread(ingest_failure_kind, name, data, max_bytes)
+        except Exception as exc:  # noqa: BLE001 - a counter is a nicety; logged, never raised
+            log.debug("could not classify the refusal of %s: %s", name, exc)
+            continue
+        metrics.ingest_failed(kind)
 
 
 async def ingest(ctx: dict[str, Any], collection: str, files: list[tuple[str, bytes]], who: str) -> None:
+    reports: list[IngestReport] = []
+
     async def work() -> dict:
         progress = _progress_writer(ctx, collection)
         report = await _write(
             ctx, collection, ctx["engine"].ingest, collection, list(files), who, progress, progress=progress
         )
+        reports.append(report)
+        _record_build(ctx, report)
         return report.model_dump(mode="json")
 
     await _deliver(ctx, work())
+    for report in reports:  # after delivery: the uploader does not wait for the counting
+        await _count_ingest_failures(ctx, report, files)
 
 
 async def reindex(ctx: dict[str, Any], collection: str, who: str = "") -> None:
     async def work() -> dict:
         progress = _progress_writer(ctx, collection)
         report = await _write(ctx, collection, ctx["engine"].reindex, collection, progress, progress=progress)
+        _record_build(ctx, report)
         log.info("reindex of %s by %s -> %s", collection, who or "?", report.index_version)
         return report.model_dump(mode="json")
 
@@ -417,6 +537,7 @@ async def sources(ctx: dict[str, Any], collection: str) -> None:
 async def remove(ctx: dict[str, Any], collection: str, doc_id: str, who: str = "") -> None:
     async def work() -> dict:
         report = await _write(ctx, collection, ctx["engine"].remove, collection, doc_id)
+        _record_build(ctx, report)
         log.info("removed %s from %s by %s -> %s", doc_id, collection, who or "?", report.index_version)
         return report.model_dump(mode="json")
 
