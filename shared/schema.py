@@ -17,7 +17,7 @@ NOT_IN_MATERIALS = "Not in your materials"
 #: Deliberately unlike :data:`NOT_IN_MATERIALS`, so neither can be mistaken for the other.
 UNCERTAIN_LEAD = "I can't tell whether your materials answer this"
 
-#: The three outcomes of answering (DESIGN.md retrieval rule 7):
+#: The three outcomes of answering (docs/ANSWERING.md):
 #: ``answered`` — the cited passages answer it; ``uncertain`` — the closest passages are about it but
 #: may not answer it; ``not_in_materials`` — the reply starts with :data:`NOT_IN_MATERIALS`.
 #: The longest question any front-end sends (AskRequest enforces it; bots check it first for words).

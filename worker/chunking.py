@@ -1,4 +1,4 @@
-"""Structure-aware chunking of loaded documents (DESIGN.md, retrieval rule 6).
+"""Structure-aware chunking of loaded documents (docs/ARCHITECTURE.md, retrieval rule 6).
 
 Why structure matters: a student asks "what is in module 3?" or "which textbooks does 21CS44 use?",
 and the answer must come back whole and cited as "21CS44 Operating Systems — Module 3, p. 2". A

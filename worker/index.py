@@ -131,7 +131,7 @@ def as_search_layout(matrix: np.ndarray) -> np.ndarray:
 
 
 def check_unit_rows(matrix: np.ndarray) -> None:
-    """Refuse vectors that are not unit length: the incident's signature, caught at the door."""
+    """Refuse vectors that are not unit length: a broken embedder's signature, caught at the door."""
     if len(matrix) == 0:
         return
     norms = np.linalg.norm(matrix, axis=1)

@@ -1,6 +1,6 @@
 """Hybrid scoring, threshold with guaranteed fallback, and de-duplication: pure functions.
 
-The rules (DESIGN.md 3-5): score = alpha x cosine + (1 - alpha) x keyword; keep what clears the
+The rules (docs/ARCHITECTURE.md, retrieval 3-5): score = alpha x cosine + (1 - alpha) x keyword; keep what clears the
 threshold; if nothing does, return the best chunks anyway (a collection with content never yields
 an empty result); collapse overlapping windows and near-identical chunks; drop superseded versions
 of a document when its current version is indexed.

@@ -1,7 +1,14 @@
 """`syllabot`: the terminal front-end, and the entry point of the worker and both bots.
 
-Subcommands: index, search, ask, eval, sources, worker, discord, slack. Exit codes: 0 success,
-1 the work ran but failed (nothing indexed, questions missed), 2 bad usage or configuration.
+Subcommands: index, search, ask, eval, sources, remove, doctor, worker, discord, slack.
+
+Exit codes: 0 success; 1 the work ran but failed (Redis unreachable, a worker's error, nothing
+indexed); 2 a user error -- a bad argument or setting, a question too long, a missing or malformed
+eval file, a collection or document that does not exist -- told in one line that names the
+argument or setting and what it accepts, so a script can tell "fix the command" from "try again".
+
+Modules are imported where a command needs them: `syllabot ask` answered in-process loads
+neither the bots' platforms nor the queue's worker side, and only loads the model when it searches.
 """
 
 from __future__ import annotations
@@ -9,17 +16,20 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import signal
 import sys
+import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, NoReturn
 
-from syllabot.bots.frontend import QuestionRejected, check_question
 from syllabot.shared.config import Settings, get_settings
 from syllabot.shared.formats import SUPPORTED_TYPES, is_document_name
-from syllabot.shared.schema import SEARCH_HIT_FIELDS, Answer, IngestReport
 
 if TYPE_CHECKING:
+    from pydantic import ValidationError
+
+    from syllabot.shared.schema import Answer, IngestReport
     from syllabot.worker.engine import SearchResult
     from syllabot.worker.evaluation import EvalRow, LabelledQuestion
 
@@ -27,8 +37,159 @@ if TYPE_CHECKING:
 EVAL_MISSES_SHOWN = 10
 
 
+#: Range of ``-k`` (hits per question): at least one; more than a page of hits is never read.
+K_RANGE = (1, 100)
+
+
 def _err(message: str) -> None:
     print(f"syllabot: {message}", file=sys.stderr)
+
+
+class UsageError(Exception):
+    """A mistake in the command (argument, setting, collection, file): one line, exit 2."""
+
+
+# --- collections ------------------------------------------------------------------------------
+
+
+def known_collections(settings: Settings) -> list[str]:
+    """Every collection that has been indexed (the ``collections`` set every publish adds to)."""
+    from syllabot.shared.keys import Keys
+    from syllabot.shared.redis_conn import sync_client
+
+    client = sync_client(settings)
+    try:
+        members: Any = client.smembers(Keys(settings.key_prefix).collections)
+        return sorted(m.decode() for m in members)
+    finally:
+        client.close()
+
+
+def require_collection(settings: Settings, collection: str, *, seeded: bool = False) -> str:
+    """``collection``, or :class:`UsageError` when it does not exist, naming the ones that do.
+
+    A mistyped ``-c`` must never look like an empty result (``[]``, all-zero recall) with exit 0.
+    ``seeded``: the default collection is accepted even before it exists, because `syllabot ask`
+    fills it with the sample corpus on a fresh data directory.
+    """
+    from syllabot.shared.bindings import validate_collection_name
+
+    try:
+        collection = validate_collection_name(collection)
+    except ValueError as exc:
+        raise UsageError(f"--collection: {exc}") from exc
+    if seeded and collection == settings.default_collection:
+        return collection
+    known = known_collections(settings)
+    if collection in known:
+        return collection
+    if known:
+        raise UsageError(f"collection '{collection}' does not exist; known: {', '.join(known)}")
+    raise UsageError(f"no collections yet; add documents with `syllabot index PATH -c {collection}`")
+
+
+# --- settings ---------------------------------------------------------------------------------
+
+
+def _setting_name(loc: object) -> str:
+    """The environment variable a validation error is about (the field's alias)."""
+    from pydantic import AliasChoices
+
+    name = str(loc)
+    field = Settings.model_fields.get(name)
+    if field is not None and isinstance(field.validation_alias, AliasChoices):
+        first = field.validation_alias.choices[0]
+        return str(first)
+    return name.upper() if name.islower() else name
+
+
+def _field_of(variable: str) -> Any:
+    from pydantic import AliasChoices
+
+    for name, field in Settings.model_fields.items():
+        alias = field.validation_alias
+        if name == variable or (isinstance(alias, AliasChoices) and variable in alias.choices):
+            return field
+    return None
+
+
+def _bounds(field: Any) -> str:
+    """ " between 1 and 100", " of at least 1", "" -- from the field's ge/le/gt/lt constraints."""
+    low = high = None
+    for item in getattr(field, "metadata", ()):
+        low = getattr(item, "ge", None) if getattr(item, "ge", None) is not None else low
+        low = getattr(item, "gt", None) if getattr(item, "gt", None) is not None else low
+        high = getattr(item, "le", None) if getattr(item, "le", None) is not None else high
+        high = getattr(item, "lt", None) if getattr(item, "lt", None) is not None else high
+    if low is not None and high is not None:
+        return f" between {low} and {high}"
+    if low is not None:
+        return f" of at least {low}"
+    if high is not None:
+        return f" of at most {high}"
+    return ""
+
+
+_SECRET_WORDS = ("token", "key", "secret", "password")
+
+
+def settings_error_lines(exc: ValidationError) -> list[str]:
+    """One line per bad setting: the variable, the value (never a secret's), what it accepts.
+
+    pydantic's own text lists field names, error types and a documentation URL; a user needs the
+    environment variable to change and the values it takes.
+    """
+    lines = []
+    for error in exc.errors(include_url=False):
+        variable = _setting_name(error["loc"][0]) if error.get("loc") else "a setting"
+        field = _field_of(variable)
+        kind = error.get("type", "")
+        ctx = error.get("ctx") or {}
+        if kind == "int_parsing" or kind == "int_from_float":
+            accepts = f"a whole number{_bounds(field)}"
+        elif kind == "float_parsing":
+            accepts = f"a number{_bounds(field)}"
+        elif kind in ("greater_than_equal", "greater_than", "less_than_equal", "less_than"):
+            accepts = f"a value{_bounds(field)}"
+        elif kind == "literal_error":
+            accepts = f"one of {ctx.get('expected', '')}"
+        elif kind in ("bool_parsing", "bool_type"):
+            accepts = "true or false"
+        else:
+            accepts = str(error.get("msg", "a valid value")).rstrip(".")
+        secret = any(word in variable.lower() for word in _SECRET_WORDS)
+        shown = "" if secret or "input" not in error else f"={str(error['input'])[:60]!r}"
+        lines.append(f"{variable}{shown} is not valid: expected {accepts} (see deploy/.env.example)")
+    return lines or [str(exc).splitlines()[0]]
+
+
+# --- arguments --------------------------------------------------------------------------------
+
+
+def bounded_int(name: str, low: int, high: int) -> Any:
+    """An argparse ``type``: a whole number in [low, high], else one line naming ``name`` and the range."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = None
+        if value is None or not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"{name} must be between {low} and {high} (got {text!r})")
+        return value
+
+    return parse
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line (naming the argument) and exit 2, without the usage dump."""
+
+    def error(self, message: str) -> NoReturn:
+        if message.startswith("argument ") and ": " in message:
+            _, _, rest = message.partition(": ")
+            if rest.startswith("-"):  # our own messages already name the argument
+                message = rest
+        self.exit(2, f"{self.prog}: {message} (see `{self.prog} --help`)\n")
 
 
 def collect_files(paths: Sequence[str]) -> tuple[list[Path], list[str]]:
@@ -83,7 +244,7 @@ def cmd_index(args: argparse.Namespace, settings: Settings) -> int:
         if args.paths:
             _err("--reindex re-reads the stored documents; give either paths or --reindex")
             return 2
-        report = run_reindex(settings, collection)
+        report = run_reindex(settings, require_collection(settings, collection))
         print_ingest_report(report)
         return 0 if report.changed else 1
     files, problems = collect_files(args.paths)
@@ -92,6 +253,12 @@ def cmd_index(args: argparse.Namespace, settings: Settings) -> int:
     if not files:
         _err("nothing to index: name files or folders (PDF, Markdown, text, DOCX)")
         return 2
+    from syllabot.shared.bindings import validate_collection_name
+
+    try:
+        collection = validate_collection_name(collection)
+    except ValueError as exc:
+        raise UsageError(f"--collection: {exc}") from exc
     payload = []
     for path in files:
         size = path.stat().st_size
@@ -111,10 +278,14 @@ def cmd_index(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_search(args: argparse.Namespace, settings: Settings) -> int:
+    from syllabot.cli_queue import preload_embedder, preloaded_embedder
+    from syllabot.shared.schema import SEARCH_HIT_FIELDS
+
+    preload_embedder(settings)
+    collection = require_collection(settings, args.collection or settings.default_collection)
     from syllabot.worker.engine import Engine
 
-    collection = args.collection or settings.default_collection
-    engine = Engine(settings)
+    engine = Engine(settings, embedder=preloaded_embedder(settings))
     result = engine.search(collection, args.question, k=args.k, include_superseded=args.include_superseded)
     if args.json:
         print(
@@ -193,11 +364,14 @@ def cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
     from syllabot.worker.evaluation import EvalFileError, load_questions, metrics, summarise
 
     collection = args.collection or settings.default_collection
+    path = Path(args.file)
+    if not path.is_file():
+        raise UsageError(f"eval file {path} does not exist (a JSON-lines file: one question per line)")
     try:
-        questions = load_questions(Path(args.file))
+        questions = load_questions(path)
     except (OSError, EvalFileError) as exc:
-        _err(str(exc))
-        return 2
+        raise UsageError(str(exc)) from exc
+    collection = require_collection(settings, collection)
     rows = _answer_all(settings, collection, questions, args.k or settings.top_k)
     # The legacy flag rates count a reply as flagged when it starts with "Not in your materials".
     retrieval = metrics((r.question, r.hits, r.status != "not_in_materials") for r in rows)
@@ -279,7 +453,7 @@ def cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_sources(args: argparse.Namespace, settings: Settings) -> int:
     from syllabot.worker.engine import Engine
 
-    collection = args.collection or settings.default_collection
+    collection = require_collection(settings, args.collection or settings.default_collection)
     sources = Engine(settings).sources(collection)
     if args.json:
         print(json.dumps([s.model_dump() for s in sources], indent=2))
@@ -292,9 +466,26 @@ def cmd_sources(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
-    from syllabot.cli_queue import run_ask
+    from syllabot.cli_queue import preload_embedder, run_ask
 
-    return run_ask(settings, args.question, args.collection or settings.default_collection, args.json)
+    preload_embedder(settings)
+    collection = require_collection(settings, args.collection or settings.default_collection, seeded=True)
+    return run_ask(settings, args.question, collection, args.json)
+
+
+def cmd_remove(args: argparse.Namespace, settings: Settings) -> int:
+    from syllabot.cli_queue import UnknownDocument, run_remove
+
+    collection = require_collection(settings, args.collection or settings.default_collection)
+    try:
+        document, report = run_remove(settings, collection, args.document)
+    except UnknownDocument as exc:
+        raise UsageError(str(exc)) from exc
+    print(
+        f"removed {document.file} (doc_id {document.doc_id}) from collection '{collection}': "
+        f"{report.total_chunks} chunks left, index version {report.index_version}"
+    )
+    return 0
 
 
 def cmd_worker(args: argparse.Namespace, settings: Settings) -> int:
@@ -324,8 +515,8 @@ def cmd_doctor(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="syllabot", description=__doc__.splitlines()[0])
-    sub = parser.add_subparsers(dest="command", required=True)
+    parser = Parser(prog="syllabot", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
 
     p = sub.add_parser("index", help="add documents (files or folders) to a collection and rebuild its index")
     p.add_argument("paths", nargs="*", help="PDF, Markdown, text or DOCX files, or folders of them")
@@ -336,7 +527,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("search", help="show the passages a question retrieves")
     p.add_argument("question")
     p.add_argument("--collection", "-c")
-    p.add_argument("-k", type=int, default=None, help="number of hits (default: SYLLABOT_TOP_K, 18)")
+    p.add_argument(
+        "-k",
+        type=bounded_int("-k", *K_RANGE),
+        default=None,
+        help="number of hits, 1-100 (default: SYLLABOT_TOP_K, 18)",
+    )
     p.add_argument("--include-superseded", action="store_true", help="keep superseded document versions")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_search)
@@ -352,7 +548,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("file")
     p.add_argument("--collection", "-c")
-    p.add_argument("-k", type=int, default=None)
+    p.add_argument("-k", type=bounded_int("-k", *K_RANGE), default=None, help="hits per question, 1-100")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_eval)
 
@@ -360,6 +556,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--collection", "-c")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_sources)
+
+    p = sub.add_parser("remove", help="remove one document from a collection and rebuild its index")
+    p.add_argument("document", help="its doc_id or file name (see `syllabot sources`)")
+    p.add_argument("--collection", "-c")
+    p.set_defaults(func=cmd_remove)
 
     p = sub.add_parser(
         "doctor", help="check Redis, workers, the embedder, the LLM, every collection's index and bot tokens"
@@ -376,9 +577,30 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: Commands that are servers: they handle their own signals and may keep an embedded Redis alive.
+SERVERS = frozenset({"worker", "discord", "slack"})
+
+
+def _exit_on_sigterm(signum: int, frame: object) -> NoReturn:
+    raise SystemExit(128 + signum)  # unwinds, so exit hooks (the embedded Redis's) still run
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    restore = None
+    if args.command not in SERVERS and threading.current_thread() is threading.main_thread():
+        restore = signal.signal(signal.SIGTERM, _exit_on_sigterm)
+    try:
+        return _run(args)
+    finally:
+        if restore is not None:
+            signal.signal(signal.SIGTERM, restore)
+
+
+def _run(args: argparse.Namespace) -> int:
     if getattr(args, "question", None) is not None:
+        from syllabot.bots.frontend import QuestionRejected, check_question
+
         try:
             args.question = check_question(args.question)
         except QuestionRejected as rejected:
@@ -388,30 +610,55 @@ def main(argv: Sequence[str] | None = None) -> int:
                     'e.g. syllabot ask "which module covers deadlocks?"'
                 )
             else:
-                _err(f"the question has {rejected.length} characters; the limit is {rejected.limit}")
+                _err(
+                    f"the question has {rejected.length} characters; it must be between 1 and "
+                    f"{rejected.limit} characters"
+                )
             return 2
+    from pydantic import ValidationError
+    from pydantic_settings import SettingsError
+
     try:
         settings = get_settings()
-    except ValueError as exc:  # pydantic's ValidationError or SettingsError: a setting has a bad value
-        _err(f"bad setting: {exc}")
+    except ValidationError as exc:  # a setting has a bad value
+        for line in settings_error_lines(exc):
+            _err(line)
         return 2
+    except SettingsError as exc:  # a value pydantic-settings could not even decode (e.g. a list)
+        _err(f"{str(exc).splitlines()[0]} (see deploy/.env.example)")
+        return 2
+    try:
+        return int(args.func(args, settings) or 0)
+    except UsageError as exc:
+        _err(str(exc))
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:
+        message = runtime_failure(exc)
+        if message is None:
+            raise  # a bug: the traceback is the report
+        _err(message)
+        return 1
+
+
+def runtime_failure(exc: Exception) -> str | None:
+    """The one line for a failure of the work itself (exit 1), or None for a bug.
+
+    The classes are imported here, when something failed, so a command that succeeds never pays
+    for importing the queue, the engine and numpy just to be able to catch their errors.
+    """
     from redis.exceptions import ConnectionError as RedisConnectionError
 
     from syllabot.shared.queue import QueueError
     from syllabot.shared.redis_conn import RedisUnavailable
     from syllabot.worker.embedders.base import EmbedderError
-    from syllabot.worker.engine import NothingToIndex
 
-    try:
-        return int(args.func(args, settings) or 0)
-    except RedisConnectionError as exc:
-        _err(f"Redis is unreachable ({exc}); check REDIS_URL, or unset it to use the embedded Redis")
-        return 1
-    except (RedisUnavailable, QueueError, EmbedderError, NothingToIndex, ValueError) as exc:
-        _err(str(exc))
-        return 1
-    except KeyboardInterrupt:
-        return 130
+    if isinstance(exc, RedisConnectionError):
+        return f"Redis is unreachable ({exc}); check REDIS_URL, or unset it to use the embedded Redis"
+    if isinstance(exc, (RedisUnavailable, QueueError, EmbedderError, ValueError)):
+        return str(exc)  # ValueError includes the engine's NothingToIndex and the queue's job failures
+    return None
 
 
 if __name__ == "__main__":

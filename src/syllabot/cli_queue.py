@@ -1,11 +1,15 @@
-"""The CLI's side of the queue: `syllabot ask`, `syllabot index` and `syllabot worker`.
+"""The CLI's side of the queue: `syllabot ask`, `index`, `remove` and `worker`.
 
-``ask`` and ``index`` go through a worker when one is running (so a running worker serves the new
-index at once and the CLI loads no model), and otherwise run the very same code in this process —
-on the embedded Redis when ``REDIS_URL`` is unset — so `syllabot ask "..."` answers on a fresh
-machine with nothing else started. On a fresh data directory the default collection is seeded from
-the sample corpus shipped in the distribution, and the terminal says so (on stderr, so ``--json``
-output stays clean).
+``ask``, ``index`` and ``remove`` go through a worker when one is running (so a running worker
+serves the new index at once and the CLI loads no model), and otherwise run the very same code in
+this process — on the embedded Redis when ``REDIS_URL`` is unset — so `syllabot ask "..."` answers
+on a fresh machine with nothing else started. On a fresh data directory the default collection is
+seeded from the sample corpus shipped in the distribution, and the terminal says so (on stderr, so
+``--json`` output stays clean).
+
+Imports of the queue (arq), the engine (numpy) and the model are made where they are needed: a
+question answered in-process on an embedded Redis this process started never needs the queue,
+and a question answered by a worker never needs the model.
 """
 
 from __future__ import annotations
@@ -13,21 +17,21 @@ from __future__ import annotations
 import asyncio
 import getpass
 import sys
-from typing import TextIO
+import threading
+import time
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
-from syllabot.bots.frontend import answer_parts
 from syllabot.shared.config import Settings
-from syllabot.shared.queue import (
-    EmptyCollection,
-    JobFailed,
-    NoWorker,
-    QueueClient,
-    QueueError,
-    QueueTimeout,
-    RedisUnreachable,
-)
-from syllabot.shared.redis_conn import RedisUnavailable
+from syllabot.shared.redis_conn import RedisUnavailable, embedded_running, started_here
 from syllabot.shared.schema import NOT_IN_MATERIALS, UNCERTAIN_LEAD, Answer, AskRequest, IngestReport
+
+if TYPE_CHECKING:
+    from syllabot.shared.queue import QueueClient
+    from syllabot.shared.schema import SourceInfo
+    from syllabot.worker.embedders.base import Embedder
+
+T = TypeVar("T")
 
 
 def _say(message: str) -> None:
@@ -41,14 +45,33 @@ def _user() -> str:
         return "cli"
 
 
-class _ProgressLine:
-    """``embedding 120/300`` redrawn in place on a terminal; silent when stderr is not one."""
+#: Plain progress lines (stderr not a terminal: systemd, a pipe, a log file): at most one per this
+#: many seconds within a stage, plus one whenever a stage starts.
+PROGRESS_EVERY_S = 5.0
 
-    def __init__(self, stream: TextIO = sys.stderr) -> None:
+#: What each stage counts, for the plain lines ("embedding 120/875 chunks").
+PROGRESS_UNITS = {"reading": "files", "embedding": "chunks"}
+
+
+class _ProgressLine:
+    """Ingest progress on stderr: a bar redrawn in place on a terminal; elsewhere plain lines
+    ("embedding 120/875 chunks") when a stage starts and then every :data:`PROGRESS_EVERY_S`
+    seconds, so a 7-minute build under systemd or in a pipe is never silent and never floods."""
+
+    def __init__(
+        self,
+        stream: TextIO = sys.stderr,
+        every_s: float = PROGRESS_EVERY_S,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.stream = stream
         self.enabled = stream.isatty()
         self.drawn = False
         self.said: str | None = None
+        self.every_s = every_s
+        self.clock = clock
+        self.stage: str | None = None
+        self.last_line = 0.0
 
     def update(self, stage: str, done: int, total: int) -> None:
         if stage.startswith("waiting"):  # "waiting for another build (reindex on host:pid)": say it once
@@ -65,6 +88,20 @@ class _ProgressLine:
             self.stream.write(f"\r{stage:<10} [{bar}] {done}/{total}   ")
             self.stream.flush()
             self.drawn = True
+        else:
+            self._plain(stage, done, total)
+
+    def _plain(self, stage: str, done: int, total: int) -> None:
+        if stage == "done":
+            return
+        now = self.clock()
+        if stage == self.stage and now - self.last_line < self.every_s:
+            return
+        self.stage, self.last_line = stage, now
+        unit = PROGRESS_UNITS.get(stage)
+        counted = f" {done}/{total} {unit}" if unit and total else ""
+        self.stream.write(f"{stage}{counted}\n")
+        self.stream.flush()
 
     async def from_queue(self, state: dict) -> None:
         self.update(str(state.get("stage", "")), int(state.get("done", 0)), int(state.get("total", 0)))
@@ -75,12 +112,64 @@ class _ProgressLine:
             self.stream.flush()
 
 
+# --- the model, loaded alongside the embedded Redis's start ------------------------------------
+
+
+class _Preload:
+    """The embedder, loading in a thread: its ~0.3 s (onnxruntime, tokenizer, weights) overlaps the
+    embedded Redis's start and the engine's imports instead of following them."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.embedder_name = settings.embedder
+        self.result: Any = None
+        self.error: BaseException | None = None
+        # Not a daemon: interpreter exit waits for it, as onnxruntime aborts the process when it is torn
+        # down mid-initialisation (a command that fails early, e.g. on an unknown collection).
+        self.thread = threading.Thread(target=self._load, args=(settings,), name="preload-model")
+        self.thread.start()
+
+    def _load(self, settings: Settings) -> None:
+        try:
+            from syllabot.worker.embedders import get_embedder
+
+            self.result = get_embedder(settings)
+        except BaseException as exc:  # noqa: BLE001  # re-raised in the thread that uses the model
+            self.error = exc
+
+    def get(self) -> Any:
+        self.thread.join()
+        if self.error is not None:
+            raise self.error
+        return self.result
+
+
+_preload: _Preload | None = None
+
+
+def preload_embedder(settings: Settings) -> None:
+    """Start loading the model now when this command will surely need it in this process: the
+    embedded Redis is not running yet, so no worker can answer and the work is done here."""
+    global _preload
+    if _preload is None and not settings.redis_url and not embedded_running(settings.data_dir):
+        _preload = _Preload(settings)
+
+
+def preloaded_embedder(settings: Settings) -> Embedder | None:
+    """The model :func:`preload_embedder` loaded (waiting for it), or None to load it as usual."""
+    if _preload is None or _preload.embedder_name != settings.embedder:
+        return None
+    embedder: Embedder = _preload.get()
+    return embedder
+
+
 # --- ask --------------------------------------------------------------------------------------
 
 
 def run_ask(settings: Settings, question: str, collection: str, as_json: bool) -> int:
     """Answer one question and print it; 0 when an answer (even "Not in your materials") was shown,
     1 on an error -- including a collection with nothing indexed (:class:`EmptyCollection`)."""
+    from syllabot.shared.queue import QueueError
+
     request = AskRequest(question=question, collection=collection, platform="cli", user=_user())
     try:
         answer = asyncio.run(ask(settings, request))
@@ -93,6 +182,10 @@ def run_ask(settings: Settings, question: str, collection: str, as_json: bool) -
 
 async def ask(settings: Settings, request: AskRequest) -> Answer:
     """Through a worker when one is alive, else in this process (same pipeline, same answer)."""
+    if _no_worker_possible(settings):
+        return await ask_in_process(settings, request)
+    from syllabot.shared.queue import EmptyCollection, NoWorker, QueueClient
+
     client = QueueClient(settings)
     try:
         try:
@@ -112,13 +205,25 @@ async def ask(settings: Settings, request: AskRequest) -> Answer:
     return await ask_in_process(settings, request)
 
 
+def _no_worker_possible(settings: Settings) -> bool:
+    """True on an embedded Redis this process started: no worker can be serving it (see
+    :func:`syllabot.shared.redis_conn.started_here`), so the queue -- and its wait for workers on a
+    Redis that has just started -- is skipped."""
+    if settings.redis_url:
+        return False
+    from syllabot.shared.redis_conn import resolve_redis_url
+
+    resolve_redis_url(settings)
+    return started_here(settings.data_dir)
+
+
 async def ask_in_process(settings: Settings, request: AskRequest) -> Answer:
     """The worker's ``ask`` job, run here: engine, optional sample seeding, answerer."""
     from syllabot.worker.answerers import get_answerer
     from syllabot.worker.engine import Engine
     from syllabot.worker.jobs import answer_question
 
-    engine = Engine(settings)
+    engine = Engine(settings, embedder=preloaded_embedder(settings))
     if request.collection == settings.default_collection:
         await asyncio.to_thread(_seed_locally, engine, request.collection)
     answerer = get_answerer(settings)
@@ -184,6 +289,8 @@ def render_answer(answer: Answer) -> str:
     closest passages:"), whether or not the worker wrote them, so a terminal never shows closest
     passages as if they were an answer.
     """
+    from syllabot.bots.frontend import answer_parts
+
     parts = answer_parts(answer)
     if parts.status == "uncertain":
         text = f"{UNCERTAIN_LEAD}. The closest passages: {parts.body}"
@@ -213,11 +320,21 @@ def run_index(settings: Settings, collection: str, files: list[tuple[str, bytes]
     Queue failures are raised as ``ValueError`` (the CLI prints those as one line and exits 1);
     Redis being unreachable as :class:`RedisUnavailable`.
     """
+    return _run_write(index(settings, collection, files))
+
+
+def _run_write(work: Awaitable[T]) -> T:
+    """Run a write (index, reindex, remove) and map queue failures as :func:`run_index` says."""
+    from syllabot.shared.queue import QueueError, RedisUnreachable
+
+    async def run() -> T:
+        return await work
+
     try:
-        return asyncio.run(index(settings, collection, files))
+        return asyncio.run(run())
     except RedisUnreachable as exc:
         raise RedisUnavailable(str(exc)) from exc
-    except (JobFailed, QueueTimeout, QueueError) as exc:
+    except QueueError as exc:
         raise ValueError(str(exc)) from exc
 
 
@@ -256,6 +373,10 @@ async def index(
     settings: Settings, collection: str, files: list[tuple[str, bytes]], who: str | None = None
 ) -> IngestReport:
     who = who or _user()
+    if _no_worker_possible(settings):
+        return await asyncio.to_thread(_index_locally, settings, collection, files, who)
+    from syllabot.shared.queue import NoWorker, QueueClient
+
     line = _ProgressLine()
     client = QueueClient(settings)
     try:
@@ -279,15 +400,14 @@ async def index(
 def run_reindex(settings: Settings, collection: str) -> IngestReport:
     """Re-embed every stored document: through a running worker (so it serves the result at once)
     or in this process. Errors are raised as for :func:`run_index`."""
-    try:
-        return asyncio.run(reindex(settings, collection))
-    except RedisUnreachable as exc:
-        raise RedisUnavailable(str(exc)) from exc
-    except (JobFailed, QueueTimeout, QueueError) as exc:
-        raise ValueError(str(exc)) from exc
+    return _run_write(reindex(settings, collection))
 
 
 async def reindex(settings: Settings, collection: str) -> IngestReport:
+    if _no_worker_possible(settings):
+        return await asyncio.to_thread(_reindex_locally, settings, collection)
+    from syllabot.shared.queue import NoWorker, QueueClient
+
     line = _ProgressLine()
     client = QueueClient(settings)
     try:
@@ -323,6 +443,77 @@ def _index_locally(
         return Engine(settings).ingest(collection, files, who=who, progress=line.update)
     finally:
         line.close()
+
+
+# --- remove -----------------------------------------------------------------------------------
+
+
+class UnknownDocument(LookupError):
+    """``syllabot remove`` named no document of the collection (a usage error: exit 2)."""
+
+
+def find_document(sources: list[SourceInfo], name: str, collection: str) -> SourceInfo:
+    """The document ``name`` designates: its doc_id, else its file name (a path's last part, any case).
+
+    As Discord's ``/remove`` resolves it, so the same words work in both places.
+    """
+    wanted = name.replace("\\", "/").rsplit("/", 1)[-1]
+    for matches in (
+        [s for s in sources if s.doc_id == name],
+        [s for s in sources if s.file == wanted],
+        [s for s in sources if s.file.lower() == wanted.lower()],
+    ):
+        if len(matches) == 1:
+            return matches[0]
+        if len(matches) > 1:
+            ids = ", ".join(s.doc_id for s in matches)
+            raise UnknownDocument(
+                f"'{name}' names several documents in '{collection}' ({ids}); give the doc_id"
+            )
+    raise UnknownDocument(
+        f"no document '{name}' in collection '{collection}'; "
+        f"`syllabot sources -c {collection}` lists its doc_ids and file names"
+    )
+
+
+def run_remove(settings: Settings, collection: str, name: str) -> tuple[SourceInfo, IngestReport]:
+    """Remove one document (by doc_id or file name): through a running worker, else in this process.
+
+    Returns the document removed and the build's report; errors are raised as for :func:`run_index`,
+    an unknown document as :class:`UnknownDocument`.
+    """
+    return _run_write(remove(settings, collection, name))
+
+
+async def remove(settings: Settings, collection: str, name: str) -> tuple[SourceInfo, IngestReport]:
+    note = None
+    if not _no_worker_possible(settings):
+        from syllabot.shared.queue import NoWorker, QueueClient
+
+        client = QueueClient(settings)
+        try:
+            if await client.worker_count():
+                document = find_document(await client.sources(collection), name, collection)
+                _say("removing through the running worker")
+                return document, await client.remove(collection, document.doc_id, who=_user())
+            note = "no worker is running; removing in this process"
+        except NoWorker:
+            note = "the worker went away; removing in this process instead"
+        finally:
+            await client.close()
+    return await asyncio.to_thread(_remove_locally, settings, collection, name, note)
+
+
+def _remove_locally(
+    settings: Settings, collection: str, name: str, note: str | None
+) -> tuple[SourceInfo, IngestReport]:
+    from syllabot.worker.engine import Engine
+
+    engine = Engine(settings)  # removing drops rows of the stored index: no model is loaded
+    document = find_document(engine.sources(collection), name, collection)
+    if note:  # said once the document is known, so a mistyped name gets a single line
+        _say(note)
+    return document, engine.remove(collection, document.doc_id)
 
 
 # --- worker -----------------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 """The embedder contract and the one `normalise()`.
 
-The incident this product exists for: truncated (Matryoshka) embeddings are not unit length, so
+The failure this product guards against: truncated (Matryoshka) embeddings are not unit length, so
 cosine over them came out small, every score fell under the threshold and every question got
 nothing. Every vector that leaves any embedder goes through :func:`normalise`, on the indexing
 path and on the query path alike; :meth:`Embedder.embed_documents` / :meth:`Embedder.embed_query`

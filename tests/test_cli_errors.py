@@ -1,0 +1,244 @@
+"""`syllabot` user errors: one line naming the argument or setting and what it accepts, exit 2;
+an unknown collection is an error for every command; `remove`; plain progress lines off a terminal.
+
+Runs ``cli.main`` in this process on the real Redis (private key prefix) with the hashing embedder.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from syllabot import cli, cli_queue
+from syllabot.shared.config import Settings, get_settings
+from syllabot.worker.engine import Engine
+from syllabot.worker.sample import sample_files
+
+
+@pytest.fixture
+def env(settings: Settings, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Settings]:
+    """The environment ``cli.main`` reads, pointing at the test's Redis prefix; no stray .env."""
+    values = {
+        "REDIS_URL": settings.redis_url or "",
+        "SYLLABOT_KEY_PREFIX": settings.key_prefix,
+        "SYLLABOT_DATA_DIR": str(settings.data_dir),
+        "SYLLABOT_EMBEDDER": "hashing",
+        "SYLLABOT_ANSWERER": "extractive",
+    }
+    for name, value in values.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.chdir(tmp_path)
+    get_settings.cache_clear()
+    yield settings
+    get_settings.cache_clear()
+
+
+@pytest.fixture
+def shop(env: Settings) -> Settings:
+    assert Engine(env).ingest("shop", sample_files(), who="test").changed
+    return env
+
+
+def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    try:
+        code = cli.main(argv)
+    except SystemExit as exc:  # argparse's own exit
+        code = int(exc.code or 0)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def one_line(err: str) -> str:
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    return lines[0]
+
+
+# --- arguments and settings ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("k", ["-3", "0", "101", "abc"])
+def test_k_out_of_range_names_the_argument_and_range(
+    shop: Settings, capsys: pytest.CaptureFixture[str], k: str
+) -> None:
+    code, out, err = run(["search", "returns", "-c", "shop", "-k", k], capsys)
+    assert code == 2 and out == ""
+    assert "-k must be between 1 and 100" in one_line(err)
+
+
+def test_a_too_long_question_is_one_line(env: Settings, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(["ask", "x" * 10_000], capsys)
+    assert code == 2
+    line = one_line(err)
+    assert "10000 characters" in line and "between 1 and" in line
+
+
+def test_a_bad_setting_names_the_variable_and_what_it_accepts(
+    env: Settings, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SYLLABOT_TOP_K", "abc")
+    code, _, err = run(["sources", "-c", "shop"], capsys)
+    assert code == 2
+    line = one_line(err)
+    assert "SYLLABOT_TOP_K" in line and "whole number" in line and "at least 1" in line
+    assert "pydantic" not in line and "http" not in line
+
+    monkeypatch.setenv("SYLLABOT_TOP_K", "5")
+    monkeypatch.setenv("SYLLABOT_EMBEDDER", "nope")
+    get_settings.cache_clear()
+    code, _, err = run(["sources"], capsys)
+    assert code == 2 and "SYLLABOT_EMBEDDER" in one_line(err) and "'hashing'" in err
+
+
+def test_a_secret_setting_is_never_echoed(
+    env: Settings, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError) as caught:
+        Settings(_env_file=None, SYLLABOT_RATE_LIMIT_PER_MINUTE="x", DISCORD_TOKEN=["not", "a", "str"])
+    lines = cli.settings_error_lines(caught.value)
+    assert any(line.startswith("DISCORD_TOKEN is not valid") for line in lines), lines
+    assert not any("not" in line.split("is not valid")[0] for line in lines)
+
+
+def test_a_missing_or_malformed_eval_file(
+    shop: Settings, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    code, _, err = run(["eval", str(tmp_path / "missing.jsonl"), "-c", "shop"], capsys)
+    assert code == 2 and "missing.jsonl does not exist" in one_line(err)
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"question": "ok?", "file": null, "page": null, "answerable": false}\n{oops\n')
+    code, _, err = run(["eval", str(bad), "-c", "shop"], capsys)
+    assert code == 2 and "2" in one_line(err)
+
+
+def test_argparse_errors_are_one_line(env: Settings, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(["search"], capsys)
+    assert code == 2 and "question" in one_line(err)
+
+
+# --- unknown collections -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["search", "returns", "-c", "nope", "--json"],
+        ["sources", "-c", "nope", "--json"],
+        ["remove", "returns-policy.md", "-c", "nope"],
+        ["ask", "how long to return a bike?", "-c", "nope"],
+        ["index", "--reindex", "-c", "nope"],
+    ],
+)
+def test_an_unknown_collection_is_an_error_naming_the_known_ones(
+    shop: Settings, capsys: pytest.CaptureFixture[str], argv: list[str]
+) -> None:
+    code, out, err = run(argv, capsys)
+    assert (code, out) == (2, "")
+    assert one_line(err) == "syllabot: collection 'nope' does not exist; known: shop"
+
+
+def test_eval_on_an_unknown_collection(
+    shop: Settings, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    questions = tmp_path / "q.jsonl"
+    questions.write_text('{"question": "ok?", "file": null, "page": null, "answerable": false}\n')
+    code, out, err = run(["eval", str(questions), "-c", "nope", "--json"], capsys)
+    assert (code, out) == (2, "") and "collection 'nope' does not exist; known: shop" in err
+
+
+def test_no_collections_yet_says_how_to_add_one(env: Settings, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(["search", "returns", "-c", "os-2026"], capsys)
+    assert code == 2
+    assert "no collections yet; add documents with `syllabot index PATH -c os-2026`" in one_line(err)
+
+
+def test_a_bad_collection_name_is_a_usage_error(env: Settings, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(["sources", "-c", "bad name!"], capsys)
+    assert code == 2 and one_line(err).startswith("syllabot: --collection:")
+
+
+def test_ask_on_the_default_collection_of_a_fresh_prefix_still_seeds_the_sample(
+    env: Settings, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run(["ask", "How many days do I have to return a new bike?", "--json"], capsys)
+    assert code == 0, err
+    assert "sample corpus" in err and json.loads(out)["collection"] == "default"
+
+
+# --- remove ------------------------------------------------------------------------------------
+
+
+def test_remove_by_file_name_then_by_doc_id(shop: Settings, capsys: pytest.CaptureFixture[str]) -> None:
+    before = {s.doc_id: s for s in Engine(shop).sources("shop")}
+    target = next(s for s in before.values() if s.file == "returns-policy.md")
+    code, out, err = run(["remove", "returns-policy.md", "-c", "shop"], capsys)
+    assert code == 0, err
+    assert out.startswith(f"removed returns-policy.md (doc_id {target.doc_id}) from collection 'shop':")
+    assert "removing in this process" in err
+    assert target.doc_id not in {s.doc_id for s in Engine(shop).sources("shop")}
+
+    other = next(s for s in before.values() if s.doc_id != target.doc_id)
+    code, out, _ = run(["remove", other.doc_id, "-c", "shop"], capsys)
+    assert code == 0 and f"doc_id {other.doc_id}" in out
+    assert len(Engine(shop).sources("shop")) == len(before) - 2
+
+    code, out, err = run(["remove", "returns-policy.md", "-c", "shop"], capsys)  # gone already
+    assert (code, out) == (2, "")
+    assert "no document 'returns-policy.md' in collection 'shop'" in one_line(err)
+
+
+def test_a_path_or_other_case_names_the_file(shop: Settings) -> None:
+    sources = Engine(shop).sources("shop")
+    assert cli_queue.find_document(sources, "some/dir/RETURNS-POLICY.md", "shop").file == "returns-policy.md"
+    with pytest.raises(cli_queue.UnknownDocument, match="syllabot sources -c shop"):
+        cli_queue.find_document(sources, "nothing.pdf", "shop")
+
+
+@pytest.mark.slow
+def test_remove_goes_through_a_running_worker(
+    shop: Settings, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    import asyncio
+
+    from tests.queue_helpers import start_worker_process, stop_process, wait_for_workers
+
+    proc = start_worker_process(shop, tmp_path / "w" / "worker.log")
+    try:
+        asyncio.run(wait_for_workers(shop, 1))
+        code, out, err = run(["remove", "returns-policy.md", "-c", "shop"], capsys)
+        assert code == 0, err
+        assert "removing through the running worker" in err and out.startswith("removed returns-policy.md")
+        assert "returns-policy.md" not in {s.file for s in Engine(shop).sources("shop")}
+    finally:
+        stop_process(proc)
+
+
+# --- progress off a terminal -------------------------------------------------------------------
+
+
+def test_plain_progress_lines_when_stderr_is_not_a_terminal() -> None:
+    now = [0.0]
+    stream = io.StringIO()
+    line = cli_queue._ProgressLine(stream, every_s=5.0, clock=lambda: now[0])
+    line.update("reading", 0, 2)
+    line.update("reading", 1, 2)  # same stage, too soon: nothing
+    for done in range(64, 876, 64):
+        now[0] += 1.0
+        line.update("embedding", min(done, 875), 875)
+    line.update("storing", 0, 1)
+    line.update("done", 1, 1)
+    line.close()
+    assert stream.getvalue().splitlines() == [
+        "reading 0/2 files",
+        "embedding 64/875 chunks",
+        "embedding 384/875 chunks",
+        "embedding 704/875 chunks",
+        "storing",
+    ]
+    assert "\r" not in stream.getvalue() and "\033" not in stream.getvalue()
