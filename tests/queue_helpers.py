@@ -259,3 +259,23 @@ def collecting_progress() -> tuple[ProgressLog, Callable[[dict], Any]]:
         seen.append(state)
 
     return seen, progress
+
+
+#: A document added during the re-index tests and drills, and the question only it answers.
+NEW_DOC = (
+    "moonlight-club.md",
+    b"""---
+id: kc-moonlight-club-v1
+title: Moonlight riding club
+version: 1
+status: current
+lang: en
+---
+
+## Moonlight riding club
+
+The Kestrel moonlight riding club meets every full moon at the Harbour gate at 21:00. Members ride
+an easy 25 km loop with lights and reflective vests. Membership of the moonlight club is free.
+""",
+)
+NEW_QUESTION = "When does the moonlight riding club meet?"

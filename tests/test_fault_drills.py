@@ -33,7 +33,14 @@ from syllabot.shared.queue import IN_PROGRESS_TTL_S, QueueClient
 from syllabot.shared.schema import Answer, AskRequest
 from syllabot.worker.engine import Engine
 from syllabot.worker.sample import sample_files
-from tests.queue_helpers import free_port, start_worker_process, stop_process, wait_for_workers
+from tests.queue_helpers import (
+    NEW_DOC,
+    NEW_QUESTION,
+    free_port,
+    start_worker_process,
+    stop_process,
+    wait_for_workers,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -373,23 +380,6 @@ async def test_redis_restart_with_aof_keeps_the_index_and_answers_again(
 
 # --- 3. re-indexing while questions keep coming ---------------------------------------------------
 
-NEW_DOC = (
-    "moonlight-club.md",
-    b"""---
-id: kc-moonlight-club-v1
-title: Moonlight riding club
-version: 1
-status: current
-lang: en
----
-
-## Moonlight riding club
-
-The Kestrel moonlight riding club meets every full moon at the Harbour gate at 21:00. Members ride
-an easy 25 km loop with lights and reflective vests. Membership of the moonlight club is free.
-""",
-)
-NEW_QUESTION = "When does the moonlight riding club meet?"
 NEW_DOC_ID = "kc-moonlight-club-v1"
 
 
@@ -489,18 +479,30 @@ async def test_reindex_under_concurrent_questions_serves_only_complete_versions(
 # --- 2b. a question in flight while Redis crashes -------------------------------------------------
 
 
+def _indexed_on_fsync_always(settings: Settings, drill_redis: DrillRedis) -> tuple[Settings, Keys]:
+    """Settings on the drill's own Redis, a collection "drill" indexed there, every write fsynced."""
+    private = settings.model_copy(update={"redis_url": drill_redis.url})
+    Engine(private).ingest("drill", sample_files())
+    admin = drill_redis.client()
+    admin.config_set("appendfsync", "always")
+    admin.close()
+    return private, Keys(private.key_prefix)
+
+
+async def _until_in_flight(llm: SlowLLM, name: str, timeout: float = 10) -> None:
+    deadline = time.monotonic() + timeout
+    while not llm.in_flight[name]:
+        assert time.monotonic() < deadline, "the question never reached the LLM"
+        await asyncio.sleep(0.01)
+
+
 async def test_question_in_flight_across_a_redis_crash_is_answered_once(
     settings: Settings, drill_redis: DrillRedis, tmp_path: Path
 ) -> None:
     """Redis is SIGKILLed (``appendfsync always``) while a worker holds a question, and comes back:
     the asker, still within its timeout, gets the answer; it is not told "Redis unreachable" while
     the worker goes on to answer the question for nobody (issue 14, defect 3)."""
-    private = settings.model_copy(update={"redis_url": drill_redis.url})
-    keys = Keys(private.key_prefix)
-    Engine(private).ingest("drill", sample_files())
-    admin = drill_redis.client()
-    admin.config_set("appendfsync", "always")
-    admin.close()
+    private, keys = _indexed_on_fsync_always(settings, drill_redis)
     llm = SlowLLM(delay_s=1.5)
     try:
         with workers(
@@ -514,10 +516,7 @@ async def test_question_in_flight_across_a_redis_crash_is_answered_once(
             await wait_for_workers(private, 1, timeout=30)
             async with QueueClient(private) as client:
                 asking = asyncio.create_task(_ask(client, RETURNS_QUESTION, "drill", timeout=20))
-                deadline = time.monotonic() + 10
-                while not llm.in_flight["w"]:
-                    assert time.monotonic() < deadline, "the question never reached the LLM"
-                    await asyncio.sleep(0.01)
+                await _until_in_flight(llm, "w")
                 drill_redis.stop(signal.SIGKILL)
                 drill_redis.start()
                 answer = await asking
@@ -537,12 +536,7 @@ async def test_question_whose_asker_was_told_redis_is_down_is_never_answered(
 ) -> None:
     """Redis stays down past the asker's timeout: the asker is told Redis is unreachable, and once
     Redis is back (with the job still in its AOF) no worker answers the question for nobody."""
-    private = settings.model_copy(update={"redis_url": drill_redis.url})
-    keys = Keys(private.key_prefix)
-    Engine(private).ingest("drill", sample_files())
-    admin = drill_redis.client()
-    admin.config_set("appendfsync", "always")
-    admin.close()
+    private, keys = _indexed_on_fsync_always(settings, drill_redis)
     llm = SlowLLM(delay_s=1.0)
     try:
         with workers(
@@ -556,10 +550,7 @@ async def test_question_whose_asker_was_told_redis_is_down_is_never_answered(
             await wait_for_workers(private, 1, timeout=30)
             async with QueueClient(private) as client:
                 asking = asyncio.create_task(_ask(client, RETURNS_QUESTION, "drill", timeout=4))
-                deadline = time.monotonic() + 10
-                while not llm.in_flight["w"]:
-                    assert time.monotonic() < deadline, "the question never reached the LLM"
-                    await asyncio.sleep(0.01)
+                await _until_in_flight(llm, "w")
                 drill_redis.stop(signal.SIGKILL)
                 outcome = await asyncio.gather(asking, return_exceptions=True)  # Redis still down
                 drill_redis.start()

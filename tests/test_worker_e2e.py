@@ -22,6 +22,8 @@ from syllabot.shared.schema import Answer, AskRequest
 from syllabot.worker.engine import Engine
 from syllabot.worker.sample import sample_files
 from tests.queue_helpers import (
+    NEW_DOC,
+    NEW_QUESTION,
     collecting_progress,
     queue_keys_left,
     running_worker,
@@ -29,24 +31,6 @@ from tests.queue_helpers import (
     stop_process,
     wait_for_workers,
 )
-
-NEW_DOC = (
-    "moonlight-club.md",
-    b"""---
-id: kc-moonlight-club-v1
-title: Moonlight riding club
-version: 1
-status: current
-lang: en
----
-
-## Moonlight riding club
-
-The Kestrel moonlight riding club meets every full moon at the Harbour gate at 21:00. Members ride
-an easy 25 km loop with lights and reflective vests. Membership of the moonlight club is free.
-""",
-)
-NEW_QUESTION = "When does the moonlight riding club meet?"
 
 
 async def _ask(client: QueueClient, question: str, collection: str = "shop") -> Answer:

@@ -622,7 +622,5 @@ class ExtractiveAnswerer:
 
 def status_of(question: str, result: SearchResult, embedder: str = "minilm") -> AnswerStatus:
     """The extractive answerer's outcome alone, for benchmarks that need only that."""
-    query = result.query or clean_question(question)
-    return reply_for(
-        query, result.hits, result.fallback, thresholds_for(embedder), result.courses, result.topic
-    ).status
+    answerer = ExtractiveAnswerer(thresholds=thresholds_for(embedder))
+    return answerer.answer_sync(question, result, result.collection).status
