@@ -60,6 +60,13 @@ class Settings(BaseSettings):
     )
     embed_dimensions: int | None = Field(default=None, validation_alias=_alias("SYLLABOT_EMBED_DIMENSIONS"))
     embed_timeout_s: float = Field(default=30.0, validation_alias=_alias("SYLLABOT_EMBED_TIMEOUT_S"))
+    embed_threads: int | None = Field(
+        default=None,
+        ge=1,
+        le=64,
+        validation_alias=_alias("SYLLABOT_EMBED_THREADS"),
+        description="Threads of the MiniLM embedder (onnxruntime intra-op); unset: the usable cores, at most 4.",
+    )
 
     # --- retrieval ---------------------------------------------------------------------------
     hybrid_alpha: float = Field(
@@ -80,6 +87,12 @@ class Settings(BaseSettings):
         description="Cosine between two chunks above which the lower-ranked one is a near-duplicate.",
     )
     default_collection: str = Field(default="default", validation_alias=_alias("SYLLABOT_DEFAULT_COLLECTION"))
+    snapshot_cache_mb: float = Field(
+        default=512.0,
+        gt=0.0,
+        validation_alias=_alias("SYLLABOT_SNAPSHOT_CACHE_MB"),
+        description="Memory a worker may hold in collection snapshots; least recently used go first.",
+    )
 
     # --- answerer ----------------------------------------------------------------------------
     answerer: Literal["extractive", "openai"] = Field(
@@ -167,10 +180,10 @@ class Settings(BaseSettings):
             return [part.strip() for part in text.split(",") if part.strip()]
         return value
 
-    @field_validator("metrics_port", mode="before")
+    @field_validator("metrics_port", "embed_threads", mode="before")
     @classmethod
     def _blank_is_unset(cls, value: object) -> object:
-        """``SYLLABOT_METRICS_PORT=`` (as a copied .env.example line may leave it) means off."""
+        """``SYLLABOT_METRICS_PORT=`` (as a copied .env.example line may leave it) means unset."""
         if isinstance(value, str) and not value.strip():
             return None
         return value
@@ -178,6 +191,10 @@ class Settings(BaseSettings):
     @property
     def max_document_bytes(self) -> int:
         return int(self.max_document_mb * 1024 * 1024)
+
+    @property
+    def snapshot_cache_bytes(self) -> int:
+        return int(self.snapshot_cache_mb * 1024 * 1024)
 
 
 @lru_cache(maxsize=1)

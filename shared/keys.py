@@ -28,6 +28,11 @@ class Keys:
         """Sorted set worker id -> last heartbeat (unix seconds); live workers beat every few seconds."""
         return f"{self.prefix}workers"
 
+    def worker_cache(self, worker_id: str) -> str:
+        """JSON of a worker's snapshot cache figures, rewritten with each heartbeat and expiring
+        soon after the worker stops (read by ``syllabot doctor``)."""
+        return f"{self.prefix}worker:{worker_id}:cache"
+
     @property
     def expired_asks(self) -> str:
         """Counter: questions workers dropped unanswered because their asker had stopped waiting."""

@@ -36,7 +36,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, cast
 from urllib.parse import urlsplit
 
 import httpx
@@ -200,7 +200,10 @@ def run_checks(settings: Settings, *, embedder: Embedder | None = None) -> Docto
     client: redis.Redis | None = shared.get("client")
     if client is None:
         second = {
-            "workers": _Group("workers", lambda: [_not_checked("workers"), _not_checked("queue")]),
+            "workers": _Group(
+                "workers",
+                lambda: [_not_checked("workers"), _not_checked("queue"), _not_checked("snapshot cache")],
+            ),
             "collections": _Group("collections", lambda: [_not_checked("collections")]),
         }
     else:
@@ -211,7 +214,14 @@ def run_checks(settings: Settings, *, embedder: Embedder | None = None) -> Docto
             return check_collections(live, keys, loaded)
 
         second = {
-            "workers": _Group("workers", lambda: [check_workers(live, keys), check_queue(live, keys)]),
+            "workers": _Group(
+                "workers",
+                lambda: [
+                    check_workers(live, keys),
+                    check_queue(live, keys),
+                    check_snapshot_cache(live, keys),
+                ],
+            ),
             "collections": _Group("collections", collections_group),
         }
     for group in second.values():
@@ -580,6 +590,48 @@ def check_queue(client: redis.Redis, keys: Keys) -> Check:
     if oldest is not None and oldest > QUEUE_STALE_S:
         return Check("queue", "warn", f"{detail}: workers are not keeping up, or none is claiming", data)
     return Check("queue", "ok", detail, data)
+
+
+def check_snapshot_cache(client: redis.Redis, keys: Keys) -> Check:
+    """Each live worker's snapshot cache as it published it with its last heartbeat
+    (``worker/snapshot_cache.py``): bytes held against the budget, entries, misses, evictions and the
+    mean load time a cold question pays. Warns when a snapshot is bigger than the whole budget."""
+    now = _server_time(client)
+    ids = [_text(m) for m in cast(list[Any], client.zrangebyscore(keys.workers, int(now), "+inf"))]
+    raw = cast(list[Any], client.mget([keys.worker_cache(i) for i in ids])) if ids else []
+    workers: list[dict[str, Any]] = []
+    for worker_id, value in zip(ids, raw, strict=True):
+        if value is None:
+            continue
+        figures = json.loads(value)
+        loads = int(figures.get("loads", 0))
+        figures["load_ms_mean"] = (
+            round(1000 * float(figures.get("load_seconds", 0.0)) / loads, 2) if loads else None
+        )
+        workers.append({"id": worker_id, **figures})
+    data: dict[str, Any] = {"live": len(ids), "reporting": len(workers), "workers": workers}
+    if not workers:
+        return Check("snapshot cache", "ok", "no live worker reports its cache yet", data)
+    parts = []
+    for w in workers[:5]:
+        mean = f", load {w['load_ms_mean']:.1f} ms mean" if w["load_ms_mean"] is not None else ""
+        parts.append(
+            f"{w['id']}: {_bytes(w['bytes'])} of {_bytes(w['budget_bytes'])} in {w['entries']} "
+            f"{'snapshot' if w['entries'] == 1 else 'snapshots'}, {w['misses']} misses, "
+            f"{w['evictions']} evictions{mean}"
+        )
+    more = f"; and {len(workers) - 5} more" if len(workers) > 5 else ""
+    detail = "; ".join(parts) + more
+    over = [w["id"] for w in workers if w.get("over_budget")]
+    if over:
+        return Check(
+            "snapshot cache",
+            "warn",
+            f"{detail}; a snapshot bigger than the whole budget was loaded on {', '.join(over)} (served, "
+            "kept alone): raise SYLLABOT_SNAPSHOT_CACHE_MB",
+            data,
+        )
+    return Check("snapshot cache", "ok", detail, data)
 
 
 # --- 3. embedder -----------------------------------------------------------------------------------

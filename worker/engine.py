@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-import threading
 import time
 import uuid
 from collections.abc import Callable, Sequence
@@ -37,6 +36,7 @@ from syllabot.worker.keyword import keyword_scores
 from syllabot.worker.loaders import IngestError, load_document
 from syllabot.worker.question import clean_question
 from syllabot.worker.search import Selection, hybrid_scores, select
+from syllabot.worker.snapshot_cache import SnapshotCache
 from syllabot.worker.store import CollectionStore
 
 #: progress(stage, done, total), e.g. ("embedding", 120, 300)
@@ -209,8 +209,7 @@ class Engine:
         self.keys = Keys(settings.key_prefix)
         self._client = client
         self._embedder = embedder
-        self._cache: dict[str, IndexSnapshot] = {}
-        self._lock = threading.Lock()
+        self.cache = SnapshotCache(settings.snapshot_cache_bytes)
 
     @property
     def client(self) -> redis.Redis:
@@ -231,21 +230,16 @@ class Engine:
 
     # --- reading --------------------------------------------------------------------------------
     def snapshot(self, collection: str) -> IndexSnapshot | None:
-        """The collection's current snapshot, from the cache unless Redis says it has moved on."""
+        """The collection's current snapshot, from the cache unless Redis says it has moved on.
+
+        A miss loads it from Redis (timed and logged by :class:`SnapshotCache`), which may evict the
+        least recently used collections to stay within ``SYLLABOT_SNAPSHOT_CACHE_MB``.
+        """
         version = self.store.current_version(collection)
         if version is None:
             return None
-        cached = self._cache.get(collection)
-        if cached is not None and cached.version == version:
-            return cached
-        with self._lock:
-            cached = self._cache.get(collection)
-            if cached is not None and cached.version == version:
-                return cached
-            loaded = self.store.load_snapshot(collection, version)
-            if loaded is not None:
-                self._cache[collection] = loaded
-            return loaded
+        store = self.store
+        return self.cache.get_or_load(collection, version, lambda: store.load_snapshot(collection, version))
 
     def search(
         self, collection: str, question: str, k: int | None = None, include_superseded: bool = False

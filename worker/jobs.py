@@ -41,6 +41,7 @@ from syllabot.shared.redis_conn import REDIS_ERRORS
 from syllabot.shared.schema import Answer, AskRequest, IngestReport, Timings
 from syllabot.worker.answerers import get_answerer
 from syllabot.worker.metrics import WorkerMetrics, ingest_failure_kind
+from syllabot.worker.snapshot_cache import SnapshotCache, publish_stats
 
 if TYPE_CHECKING:
     from syllabot.worker.answerers.base import Answerer
@@ -196,9 +197,13 @@ async def startup(ctx: dict[str, Any]) -> None:
     ctx["expired_asks"] = 0
     if ctx.get("metrics") is None:  # tests may hand in their own
         ctx["metrics"] = WorkerMetrics()
+    cache = getattr(ctx["engine"], "cache", None)
+    if isinstance(cache, SnapshotCache):
+        ctx["metrics"].watch_cache(cache.stats)
     ctx["metrics_endpoint"] = start_endpoint(settings, ctx["metrics"].registry, f"worker {ctx['worker_id']}")
     await _sample_queue_depth(ctx)
     await beat(ctx["redis"], ctx["keys"], ctx["worker_id"])
+    await _publish_cache_stats(ctx)
     ctx["heartbeat"] = asyncio.create_task(_heartbeat(ctx), name="syllabot-heartbeat")
     log.info(
         "worker %s ready (embedder=%s, answerer=%s)", ctx["worker_id"], settings.embedder, settings.answerer
@@ -264,6 +269,18 @@ async def _heartbeat(ctx: dict[str, Any]) -> None:
             log.warning("heartbeat failed: %s", exc, exc_info=not isinstance(exc, REDIS_ERRORS))
             continue
         await _sample_queue_depth(ctx)
+        await _publish_cache_stats(ctx)
+
+
+async def _publish_cache_stats(ctx: dict[str, Any]) -> None:
+    """The snapshot cache's figures for ``syllabot doctor``, riding on the heartbeat (one SET)."""
+    cache = getattr(ctx.get("engine"), "cache", None)
+    if not isinstance(cache, SnapshotCache):  # a stand-in engine
+        return
+    try:
+        await publish_stats(ctx["redis"], ctx["keys"].worker_cache(ctx["worker_id"]), cache.stats())
+    except Exception as exc:  # noqa: BLE001 - a report is a nicety: logged, never raised
+        log.debug("cache figures not published: %s", exc)
 
 
 async def _sample_queue_depth(ctx: dict[str, Any]) -> None:

