@@ -948,6 +948,14 @@ def _shingles(text: str, k: int = 5) -> set[tuple[str, ...]]:
     return {tuple(words[i : i + k]) for i in range(len(words) - k + 1)}
 
 
+def may_be_relinked(chunk: Chunk) -> bool:
+    """Whether :func:`link_course_tails` may rewrite this chunk (a tail carrying a course code
+    without its title); every other chunk leaves it unchanged, so its text can be embedded before
+    the rest of the batch is read (``worker/pipeline.py``)."""
+    code, title = split_subject(chunk.subject)
+    return code is not None and not title
+
+
 def link_course_tails(chunks: Sequence[Chunk], min_coverage: float = 0.6) -> list[Chunk]:
     """Give tail chunks the full subject of the course they really belong to, when it is indexed.
 

@@ -26,7 +26,7 @@ from syllabot.shared.labels import citation_label
 from syllabot.shared.redis_conn import sync_client
 from syllabot.shared.schema import FileReport, Hit, IngestReport, SourceInfo
 from syllabot.worker.buildlock import BuildLock
-from syllabot.worker.chunking import chunk_document, link_course_tails
+from syllabot.worker.chunking import chunk_document, link_course_tails, may_be_relinked
 from syllabot.worker.documents import Chunk, Document
 from syllabot.worker.embedders import get_embedder
 from syllabot.worker.embedders.base import Embedder
@@ -34,6 +34,7 @@ from syllabot.worker.index import IndexSnapshot, build_snapshot
 from syllabot.worker.intent import read_intent
 from syllabot.worker.keyword import keyword_scores
 from syllabot.worker.loaders import IngestError, load_document
+from syllabot.worker.pipeline import EmbedPipeline
 from syllabot.worker.question import clean_question
 from syllabot.worker.search import Selection, hybrid_scores, select
 from syllabot.worker.snapshot_cache import SnapshotCache
@@ -41,7 +42,6 @@ from syllabot.worker.store import CollectionStore
 
 #: progress(stage, done, total), e.g. ("embedding", 120, 300)
 Progress = Callable[[str, int, int], None]
-EMBED_PROGRESS_BATCH = 64
 
 
 class NothingToIndex(ValueError):
@@ -297,16 +297,14 @@ class Engine:
 
         return self.store.build_lock(collection, what, ttl_s=self.settings.build_lock_ttl_s, on_wait=on_wait)
 
-    def _embed(self, chunks: Sequence[Chunk], progress: Progress | None) -> np.ndarray:
-        embedder = self.embedder
-        parts: list[np.ndarray] = []
-        total = len(chunks)
-        for start in range(0, total, EMBED_PROGRESS_BATCH):
-            batch = chunks[start : start + EMBED_PROGRESS_BATCH]
-            parts.append(embedder.embed_documents([c.text for c in batch]))
-            if progress:
-                progress("embedding", min(start + len(batch), total), total)
-        return np.vstack(parts) if parts else np.zeros((0, embedder.dim), dtype=np.float32)
+    def _pipeline(self, progress: Progress | None) -> EmbedPipeline:
+        """Embeds passages while the build goes on reading (see worker/pipeline.py)."""
+        return EmbedPipeline(self.embedder, self.settings.embed_batch_size, progress)
+
+    @staticmethod
+    def _feed(pipe: EmbedPipeline, chunks: Sequence[Chunk]) -> None:
+        """Start embedding a document's chunks that linking the batch cannot change."""
+        pipe.feed([c.text for c in chunks if not may_be_relinked(c)])
 
     def _parse(self, filename: str, data: bytes) -> tuple[Document, list[Chunk]]:
         document = load_document(data, filename, self.settings.max_document_bytes)
@@ -370,6 +368,17 @@ class Engine:
         embeds only that file.
         """
         collection = validate_collection_name(collection)
+        with self._pipeline(progress) as pipe:
+            return self._ingest(collection, files, who, progress, pipe)
+
+    def _ingest(
+        self,
+        collection: str,
+        files: list[tuple[str, bytes]],
+        who: str,
+        progress: Progress | None,
+        pipe: EmbedPipeline,
+    ) -> IngestReport:
         report = IngestReport(collection=collection)
         parsed: dict[str, tuple[Document, list[Chunk], bytes]] = {}
         for done, (filename, data) in enumerate(files, start=1):
@@ -385,7 +394,10 @@ class Engine:
                     f"replaces {parsed[document.doc_id][0].file} from the same batch (same id {document.doc_id})"
                 )
             parsed[document.doc_id] = (document, chunks, data)
+            self._feed(pipe, chunks)
             report.files.append(self._report(document, chunks))
+        if progress and files:
+            progress("reading", len(files), len(files))
         if not parsed:
             return report
 
@@ -397,7 +409,9 @@ class Engine:
             )
             if previous is not None and not reuse:
                 # The collection was built with another model: everything must be re-embedded.
-                return self._rebuild(collection, progress, extra=parsed, report=report, who=who, lock=lock)
+                return self._rebuild(
+                    collection, progress, extra=parsed, report=report, who=who, lock=lock, pipe=pipe
+                )
             keep_rows = (
                 []
                 if previous is None
@@ -408,7 +422,7 @@ class Engine:
             # other course is indexed too (see chunking.link_course_tails).
             new_chunks = link_course_tails(kept_chunks + [c for _, cs, _ in parsed.values() for c in cs])
             new_chunks = new_chunks[len(kept_chunks) :]
-            new_matrix = self._embed(new_chunks, progress)
+            new_matrix = pipe.finish([c.text for c in new_chunks])
             chunks = kept_chunks + new_chunks
             matrix = np.vstack([previous.matrix[keep_rows], new_matrix]) if previous else new_matrix
             if progress:
@@ -435,7 +449,7 @@ class Engine:
     def reindex(self, collection: str, progress: Progress | None = None) -> IngestReport:
         """Re-read every stored document and re-embed it with the current embedder."""
         collection = validate_collection_name(collection)
-        with self._build_lock(collection, "reindex", progress) as lock:
+        with self._build_lock(collection, "reindex", progress) as lock, self._pipeline(progress) as pipe:
             return self._rebuild(
                 collection,
                 progress,
@@ -443,6 +457,7 @@ class Engine:
                 report=IngestReport(collection=collection),
                 who="reindex",
                 lock=lock,
+                pipe=pipe,
             )
 
     def _rebuild(
@@ -452,14 +467,17 @@ class Engine:
         extra: dict[str, tuple[Document, list[Chunk], bytes]],
         report: IngestReport,
         who: str,
-        lock: BuildLock | None = None,
+        lock: BuildLock | None,
+        pipe: EmbedPipeline,
     ) -> IngestReport:
-        """Full build from the stored documents plus ``extra`` new ones. Caller holds the build lock."""
+        """Full build from the stored documents plus ``extra`` new ones (already fed to ``pipe``).
+        Caller holds the build lock."""
         stored = self.store.documents(collection)
         parsed = dict(extra)
-        for doc_id, meta in stored.items():
-            if doc_id in parsed:
-                continue
+        todo = [(doc_id, meta) for doc_id, meta in stored.items() if doc_id not in parsed]
+        for done, (doc_id, meta) in enumerate(todo):
+            if progress:
+                progress("reading", done, len(todo))
             data = self.store.document_bytes(collection, doc_id)
             if data is None:
                 report.files.append(
@@ -477,14 +495,17 @@ class Engine:
                 report.files.append(FileReport(file=meta["file"], doc_id=doc_id, ok=False, error=str(exc)))
                 continue
             parsed[doc_id] = (document, chunks, data)
+            self._feed(pipe, chunks)
             report.files.append(self._report(document, chunks))
+        if progress and todo:
+            progress("reading", len(todo), len(todo))
         if not parsed:
             if not stored:
                 raise NothingToIndex(f"collection '{collection}' has no documents; upload some first")
             return report
         previous_version = self.store.current_version(collection)
         chunks = link_course_tails([c for _, cs, _ in parsed.values() for c in cs])
-        matrix = self._embed(chunks, progress)
+        matrix = pipe.finish([c.text for c in chunks])
         indexed_at = _now()
         embedder = self.embedder
         snapshot = build_snapshot(

@@ -189,6 +189,11 @@ class MiniLMEmbedder(Embedder):
         mask = np.asarray([e.attention_mask for e in encodings], dtype=np.int64)
         return ids, mask
 
+    def token_lengths(self, texts: Sequence[str]) -> list[int]:
+        """Tokens each text is read as (after truncation): what a batch pads to, so a build can
+        group passages of similar length (``worker/pipeline.py``)."""
+        return [sum(e.attention_mask) for e in self._tokenizer.encode_batch(list(texts))]
+
     def _run_batch(self, texts: Sequence[str]) -> np.ndarray:
         ids, mask = self.tokenize(texts)
         feeds = {"input_ids": ids, "attention_mask": mask}

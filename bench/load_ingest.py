@@ -1,0 +1,175 @@
+"""Indexing throughput as a share of the raw embedder's, measured in the same run, by thread count.
+
+Why: indexing is embedding-bound, so the embedder's own speed is the ceiling; what a build adds on
+top (extraction, chunking, keyword index, Redis) should hide behind it. ``Engine.ingest`` overlaps
+extraction and chunking with embedding (``worker/pipeline.py``) and groups passages by token length;
+this measures how close that comes to the ceiling (target: ≥ 90%), for ``SYLLABOT_EMBED_THREADS``
+1 and 2 (onnxruntime intra-op threads).
+
+Per thread count, interleaved ``--repeats`` times (the machine is shared; the best of each is kept):
+
+* **raw embedder**: the build's own final chunk texts (the same loader and chunker) embedded by
+  ``embed_documents`` in one call (MiniLM orders the whole list by length: the least padding);
+* **extract + chunk**: ``load_document`` + ``chunk_document`` alone (what a sequential build adds);
+* **ingest**: ``Engine.ingest`` of the files into a fresh collection on Redis (reading, embedding,
+  snapshot, publish), through the engine a worker runs.
+
+Documents: the sample corpus (``corpus/``) plus the real VTU syllabi when ``../shared/data`` has them.
+Redis is ``SYLLABOT_BENCH_REDIS`` (default ``redis://127.0.0.1:6379/0``) under a throw-away prefix.
+
+    python -m bench.load_ingest [--threads 1,2] [--repeats 2] [--no-write]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+import uuid
+from collections.abc import Sequence
+from typing import Any
+
+from bench.common import DATA, ROOT, bench_settings, machine_stamp, markdown_table
+from bench.common import publish as _publish
+from bench.indexing import REDIS_URL, cleanup
+from bench.load_collections import scratch_redis
+
+TARGET = 0.90
+
+
+def document_files() -> list[tuple[str, bytes]]:
+    paths = sorted(
+        p for p in (ROOT / "corpus").iterdir() if p.suffix in (".md", ".pdf") and p.name != "README.md"
+    )
+    syllabi = DATA / "syllabi"
+    if syllabi.exists():
+        paths += sorted(p for p in syllabi.glob("*.pdf") if "scanned" not in p.name)
+    return [(p.name, p.read_bytes()) for p in paths]
+
+
+def final_texts(files: list[tuple[str, bytes]]) -> tuple[list[str], float]:
+    """The texts a build embeds (loader, chunker, course-tail linking) and the seconds it took."""
+    from syllabot.worker.chunking import chunk_document, link_course_tails
+    from syllabot.worker.loaders import load_document
+
+    t0 = time.perf_counter()
+    chunks = [c for name, data in files for c in chunk_document(load_document(data, name, 10**9))]
+    chunks = link_course_tails(chunks)
+    return [c.text for c in chunks], time.perf_counter() - t0
+
+
+def measure(threads: int, files: list[tuple[str, bytes]], repeats: int) -> dict[str, Any]:
+    from syllabot.worker.embedders.minilm import MiniLMEmbedder
+    from syllabot.worker.engine import Engine
+
+    embedder = MiniLMEmbedder(threads=threads)
+    texts, _ = final_texts(files)
+    # Warm up on the longest batch: onnxruntime's arena grows to its peak once, not inside a timing.
+    embedder.embed_documents(sorted(texts, key=len)[-embedder.batch_size :])
+    raw, read, ingest = [], [], []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        embedder.embed_documents(texts)
+        raw.append(time.perf_counter() - t0)
+        read.append(final_texts(files)[1])
+        prefix = f"syllabot-bench-{uuid.uuid4().hex[:10]}:"
+        settings = bench_settings(redis_url=REDIS_URL, key_prefix=prefix)
+        engine = Engine(settings, embedder=embedder)
+        try:
+            t0 = time.perf_counter()
+            report = engine.ingest("term", files, "bench")
+            ingest.append(time.perf_counter() - t0)
+            assert report.total_chunks == len(texts), (report.total_chunks, len(texts))
+        finally:
+            cleanup(engine.client, prefix)
+            engine.client.close()
+    n = len(texts)
+    raw_rate, ingest_rate = n / min(raw), n / min(ingest)
+    return {
+        "threads": threads,
+        "chunks": n,
+        "raw_s": min(raw),
+        "read_s": min(read),
+        "ingest_s": min(ingest),
+        "raw_rate": raw_rate,
+        "ingest_rate": ingest_rate,
+        "share": ingest_rate / raw_rate,
+        "sequential_share": min(raw) / (min(raw) + min(read)),
+    }
+
+
+def section(results: list[dict[str, Any]], files: int, repeats: int, took: float) -> list[str]:
+    rows = [
+        [
+            r["threads"],
+            f"{r['raw_rate']:.1f} ({r['raw_s']:.1f} s)",
+            f"{r['read_s']:.2f} s",
+            f"{r['ingest_rate']:.1f} ({r['ingest_s']:.1f} s)",
+            f"**{100 * r['share']:.0f}%** {'✓' if r['share'] >= TARGET else '✗'}",
+            f"{100 * r['sequential_share']:.0f}%",
+        ]
+        for r in results
+    ]
+    first = results[0]
+    header = [
+        "embedder threads",
+        "raw embedder, chunks/s",
+        "extract + chunk",
+        "`Engine.ingest`, chunks/s",
+        "ingest / raw",
+        "a sequential build at best (raw ÷ (raw + extract))",
+    ]
+    lines = [
+        "## Ingest pipeline: indexing against the raw embedder",
+        "",
+        f"`python -m bench.load_ingest` — {machine_stamp()} Run took {took:.0f} s.",
+        "",
+        f"{files} files ({first['chunks']} chunks: the sample corpus and the real VTU syllabi), MiniLM "
+        f"int8, best of {repeats} interleaved runs per figure. *Raw embedder*: the build's own chunk "
+        "texts in one `embed_documents` call (ordered by length: least padding). *Ingest*: "
+        "`Engine.ingest` into a fresh collection on Redis, extraction and chunking overlapping the "
+        f"embedding. Target: ingest ≥ {100 * TARGET:.0f}% of the raw embedder in the same run.",
+        "",
+        markdown_table(header, rows),
+    ]
+    if len(results) > 1:
+        one, two = results[0], results[-1]
+        lines += [
+            "",
+            f"- {two['threads']} threads against {one['threads']}: raw embedder "
+            f"×{two['raw_rate'] / one['raw_rate']:.2f}, ingest ×{two['ingest_rate'] / one['ingest_rate']:.2f} "
+            "(`SYLLABOT_EMBED_THREADS`; unset = the usable cores, at most 4).",
+        ]
+    return lines
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--threads", default="1,2", help="onnxruntime intra-op thread counts to compare")
+    parser.add_argument("--repeats", type=int, default=2)
+    parser.add_argument("--no-write", action="store_true")
+    args = parser.parse_args(argv)
+    client = scratch_redis("the ingest benchmark")
+    if client is None:
+        return 0
+    client.close()
+    started = time.perf_counter()
+    files = document_files()
+    results = []
+    for threads in (int(t) for t in args.threads.split(",")):
+        results.append(measure(threads, files, args.repeats))
+        r = results[-1]
+        print(
+            f"  {threads} threads: raw {r['raw_rate']:.1f}/s, ingest {r['ingest_rate']:.1f}/s "
+            f"({100 * r['share']:.0f}%), extract {r['read_s']:.2f} s",
+            flush=True,
+        )
+    _publish(
+        "load_ingest",
+        section(results, len(files), args.repeats, time.perf_counter() - started),
+        not args.no_write,
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,205 @@
+"""Embedding that overlaps reading: passages are embedded on a background thread while the build
+is still extracting and chunking the next documents.
+
+Why: indexing is embedding-bound (76-97% of its time in the embedder, ``docs/BENCHMARKS.md``), yet
+a build used to extract and chunk every file first and only then start the embedder, so PDF
+extraction (a fifth of the time for real syllabi) was added to the embedding instead of hidden
+under it. onnxruntime releases the GIL while it computes, so the reader (Python) and the embedder
+(native code) really run at once.
+
+* **Bounded.** Passages wait in a queue of at most :data:`QUEUE_TEXTS`; a reader far ahead of the
+  embedder blocks instead of holding a whole term's chunks twice.
+* **Less padding.** The consumer takes up to :data:`WINDOW` passages, orders them by token length
+  (the embedder's ``token_lengths`` when it has one, else characters), embeds them in the
+  embedder's batch size and puts every vector back in its passage's place. A batch of similar
+  lengths pads little; the vectors are the same as in any other order (within float tolerance:
+  ``tests/test_pipeline.py``).
+* **Progress keeps flowing.** While documents are read the build reports ``reading``; once
+  :meth:`EmbedPipeline.finish` knows every passage, each embedded batch reports ``embedding
+  done/total`` (passages embedded during reading count at once).
+* Vectors are kept by passage text: a passage whose text changes after reading (a course tail
+  relabelled by :func:`worker.chunking.link_course_tails`) is embedded again under its final text,
+  so the index is exactly what embedding the final chunks would give.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from types import TracebackType
+
+import numpy as np
+
+from syllabot.worker.embedders.base import Embedder
+
+#: progress(stage, done, total), as in worker.engine
+Progress = Callable[[str, int, int], None]
+
+#: Passages ordered by length together; bigger windows pad less but hold vectors back longer.
+WINDOW = 256
+#: Passages read ahead of the embedder at most.
+QUEUE_TEXTS = 4 * WINDOW
+_END = None
+
+
+def length_order(lengths: Sequence[int]) -> list[int]:
+    """Positions ordered longest first (the first batch shows at once whether memory suffices)."""
+    return sorted(range(len(lengths)), key=lambda i: lengths[i], reverse=True)
+
+
+def batches_by_length(
+    embedder: Embedder, texts: Sequence[str], batch_size: int
+) -> Iterator[tuple[list[int], np.ndarray]]:
+    """``(positions, unit vectors)`` of ``texts``, one batch of similar token length at a time."""
+    measure: Callable[[Sequence[str]], Sequence[int]] | None = getattr(embedder, "token_lengths", None)
+    lengths = measure(texts) if measure is not None else [len(t) for t in texts]
+    order = length_order(lengths)
+    for start in range(0, len(order), batch_size):
+        rows = order[start : start + batch_size]
+        yield rows, embedder.embed_documents([texts[i] for i in rows])
+
+
+def embed_by_length(embedder: Embedder, texts: Sequence[str], batch_size: int) -> np.ndarray:
+    """Unit vectors of ``texts`` in their order, computed in batches of similar token length."""
+    out = np.zeros((len(texts), embedder.dim), dtype=np.float32)
+    for rows, vectors in batches_by_length(embedder, texts, batch_size):
+        out[rows] = vectors
+    return out
+
+
+class EmbedPipeline:
+    """A consumer thread that embeds the passages :meth:`feed` gives it; :meth:`finish` collects.
+
+    Use as a context manager: leaving the block (normally or by an exception) stops the thread.
+    """
+
+    def __init__(
+        self,
+        embedder: Embedder,
+        batch_size: int = 32,
+        progress: Progress | None = None,
+        window: int = WINDOW,
+    ) -> None:
+        self.embedder = embedder
+        self.batch_size = max(1, batch_size)
+        self.window = max(self.batch_size, window)
+        self._progress = progress
+        self._queue: queue.Queue[str | None] = queue.Queue(maxsize=max(QUEUE_TEXTS, self.window))
+        self._fed: set[str] = set()
+        self._vectors: dict[str, np.ndarray] = {}
+        self._error: BaseException | None = None
+        self._abort = threading.Event()
+        self._wanted: set[str] | None = None  # set by finish(): from then on, batches report progress
+        self._total: int | None = None
+        self._done = 0
+        self._lock = threading.Lock()
+        self._report_lock = threading.Lock()
+        self._thread = threading.Thread(target=self._run, name="syllabot-embed", daemon=True)
+        self._thread.start()
+
+    # --- the reader's side ----------------------------------------------------------------------
+    def feed(self, texts: Sequence[str]) -> None:
+        """Queue passages for embedding (blocks while the queue is full; duplicates are embedded once)."""
+        for text in texts:
+            if text in self._fed:
+                continue
+            self._fed.add(text)
+            while not self._put(text):
+                if self._error is not None or self._abort.is_set():
+                    return
+
+    def finish(self, texts: Sequence[str]) -> np.ndarray:
+        """The vectors of ``texts`` in their order: those not fed yet are embedded now.
+
+        Reports ``embedding done/total`` from here on, where ``total`` counts distinct ``texts``.
+        """
+        wanted = set(texts)
+        with self._lock:
+            self._wanted = wanted
+            self._total = len(wanted)
+            self._done = len(wanted & self._vectors.keys())
+        self._report()
+        self.feed(list(dict.fromkeys(texts)))
+        self._stop()
+        if self._error is not None:
+            raise self._error
+        if not texts:
+            return np.zeros((0, self.embedder.dim), dtype=np.float32)
+        return np.vstack([self._vectors[t] for t in texts])
+
+    def _put(self, item: str | None) -> bool:
+        try:
+            self._queue.put(item, timeout=0.1)
+        except queue.Full:
+            return False
+        return True
+
+    def _stop(self) -> None:
+        while self._thread.is_alive() and not self._put(_END):
+            pass
+        self._thread.join()
+
+    def __enter__(self) -> EmbedPipeline:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        if self._thread.is_alive():
+            self._abort.set()
+            self._stop()
+
+    # --- the embedder's side --------------------------------------------------------------------
+    def _run(self) -> None:
+        pending: list[str] = []
+        ended = False
+        while not ended:
+            item = self._queue.get()
+            if item is _END:
+                ended = True
+            else:
+                pending.append(item)
+            # Take what else is waiting, up to a window, without blocking.
+            while not ended and len(pending) < self.window:
+                try:
+                    item = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+                if item is _END:
+                    ended = True
+                else:
+                    pending.append(item)
+            if self._abort.is_set():
+                pending.clear()
+                continue
+            # Embed a full window, or whatever is there once reading pauses with a batch's worth,
+            # or the rest at the end; otherwise wait for more passages of similar length.
+            if pending and (ended or len(pending) >= self.batch_size):
+                self._embed(pending)
+                pending = []
+
+    def _embed(self, texts: list[str]) -> None:
+        if self._error is not None:
+            return
+        try:
+            for rows, vectors in batches_by_length(self.embedder, texts, self.batch_size):
+                with self._lock:
+                    for i, vector in zip(rows, vectors, strict=True):
+                        text = texts[i]
+                        if text not in self._vectors and self._wanted is not None and text in self._wanted:
+                            self._done += 1
+                        self._vectors[text] = vector
+                    report = self._wanted is not None
+                if report:
+                    self._report()
+        except Exception as exc:  # noqa: BLE001 - re-raised in the reader by finish()
+            self._error = exc
+
+    def _report(self) -> None:
+        if self._progress is None or self._total is None:
+            return
+        with self._report_lock:  # one call at a time, counts never going back
+            with self._lock:
+                done, total = self._done, self._total
+            self._progress("embedding", done, total)
