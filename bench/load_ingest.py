@@ -9,7 +9,7 @@ this measures how close that comes to the ceiling (target: ≥ 90%), for ``SYLLA
 Per thread count, interleaved ``--repeats`` times (the machine is shared; the best of each is kept):
 
 * **raw embedder**: the build's own final chunk texts (the same loader and chunker) embedded by
-  ``embed_documents`` in one call (MiniLM orders the whole list by length: the least padding);
+  ``embed_documents`` in one call (MiniLM orders the whole list by token length: the least padding);
 * **extract + chunk**: ``load_document`` + ``chunk_document`` alone (what a sequential build adds);
 * **ingest**: ``Engine.ingest`` of the files into a fresh collection on Redis (reading, embedding,
   snapshot, publish), through the engine a worker runs.
@@ -125,7 +125,7 @@ def section(results: list[dict[str, Any]], files: int, repeats: int, took: float
         "",
         f"{files} files ({first['chunks']} chunks: the sample corpus and the real VTU syllabi), MiniLM "
         f"int8, best of {repeats} interleaved runs per figure. *Raw embedder*: the build's own chunk "
-        "texts in one `embed_documents` call (ordered by length: least padding). *Ingest*: "
+        "texts in one `embed_documents` call (ordered by token length: least padding). *Ingest*: "
         "`Engine.ingest` into a fresh collection on Redis, extraction and chunking overlapping the "
         f"embedding. Target: ingest ≥ {100 * TARGET:.0f}% of the raw embedder in the same run.",
         "",

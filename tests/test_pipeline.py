@@ -16,7 +16,7 @@ from syllabot.worker.embedders import EmbedderError, get_embedder
 from syllabot.worker.embedders.hashing import HashingEmbedder
 from syllabot.worker.engine import Engine
 from syllabot.worker.loaders import load_document
-from syllabot.worker.pipeline import EmbedPipeline, embed_by_length
+from syllabot.worker.pipeline import EmbedPipeline, embed_by_length, tightest_run
 from syllabot.worker.sample import sample_files
 from tests.conftest import shared_data
 
@@ -106,7 +106,7 @@ def test_embedding_starts_while_documents_are_still_being_read(settings: Setting
     """The reader waits, at the last file, until the embedder has been called: it must be called
     before reading ends (a sequential build would wait forever here and fail the assertion)."""
     embedder = RecordingEmbedder()
-    engine = Engine(settings, embedder=embedder)
+    engine = Engine(settings.model_copy(update={"embed_batch_size": 4}), embedder=embedder)
     files = sample_files()
     overlapped: list[bool] = []
 
@@ -178,3 +178,30 @@ def test_pipeline_returns_vectors_in_the_asked_order_with_duplicates() -> None:
         pipe.feed(texts[:2])
         matrix = pipe.finish(texts)
     np.testing.assert_allclose(matrix, embedder.embed_documents(texts), atol=1e-6)
+
+
+def test_tightest_run_picks_the_batch_that_pads_least() -> None:
+    assert tightest_run([5, 10, 50, 51, 52, 90], 3) == 2  # 50, 51, 52: 3 tokens of padding
+    assert tightest_run([7, 7, 8, 100], 2) == 0
+    assert tightest_run([1, 2], 4) == 0  # fewer than a batch: all of them
+
+
+def test_batches_cut_while_reading_pad_less_than_arrival_order(settings: Settings) -> None:
+    """With passages of mixed lengths arriving over time, the batches embedded are each of nearly
+    one length (the longest of a batch is never more than twice its shortest here)."""
+    seen: list[list[int]] = []
+
+    class Lengths(HashingEmbedder):
+        def _raw_documents(self, texts: Sequence[str]) -> np.ndarray:
+            seen.append(sorted(len(t) for t in texts))
+            return super()._raw_documents(texts)
+
+    rng = np.random.default_rng(1)
+    texts = [f"{i} " + "word " * int(n) for i, n in enumerate(rng.integers(1, 200, 64))]
+    with EmbedPipeline(Lengths(64), batch_size=4) as pipe:
+        for start in range(0, 48, 4):
+            pipe.feed(texts[start : start + 4])
+        matrix = pipe.finish(texts)
+    np.testing.assert_allclose(matrix, HashingEmbedder(64).embed_documents(texts), atol=1e-6)
+    assert sum(len(b) for b in seen) == len(texts)
+    assert all(b[-1] <= 2 * b[0] for b in seen[:-2])  # the last batches take what is left

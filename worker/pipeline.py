@@ -9,11 +9,11 @@ under it. onnxruntime releases the GIL while it computes, so the reader (Python)
 
 * **Bounded.** Passages wait in a queue of at most :data:`QUEUE_TEXTS`; a reader far ahead of the
   embedder blocks instead of holding a whole term's chunks twice.
-* **Less padding.** The consumer takes up to :data:`WINDOW` passages, orders them by token length
-  (the embedder's ``token_lengths`` when it has one, else characters), embeds them in the
-  embedder's batch size and puts every vector back in its passage's place. A batch of similar
-  lengths pads little; the vectors are the same as in any other order (within float tolerance:
-  ``tests/test_pipeline.py``).
+* **Less padding.** Passages are measured in tokens as they arrive (the embedder's
+  ``token_lengths``, else characters). While reading goes on, each batch is the run of similar
+  lengths that pads least (:func:`tightest_run`), cut from a pool of :data:`POOL_BATCHES` batches'
+  worth; at the end the rest goes longest first. Every vector goes back to its passage's place, and
+  the vectors are the same as in any other order (within float tolerance: ``tests/test_pipeline.py``).
 * **Progress keeps flowing.** While documents are read the build reports ``reading``; once
   :meth:`EmbedPipeline.finish` knows every passage, each embedded batch reports ``embedding
   done/total`` (passages embedded during reading count at once).
@@ -36,8 +36,10 @@ from syllabot.worker.embedders.base import Embedder
 #: progress(stage, done, total), as in worker.engine
 Progress = Callable[[str, int, int], None]
 
-#: Passages ordered by length together; bigger windows pad less but hold vectors back longer.
+#: Passages the consumer takes off the queue at a time.
 WINDOW = 256
+#: A batch is cut from a pool of this many batches' worth of passages while reading goes on.
+POOL_BATCHES = 4
 #: Passages read ahead of the embedder at most.
 QUEUE_TEXTS = 4 * WINDOW
 _END = None
@@ -46,6 +48,21 @@ _END = None
 def length_order(lengths: Sequence[int]) -> list[int]:
     """Positions ordered longest first (the first batch shows at once whether memory suffices)."""
     return sorted(range(len(lengths)), key=lambda i: lengths[i], reverse=True)
+
+
+def tightest_run(ascending: Sequence[int], size: int) -> int:
+    """Start of the ``size`` consecutive lengths (sorted ascending) that pad least as one batch:
+    the least ``size * longest - sum``. The whole list when it is no longer than ``size``."""
+    if len(ascending) <= size:
+        return 0
+    prefix = [0]
+    for n in ascending:
+        prefix.append(prefix[-1] + n)
+    waste = [
+        size * ascending[i + size - 1] - (prefix[i + size] - prefix[i])
+        for i in range(len(ascending) - size + 1)
+    ]
+    return min(range(len(waste)), key=waste.__getitem__)
 
 
 def batches_by_length(
@@ -84,6 +101,8 @@ class EmbedPipeline:
         self.embedder = embedder
         self.batch_size = max(1, batch_size)
         self.window = max(self.batch_size, window)
+        #: Passages held back while reading, so each batch can be cut from similar lengths.
+        self.pool_size = POOL_BATCHES * self.batch_size
         self._progress = progress
         self._queue: queue.Queue[str | None] = queue.Queue(maxsize=max(QUEUE_TEXTS, self.window))
         self._fed: set[str] = set()
@@ -152,49 +171,65 @@ class EmbedPipeline:
 
     # --- the embedder's side --------------------------------------------------------------------
     def _run(self) -> None:
-        pending: list[str] = []
+        pool: list[tuple[int, str]] = []  # (tokens, passage) waiting to be embedded
         ended = False
         while not ended:
-            item = self._queue.get()
-            if item is _END:
-                ended = True
-            else:
-                pending.append(item)
-            # Take what else is waiting, up to a window, without blocking.
-            while not ended and len(pending) < self.window:
+            arrived = [self._queue.get()]
+            while len(arrived) < self.window:  # and whatever else is waiting, without blocking
                 try:
-                    item = self._queue.get_nowait()
+                    arrived.append(self._queue.get_nowait())
                 except queue.Empty:
                     break
-                if item is _END:
-                    ended = True
-                else:
-                    pending.append(item)
+            ended = _END in arrived
             if self._abort.is_set():
-                pending.clear()
+                pool.clear()
                 continue
-            # Embed a full window, or whatever is there once reading pauses with a batch's worth,
-            # or the rest at the end; otherwise wait for more passages of similar length.
-            if pending and (ended or len(pending) >= self.batch_size):
-                self._embed(pending)
-                pending = []
+            texts = [t for t in arrived if t is not None]
+            if texts and self._error is None:
+                pool += zip(self._lengths(texts), texts, strict=True)
+            # While reading goes on, embed only a batch of passages of nearly one length, chosen
+            # from a pool of several batches; at the end, the rest longest first.
+            while not ended and len(pool) >= self.pool_size and self._error is None:
+                pool.sort(key=lambda p: p[0])
+                start = tightest_run([n for n, _ in pool], self.batch_size)
+                batch = pool[start : start + self.batch_size]
+                del pool[start : start + self.batch_size]
+                self._embed([t for _, t in batch])
+            if ended and pool:
+                pool.sort(key=lambda p: p[0], reverse=True)
+                for start in range(0, len(pool), self.batch_size):
+                    self._embed([t for _, t in pool[start : start + self.batch_size]])
+                pool = []
+
+    def _lengths(self, texts: list[str]) -> Sequence[int]:
+        measure: Callable[[Sequence[str]], Sequence[int]] | None = getattr(
+            self.embedder, "token_lengths", None
+        )
+        try:
+            return measure(texts) if measure is not None else [len(t) for t in texts]
+        except Exception as exc:  # noqa: BLE001 - re-raised in the reader by finish()
+            self._error = exc
+            return [0] * len(texts)
 
     def _embed(self, texts: list[str]) -> None:
         if self._error is not None:
             return
         try:
-            for rows, vectors in batches_by_length(self.embedder, texts, self.batch_size):
-                with self._lock:
-                    for i, vector in zip(rows, vectors, strict=True):
-                        text = texts[i]
-                        if text not in self._vectors and self._wanted is not None and text in self._wanted:
-                            self._done += 1
-                        self._vectors[text] = vector
-                    report = self._wanted is not None
-                if report:
-                    self._report()
+            vectors = self.embedder.embed_documents(texts)
         except Exception as exc:  # noqa: BLE001 - re-raised in the reader by finish()
             self._error = exc
+            return
+        with self._lock:
+            for text, vector in zip(texts, vectors, strict=True):
+                if text not in self._vectors and self._wanted is not None and text in self._wanted:
+                    self._done += 1
+                self._vectors[text] = vector
+            report = self._wanted is not None
+        if report:
+            try:
+                self._report()
+            except Exception as exc:  # noqa: BLE001 - re-raised in the reader by finish()
+                self._error = exc
 
     def _report(self) -> None:
         if self._progress is None or self._total is None:

@@ -9,8 +9,8 @@
   padding makes a query cost several times more than it needs to; we pad to the longest text in
   each batch instead and truncate at ``embed_max_tokens`` (256, the length the model was trained
   with; its position table stops at 512).
-* Texts are sorted by length before batching so that a batch holds texts of similar length and
-  padding stays small; results are returned in the caller's order.
+* Texts are sorted by token length before batching so that a batch holds texts of similar length
+  and padding stays small; results are returned in the caller's order.
 * The ONNX graph outputs ``last_hidden_state``; sentence-transformers' recipe for this model is a
   mean over the real (attention-mask) tokens, which we apply here. ``Embedder.embed_*`` then
   applies the one :func:`~worker.embedders.base.normalise`.
@@ -210,9 +210,12 @@ class MiniLMEmbedder(Embedder):
         return summed / np.maximum(weights.sum(axis=1), 1e-9)
 
     def _raw_documents(self, texts: Sequence[str]) -> np.ndarray:
-        # Longest first, so the first batch shows at once whether memory suffices; character
-        # length is a cheap, close proxy for token length.
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]), reverse=True)
+        # Longest first, so the first batch shows at once whether memory suffices. By tokens, not
+        # characters: a table of codes and numbers is short in characters and long in tokens, and
+        # one such text in a batch pads all 32 to 256 tokens (sorting by tokens made indexing
+        # ~1.5x faster on real syllabi: docs/BENCHMARKS.md, ingest pipeline).
+        lengths = self.token_lengths(texts) if len(texts) > 1 else [0]
+        order = sorted(range(len(texts)), key=lambda i: lengths[i], reverse=True)
         out = np.empty((len(texts), DIM), dtype=np.float32)
         for start in range(0, len(order), self.batch_size):
             rows = order[start : start + self.batch_size]
