@@ -16,7 +16,7 @@ from syllabot.worker.embedders import EmbedderError, get_embedder
 from syllabot.worker.embedders.hashing import HashingEmbedder
 from syllabot.worker.engine import Engine
 from syllabot.worker.loaders import load_document
-from syllabot.worker.pipeline import EmbedPipeline, embed_by_length, tightest_run
+from syllabot.worker.pipeline import EmbedPipeline, tightest_run
 from syllabot.worker.sample import sample_files
 from tests.conftest import shared_data
 
@@ -56,18 +56,24 @@ def _embed_threads() -> list[threading.Thread]:
 
 def test_minilm_vectors_are_the_same_whatever_the_batch_order(minilm_settings: Settings) -> None:
     """Grouping passages by token length only changes padding: each vector is the one the passage
-    gets alone (no padding at all) and the one unsorted batches give, within float tolerance."""
+    gets alone (no padding at all) and the one batches in arrival order give, within float tolerance;
+    and the batches the pipeline cuts while reading give them too."""
     embedder = get_embedder(minilm_settings)
     texts = _corpus_texts()[::2]
     lengths = embedder.token_lengths(texts)  # type: ignore[attr-defined]
     assert max(lengths) > 3 * min(lengths)  # a spread of lengths, so the order matters for padding
-    grouped = embed_by_length(embedder, texts, 8)
+    # One call: MiniLM orders the whole list by tokens, embeds in its batches, restores the order.
+    grouped = embedder.embed_documents(texts)
     alone = np.vstack([embedder.embed_documents([t]) for t in texts])
     # Unsorted batches of 8, each run as one padded batch (MiniLM sorts only within a call).
     unsorted = np.vstack([embedder.embed_documents(texts[i : i + 8]) for i in range(0, len(texts), 8)])
     np.testing.assert_allclose(grouped, alone, atol=1e-5)
     np.testing.assert_allclose(grouped, unsorted, atol=1e-5)
     assert grouped.shape == (len(texts), embedder.dim)
+    with EmbedPipeline(embedder, batch_size=8) as pipe:
+        for start in range(0, len(texts), 5):
+            pipe.feed(texts[start : start + 5])
+        np.testing.assert_allclose(pipe.finish(texts), alone, atol=1e-5)
 
 
 def test_minilm_token_lengths_count_real_tokens(minilm_settings: Settings) -> None:

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import queue
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from types import TracebackType
 
 import numpy as np
@@ -45,11 +45,6 @@ QUEUE_TEXTS = 4 * WINDOW
 _END = None
 
 
-def length_order(lengths: Sequence[int]) -> list[int]:
-    """Positions ordered longest first (the first batch shows at once whether memory suffices)."""
-    return sorted(range(len(lengths)), key=lambda i: lengths[i], reverse=True)
-
-
 def tightest_run(ascending: Sequence[int], size: int) -> int:
     """Start of the ``size`` consecutive lengths (sorted ascending) that pad least as one batch:
     the least ``size * longest - sum``. The whole list when it is no longer than ``size``."""
@@ -63,26 +58,6 @@ def tightest_run(ascending: Sequence[int], size: int) -> int:
         for i in range(len(ascending) - size + 1)
     ]
     return min(range(len(waste)), key=waste.__getitem__)
-
-
-def batches_by_length(
-    embedder: Embedder, texts: Sequence[str], batch_size: int
-) -> Iterator[tuple[list[int], np.ndarray]]:
-    """``(positions, unit vectors)`` of ``texts``, one batch of similar token length at a time."""
-    measure: Callable[[Sequence[str]], Sequence[int]] | None = getattr(embedder, "token_lengths", None)
-    lengths = measure(texts) if measure is not None else [len(t) for t in texts]
-    order = length_order(lengths)
-    for start in range(0, len(order), batch_size):
-        rows = order[start : start + batch_size]
-        yield rows, embedder.embed_documents([texts[i] for i in rows])
-
-
-def embed_by_length(embedder: Embedder, texts: Sequence[str], batch_size: int) -> np.ndarray:
-    """Unit vectors of ``texts`` in their order, computed in batches of similar token length."""
-    out = np.zeros((len(texts), embedder.dim), dtype=np.float32)
-    for rows, vectors in batches_by_length(embedder, texts, batch_size):
-        out[rows] = vectors
-    return out
 
 
 class EmbedPipeline:
