@@ -39,7 +39,7 @@ Progress = Callable[[str, int, int], None]
 #: Passages the consumer takes off the queue at a time.
 WINDOW = 256
 #: A batch is cut from a pool of this many batches' worth of passages while reading goes on.
-POOL_BATCHES = 4
+POOL_BATCHES = 2
 #: Passages read ahead of the embedder at most.
 QUEUE_TEXTS = 4 * WINDOW
 _END = None

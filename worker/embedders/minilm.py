@@ -212,8 +212,8 @@ class MiniLMEmbedder(Embedder):
     def _raw_documents(self, texts: Sequence[str]) -> np.ndarray:
         # Longest first, so the first batch shows at once whether memory suffices. By tokens, not
         # characters: a table of codes and numbers is short in characters and long in tokens, and
-        # one such text in a batch pads all 32 to 256 tokens (sorting by tokens made indexing
-        # ~1.5x faster on real syllabi: docs/BENCHMARKS.md, ingest pipeline).
+        # one such text in a batch pads all 32 to 256 tokens. (Early runs of bench.load_ingest,
+        # token-sorted build against character-sorted embedder, gave 1.5-1.8x, on a noisy machine.)
         lengths = self.token_lengths(texts) if len(texts) > 1 else [0]
         order = sorted(range(len(texts)), key=lambda i: lengths[i], reverse=True)
         out = np.empty((len(texts), DIM), dtype=np.float32)
