@@ -92,7 +92,9 @@ class ThreadStore:
 
     @classmethod
     def from_settings(cls, redis: aioredis.Redis, settings: Settings) -> ThreadStore:
-        return cls(redis, Keys(settings.key_prefix), settings.thread_ttl_hours * 3600.0, settings.thread_turns)
+        return cls(
+            redis, Keys(settings.key_prefix), settings.thread_ttl_hours * 3600.0, settings.thread_turns
+        )
 
     async def load(self, thread: str, now: float | None = None) -> ThreadContext:
         raw = await self.redis.lrange(self.keys.thread(thread), -self.max_turns, -1)

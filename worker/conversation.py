@@ -116,4 +116,6 @@ def turn_for(
     if not modules and top is not None and top.module:
         modules = (top.module,)
     words = _topic_words(topic)[-MAX_TOPIC_WORDS:]
-    return Turn(question=question, courses=tuple(courses), modules=tuple(modules), topic=" ".join(words), at=at)
+    return Turn(
+        question=question, courses=tuple(courses), modules=tuple(modules), topic=" ".join(words), at=at
+    )

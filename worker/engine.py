@@ -106,9 +106,7 @@ def _expand(text: str) -> str:
     return text
 
 
-def prepare_query(
-    question: str, snapshot: IndexSnapshot | None, turns: Sequence[Turn] = ()
-) -> PreparedQuery:
+def prepare_query(question: str, snapshot: IndexSnapshot | None, turns: Sequence[Turn] = ()) -> PreparedQuery:
     """Clean the question as students write it and find the courses it names in this collection;
     a follow-up that names none is read against the conversation's ``turns`` (worker/conversation.py)."""
     text = _expand(clean_question(question))
