@@ -161,7 +161,7 @@ class FollowUpButton(
     discord.ui.DynamicItem[discord.ui.Button],
     template=r"syllabot:followup:(?P<privacy>p|o):(?P<conversation>[0-9A-Za-z-]{1,64})",
 ):
-    """"Ask a follow-up" under an answer: opens a modal; the question typed there is answered against
+    """ "Ask a follow-up" under an answer: opens a modal; the question typed there is answered against
     the conversation (``AskRequest.thread``), privately when the answer was private. The custom_id
     carries both, so the button works after a restart and on any replica."""
 
