@@ -1,3 +1,4 @@
+# ruff: noqa: F811  (fixtures imported from the platform test module, used as arguments)
 """Discord follow-ups and private questions: the real discord.py client against the Discord fake,
 with a real Redis and a real worker (fixtures shared with tests/test_discord_bot.py)."""
 

@@ -1,3 +1,4 @@
+# ruff: noqa: F811  (fixtures imported from the platform test module, used as arguments)
 """Slack follow-ups in threads and private ``/ask``: the real Bolt app against the Slack fake, with a
 real Redis and a real worker (fixtures shared with tests/test_slack_bot.py)."""
 
