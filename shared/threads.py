@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
 from dataclasses import asdict, dataclass, field
+from typing import cast
 
 import redis.asyncio as aioredis
 
@@ -97,7 +98,9 @@ class ThreadStore:
         )
 
     async def load(self, thread: str, now: float | None = None) -> ThreadContext:
-        raw = await self.redis.lrange(self.keys.thread(thread), -self.max_turns, -1)
+        raw = await cast(
+            Awaitable[list[bytes]], self.redis.lrange(self.keys.thread(thread), -self.max_turns, -1)
+        )
         turns = tuple(Turn.from_json(r) for r in raw)
         if not turns:
             return ThreadContext()

@@ -468,11 +468,11 @@ def cmd_sources(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
     from syllabot.cli_queue import preload_embedder, run_ask
 
+    thread = args.thread.strip() if args.thread is not None else None
+    if thread is not None and not thread:
+        raise UsageError("--thread: give a conversation id, e.g. --thread os-revision")
     preload_embedder(settings)
     collection = require_collection(settings, args.collection or settings.default_collection, seeded=True)
-    thread = args.thread.strip() if args.thread else None
-    if args.thread is not None and not thread:
-        raise UsageError("--thread: give a conversation id, e.g. --thread os-revision")
     return run_ask(settings, args.question, collection, args.json, thread)
 
 
