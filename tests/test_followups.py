@@ -168,3 +168,21 @@ def test_prepare_query_starts_over_when_the_follow_up_names_a_course(sample: Set
     previous = Turn("ML textbooks", (ML,), (), "textbooks", 0.0)
     query = prepare_query("and for cloud computing?", snapshot, [previous])
     assert query.courses == (CC,) and query.carried == ()
+
+
+def test_the_benchmark_conversations_follow_their_rules() -> None:
+    """bench/data/followups.jsonl: ≥ 20 conversations, split dev/test, second turns naming no module
+    and no course of the sample corpus."""
+    from bench.followups import load_conversations
+    from syllabot.worker.question import references
+
+    conversations = load_conversations()
+    assert len(conversations) >= 20
+    assert {c["split"] for c in conversations} == {"dev", "test"}
+    for c in conversations:
+        _, second = c["turns"]
+        assert not references(second).modules, second
+        lowered = f" {second.lower()} "
+        names = ("21cs47", "22ai205", "cloud", " cc ", " ml ", "machine learning")
+        assert not any(name in lowered for name in names), second
+        assert c["file"].endswith(".pdf") and c["pages"]

@@ -90,9 +90,8 @@ async def answer_question(
     conversation = ThreadContext()
     if request.thread and threads is not None:
         conversation = await threads.load(request.thread)
-    result = await asyncio.to_thread(
-        engine.search, request.collection, request.question, request.k, False, conversation.turns
-    )
+    search = functools.partial(engine.search, turns=conversation.turns)
+    result = await asyncio.to_thread(search, request.collection, request.question, request.k)
     if not result.hits:  # a collection with content always returns hits
         empty = await asyncio.to_thread(describe_empty, engine, request.collection)
         if empty is not None:  # nothing indexed: an error saying what to check, not an answer
