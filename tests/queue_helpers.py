@@ -38,6 +38,8 @@ class FakeResult:
     query: str = ""
     courses: tuple[str, ...] = ()
     topic: str = ""
+    carried: tuple[str, ...] = ()
+    earlier: tuple[str, ...] = ()
 
 
 def make_hit(rank: int, text: str, score: float = 0.6, cosine: float = 0.7, **extra: Any) -> Hit:
