@@ -19,6 +19,7 @@ other (the report's headline rows are the held-out halves):
   syllabi (sorted by file name) tune, the other 6 are held out.
 
     python -m bench.answers [--split dev|test|all] [--set vtu|syllabusqa|all] [--show] [--no-write]
+    python -m bench.answers --signals    # how well each evidence feature separates answerable questions
 """
 
 from __future__ import annotations
@@ -133,6 +134,124 @@ def tune(cases, base) -> None:
         print(row)
 
 
+def auc(scores: Sequence[float], positive: Sequence[bool]) -> float:
+    """Probability that a random answerable question scores above a random unanswerable one
+    (ties count half): the one figure that says whether a signal *can* separate the two."""
+    pos = [s for s, p in zip(scores, positive, strict=True) if p]
+    neg = [s for s, p in zip(scores, positive, strict=True) if not p]
+    if not pos or not neg:
+        return float("nan")
+    wins = sum((p > n) + 0.5 * (p == n) for p in pos for n in neg)
+    return wins / (len(pos) * len(neg))
+
+
+def least_uncertain(scores: Sequence[float], positive: Sequence[bool]) -> float:
+    """The smallest ``uncertain`` share any two cut-offs on this one score can give while both error
+    targets hold (answerable told not-in ≤ 5%, unanswerable answered ≤ 15%), cut-offs chosen on the
+    very data scored: an optimistic bound, so a figure above 0.25 proves the signal cannot do it."""
+    pos = sorted(s for s, p in zip(scores, positive, strict=True) if p)
+    neg = sorted(s for s, p in zip(scores, positive, strict=True) if not p)
+    # answered iff score >= hi: the lowest hi keeping unanswerable-answered <= 15%
+    hi = neg[len(neg) - int(0.15 * len(neg)) - 1] + 1e-9 if neg else min(pos)
+    # not in the materials iff score < lo: the highest lo keeping answerable-denied <= 5%
+    lo = pos[int(0.05 * len(pos))] if pos else hi
+    lo = min(lo, hi)
+    unsure = sum(lo <= s < hi for s in scores)
+    return unsure / len(scores)
+
+
+def _logistic(x, y, l2: float = 1.0, steps: int = 3000):
+    """Class-balanced L2 logistic regression by gradient descent (numpy; a bench probe, not product)."""
+    import numpy as np
+
+    w, b = np.zeros(x.shape[1]), 0.0
+    weight = np.where(y == 1, 0.5 / y.mean(), 0.5 / (1 - y.mean()))
+    for _ in range(steps):
+        g = (1 / (1 + np.exp(-(x @ w + b))) - y) * weight
+        w -= 0.5 * (x.T @ g / len(y) + l2 * w / len(y))
+        b -= 0.5 * g.mean()
+    return w, b
+
+
+def signals(embedder, settings) -> None:
+    """AUC of each answerability signal for answerable vs unanswerable SyllabusQA questions, per
+    split, with the least ``uncertain`` share two cut-offs on it could give while both error targets
+    hold. Why: the decision can only be as good as its best signal; if none separates the classes,
+    no threshold meets the targets and the fix is a new signal, not new bands. Besides the retrieval
+    evidence the product uses, two probes: a question-style prior (a logistic regression on the
+    MiniLM embeddings of SyllabusQA's ``val.csv`` questions, whose syllabi are not here: does the
+    *way* a question is asked say it is unanswerable?) and that prior combined with cosine and
+    coverage (fit on the tune 7, scored on both)."""
+    import csv
+
+    import numpy as np
+
+    from syllabot.worker.answerers.decision import evidence, term_set, terms
+    from syllabot.worker.engine import prepare_query
+    from syllabot.worker.evaluation import load_questions
+
+    questions = load_questions(SQA / "test.eval.jsonl")
+    syllabi = sorted({q.extra["syllabus"] for q in questions})
+    rows: list[tuple[str, str, dict[str, float], bool]] = []
+    for split, names in (("tune 7", syllabi[:TUNE_SYLLABI]), ("held-out 6", syllabi[TUNE_SYLLABI:])):
+        for name in names:
+            chunks, _ = parse_files([SQA / "test_syllabi_pdf" / name])
+            if not chunks:
+                continue
+            snap = snapshot_of(chunks, embedder, "syllabusqa", collection=name)
+            vocab: set[str] = set()
+            for c in snap.chunks:
+                vocab |= term_set(c.text) | term_set(f"{c.title} {c.section or ''}")
+            mine = [q for q in questions if q.extra["syllabus"] == name]
+            prepared = [prepare_query(q.question, snap) for q in mine]
+            vectors = embed_queries_cached(embedder, [p.text for p in prepared], "answers")
+            for q, p, vector in zip(mine, prepared, vectors, strict=True):
+                result = result_for(snap, q.question, p, vector, settings, settings.top_k)
+                ev = evidence(p.text, result.hits, result.fallback)
+                q_terms = set(terms(p.text))
+                values = {
+                    "top cosine": ev.top_cosine,
+                    "top hybrid score": ev.top_score,
+                    "word coverage (top 3)": ev.coverage,
+                    "cosine + coverage / 2 (the shipped rule's axes)": ev.top_cosine + 0.5 * ev.coverage,
+                    "question words in the syllabus at all": len(q_terms & vocab) / max(len(q_terms), 1),
+                }
+                rows.append((split, q.question, values, q.answerable))
+    val_csv = SQA / "val.csv"
+    if val_csv.exists():
+        with val_csv.open(newline="", encoding="utf-8") as fh:
+            val = list(csv.DictReader(fh))
+        w, b = _logistic(
+            np.asarray(embedder.embed_documents([r["question"] for r in val])),
+            np.array([r["question_type"] != "no answer" for r in val], dtype=float),
+        )
+        prior = np.asarray(embedder.embed_documents([r[1] for r in rows])) @ w + b
+        feats = np.array(
+            [
+                [pr, r[2]["top cosine"], r[2]["word coverage (top 3)"]]
+                for pr, r in zip(prior, rows, strict=True)
+            ]
+        )
+        tune_mask = np.array([r[0] == "tune 7" for r in rows])
+        # scaled by the tune half's own statistics: nothing of the held-out half leaks in
+        feats = (feats - feats[tune_mask].mean(0)) / feats[tune_mask].std(0)
+        labels = np.array([r[3] for r in rows], dtype=float)
+        w2, b2 = _logistic(feats[tune_mask], labels[tune_mask], l2=0.1)
+        combined = feats @ w2 + b2
+        for i, r in enumerate(rows):
+            r[2]["question-style prior (trained on val.csv questions)"] = float(prior[i])
+            r[2]["prior + cosine + coverage (fit on tune 7)"] = float(combined[i])
+    for split in ("tune 7", "held-out 6"):
+        mine_rows = [r for r in rows if r[0] == split]
+        labels_ = [r[3] for r in mine_rows]
+        print(f"SyllabusQA {split}: n={len(labels_)}, answerable {sum(labels_)}")
+        for key in mine_rows[0][2]:
+            values_ = [r[2][key] for r in mine_rows]
+            print(
+                f"  AUC {auc(values_, labels_):.3f}  least uncertain {least_uncertain(values_, labels_):.3f}  {key}"
+            )
+
+
 def summary(rows: Sequence[Row]) -> dict[str, float | int]:
     ans = [r for r in rows if r.question.answerable]
     una = [r for r in rows if not r.question.answerable]
@@ -241,8 +360,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--show", action="store_true", help="print every wrong answer")
     parser.add_argument("--no-write", action="store_true")
     parser.add_argument("--tune", action="store_true", help="grid-search the thresholds on the dev split")
+    parser.add_argument("--signals", action="store_true", help="AUC of each evidence signal (SyllabusQA)")
     parser.add_argument("--alpha", type=float, default=None, help="hybrid alpha (default: the shipped one)")
     args = parser.parse_args(argv)
+    if args.signals:
+        if not (SQA / "test.eval.jsonl").exists():
+            print("no SyllabusQA data found (../shared/data); skipping")
+            return 0
+        signals(default_embedder(), bench_settings())
+        return 0
     if args.tune:
         embedder, settings = default_embedder(), bench_settings()
         cases = []

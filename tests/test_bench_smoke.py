@@ -99,3 +99,20 @@ def test_scifact_rankers_run_through_the_product_path() -> None:
     ):
         ndcg, recall = scifact.evaluate(data, rank)
         assert ndcg == pytest.approx(1.0) and recall == 1.0
+
+
+def test_answerability_auc_and_the_least_uncertain_bound() -> None:
+    """The figures behind issue 9's "no threshold can do it" claim: check them on cases with known
+    answers, so a wrong formula cannot make a weak signal look hopeless (or a hopeless one fine)."""
+    from bench.answers import auc, least_uncertain
+
+    # perfectly separated: AUC 1, and two cut-offs leave nothing uncertain
+    scores = [0.9, 0.8, 0.7, 0.6, 0.1, 0.2, 0.3]
+    labels = [True, True, True, True, False, False, False]
+    assert auc(scores, labels) == 1.0
+    assert least_uncertain(scores, labels) == 0.0
+    # no signal at all (every score equal): AUC one half, everything uncertain
+    assert auc([0.5] * 4, [True, False, True, False]) == 0.5
+    assert least_uncertain([0.5] * 4, [True, False, True, False]) == 1.0
+    # reversed: AUC 0
+    assert auc([0.1, 0.9], [True, False]) == 0.0

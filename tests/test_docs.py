@@ -27,17 +27,6 @@ from tests.conftest import REPO
 
 OUTSIDE = re.compile(r"DESIGN\.md|the incident|\bissue \d+|\.\./shared(?!/data)", re.IGNORECASE)
 
-#: References in text other sessions own, not yet reworded; each must still be there (so the list
-#: only shrinks) and is reported instead of silently allowed.
-PENDING = {
-    ("docs/ARCHITECTURE.md", "../shared/DESIGN.md"),
-    ("docs/ARCHITECTURE.md", "the incident's signature"),
-    ("docs/ARCHITECTURE.md", "## The queue (issue 3)"),
-    ("docs/RELIABILITY.md", "manual drills of issue 14"),
-    ("docs/RELIABILITY.md", "checks issue 14 asks for"),
-    ("docs/RELIABILITY.md", "the doctor of issue 11"),
-}
-
 
 def _docs() -> Iterator[tuple[str, str]]:
     for path in [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]:
@@ -55,17 +44,8 @@ def _module_docstrings() -> Iterator[tuple[str, str]]:
 def test_docs_and_module_docstrings_name_nothing_outside_the_repository() -> None:
     found = []
     for name, text in [*_docs(), *_module_docstrings()]:
-        pending = [snippet for file, snippet in PENDING if file == name and snippet in text]
-        for snippet in pending:
-            text = text.replace(snippet, "")
         found += [f"{name}: …{text[max(0, m.start() - 30) : m.end() + 30]}…" for m in OUTSIDE.finditer(text)]
     assert not found, "\n".join(found)
-
-
-def test_pending_references_are_still_there() -> None:
-    texts = dict(_docs())
-    stale = [(file, snippet) for file, snippet in PENDING if snippet not in texts.get(file, "")]
-    assert not stale, f"reworded: drop these from PENDING: {stale}"
 
 
 # --- the --json contracts ----------------------------------------------------------------------

@@ -39,13 +39,15 @@ from syllabot.shared.queue_protocol import (
 )
 from syllabot.shared.redis_conn import REDIS_ERRORS
 from syllabot.shared.schema import SCHEMA_VERSION, Answer, AskRequest, IngestReport, Timings, wire_version
+from syllabot.shared.threads import ThreadContext, ThreadStore
 from syllabot.worker.answerers import get_answerer
+from syllabot.worker.conversation import EXPIRED_NOTE, turn_for
 from syllabot.worker.hooks import hooks_of
 from syllabot.worker.metrics import WorkerMetrics, ingest_failure_kind
 
 if TYPE_CHECKING:
     from syllabot.worker.answerers.base import Answerer
-    from syllabot.worker.engine import Engine, Progress
+    from syllabot.worker.engine import Engine, Progress, SearchResult
 
 log = logging.getLogger("syllabot.worker")
 answer_log = logging.getLogger("syllabot.answers")
@@ -73,6 +75,7 @@ async def answer_question(
     seconds_left: float | None = None,
     margin_s: float = 2.0,
     queue_ms: float | None = None,
+    threads: ThreadStore | None = None,
 ) -> Answer:
     """Search, answer, time each stage and log one structured line for the question.
 
@@ -81,9 +84,15 @@ async def answer_question(
     ``queue_ms``: how long the job waited before a worker started it (the worker knows; the
     in-process CLI has no queue), recorded in the timings and so in the log line. The client
     replaces it with its own round-trip view on arrival (``QueueClient.ask``).
+    ``threads``: where a question with ``request.thread`` finds its conversation so far (a
+    follow-up is searched with it) and where its own turn is recorded afterwards.
     """
     started = time.perf_counter()
-    result = await asyncio.to_thread(engine.search, request.collection, request.question, request.k)
+    conversation = ThreadContext()
+    if request.thread and threads is not None:
+        conversation = await threads.load(request.thread)
+    search = functools.partial(engine.search, turns=conversation.turns)
+    result = await asyncio.to_thread(search, request.collection, request.question, request.k)
     if not result.hits:  # a collection with content always returns hits
         empty = await asyncio.to_thread(describe_empty, engine, request.collection)
         if empty is not None:  # nothing indexed: an error saying what to check, not an answer
@@ -95,8 +104,11 @@ async def answer_question(
     with llm_deadline(budget):
         answer = await answerer.answer(request.question, result, request.collection)
     finished = time.perf_counter()
+    if request.thread and threads is not None:
+        await _remember(threads, request, result, conversation)
     answer = answer.model_copy(
         update={
+            "note": _with_expiry(answer.note, conversation),
             "question": request.question,
             "collection": request.collection,
             "index_version": result.index_version,
@@ -111,6 +123,25 @@ async def answer_question(
     )
     log_answer(request, answer)
     return answer
+
+
+async def _remember(
+    threads: ThreadStore, request: AskRequest, result: SearchResult, conversation: ThreadContext
+) -> None:
+    """Record the question's turn; a conversation store that fails costs the follow-up, not the answer."""
+    assert request.thread is not None
+    turn = turn_for(request.question, result.query, result.courses, result.topic, result.hits, time.time())
+    try:
+        await threads.record(request.thread, turn, restart=conversation.expired)
+    except REDIS_ERRORS as exc:
+        log.warning("could not record a turn of thread %s: %s", request.thread, exc)
+
+
+def _with_expiry(note: str | None, conversation: ThreadContext) -> str | None:
+    """The answer's note, saying so when its conversation had expired (every front-end shows notes)."""
+    if not conversation.expired:
+        return note
+    return f"{EXPIRED_NOTE} {note}" if note else EXPIRED_NOTE
 
 
 def describe_empty(engine: Engine, collection: str) -> str | None:
@@ -154,6 +185,7 @@ def log_answer(request: AskRequest, answer: Answer) -> None:
                 "platform": request.platform,
                 "user": request.user,
                 "question_chars": len(request.question),
+                "thread": request.thread is not None,
                 "status": answer.status,
                 "in_materials": answer.in_materials,
                 "citations": len(answer.citations),
@@ -421,7 +453,13 @@ async def ask(ctx: dict[str, Any], request: dict[str, Any]) -> None:
         margin = ctx["settings"].answer_margin_s
         try:
             answer = await answer_question(
-                ctx["engine"], ctx["answerer"], question, left, margin, queue_ms=queue_ms
+                ctx["engine"],
+                ctx["answerer"],
+                question,
+                left,
+                margin,
+                queue_ms=queue_ms,
+                threads=ThreadStore.from_settings(ctx["redis"], ctx["settings"]),
             )
         except Exception:
             if metrics is not None:
