@@ -97,6 +97,11 @@ class AskRequest(BaseModel):
         description="The conversation this question belongs to, e.g. 'slack:C1:1712.5' (shared/threads.py): "
         "the worker resolves a follow-up against its earlier turns. None: a question on its own.",
     )
+    stream: bool = Field(
+        default=False,
+        description="The asker shows the answer while it is written: a worker streaming from an LLM "
+        "publishes partial texts (shared/partials.py) before the final answer. Set by QueueClient.",
+    )
 
 
 class Answer(BaseModel):
