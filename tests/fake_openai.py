@@ -9,7 +9,8 @@ a second after ``first_token_s``; ``mode`` scripts what goes wrong:
 * ``break``: ``stall_after`` tokens, then the connection is cut mid-stream;
 * ``no_done``: every token, then the stream ends cleanly without ``[DONE]`` or a finish reason.
 
-A request without ``"stream": true`` gets the whole reply as one chat completion.
+A request without ``"stream": true`` gets the whole reply as one chat completion, once all its
+tokens would have been written.
 """
 
 from __future__ import annotations
@@ -78,8 +79,8 @@ class StreamingLLM:
         body = await request.json()
         self.requests.append(body)
         text = self.text_for(body)
-        if not body.get("stream"):
-            await self._pause(self.first_token_s)
+        if not body.get("stream"):  # the model writes every token before the reply is sent
+            await self._pause(self.first_token_s + len(tokens(text)) / self.tokens_per_s)
             message = {"role": "assistant", "content": text}
             return web.json_response(
                 {
