@@ -102,7 +102,7 @@ def serve_plain_arq() -> None:
 # --- helpers ----------------------------------------------------------------------------------------
 
 
-def _env(settings: Settings, **extra: str) -> dict[str, str]:
+def worker_env(settings: Settings, **extra: str) -> dict[str, str]:
     env = dict(os.environ)
     env.update(
         {
@@ -164,6 +164,15 @@ async def wait_for_no_workers(client: QueueClient, timeout: float = 15.0) -> Non
         await asyncio.sleep(0.1)
 
 
+def delete_prefix(redis_url: str, prefix: str) -> None:
+    """Delete a bench's throw-away keys (everything under its private prefix)."""
+    client = redis.Redis.from_url(redis_url)
+    keys = list(client.scan_iter(match=f"{prefix}*", count=1000))
+    for start in range(0, len(keys), 500):
+        client.delete(*keys[start : start + 500])
+    client.close()
+
+
 def answers_logged(log: Path) -> int:
     """How many questions a worker has answered so far (its ``syllabot.answers`` JSON lines)."""
     try:
@@ -199,7 +208,7 @@ async def bench_ours(
     """Rows for the main table, and the sequential round trip's p50 and queue overhead p50."""
     rows = []
     request = AskRequest(question=QUESTION, collection=COLLECTION, platform="test")
-    with workers(1, _env(settings), log_dir / "ours"):
+    with workers(1, worker_env(settings), log_dir / "ours"):
         async with QueueClient(settings) as client:
             await wait_for_workers(client)
             for _ in range(20):  # warm connections, caches, the index
@@ -239,7 +248,7 @@ async def bench_e2e(settings: Settings, n: int, log_dir: Path) -> tuple[list, li
     questions = sample_questions(n)
     async with QueueClient(settings) as client:
         await wait_for_no_workers(client)
-        with workers(1, _env(settings), log_dir / "e2e"):
+        with workers(1, worker_env(settings), log_dir / "e2e"):
             await wait_for_workers(client)
             for question in sample_questions(10):  # warm connections, the index, onnxruntime
                 await client.ask(AskRequest(question=question, collection=E2E_COLLECTION, platform="test"))
@@ -296,7 +305,7 @@ async def bench_plain_arq(settings: Settings, n_seq: int, n_conc: int, log_dir: 
     queue = f"{settings.key_prefix}plain-queue"
     payload = AskRequest(question=QUESTION, collection=COLLECTION, platform="test").model_dump(mode="json")
     args = [sys.executable, str(Path(__file__).resolve()), "--serve-plain-arq"]
-    with process(args, _env(settings), log_dir / "plain" / "worker.log"):
+    with process(args, worker_env(settings), log_dir / "plain" / "worker.log"):
         pool = await create_pool(RedisSettings.from_dsn(settings.redis_url or ""), default_queue_name=queue)
         try:
             health = f"{queue}:health-check"
@@ -355,7 +364,7 @@ async def bench_fake_llm(
     settings: Settings, n: int, max_jobs: int, n_workers: int, llm_url: str, log_dir: Path
 ) -> list[list]:
     """``n`` questions at once, twice, through ``n_workers`` processes answering with the fake LLM."""
-    env = _env(
+    env = worker_env(
         settings,
         SYLLABOT_ANSWERER="openai",
         SYLLABOT_LLM_BASE_URL=llm_url,
@@ -475,11 +484,7 @@ async def run(args: argparse.Namespace) -> str:
                     )
                     print(llm_rows[-2:], file=sys.stderr)
     finally:
-        client = redis.Redis.from_url(args.redis_url)
-        keys = list(client.scan_iter(match=f"{prefix}*", count=1000))
-        for start in range(0, len(keys), 500):
-            client.delete(*keys[start : start + 500])
-        client.close()
+        delete_prefix(args.redis_url, prefix)
 
     target = [
         f"**Target: queue round trip p50 ≤ {TARGET_ROUND_TRIP_MS:g} ms.** "

@@ -3,7 +3,8 @@
 Every job delivers its outcome the same way: a JSON envelope pushed onto
 ``Keys.result_list(job_id)`` (see :mod:`shared.queue`), which the waiting client pops with BLPOP.
 The synchronous :class:`~worker.engine.Engine` runs in threads, so a long ingest or a slow search
-never blocks the event loop that is serving other questions: searches on the default pool, writes
+never blocks the event loop that is serving other questions: questions on the CPU pool of
+:mod:`worker.cpu_pool` (one thread per core, queries embedded in batches), writes
 (ingest, reindex, remove) on a small pool of their own, one at a time per collection, so uploads
 waiting for a collection's build lock never take the threads questions need, and a build of one
 collection never holds up a write to another.
@@ -40,11 +41,12 @@ from syllabot.shared.queue import (
 from syllabot.shared.redis_conn import REDIS_ERRORS
 from syllabot.shared.schema import Answer, AskRequest, IngestReport, Timings
 from syllabot.worker.answerers import get_answerer
+from syllabot.worker.cpu_pool import CpuPool
 from syllabot.worker.metrics import WorkerMetrics, ingest_failure_kind
 
 if TYPE_CHECKING:
     from syllabot.worker.answerers.base import Answerer
-    from syllabot.worker.engine import Engine, Progress
+    from syllabot.worker.engine import Engine, Progress, SearchResult
 
 log = logging.getLogger("syllabot.worker")
 answer_log = logging.getLogger("syllabot.answers")
@@ -72,6 +74,7 @@ async def answer_question(
     seconds_left: float | None = None,
     margin_s: float = 2.0,
     queue_ms: float | None = None,
+    cpu: CpuPool | None = None,
 ) -> Answer:
     """Search, answer, time each stage and log one structured line for the question.
 
@@ -80,9 +83,14 @@ async def answer_question(
     ``queue_ms``: how long the job waited before a worker started it (the worker knows; the
     in-process CLI has no queue), recorded in the timings and so in the log line. The client
     replaces it with its own round-trip view on arrival (``QueueClient.ask``).
+    ``cpu``: the worker's CPU pool (query batching, one thread per core); without it (the
+    in-process CLI) the search runs on asyncio's default threads.
     """
     started = time.perf_counter()
-    result = await asyncio.to_thread(engine.search, request.collection, request.question, request.k)
+    if cpu is not None:
+        result = await cpu.search(request.collection, request.question, request.k)
+    else:
+        result = await asyncio.to_thread(engine.search, request.collection, request.question, request.k)
     if not result.hits:  # a collection with content always returns hits
         empty = await asyncio.to_thread(describe_empty, engine, request.collection)
         if empty is not None:  # nothing indexed: an error saying what to check, not an answer
@@ -91,8 +99,12 @@ async def answer_question(
     budget = None
     if seconds_left is not None:
         budget = seconds_left - (searched - started) - margin_s
-    with llm_deadline(budget):
-        answer = await answerer.answer(request.question, result, request.collection)
+    answer_sync: Callable[[str, SearchResult, str], Answer] | None = getattr(answerer, "answer_sync", None)
+    if cpu is not None and answer_sync is not None:  # CPU work (extractive): on the pool's threads
+        answer = await cpu.run(answer_sync, request.question, result, request.collection)
+    else:  # an LLM: a wait, which holds no CPU thread
+        with llm_deadline(budget):
+            answer = await answerer.answer(request.question, result, request.collection)
     finished = time.perf_counter()
     answer = answer.model_copy(
         update={
@@ -189,6 +201,7 @@ async def startup(ctx: dict[str, Any]) -> None:
         ctx["engine"] = await asyncio.to_thread(load_engine, settings)
     if ctx.get("answerer") is None:
         ctx["answerer"] = get_answerer(settings)
+    ctx["cpu"] = CpuPool(ctx["engine"], settings)
     ctx["writes"] = ThreadPoolExecutor(max_workers=WRITE_THREADS, thread_name_prefix="syllabot-write")
     ctx["write_locks"] = {}
     ctx["worker_id"] = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
@@ -213,6 +226,9 @@ async def shutdown(ctx: dict[str, Any]) -> None:
     writes: ThreadPoolExecutor | None = ctx.pop("writes", None)
     if writes is not None:
         writes.shutdown(wait=False, cancel_futures=True)
+    cpu: CpuPool | None = ctx.pop("cpu", None)
+    if cpu is not None:
+        cpu.close()
     answerer = ctx.get("answerer")
     close = getattr(answerer, "aclose", None)
     if close is not None:
@@ -418,7 +434,7 @@ async def ask(ctx: dict[str, Any], request: dict[str, Any]) -> None:
         margin = ctx["settings"].answer_margin_s
         try:
             answer = await answer_question(
-                ctx["engine"], ctx["answerer"], question, left, margin, queue_ms=queue_ms
+                ctx["engine"], ctx["answerer"], question, left, margin, queue_ms=queue_ms, cpu=ctx.get("cpu")
             )
         except Exception:
             if metrics is not None:
