@@ -43,6 +43,7 @@ SECTION_ORDER = [
     ("search_scale", "python -m bench.search_scale"),
     ("indexing", "python -m bench.indexing"),
     ("queue", "python bench/queue_latency.py"),
+    ("load_bursts", "python -m bench.load --section bursts"),
 ]
 
 

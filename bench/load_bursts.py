@@ -15,21 +15,26 @@ Setups:
   off (``SYLLABOT_QUERY_BATCHING=false``): every question is CPU work, so this is the worker's
   throughput.
 * **1 s LLM**: ``SYLLABOT_ANSWERER=openai`` against a loopback OpenAI-compatible fake that sleeps
-  1 s per request (``bench.queue_latency.fake_llm``): a question is a little CPU and a long wait.
+  1 s per request (``bench.queue_latency.fake_llm``, in a process of its own so that its CPU is not
+  the client's): a question is a little CPU and a long wait.
 
 Each setup starts its workers, warms them (10 sequential questions, then one untimed burst of the
 largest size, so connection pools exist), then sends each burst size once. Latency is each
-question's round trip as its asker sees it; throughput is burst size / wall time of the burst. The
-1-minute load average is printed with each row: the machine is shared, and other jobs' CPU shows
-up as slower rows. Takes about 2 minutes on two cores.
+question's round trip as its asker sees it; throughput is burst size / wall time of the burst;
+*worker CPU ms/q* is the CPU time the worker processes used during the burst (all their threads,
+from ``/proc``) per question, which other jobs on the machine disturb far less than wall times.
+The 1-minute load average is printed with each row: the machine is shared, and other jobs' CPU
+shows up as slower rows. Takes about 4 minutes on two cores.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
+import socket
 import statistics
 import sys
 import time
@@ -51,11 +56,12 @@ from bench.queue_latency import (
     answers_logged,
     delete_prefix,
     fake_llm,
+    process,
     sample_questions,
     wait_for_no_workers,
     wait_for_workers,
     worker_env,
-    workers,
+    worker_processes,
 )
 from syllabot.shared.config import Settings
 from syllabot.shared.queue import QueueClient
@@ -95,6 +101,7 @@ class Burst:
     from_llm: int
     per_worker: list[int]
     load: float
+    worker_cpu_s: float
 
     @property
     def throughput(self) -> float:
@@ -130,6 +137,46 @@ def setups(worker_counts: list[int], batching_off: bool, llm: bool) -> list[Setu
     return out
 
 
+def cpu_seconds(pids: list[int]) -> float:
+    """User + system CPU seconds used so far by these processes, all threads (Linux ``/proc``)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0.0
+    for pid in pids:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        total += (int(fields[11]) + int(fields[12])) / tick
+    return total
+
+
+def serve_fake_llm(delay_s: float, port: int) -> None:
+    """The fake LLM on ``port`` until killed (``--serve-fake-llm``, run by :func:`fake_llm_process`)."""
+
+    async def serve() -> None:
+        async with fake_llm(delay_s, port) as url:
+            print(url, flush=True)
+            await asyncio.Event().wait()
+
+    asyncio.run(serve())
+
+
+@contextlib.contextmanager
+def fake_llm_process(delay_s: float, log_dir: Path):
+    """The fake LLM in a process of its own; yields its base URL."""
+    with contextlib.closing(socket.socket()) as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    args = [sys.executable, "-m", "bench.load_bursts", "--serve-fake-llm", str(delay_s), str(port)]
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parent.parent))
+    with process(args, env, log_dir / "fake-llm.log"):
+        deadline = time.monotonic() + 30
+        while True:
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 0.2):
+                break
+            if time.monotonic() > deadline:
+                raise RuntimeError("the fake LLM did not start")
+            time.sleep(0.05)
+        yield f"http://127.0.0.1:{port}/v1"
+
+
 async def burst(client: QueueClient, questions: list[str], timeout_s: float) -> tuple[float, list[tuple]]:
     """Send every question at once; (wall seconds, [(round trip s, answer), ...])."""
 
@@ -155,7 +202,9 @@ async def run_setup(
     out: list[Burst] = []
     async with QueueClient(settings) as client:
         await wait_for_no_workers(client)
-        with workers(setup.workers, env, log_dir / setup.key) as logs:
+        with worker_processes(setup.workers, env, log_dir / setup.key) as started:
+            logs = [log for log, _ in started]
+            pids = [proc.pid for _, proc in started]
             await wait_for_workers(client, setup.workers)
             for question in sample_questions(10):
                 await client.ask(AskRequest(question=question, collection=COLLECTION, platform="test"))
@@ -164,7 +213,9 @@ async def run_setup(
                 await asyncio.sleep(0.5)
                 before = [answers_logged(log) for log in logs]
                 load = os.getloadavg()[0]
+                cpu_before = cpu_seconds(pids)
                 wall, results = await burst(client, sample_questions(size), 120)
+                worker_cpu = cpu_seconds(pids) - cpu_before
                 out.append(
                     Burst(
                         setup=setup.key,
@@ -177,6 +228,7 @@ async def run_setup(
                         from_llm=sum(a.note is None for _, a in results) if setup.llm else 0,
                         per_worker=[answers_logged(log) - b for log, b in zip(logs, before, strict=True)],
                         load=load,
+                        worker_cpu_s=worker_cpu,
                     )
                 )
                 b = out[-1]
@@ -202,6 +254,7 @@ def table(bursts: list[Burst]) -> str:
                 f"{p95:.2f}",
                 f"{b.wall_s:.2f}",
                 f"{statistics.median(b.embed_ms):.1f}",
+                f"{b.worker_cpu_s * 1000 / b.size:.1f}",
                 " / ".join(map(str, b.per_worker)),
                 f"{b.from_llm}/{b.size}" if "LLM" in b.label else "—",
                 f"{b.load:.1f}",
@@ -217,6 +270,7 @@ def table(bursts: list[Burst]) -> str:
             "p95 s",
             "wall s",
             "embed p50 ms",
+            "worker CPU ms/q",
             "jobs per worker",
             "LLM answered",
             "load (1 min)",
@@ -309,7 +363,7 @@ async def run(args: argparse.Namespace) -> tuple[str, list[Burst]]:
     try:
         report = await asyncio.to_thread(Engine(settings).ingest, COLLECTION, sample_files(), "bench")
         print(f"index ({settings.embedder}): {report.total_chunks} chunks", file=sys.stderr)
-        async with fake_llm(args.llm_delay) as llm_url:
+        with fake_llm_process(args.llm_delay, log_dir) as llm_url:
             for setup in setups(args.workers, not args.no_off, not args.no_llm):
                 bursts += await run_setup(settings, setup, args.sizes, llm_url, log_dir)
     finally:
@@ -340,6 +394,11 @@ async def run(args: argparse.Namespace) -> tuple[str, list[Burst]]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    if argv is None:
+        argv = sys.argv[1:]
+    if argv[:1] == ["--serve-fake-llm"]:
+        serve_fake_llm(float(argv[1]), int(argv[2]))
+        return 0
     parser = argparse.ArgumentParser(
         prog="python -m bench.load --section bursts", description=__doc__.splitlines()[0]
     )

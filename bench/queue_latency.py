@@ -135,14 +135,22 @@ def process(args: list[str], env: dict[str, str], log: Path):
 
 
 @contextlib.contextmanager
-def workers(n: int, env: dict[str, str], log_dir: Path):
+def worker_processes(n: int, env: dict[str, str], log_dir: Path):
     """``n`` worker processes (``python -m worker.main``) on the same Redis, key prefix and queue;
-    yields their log files."""
+    yields ``[(log file, process), ...]``."""
     logs = [log_dir / f"worker-{i}.log" for i in range(n)]
     with contextlib.ExitStack() as stack:
-        for log in logs:
-            stack.enter_context(process([sys.executable, "-m", "syllabot.worker.main"], env, log))
-        yield logs
+        yield [
+            (log, stack.enter_context(process([sys.executable, "-m", "syllabot.worker.main"], env, log)))
+            for log in logs
+        ]
+
+
+@contextlib.contextmanager
+def workers(n: int, env: dict[str, str], log_dir: Path):
+    """:func:`worker_processes`, yielding their log files only."""
+    with worker_processes(n, env, log_dir) as started:
+        yield [log for log, _ in started]
 
 
 async def wait_for_workers(client: QueueClient, n: int = 1, timeout: float = 120.0) -> None:
@@ -408,9 +416,9 @@ async def bench_fake_llm(
 
 
 @contextlib.asynccontextmanager
-async def fake_llm(delay_s: float = 1.0):
-    """An OpenAI-compatible chat endpoint on loopback that takes ``delay_s`` per answer; yields its
-    base URL."""
+async def fake_llm(delay_s: float = 1.0, port: int = 0):
+    """An OpenAI-compatible chat endpoint on loopback (``port``, 0: any free one) that takes
+    ``delay_s`` per answer; yields its base URL."""
     from aiohttp import web
 
     async def chat(request: web.Request) -> web.Response:
@@ -423,7 +431,7 @@ async def fake_llm(delay_s: float = 1.0):
     app.router.add_post("/v1/chat/completions", chat)
     runner = web.AppRunner(app)
     await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
+    site = web.TCPSite(runner, "127.0.0.1", port)
     await site.start()
     port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
     try:
@@ -535,7 +543,7 @@ async def run(args: argparse.Namespace) -> str:
     body += [
         f"{args.llm_questions} questions sent at once to 1 and 2 worker processes (same Redis, same "
         "queue) whose LLM (a loopback OpenAI-compatible fake) takes 1 s per answer; `max_jobs` is "
-        "`SYLLABOT_WORKER_MAX_JOBS` per worker (default 32); *jobs per worker* counts each worker's "
+        "`SYLLABOT_WORKER_MAX_JOBS` per worker (the default was 32 before issue 13; it is 256 now); *jobs per worker* counts each worker's "
         "answer log lines:",
         "",
         markdown_table(
@@ -578,8 +586,9 @@ READING = (
     "one full run, 0.4 s faster in the next). Every worker is woken for every job and the first to run its "
     "claim script takes as many due jobs as it has free slots, which is why with 200 slots each one "
     "worker takes most of a burst. A second process pays off when the slots (the LLM concurrency "
-    "one process may use) or one process's CPU are the limit. Set `SYLLABOT_WORKER_MAX_JOBS` to the "
-    "LLM concurrency you can afford, and add worker processes for more of it or for CPU-bound load."
+    "one process may use) or one process's CPU are the limit. Job slots no longer bound the LLM's "
+    "concurrency (`SYLLABOT_LLM_MAX_CONCURRENCY` does; the default `SYLLABOT_WORKER_MAX_JOBS` is 256): "
+    "see `python -m bench.load --section bursts`."
 )
 
 
