@@ -543,7 +543,7 @@ async def run(args: argparse.Namespace) -> str:
     body += [
         f"{args.llm_questions} questions sent at once to 1 and 2 worker processes (same Redis, same "
         "queue) whose LLM (a loopback OpenAI-compatible fake) takes 1 s per answer; `max_jobs` is "
-        "`SYLLABOT_WORKER_MAX_JOBS` per worker (the default was 32 before issue 13; it is 256 now); *jobs per worker* counts each worker's "
+        "`SYLLABOT_WORKER_MAX_JOBS` per worker (the default was 32 when these rows were measured; it is 256 now); *jobs per worker* counts each worker's "
         "answer log lines:",
         "",
         markdown_table(

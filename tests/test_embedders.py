@@ -319,6 +319,16 @@ def test_openai_truncated_non_unit_vectors_come_back_unit_length(api_server: str
     assert all(r["body"]["dimensions"] == 16 and r["auth"] == "Bearer sk-test" for r in sent)
 
 
+def test_openai_embeds_questions_together_in_one_request(api_server: str) -> None:
+    _EmbeddingsHandler.requests.clear()
+    embedder = _client(f"{api_server}/ok/v1", dimensions=16, batch_size=32)
+    questions = [f"question {i}" for i in range(5)]
+    together = embedder.embed_queries(questions)
+    assert [len(r["body"]["input"]) for r in _EmbeddingsHandler.requests] == [5]
+    assert np.array_equal(together, np.vstack([embedder.embed_query(q) for q in questions]))
+    assert _unit_rows(together)
+
+
 def test_openai_native_dimension_is_discovered_and_no_key_means_no_header(api_server: str) -> None:
     _EmbeddingsHandler.requests.clear()
     embedder = _client(f"{api_server}/ok/v1")
