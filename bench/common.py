@@ -45,6 +45,7 @@ SECTION_ORDER = [
     ("indexing", "python -m bench.indexing"),
     ("queue", "python bench/queue_latency.py"),
     ("streaming", "python -m bench.streaming"),
+    ("load_bursts", "python -m bench.load --section bursts"),
 ]
 
 

@@ -105,10 +105,51 @@ class Settings(BaseSettings):
         description="A streamed reply with no new text for this long has stalled: the extractive answer "
         "is given instead, with a note.",
     )
+    llm_max_concurrency: int = Field(
+        default=256,
+        ge=1,
+        validation_alias=_alias("SYLLABOT_LLM_MAX_CONCURRENCY"),
+        description="LLM requests one worker process has in flight at once; more wait their turn "
+        "(within their deadline). Set it to what your endpoint's rate limit allows.",
+    )
 
     # --- queue -------------------------------------------------------------------------------
     ask_timeout_s: float = Field(default=60.0, validation_alias=_alias("SYLLABOT_ASK_TIMEOUT_S"))
-    worker_max_jobs: int = Field(default=32, validation_alias=_alias("SYLLABOT_WORKER_MAX_JOBS"))
+    worker_max_jobs: int = Field(
+        default=256,
+        ge=1,
+        validation_alias=_alias("SYLLABOT_WORKER_MAX_JOBS"),
+        description="Jobs one worker process holds at once. Most of a job's life may be a wait (an "
+        "LLM's reply), which holds no CPU: CPU work is bounded by SYLLABOT_WORKER_CPU_THREADS and LLM "
+        "calls by SYLLABOT_LLM_MAX_CONCURRENCY, so this only caps what one process takes off the queue.",
+    )
+    worker_cpu_threads: int = Field(
+        default=0,
+        ge=0,
+        validation_alias=_alias("SYLLABOT_WORKER_CPU_THREADS"),
+        description="Threads for a worker's CPU work on questions (embedding, search, extractive "
+        "answer); 0: one per core this process may use. More threads than cores only make each "
+        "question slower.",
+    )
+    query_batching: bool = Field(
+        default=True,
+        validation_alias=_alias("SYLLABOT_QUERY_BATCHING"),
+        description="Embed the questions that reach one worker at about the same time in one call.",
+    )
+    query_batch_wait_ms: float = Field(
+        default=2.0,
+        ge=0.0,
+        le=50.0,
+        validation_alias=_alias("SYLLABOT_QUERY_BATCH_WAIT_MS"),
+        description="How long a question waits for others to share its embedding call when the "
+        "embedder is idle; while it is busy, questions gather anyway.",
+    )
+    query_batch_max: int = Field(
+        default=32,
+        ge=1,
+        validation_alias=_alias("SYLLABOT_QUERY_BATCH_MAX"),
+        description="Most questions embedded in one call.",
+    )
     answer_margin_s: float = Field(
         default=2.0,
         ge=0.0,

@@ -240,6 +240,8 @@ class FakeLLM:
     requests: list[dict] = field(default_factory=list)
     headers: list[dict] = field(default_factory=list)
     url: str = ""
+    in_flight: int = 0
+    peak: int = 0  # most requests in flight at once
 
     def reply_for(self, body: dict) -> str:
         if self.mode == "obedient":
@@ -278,8 +280,13 @@ class FakeLLM:
         body = await request.json()
         self.requests.append(body)
         self.headers.append(dict(request.headers))
-        if self.delay_s:
-            await asyncio.sleep(self.delay_s)
+        self.in_flight += 1
+        self.peak = max(self.peak, self.in_flight)
+        try:
+            if self.delay_s:
+                await asyncio.sleep(self.delay_s)
+        finally:
+            self.in_flight -= 1
         if self.mode == "http500":
             return web.json_response({"error": {"message": "model overloaded"}}, status=500)
         if self.mode == "garbage":
@@ -337,6 +344,20 @@ async def _ask(fake: FakeLLM, question: str = "How long can I return a bike?", *
         return await answerer.answer(question, result(), "shop")
     finally:
         await answerer.aclose()
+
+
+async def test_llm_calls_in_flight_are_bounded_by_their_own_setting(fake_llm: FakeLLM) -> None:
+    """SYLLABOT_LLM_MAX_CONCURRENCY caps the requests in flight; the others wait their turn and are
+    answered by the LLM too (not the fallback)."""
+    fake_llm.delay_s = 0.2
+    settings = llm_settings(fake_llm).model_copy(update={"llm_max_concurrency": 2})
+    answerer = get_answerer(settings)
+    try:
+        answers = await asyncio.gather(*(answerer.answer("How long?", result(), "shop") for _ in range(6)))
+    finally:
+        await answerer.aclose()
+    assert fake_llm.peak == 2 and len(fake_llm.requests) == 6
+    assert all(a.note is None and a.status == "answered" for a in answers)
 
 
 async def test_llm_normal_answer_with_citations(fake_llm: FakeLLM) -> None:

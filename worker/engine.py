@@ -83,6 +83,17 @@ class PreparedQuery:
         return _SPLIT_REFERENCE.sub(lambda m: f"{m.group(0)} {m.group(1)} {m.group(2)}", self.text)
 
 
+@dataclass(frozen=True)
+class PendingSearch:
+    """A search waiting for its query vector (:meth:`Engine.begin_search`)."""
+
+    snapshot: IndexSnapshot
+    query: PreparedQuery
+    collection: str
+    question: str
+    turns: tuple[Turn, ...] = ()
+
+
 #: Added to the hybrid score of chunks holding the block a list question asks for (see search_snapshot).
 SECTION_BOOST = 0.25
 
@@ -267,6 +278,20 @@ class Engine:
         turns: Sequence[Turn] = (),
     ) -> SearchResult:
         """Search for one question; ``turns``: its conversation so far (a follow-up), oldest first."""
+        pending = self.begin_search(collection, question, turns)
+        if isinstance(pending, SearchResult):
+            return pending
+        t0 = time.perf_counter()
+        query_vector = self.embedder.embed_query(pending.query.text)
+        embed_ms = (time.perf_counter() - t0) * 1000
+        return self.finish_search(pending, query_vector, embed_ms, k, include_superseded)
+
+    # The two halves of search(), for callers that embed the query elsewhere: the worker embeds
+    # the questions that arrive together in one call (worker/cpu_pool.py).
+    def begin_search(
+        self, collection: str, question: str, turns: Sequence[Turn] = ()
+    ) -> PendingSearch | SearchResult:
+        """The snapshot and the prepared query; an empty result when there is nothing to search."""
         snapshot = self.snapshot(collection)
         if snapshot is None or len(snapshot) == 0:
             return SearchResult(
@@ -274,25 +299,37 @@ class Engine:
             )
         embedder = self.embedder
         snapshot.check_embedder(embedder.id, embedder.dim)
-        t0 = time.perf_counter()
-        query = prepare_query(question, snapshot, turns)
-        query_vector = embedder.embed_query(query.text)
+        return PendingSearch(
+            snapshot, prepare_query(question, snapshot, turns), collection, question, tuple(turns)
+        )
+
+    def finish_search(
+        self,
+        pending: PendingSearch,
+        query_vector: np.ndarray,
+        embed_ms: float,
+        k: int | None = None,
+        include_superseded: bool = False,
+    ) -> SearchResult:
+        """Score and select with the query's unit vector (``embedder.embed_query(pending.query.text)``)."""
         t1 = time.perf_counter()
-        selection, hits = search_snapshot(snapshot, query_vector, query, self.settings, k, include_superseded)
-        t2 = time.perf_counter()
+        query = pending.query
+        selection, hits = search_snapshot(
+            pending.snapshot, query_vector, query, self.settings, k, include_superseded
+        )
         return SearchResult(
             hits,
-            snapshot.version,
-            (t1 - t0) * 1000,
-            (t2 - t1) * 1000,
+            pending.snapshot.version,
+            embed_ms,
+            (time.perf_counter() - t1) * 1000,
             selection.fallback,
-            collection,
-            question,
+            pending.collection,
+            pending.question,
             query.text,
             query.courses,
             query.topic,
             query.carried,
-            tuple(t.question for t in turns),
+            tuple(t.question for t in pending.turns),
         )
 
     def sources(self, collection: str) -> list[SourceInfo]:

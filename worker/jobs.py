@@ -3,7 +3,8 @@
 Every job delivers its outcome the same way: a JSON envelope pushed onto
 ``Keys.result_list(job_id)`` (see :mod:`shared.queue_protocol`), which the waiting client pops with BLPOP.
 The synchronous :class:`~worker.engine.Engine` runs in threads, so a long ingest or a slow search
-never blocks the event loop that is serving other questions: searches on the default pool, writes
+never blocks the event loop that is serving other questions: questions on the CPU pool of
+:mod:`worker.cpu_pool` (one thread per core, queries embedded in batches), writes
 (ingest, reindex, remove) on a small pool of their own, one at a time per collection, so uploads
 waiting for a collection's build lock never take the threads questions need, and a build of one
 collection never holds up a write to another.
@@ -45,6 +46,7 @@ from syllabot.shared.threads import ThreadContext, ThreadStore
 from syllabot.worker.answerers import get_answerer
 from syllabot.worker.answerers.streaming import streaming_to
 from syllabot.worker.conversation import EXPIRED_NOTE, turn_for
+from syllabot.worker.cpu_pool import CpuPool
 from syllabot.worker.hooks import hooks_of
 from syllabot.worker.metrics import WorkerMetrics, ingest_failure_kind
 
@@ -79,6 +81,7 @@ async def answer_question(
     margin_s: float = 2.0,
     queue_ms: float | None = None,
     threads: ThreadStore | None = None,
+    cpu: CpuPool | None = None,
 ) -> Answer:
     """Search, answer, time each stage and log one structured line for the question.
 
@@ -89,13 +92,18 @@ async def answer_question(
     replaces it with its own round-trip view on arrival (``QueueClient.ask``).
     ``threads``: where a question with ``request.thread`` finds its conversation so far (a
     follow-up is searched with it) and where its own turn is recorded afterwards.
+    ``cpu``: the worker's CPU pool (query batching, one thread per core); without it (the
+    in-process CLI) the search runs on asyncio's default threads.
     """
     started = time.perf_counter()
     conversation = ThreadContext()
     if request.thread and threads is not None:
         conversation = await threads.load(request.thread)
-    search = functools.partial(engine.search, turns=conversation.turns)
-    result = await asyncio.to_thread(search, request.collection, request.question, request.k)
+    if cpu is not None:
+        result = await cpu.search(request.collection, request.question, request.k, conversation.turns)
+    else:
+        search = functools.partial(engine.search, turns=conversation.turns)
+        result = await asyncio.to_thread(search, request.collection, request.question, request.k)
     if not result.hits:  # a collection with content always returns hits
         empty = await asyncio.to_thread(describe_empty, engine, request.collection)
         if empty is not None:  # nothing indexed: an error saying what to check, not an answer
@@ -104,8 +112,12 @@ async def answer_question(
     budget = None
     if seconds_left is not None:
         budget = seconds_left - (searched - started) - margin_s
-    with llm_deadline(budget):
-        answer = await answerer.answer(request.question, result, request.collection)
+    answer_sync: Callable[[str, SearchResult, str], Answer] | None = getattr(answerer, "answer_sync", None)
+    if cpu is not None and answer_sync is not None:  # CPU work (extractive): on the pool's threads
+        answer = await cpu.run(answer_sync, request.question, result, request.collection)
+    else:  # an LLM: a wait, which holds no CPU thread
+        with llm_deadline(budget):
+            answer = await answerer.answer(request.question, result, request.collection)
     finished = time.perf_counter()
     if request.thread and threads is not None:
         await _remember(threads, request, result, conversation)
@@ -225,6 +237,7 @@ async def startup(ctx: dict[str, Any]) -> None:
         ctx["engine"] = await asyncio.to_thread(load_engine, settings)
     if ctx.get("answerer") is None:
         ctx["answerer"] = get_answerer(settings)
+    ctx["cpu"] = CpuPool(ctx["engine"], settings)
     ctx["writes"] = ThreadPoolExecutor(max_workers=WRITE_THREADS, thread_name_prefix="syllabot-write")
     ctx["write_locks"] = {}
     ctx["worker_id"] = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
@@ -249,6 +262,9 @@ async def shutdown(ctx: dict[str, Any]) -> None:
     writes: ThreadPoolExecutor | None = ctx.pop("writes", None)
     if writes is not None:
         writes.shutdown(wait=False, cancel_futures=True)
+    cpu: CpuPool | None = ctx.pop("cpu", None)
+    if cpu is not None:
+        cpu.close()
     answerer = ctx.get("answerer")
     close = getattr(answerer, "aclose", None)
     if close is not None:
@@ -466,6 +482,7 @@ async def ask(ctx: dict[str, Any], request: dict[str, Any]) -> None:
                     margin,
                     queue_ms=queue_ms,
                     threads=ThreadStore.from_settings(ctx["redis"], ctx["settings"]),
+                    cpu=ctx.get("cpu"),
                 )
         except Exception:
             if metrics is not None:

@@ -296,6 +296,7 @@ class LLMAnswerer:
         self._clients: list[httpx.AsyncClient] = []
         self._clients_loop: asyncio.AbstractEventLoop | None = None
         self._next = 0
+        self._slots: asyncio.Semaphore | None = None
 
     def _http(self) -> httpx.AsyncClient:
         """A pooled client for this event loop (the CLI runs a fresh loop per command).
@@ -310,15 +311,16 @@ class LLMAnswerer:
             headers = {"Content-Type": "application/json"}
             if self.settings.llm_api_key:
                 headers["Authorization"] = f"Bearer {self.settings.llm_api_key}"
-            shards = max(1, math.ceil(self.settings.worker_max_jobs / CONNECTIONS_PER_CLIENT))
+            concurrency = min(self.settings.worker_max_jobs, self.settings.llm_max_concurrency)
+            shards = max(1, math.ceil(concurrency / CONNECTIONS_PER_CLIENT))
             tls = httpx.create_ssl_context()  # loading the CA bundle costs ~50 ms: once, not per shard
             self._clients = [
                 httpx.AsyncClient(
                     headers=headers,
                     verify=tls,
                     timeout=httpx.Timeout(self.settings.llm_timeout_s),
-                    # The worker's max_jobs bounds concurrency, not the pool: a request never waits
-                    # for a connection, and up to that many stay alive between bursts.
+                    # _slots (SYLLABOT_LLM_MAX_CONCURRENCY) bounds concurrency, not the pool: a
+                    # request never waits for a connection, and that many stay alive between bursts.
                     limits=httpx.Limits(
                         max_connections=None, max_keepalive_connections=CONNECTIONS_PER_CLIENT
                     ),
@@ -326,6 +328,7 @@ class LLMAnswerer:
                 for _ in range(shards)
             ]
             self._clients_loop = loop
+            self._slots = asyncio.Semaphore(self.settings.llm_max_concurrency)
         self._next = (self._next + 1) % len(self._clients)
         return self._clients[self._next]
 
@@ -348,7 +351,10 @@ class LLMAnswerer:
             raise LLMError("no time left before the asker's deadline")
         try:
             async with asyncio.timeout(budget):
-                response = await self._http().post(self.url, json=payload)
+                client = self._http()
+                assert self._slots is not None  # made with the clients, for this event loop
+                async with self._slots:  # a turn waited for counts against the same budget
+                    response = await client.post(self.url, json=payload)
         except (TimeoutError, httpx.HTTPError) as exc:
             raise self._request_failed(exc, budget) from exc
         self._check_status(response)
@@ -390,8 +396,16 @@ class LLMAnswerer:
         text = ""
         try:
             async with contextlib.AsyncExitStack() as stack:
-                async with asyncio.timeout(min(budget, stall_s)):  # until the response's headers
-                    request = self._http().stream("POST", self.url, json=payload)
+                client = self._http()
+                assert self._slots is not None  # made with the clients, for this event loop
+                try:  # a turn waited for counts against the budget, not as a stall
+                    async with asyncio.timeout(budget):
+                        await stack.enter_async_context(self._slots)
+                except TimeoutError as exc:
+                    raise self._request_failed(exc, budget) from exc
+                left = budget - (loop.time() - started)
+                async with asyncio.timeout(min(left, stall_s)):  # until the response's headers
+                    request = client.stream("POST", self.url, json=payload)
                     response = await stack.enter_async_context(request)
                 self._check_status(response)
                 left = budget - (loop.time() - started)
