@@ -46,6 +46,7 @@ from pydantic import BaseModel, ValidationError
 
 from syllabot.shared.config import Settings
 from syllabot.shared.deadline import measure_offset_ms, redis_now_ms
+from syllabot.shared.gap_report import GapReport
 from syllabot.shared.keys import Keys
 from syllabot.shared.redis_conn import (
     REDIS_ERRORS,
@@ -67,6 +68,7 @@ JOB_INGEST = "ingest"
 JOB_REINDEX = "reindex"
 JOB_SOURCES = "sources"
 JOB_REMOVE = "remove"
+JOB_REPORT = "report"
 
 #: How often a worker refreshes its heartbeat, and how long one stays valid.
 HEARTBEAT_INTERVAL_S = 2.0
@@ -359,6 +361,13 @@ class QueueClient:
             JOB_REMOVE, collection, doc_id, who, timeout=timeout or INGEST_TIMEOUT_S, collection=collection
         )
         return _validate(IngestReport, result)
+
+    async def report(self, collection: str, days: int, timeout: float | None = None) -> GapReport:
+        """The teacher's gap report of ``collection`` over the last ``days`` days (worker/report.py)."""
+        result = await self._call(
+            JOB_REPORT, collection, days, timeout=timeout or self.settings.ask_timeout_s
+        )
+        return _validate(GapReport, result)
 
     # --- the round trip -----------------------------------------------------------------------
 

@@ -62,6 +62,7 @@ class SearchResult:
     query: str = ""  # the question as searched: greetings, emoji and mentions dropped, CO/Module normalised
     courses: tuple[str, ...] = ()  # the courses the question names (chunk subjects); hits come from these
     topic: str = ""  # the query without its course names: what it asks about
+    vector: np.ndarray | None = None  # the unit query vector searched with (the gap report groups these)
 
 
 @dataclass(frozen=True)
@@ -274,6 +275,7 @@ class Engine:
             query.text,
             query.courses,
             query.topic,
+            vector=query_vector,
         )
 
     def sources(self, collection: str) -> list[SourceInfo]:

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from syllabot.shared.config import Settings
 from syllabot.shared.deadline import llm_deadline, measure_offset_ms, redis_now_ms
+from syllabot.shared.gap_report import GapReport
 from syllabot.shared.keys import Keys
 from syllabot.shared.metrics import MetricsEndpoint, start_endpoint
 from syllabot.shared.queue import (
@@ -39,8 +40,11 @@ from syllabot.shared.queue import (
 )
 from syllabot.shared.redis_conn import REDIS_ERRORS
 from syllabot.shared.schema import Answer, AskRequest, IngestReport, Timings
+from syllabot.worker.answer_cache import AnswerCache, served_from_cache
 from syllabot.worker.answerers import get_answerer
 from syllabot.worker.metrics import WorkerMetrics, ingest_failure_kind
+from syllabot.worker.question_log import QuestionLog
+from syllabot.worker.report import build_report
 
 if TYPE_CHECKING:
     from syllabot.worker.answerers.base import Answerer
@@ -72,6 +76,8 @@ async def answer_question(
     seconds_left: float | None = None,
     margin_s: float = 2.0,
     queue_ms: float | None = None,
+    cache: AnswerCache | None = None,
+    questions: QuestionLog | None = None,
 ) -> Answer:
     """Search, answer, time each stage and log one structured line for the question.
 
@@ -80,8 +86,25 @@ async def answer_question(
     ``queue_ms``: how long the job waited before a worker started it (the worker knows; the
     in-process CLI has no queue), recorded in the timings and so in the log line. The client
     replaces it with its own round-trip view on arrival (``QueueClient.ask``).
+    ``cache``: answers already computed for this question and index version (worker/answer_cache.py);
+    ``questions``: where the question is kept for the gap report, when keeping is on.
     """
     started = time.perf_counter()
+    if cache is not None:
+        cached = await cache.get(request)
+        if cached is not None:
+            answer = served_from_cache(cached, request, (time.perf_counter() - started) * 1000.0, queue_ms)
+            if questions is not None:
+                await questions.record(
+                    request.collection,
+                    request.question,
+                    answer.status,
+                    cached.vector,
+                    cached.closest,
+                    answer.index_version,
+                )
+            log_answer(request, answer)
+            return answer
     result = await asyncio.to_thread(engine.search, request.collection, request.question, request.k)
     if not result.hits:  # a collection with content always returns hits
         empty = await asyncio.to_thread(describe_empty, engine, request.collection)
@@ -108,6 +131,14 @@ async def answer_question(
             ),
         }
     )
+    closest = result.hits[0].label if result.hits else ""
+    vector = getattr(result, "vector", None)  # stand-in engines of tests have none
+    if cache is not None:
+        await cache.put(request, answer, vector, closest)
+    if questions is not None:
+        await questions.record(
+            request.collection, request.question, answer.status, vector, closest, answer.index_version
+        )
     log_answer(request, answer)
     return answer
 
@@ -194,6 +225,11 @@ async def startup(ctx: dict[str, Any]) -> None:
     ctx["worker_id"] = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
     ctx["clock_offset_ms"] = await measure_offset_ms(ctx["redis"])
     ctx["expired_asks"] = 0
+    if settings.answer_cache_ttl_s > 0:
+        ctx["answer_cache"] = AnswerCache(
+            ctx["redis"], ctx["keys"], settings.answer_cache_ttl_s, settings.answerer
+        )
+    ctx["questions"] = QuestionLog(ctx["redis"], ctx["keys"], settings.keep_questions_days)
     if ctx.get("metrics") is None:  # tests may hand in their own
         ctx["metrics"] = WorkerMetrics()
     ctx["metrics_endpoint"] = start_endpoint(settings, ctx["metrics"].registry, f"worker {ctx['worker_id']}")
@@ -418,7 +454,14 @@ async def ask(ctx: dict[str, Any], request: dict[str, Any]) -> None:
         margin = ctx["settings"].answer_margin_s
         try:
             answer = await answer_question(
-                ctx["engine"], ctx["answerer"], question, left, margin, queue_ms=queue_ms
+                ctx["engine"],
+                ctx["answerer"],
+                question,
+                left,
+                margin,
+                queue_ms=queue_ms,
+                cache=ctx.get("answer_cache"),
+                questions=ctx.get("questions"),
             )
         except Exception:
             if metrics is not None:
@@ -539,6 +582,26 @@ async def remove(ctx: dict[str, Any], collection: str, doc_id: str, who: str = "
         report = await _write(ctx, collection, ctx["engine"].remove, collection, doc_id)
         _record_build(ctx, report)
         log.info("removed %s from %s by %s -> %s", doc_id, collection, who or "?", report.index_version)
+        return report.model_dump(mode="json")
+
+    await _deliver(ctx, work())
+
+
+async def gap_report(ctx: dict[str, Any], collection: str, days: int) -> None:
+    """The teacher's gap report of ``collection`` over the last ``days`` days (worker/report.py)."""
+
+    async def work() -> dict:
+        questions: QuestionLog = ctx["questions"]
+        engine = ctx["engine"]
+        report: GapReport = await build_report(
+            ctx["redis"],
+            ctx["keys"],
+            questions,
+            collection,
+            days,
+            lambda text: engine.embedder.embed_query(text),
+        )
+        log.info("gap report of %s over %d days: %d topics", collection, days, len(report.topics))
         return report.model_dump(mode="json")
 
     await _deliver(ctx, work())

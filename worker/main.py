@@ -28,6 +28,7 @@ from syllabot.shared.queue import (
     JOB_INGEST,
     JOB_REINDEX,
     JOB_REMOVE,
+    JOB_REPORT,
     JOB_SOURCES,
     beat,
 )
@@ -265,6 +266,7 @@ def worker_kwargs(settings: Settings) -> dict[str, Any]:
             func(jobs.reindex, name=JOB_REINDEX, timeout=INGEST_TIMEOUT_S + 60, max_tries=jobs.JOB_MAX_TRIES),
             func(jobs.sources, name=JOB_SOURCES, timeout=ask_timeout, max_tries=jobs.JOB_MAX_TRIES),
             func(jobs.remove, name=JOB_REMOVE, timeout=INGEST_TIMEOUT_S + 60, max_tries=jobs.JOB_MAX_TRIES),
+            func(jobs.gap_report, name=JOB_REPORT, timeout=ask_timeout, max_tries=jobs.JOB_MAX_TRIES),
         ],
         "queue_name": keys.queue,
         "redis_settings": redis_settings,
