@@ -2,15 +2,20 @@
 
 A worker computes it (``report`` job, worker/gaps.py); the bots and the CLI receive it as this model
 and print it with the pure functions below, so a table or a CSV looks the same wherever it is asked
-for. The report never holds who asked: only question texts, counts and passage labels.
+for. The report never holds who asked: only question texts, counts and passage labels. The bots'
+weekly post claims its week here, once for all replicas.
 """
 
 from __future__ import annotations
 
 import csv
 import io
+from datetime import UTC, datetime
+from typing import Any
 
 from pydantic import BaseModel, Field
+
+from syllabot.shared.keys import Keys
 
 #: Longest period a report may cover (the questions kept can be no older than the retention anyway).
 MAX_REPORT_DAYS = 365
@@ -93,6 +98,8 @@ def summary_line(report: GapReport) -> str:
 
 
 def _clip(text: str, width: int) -> str:
+    """One line, no backticks (the table goes in code blocks), at most ``width`` characters."""
+    text = " ".join(text.replace("`", "'").split())
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
@@ -110,3 +117,27 @@ def table(report: GapReport, limit: int = 10, width: int = 44) -> str:
     if more > 0:
         lines.append(f"… and {more} more topic{'s' if more != 1 else ''} in the CSV")
     return "\n".join(lines)
+
+
+# --- the weekly post (both bots) ---------------------------------------------------------------
+
+#: How often a bot checks whether this week's report is still to be posted.
+WEEKLY_CHECK_S = 600.0
+
+
+def report_week(now: datetime) -> str:
+    """The ISO week a weekly report belongs to, e.g. ``2026-W49`` (UTC)."""
+    year, week, _ = now.astimezone(UTC).isocalendar()
+    return f"{year}-W{week:02d}"
+
+
+async def claim_weekly_post(redis: Any, keys: Keys, platform: str, channel: str, now: datetime) -> str | None:
+    """This week's label if this process is the one to post it (first claim in Redis wins, so bot
+    replicas and restarts post once a week), else None. Release it if the post then fails."""
+    week = report_week(now)
+    claimed = await redis.set(keys.report_posted(platform, channel, week), "1", nx=True, ex=8 * 24 * 3600)
+    return week if claimed else None
+
+
+async def release_weekly_post(redis: Any, keys: Keys, platform: str, channel: str, week: str) -> None:
+    await redis.delete(keys.report_posted(platform, channel, week))
