@@ -43,6 +43,8 @@ SECTION_ORDER = [
     ("search_scale", "python -m bench.search_scale"),
     ("indexing", "python -m bench.indexing"),
     ("queue", "python bench/queue_latency.py"),
+    ("cache", "python -m bench.cache"),
+    ("gaps", "python -m bench.gaps"),
 ]
 
 

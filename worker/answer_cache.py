@@ -7,8 +7,8 @@ for now: a follow-up that depends on earlier turns passes them there). The versi
 key name, so a re-index, an upload or a removal, each of which publishes a new version, never
 serves an answer computed from the old index; old entries simply expire.
 
-A hit costs two GETs (the current version, then the entry) and no thread: the worker answers it on
-its event loop. Answers carrying an operator note (an LLM that fell back) are not stored, so a
+A hit costs one script call (the current version, then the entry under it) and no thread: the
+worker answers it on its event loop. Answers carrying an operator note (an LLM that fell back) are not stored, so a
 passing outage is not repeated to everyone asking the same thing.
 """
 
@@ -32,6 +32,16 @@ log = logging.getLogger("syllabot.worker")
 
 #: What a cached answer leaves out: it is the asker's own question and its own timings.
 _PER_ASK_FIELDS = {"question", "timings"}
+#: Stands for the index version in the key template handed to the lookup script.
+_VERSION_SLOT = "*"
+
+# KEYS: the collection's current-version key. ARGV: the entry key before and after its version.
+# Returns {version, entry or false}, or false when nothing is indexed.
+_LOOKUP = """
+local version = redis.call('GET', KEYS[1])
+if not version then return false end
+return {version, redis.call('GET', ARGV[1] .. version .. ARGV[2])}
+"""
 
 
 def cache_digest(request: AskRequest, answerer: str, context: str = "") -> str:
@@ -71,21 +81,22 @@ class AnswerCache:
         self.keys = keys
         self.ttl_ms = max(1, int(ttl_s * 1000))
         self.answerer = answerer
+        self._lookup = redis.register_script(_LOOKUP)
 
     async def get(self, request: AskRequest, context: str = "") -> CachedAnswer | None:
+        digest = cache_digest(request, self.answerer, context)
+        head, tail = self.keys.answer_cache(request.collection, _VERSION_SLOT, digest).rsplit(
+            _VERSION_SLOT, 1
+        )
         try:
-            version = await self.redis.get(self.keys.current(request.collection))
-            if version is None:
-                return None
-            if isinstance(version, bytes):
-                version = version.decode()
-            digest = cache_digest(request, self.answerer, context)
-            raw = await self.redis.get(self.keys.answer_cache(request.collection, version, digest))
+            found = await self._lookup(keys=[self.keys.current(request.collection)], args=[head, tail])
         except REDIS_ERRORS as exc:
             log.warning("answer cache unavailable: %s", exc)
             return None
-        if raw is None:
+        if not found or len(found) < 2 or not found[1]:
             return None
+        version = found[0].decode() if isinstance(found[0], bytes) else str(found[0])
+        raw = found[1]
         try:
             stored = json.loads(raw)
             answer = Answer.model_validate(stored["answer"])
