@@ -150,10 +150,12 @@ async def run(args: argparse.Namespace) -> list[str]:
         "",
         f"**Target: a cached ask's round trip p50 ≤ {TARGET_MS:g} ms: {off:.2f} ms {mark(off, TARGET_MS, False)}** "
         '(question keeping off, the default). "worker" is the worker\'s own time for a cached answer '
-        '(two GETs, no thread, no model); the rest is the queue. "differ" counts cached answers whose '
-        'text, status, citations or index version differ from the fresh one (must be 0); "not cached" '
-        "repeats that missed. With keeping on, each question also appends to the collection's stream "
-        "before the answer is delivered.",
+        '(one script call, no thread, no model); "queue" is the rest of the round trip, which the queue '
+        'section measures alone. "differ" counts cached answers whose text, status, citations or index '
+        'version differ from the fresh one (must be 0); "not cached" the repeats that missed. With '
+        "keeping on, each question also appends to its collection's stream (one script call) before "
+        "the answer is delivered. The machine is shared: the two runs of a table can meet different "
+        "load, so compare rows of one run, not runs.",
     ]
 
 

@@ -91,20 +91,9 @@ async def answer_question(
     """
     started = time.perf_counter()
     if cache is not None:
-        cached = await cache.get(request)
-        if cached is not None:
-            answer = served_from_cache(cached, request, (time.perf_counter() - started) * 1000.0, queue_ms)
-            if questions is not None:
-                await questions.record(
-                    request.collection,
-                    request.question,
-                    answer.status,
-                    cached.vector,
-                    cached.closest,
-                    answer.index_version,
-                )
-            log_answer(request, answer)
-            return answer
+        hit = await _from_cache(cache, questions, request, started, queue_ms)
+        if hit is not None:
+            return hit
     result = await asyncio.to_thread(engine.search, request.collection, request.question, request.k)
     if not result.hits:  # a collection with content always returns hits
         empty = await asyncio.to_thread(describe_empty, engine, request.collection)
@@ -131,16 +120,48 @@ async def answer_question(
             ),
         }
     )
+    await _keep_answer(cache, questions, request, answer, result)
+    log_answer(request, answer)
+    return answer
+
+
+async def _from_cache(
+    cache: AnswerCache,
+    questions: QuestionLog | None,
+    request: AskRequest,
+    started: float,
+    queue_ms: float | None,
+) -> Answer | None:
+    """The answer computed before for this question on the current index, as this asker's; None on a miss."""
+    cached = await cache.get(request)
+    if cached is None:
+        return None
+    answer = served_from_cache(cached, request, (time.perf_counter() - started) * 1000.0, queue_ms)
+    if questions is not None:
+        questions.record_soon(
+            request.collection,
+            request.question,
+            answer.status,
+            cached.vector,
+            cached.closest,
+            answer.index_version,
+        )
+    log_answer(request, answer)
+    return answer
+
+
+async def _keep_answer(
+    cache: AnswerCache | None, questions: QuestionLog | None, request: AskRequest, answer: Answer, result: Any
+) -> None:
+    """Store a computed answer for the next asker, and the question for the gap report (in a task)."""
     closest = result.hits[0].label if result.hits else ""
     vector = getattr(result, "vector", None)  # stand-in engines of tests have none
     if cache is not None:
         await cache.put(request, answer, vector, closest)
     if questions is not None:
-        await questions.record(
+        questions.record_soon(
             request.collection, request.question, answer.status, vector, closest, answer.index_version
         )
-    log_answer(request, answer)
-    return answer
 
 
 def describe_empty(engine: Engine, collection: str) -> str | None:
@@ -243,6 +264,11 @@ async def startup(ctx: dict[str, Any]) -> None:
 
 async def shutdown(ctx: dict[str, Any]) -> None:
     await stop_heartbeat(ctx)
+    questions: QuestionLog | None = ctx.get("questions")
+    if questions is not None:
+        with contextlib.suppress(Exception):
+            async with asyncio.timeout(2):
+                await questions.flush()
     endpoint: MetricsEndpoint | None = ctx.pop("metrics_endpoint", None)
     if endpoint is not None:
         await asyncio.to_thread(endpoint.close)

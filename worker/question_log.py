@@ -11,6 +11,7 @@ vanishes after it too; reading for a report trims first as well.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Awaitable
 from dataclasses import dataclass
@@ -72,6 +73,7 @@ class QuestionLog:
         self.keep_days = keep_days
         self._record = redis.register_script(_RECORD)
         self._trim = redis.register_script(_TRIM)
+        self._pending: set[asyncio.Task[None]] = set()
 
     @property
     def enabled(self) -> bool:
@@ -108,11 +110,33 @@ class QuestionLog:
         except REDIS_ERRORS as exc:
             log.warning("question not kept for the gap report: %s", exc)
 
+    def record_soon(
+        self,
+        collection: str,
+        question: str,
+        status: str,
+        vector: np.ndarray | None,
+        closest: str,
+        index_version: str | None,
+    ) -> None:
+        """:meth:`record` in a task of its own, so the asker never waits for the append."""
+        if not self.enabled:
+            return
+        task = asyncio.create_task(self.record(collection, question, status, vector, closest, index_version))
+        self._pending.add(task)
+        task.add_done_callback(self._pending.discard)
+
+    async def flush(self) -> None:
+        """Wait for the appends still running (tests, and a worker shutting down)."""
+        while self._pending:
+            await asyncio.gather(*list(self._pending), return_exceptions=True)
+
     async def read(self, collection: str, days: int) -> tuple[int, list[QuestionRecord]]:
         """(the server's time in ms, the questions of the last ``days`` days, oldest first), after
         trimming what is past the retention. With keeping off nothing is read: what an earlier
         setting kept expires on its own (the stream's lifetime is the retention it was written with)."""
         key = self.keys.questions(collection)
+        await self.flush()
         if not self.enabled:
             now = await self.redis.time()
             return int(now[0]) * 1000 + int(now[1]) // 1000, []
