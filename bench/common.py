@@ -40,6 +40,7 @@ SECTION_ORDER = [
     ("scifact", "python -m bench.scifact"),
     ("syllabusqa", "python -m bench.syllabusqa"),
     ("vtu", "python -m bench.vtu"),
+    ("followups", "python -m bench.followups"),
     ("search_scale", "python -m bench.search_scale"),
     ("indexing", "python -m bench.indexing"),
     ("queue", "python bench/queue_latency.py"),

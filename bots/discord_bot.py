@@ -59,7 +59,8 @@ from syllabot.shared.metrics import QuestionMetrics, start_endpoint
 from syllabot.shared.queue import QueueClient, QueueError, QueueTimeout, RedisUnreachable
 from syllabot.shared.ratelimit import RateLimiter
 from syllabot.shared.redis_conn import REDIS_ERRORS, RedisUnavailable, async_client_at, resolve_redis_url
-from syllabot.shared.schema import Answer, AskRequest, IngestReport, SourceInfo
+from syllabot.shared.schema import MAX_QUESTION_CHARS, Answer, AskRequest, IngestReport, SourceInfo
+from syllabot.shared.threads import thread_id
 
 log = logging.getLogger("syllabot.discord")
 
@@ -169,6 +170,64 @@ def vote_view(answer_id: str) -> discord.ui.View:
     return view
 
 
+class FollowUpButton(
+    discord.ui.DynamicItem[discord.ui.Button],
+    template=r"syllabot:followup:(?P<privacy>p|o):(?P<conversation>[0-9A-Za-z-]{1,64})",
+):
+    """ "Ask a follow-up" under an answer: opens a modal; the question typed there is answered against
+    the conversation (``AskRequest.thread``), privately when the answer was private. The custom_id
+    carries both, so the button works after a restart and on any replica."""
+
+    def __init__(self, conversation: str, private: bool) -> None:
+        self.conversation = conversation
+        self.private = private
+        super().__init__(
+            discord.ui.Button(
+                style=discord.ButtonStyle.primary,
+                emoji="💬",
+                label="Ask a follow-up",
+                custom_id=f"syllabot:followup:{'p' if private else 'o'}:{conversation}",
+            )
+        )
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: Any, /
+    ) -> FollowUpButton:
+        return cls(match["conversation"], match["privacy"] == "p")
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        await interaction.response.send_modal(FollowUpModal(self.conversation, self.private))
+
+
+class FollowUpModal(discord.ui.Modal, title="Ask a follow-up"):
+    """The follow-up question; answered like ``/ask`` in the same conversation."""
+
+    question: discord.ui.TextInput[FollowUpModal] = discord.ui.TextInput(
+        label="Your follow-up",
+        style=discord.TextStyle.paragraph,
+        placeholder="e.g. and which textbook for that?",
+        max_length=MAX_QUESTION_CHARS,
+    )
+
+    def __init__(self, conversation: str, private: bool) -> None:
+        super().__init__(custom_id=f"syllabot:followup-modal:{conversation}")
+        self.conversation = conversation
+        self.private = private
+
+    async def on_submit(self, interaction: discord.Interaction) -> None:
+        await _bot(interaction).handle_ask(
+            interaction, self.question.value, private=self.private, conversation=self.conversation
+        )
+
+
+def answer_view(answer_id: str | None, conversation: str, private: bool) -> discord.ui.View:
+    """Under an answer: 👍/👎 (when the answer could be recorded) and "Ask a follow-up"."""
+    view = vote_view(answer_id) if answer_id else discord.ui.View(timeout=None)
+    view.add_item(FollowUpButton(conversation, private))
+    return view
+
+
 # --- the client --------------------------------------------------------------------------------
 class SyllabotBot(discord.Client):
     """discord.py client with the Syllabot command tree and the shared Redis helpers."""
@@ -200,7 +259,7 @@ class SyllabotBot(discord.Client):
             await self.queue.connect()
         except QueueError as exc:  # keep running: each command will say Redis is unreachable
             log.warning("queue not connected yet: %s", exc)
-        self.add_dynamic_items(VoteButton)
+        self.add_dynamic_items(VoteButton, FollowUpButton)
         await self.sync_commands()
         if self.settings.discord_report_channel_id is not None:
             self._weekly = asyncio.create_task(self._weekly_reports(), name="syllabot-weekly-report")
@@ -353,8 +412,25 @@ class SyllabotBot(discord.Client):
         log.error("command failed", exc_info=original)
         await safe_send(interaction, [failure_message(original)], ephemeral=True)
 
+    @staticmethod
+    def conversation_of(interaction: discord.Interaction) -> str:
+        """A new question's conversation: the Discord thread it is asked in (so ``/ask`` in a thread
+        continues that thread's conversation), else a new one named after the interaction."""
+        if _in_thread(interaction) and interaction.channel_id:
+            return f"thread-{interaction.channel_id}"
+        return str(interaction.id)
+
     # --- commands -------------------------------------------------------------------------------
-    async def handle_ask(self, interaction: discord.Interaction, question: str) -> None:
+    async def handle_ask(
+        self,
+        interaction: discord.Interaction,
+        question: str,
+        *,
+        private: bool = False,
+        conversation: str | None = None,
+    ) -> None:
+        """``/ask`` and a follow-up's modal. ``private``: only the asker sees the question and the
+        answer (ephemeral from the deferral on). ``conversation``: the follow-up's conversation."""
         try:
             question = check_question(question)
         except QuestionRejected as rejected:
@@ -388,33 +464,46 @@ class SyllabotBot(discord.Client):
             )
             return
 
-        await interaction.response.defer(thinking=True)
+        await interaction.response.defer(thinking=True, ephemeral=private)
         timeout = self.budget(interaction, self.settings.ask_timeout_s)
+        conversation = conversation or self.conversation_of(interaction)
         collection = ""  # not resolved yet when the binding lookup itself fails
         try:
             collection = await self.collection_for(interaction)
             request = AskRequest(
-                question=question, collection=collection, user=self.who(interaction), platform="discord"
+                question=question,
+                collection=collection,
+                user=self.who(interaction),
+                platform="discord",
+                thread=thread_id(PLATFORM, conversation),
             )
             answer = await self.queue.ask(request, timeout=timeout)
         except Exception as exc:  # every failure ends in a message; a bug also in the log with its traceback
             self.metrics.count_failure(collection, PLATFORM, exc)
             log.warning("ask failed: %r", exc, exc_info=not is_expected(exc))
-            await safe_send(interaction, [failure_message(exc, timeout_s=timeout)])
+            await safe_send(interaction, [failure_message(exc, timeout_s=timeout)], ephemeral=private)
             return
         self.metrics.count(collection, PLATFORM, answer.status)
-        await self.send_answer(interaction, answer, question)
+        await self.send_answer(interaction, answer, question, conversation=conversation, private=private)
 
-    async def send_answer(self, interaction: discord.Interaction, answer: Answer, question: str) -> None:
+    async def send_answer(
+        self,
+        interaction: discord.Interaction,
+        answer: Answer,
+        question: str,
+        *,
+        conversation: str | None = None,
+        private: bool = False,
+    ) -> None:
         if not answer.question:
             answer = answer.model_copy(update={"question": question})
-        view: discord.ui.View | None = None
+        answer_id: str | None = None
         try:
             answer_id = await self.feedback.record_answer(answer, PLATFORM, self.who(interaction))
-            view = vote_view(answer_id)
         except Exception as exc:  # the answer matters more than the feedback buttons
             log.warning("could not record answer for feedback: %s", exc, exc_info=not is_expected(exc))
-        await safe_send(interaction, render.render_answer(answer), view=view)
+        view = answer_view(answer_id, conversation or self.conversation_of(interaction), private)
+        await safe_send(interaction, render.render_answer(answer), view=view, ephemeral=private)
 
     async def handle_vote(self, interaction: discord.Interaction, vote: str, answer_id: str) -> None:
         """Acknowledge the click at once, then store the vote and confirm privately.
@@ -820,9 +909,12 @@ def _bot(interaction: discord.Interaction) -> SyllabotBot:
 
 # --- the command tree --------------------------------------------------------------------------
 @app_commands.command(name="ask", description="Ask a question about your course materials")
-@app_commands.describe(question="Your question (up to 2,000 characters)")
-async def ask_command(interaction: discord.Interaction, question: str) -> None:
-    await _bot(interaction).handle_ask(interaction, question)
+@app_commands.describe(
+    question="Your question (up to 2,000 characters)",
+    private="Only you see the question and the answer",
+)
+async def ask_command(interaction: discord.Interaction, question: str, private: bool = False) -> None:
+    await _bot(interaction).handle_ask(interaction, question, private=private)
 
 
 @app_commands.command(name="sources", description="List the documents this channel's answers come from")

@@ -43,7 +43,7 @@ from syllabot.bots.frontend import (
     classify,
     is_expected,
 )
-from syllabot.shared.bindings import Bindings, InvalidCollectionName, validate_collection_name
+from syllabot.shared.bindings import Bindings, InvalidCollectionName, Privacy, validate_collection_name
 from syllabot.shared.config import Settings
 from syllabot.shared.feedback import Feedback, UnknownAnswer
 from syllabot.shared.formats import is_document_name
@@ -63,6 +63,7 @@ from syllabot.shared.queue import INGEST_TIMEOUT_S, QueueClient, QueueError, Que
 from syllabot.shared.ratelimit import RateLimiter
 from syllabot.shared.redis_conn import REDIS_ERRORS, RedisUnavailable, async_client, describe
 from syllabot.shared.schema import AskRequest, IngestReport
+from syllabot.shared.threads import ThreadStore, thread_id
 
 log = logging.getLogger("syllabot.slack")
 
@@ -369,6 +370,8 @@ class SlackFrontEnd:
         keys = Keys(settings.key_prefix)
         self.rate = RateLimiter(redis_client, keys, settings.rate_limit_per_minute)
         self.bindings = Bindings(redis_client, keys, PLATFORM, settings.default_collection)
+        self.privacy = Privacy(redis_client, keys, PLATFORM)
+        self.threads = ThreadStore.from_settings(redis_client, settings)
         self.feedback = Feedback(redis_client, keys)
         self.keys = keys
         self._admin_cache: dict[str, tuple[float, bool]] = {}
@@ -376,9 +379,26 @@ class SlackFrontEnd:
         self.metrics = QuestionMetrics()
 
     # --- helpers ---------------------------------------------------------------------------
+    @staticmethod
+    def scopes(channel: str | None, team: str | None) -> list[str]:
+        """Setting scopes, most specific first: the channel, then the workspace."""
+        return [s for s in (f"channel:{channel}" if channel else "", f"team:{team}" if team else "") if s]
+
     async def collection_for(self, channel: str | None, team: str | None) -> str:
-        scopes = [s for s in (f"channel:{channel}" if channel else "", f"team:{team}" if team else "") if s]
-        return await self.bindings.resolve(*scopes)
+        return await self.bindings.resolve(*self.scopes(channel, team))
+
+    async def response_type(self, channel: str | None, team: str | None) -> str:
+        """How ``/ask`` answers here: ``ephemeral`` when the channel (or else the workspace) is set
+        private with ``/syllabot-privacy``, ``in_channel`` when set public, else
+        ``SLACK_RESPONSE_TYPE``. Redis down: the default (the question itself will say Redis is down)."""
+        try:
+            private = await self.privacy.resolve(*self.scopes(channel, team))
+        except (*REDIS_ERRORS, RedisUnavailable) as exc:
+            log.warning("privacy lookup failed: %s", exc)
+            private = None
+        if private is None:
+            return self.settings.slack_response_type
+        return "ephemeral" if private else "in_channel"
 
     async def is_admin(self, client: AsyncWebClient, user: str) -> bool:
         """SLACK_ADMIN_USER_IDS when set (and then only those), else workspace admins and owners."""
@@ -416,9 +436,16 @@ class SlackFrontEnd:
 
     # --- questions -------------------------------------------------------------------------
     async def answer(
-        self, question: str, user: str, channel: str | None, team: str | None, out: Reporter
+        self,
+        question: str,
+        user: str,
+        channel: str | None,
+        team: str | None,
+        out: Reporter,
+        thread: str | None = None,
     ) -> None:
-        """Rate-limit, resolve the collection, ask a worker and post the answer; errors privately."""
+        """Rate-limit, resolve the collection, ask a worker and post the answer; errors privately.
+        ``thread``: the conversation (a Slack thread) the question is part of."""
         collection = ""  # not resolved yet when the rate limit or the binding lookup fails
         try:
             decision = await self.rate.check(PLATFORM, user)
@@ -433,7 +460,11 @@ class SlackFrontEnd:
                 return
             collection = await self.collection_for(channel, team)
             request = AskRequest(
-                question=question, collection=collection, user=f"slack:{user}", platform="slack"
+                question=question,
+                collection=collection,
+                user=f"slack:{user}",
+                platform="slack",
+                thread=thread,
             )
             result = await self.queue.ask(request, timeout=self.settings.ask_timeout_s)
         except Exception as exc:  # noqa: BLE001 - _report_failure logs it, with its traceback when unexpected
@@ -638,6 +669,63 @@ class SlackFrontEnd:
             return
         await deliver(lambda: out.private(message), out, message, "a collection notice")
 
+    async def privacy_command(
+        self,
+        client: AsyncWebClient,
+        text: str,
+        user: str,
+        channel: str | None,
+        team: str | None,
+        out: Reporter,
+    ) -> None:
+        """No argument: say how ``/ask`` answers here. ``private``/``public`` [``workspace``]: set it
+        for this channel (or the whole workspace); admins only."""
+        words = text.lower().split()
+        try:
+            if not words:
+                kind = await self.response_type(channel, team)
+                how = "privately (only the asker sees it)" if kind == "ephemeral" else "in the channel"
+                message = render.render_notice(
+                    f"`/ask` answers {how} here. Admins change it with `/syllabot-privacy private` or "
+                    "`/syllabot-privacy public` (add `workspace` for the whole workspace)."
+                )
+            else:
+                if words[0] not in ("private", "public") or words[1:] not in ([], ["workspace"]):
+                    raise BotUsageError(
+                        "Use `/syllabot-privacy private` or `/syllabot-privacy public`, "
+                        "optionally followed by `workspace`."
+                    )
+                await self.require_admin(client, user, "change whether answers are private")
+                workspace = words[1:] == ["workspace"]
+                scope = f"team:{team}" if workspace else f"channel:{channel}" if channel else ""
+                if not scope:
+                    raise BotUsageError("Run this command in the channel (or workspace) you want to set.")
+                private = words[0] == "private"
+                await self.privacy.set(scope, private)
+                where = "the workspace" if workspace else "this channel"
+                how = (
+                    "privately: only the asker sees the question and its answer"
+                    if private
+                    else "in the channel"
+                )
+                note = " Channels with their own setting keep it." if workspace else ""
+                message = render.render_notice(
+                    f"`/ask` in {where} now answers {how}.{note}", ":white_check_mark:"
+                )
+        except Exception as exc:  # noqa: BLE001 - _report_failure logs it, with its traceback when unexpected
+            await self._report_failure(exc, out, "setting privacy")
+            return
+        await deliver(lambda: out.private(message), out, message, "a privacy notice")
+
+    async def follow_up_thread(self, channel: str, thread_ts: str) -> str | None:
+        """The conversation of a Slack thread Syllabot answered in, else None (a thread of others)."""
+        thread = thread_id(PLATFORM, channel, thread_ts)
+        try:
+            return thread if await self.threads.exists(thread) else None
+        except (*REDIS_ERRORS, RedisUnavailable) as exc:
+            log.warning("thread lookup failed: %s", exc)
+            return None
+
     async def report(
         self,
         client: AsyncWebClient,
@@ -776,13 +864,9 @@ def build_app(settings: Settings, queue: QueueClient, redis_client: aioredis.Red
             await ack(response_type="ephemeral", **question_refusal(rejected))
             return
         await ack(response_type="ephemeral", text=":mag: Looking it up…")
-        await fe.answer(
-            question,
-            command["user_id"],
-            command.get("channel_id"),
-            command.get("team_id"),
-            responder(respond),
-        )
+        channel, team = command.get("channel_id"), command.get("team_id")
+        kind = await fe.response_type(channel, team)
+        await fe.answer(question, command["user_id"], channel, team, ResponseUrlReporter(respond, kind))
 
     @app.command("/syllabot-reindex")
     async def on_reindex(ack: Any, command: dict, respond: Any, client: AsyncWebClient) -> None:
@@ -815,6 +899,44 @@ def build_app(settings: Settings, queue: QueueClient, redis_client: aioredis.Red
             responder(respond),
         )
 
+    @app.command("/syllabot-privacy")
+    async def on_privacy(ack: Any, command: dict, respond: Any, client: AsyncWebClient) -> None:
+        await ack()
+        await fe.privacy_command(
+            client,
+            command.get("text") or "",
+            command["user_id"],
+            command.get("channel_id"),
+            command.get("team_id"),
+            responder(respond),
+        )
+
+    @app.event("message")
+    async def on_message(event: dict, body: dict, context: Any, client: AsyncWebClient, request: Any) -> None:
+        """A reply in a thread Syllabot answered in (under a mention's answer) is a follow-up."""
+        user, channel, thread_ts = event.get("user"), event.get("channel"), event.get("thread_ts")
+        if not user or not channel or not thread_ts or thread_ts == event.get("ts"):
+            return  # not a reply in a thread
+        if event.get("subtype") or event.get("bot_id"):
+            return  # edits, joins, other bots (and our own answers)
+        text = event.get("text") or ""
+        bot_user = context.get("bot_user_id")
+        if bot_user and f"<@{bot_user}" in text:
+            return  # a mention: on_mention answers it
+        thread = await fe.follow_up_thread(channel, thread_ts)
+        if thread is None:
+            return
+        if not await fe.first_delivery(body.get("event_id"), retry_number(request.headers)):
+            return
+        try:
+            question = check_question(_MENTION.sub("", text))
+        except QuestionRejected:
+            return  # an empty or over-long reply in a conversation is not a question to refuse aloud
+        team = event.get("team") or context.get("team_id")
+        await fe.answer(
+            question, user, channel, team, ThreadReporter(client, channel, thread_ts, user), thread
+        )
+
     @app.event("app_mention")
     async def on_mention(event: dict, body: dict, context: Any, client: AsyncWebClient, request: Any) -> None:
         user = event.get("user")
@@ -841,7 +963,7 @@ def build_app(settings: Settings, queue: QueueClient, redis_client: aioredis.Red
             refusal = question_refusal(rejected)
             await deliver(lambda: out.private(refusal), out, refusal, "a question refusal")
             return
-        await fe.answer(question, user, channel, team, out)
+        await fe.answer(question, user, channel, team, out, thread_id(PLATFORM, channel, thread_ts))
 
     @app.shortcut(ADD_SHORTCUT_ID)
     async def on_add_shortcut(ack: Any, shortcut: dict, respond: Any, client: AsyncWebClient) -> None:

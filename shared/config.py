@@ -157,6 +157,19 @@ class Settings(BaseSettings):
 
     # --- front-ends (shared) -----------------------------------------------------------------
     rate_limit_per_minute: int = Field(default=5, validation_alias=_alias("SYLLABOT_RATE_LIMIT_PER_MINUTE"))
+    thread_ttl_hours: float = Field(
+        default=24.0,
+        gt=0.0,
+        validation_alias=_alias("SYLLABOT_THREAD_TTL_HOURS"),
+        description="A conversation (a platform thread, `ask --thread`) idle this long starts fresh.",
+    )
+    thread_turns: int = Field(
+        default=4,
+        ge=1,
+        le=20,
+        validation_alias=_alias("SYLLABOT_THREAD_TURNS"),
+        description="Turns of a conversation kept to resolve its follow-ups.",
+    )
 
     # --- Discord -----------------------------------------------------------------------------
     discord_token: str | None = Field(default=None, validation_alias=_alias("DISCORD_TOKEN"))

@@ -82,6 +82,14 @@ class Keys:
         """String: the collection a Discord guild/channel or Slack channel is bound to."""
         return f"{self.prefix}bind:{platform}:{scope}"
 
+    def privacy(self, platform: str, scope: str) -> str:
+        """String "private"/"public": how ``/ask`` answers in a Slack channel or workspace."""
+        return f"{self.prefix}privacy:{platform}:{scope}"
+
+    def thread(self, thread_id: str) -> str:
+        """List of JSON turns of one conversation (a platform thread), newest last (shared/threads.py)."""
+        return f"{self.prefix}thread:{thread_id}"
+
     def rate(self, platform: str, user: str) -> str:
         return f"{self.prefix}rate:{platform}:{user}"
 

@@ -96,6 +96,12 @@ class AskRequest(BaseModel):
         description="When the asker stops waiting: ms since the epoch on the Redis server's clock "
         "(shared/deadline.py). Set by QueueClient.ask; a worker never answers a question past it.",
     )
+    thread: str | None = Field(
+        default=None,
+        max_length=200,
+        description="The conversation this question belongs to, e.g. 'slack:C1:1712.5' (shared/threads.py): "
+        "the worker resolves a follow-up against its earlier turns. None: a question on its own.",
+    )
 
 
 class Answer(BaseModel):

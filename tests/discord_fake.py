@@ -618,6 +618,30 @@ class DiscordFake:
         await self._dispatch("INTERACTION_CREATE", ix.payload)
         return ix
 
+    async def submit_modal(
+        self, modal: Recorded, values: list[str], *, user_id: int | None = None, channel_id: int | None = None
+    ) -> FakeInteraction:
+        """Submit the modal a bot opened (``modal``: its type-9 callback) with one value per text input,
+        in order, as Discord sends it: a MODAL_SUBMIT interaction (type 5)."""
+        data = modal.json.get("data") or {}
+        inputs = [c for row in data.get("components", []) for c in row.get("components", [])]
+        if len(inputs) != len(values):
+            raise ValueError(f"the modal has {len(inputs)} inputs, {len(values)} values given")
+        rows = [
+            {"type": 1, "components": [{"type": 4, "custom_id": c["custom_id"], "value": v}]}
+            for c, v in zip(inputs, values, strict=True)
+        ]
+        ix = self._interaction(
+            5,
+            {"custom_id": data["custom_id"], "components": rows},
+            user_id=user_id,
+            permissions=MEMBER_PERMISSIONS,
+            roles=[],
+            channel_id=channel_id,
+        )
+        await self._dispatch("INTERACTION_CREATE", ix.payload)
+        return ix
+
 
 @dataclass
 class FakeInteraction:

@@ -11,7 +11,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -38,6 +38,8 @@ class FakeResult:
     query: str = ""
     courses: tuple[str, ...] = ()
     topic: str = ""
+    carried: tuple[str, ...] = ()
+    earlier: tuple[str, ...] = ()
 
 
 def make_hit(rank: int, text: str, score: float = 0.6, cosine: float = 0.7, **extra: Any) -> Hit:
@@ -71,7 +73,9 @@ class StandInEngine:
     ingest_gate: threading.Event | None = None
     calls: list[tuple[str, tuple]] = field(default_factory=list)
 
-    def search(self, collection: str, question: str, k: int | None = None) -> FakeResult:
+    def search(
+        self, collection: str, question: str, k: int | None = None, turns: Sequence[object] = ()
+    ) -> FakeResult:
         self.calls.append(("search", (collection, question, k)))
         if self.search_delay_s:
             time.sleep(self.search_delay_s)

@@ -699,13 +699,21 @@ def test_manifest_matches_the_app() -> None:
     )
     assert manifest["display_information"]["name"] == "Syllabot"
     commands = {c["command"] for c in manifest["features"]["slash_commands"]}
-    assert commands == {"/ask", "/syllabot-reindex", "/syllabot-collection", "/syllabot-report"}
+    assert commands == {
+        "/ask",
+        "/syllabot-reindex",
+        "/syllabot-collection",
+        "/syllabot-privacy",
+        "/syllabot-report",
+    }
     (shortcut,) = manifest["features"]["shortcuts"]
     assert shortcut["type"] == "message" and shortcut["callback_id"] == ADD_SHORTCUT_ID
     assert shortcut["name"] == "Add to course materials"
     scopes = set(manifest["oauth_config"]["scopes"]["bot"])
     assert {"commands", "chat:write", "app_mentions:read", "files:read", "users:read"} <= scopes
-    assert manifest["settings"]["event_subscriptions"]["bot_events"] == ["app_mention"]
+    assert {"channels:history", "groups:history"} <= scopes  # thread replies (follow-ups)
+    events = manifest["settings"]["event_subscriptions"]["bot_events"]
+    assert events == ["app_mention", "message.channels", "message.groups"]
     assert manifest["settings"]["interactivity"]["is_enabled"] is True
     assert manifest["settings"]["socket_mode_enabled"] is True
 

@@ -26,8 +26,10 @@ from syllabot.shared.keys import Keys
 from syllabot.shared.labels import citation_label
 from syllabot.shared.redis_conn import sync_client
 from syllabot.shared.schema import FileReport, Hit, IngestReport, SourceInfo
+from syllabot.shared.threads import Turn
 from syllabot.worker.buildlock import BuildLock
 from syllabot.worker.chunking import chunk_document, link_course_tails
+from syllabot.worker.conversation import follow_up
 from syllabot.worker.documents import Chunk, Document
 from syllabot.worker.embedders import get_embedder
 from syllabot.worker.embedders.base import Embedder
@@ -62,6 +64,8 @@ class SearchResult:
     query: str = ""  # the question as searched: greetings, emoji and mentions dropped, CO/Module normalised
     courses: tuple[str, ...] = ()  # the courses the question names (chunk subjects); hits come from these
     topic: str = ""  # the query without its course names: what it asks about
+    carried: tuple[str, ...] = ()  # words a follow-up took from its conversation (worker/conversation.py)
+    earlier: tuple[str, ...] = ()  # the conversation's earlier questions, oldest first (LLM context)
     vector: np.ndarray | None = None  # the unit query vector searched with (the gap report groups these)
 
 
@@ -72,6 +76,7 @@ class PreparedQuery:
     text: str
     courses: tuple[str, ...] = ()
     topic: str = ""
+    carried: tuple[str, ...] = ()
 
     @property
     def keyword_text(self) -> str:
@@ -102,13 +107,19 @@ def _expand(text: str) -> str:
     return text
 
 
-def prepare_query(question: str, snapshot: IndexSnapshot | None) -> PreparedQuery:
-    """Clean the question as students write it and find the courses it names in this collection."""
+def prepare_query(question: str, snapshot: IndexSnapshot | None, turns: Sequence[Turn] = ()) -> PreparedQuery:
+    """Clean the question as students write it and find the courses it names in this collection;
+    a follow-up that names none is read against the conversation's ``turns`` (worker/conversation.py)."""
     text = _expand(clean_question(question))
     if snapshot is None:
         return PreparedQuery(text, (), text)
     courses = snapshot.catalog.mentioned(text)
     topic = snapshot.catalog.without_mentions(text) if courses else text
+    if turns and not courses:
+        catalog = snapshot.catalog
+        follow = follow_up(text, topic, turns, lambda key: catalog.get(key) is not None)
+        if follow is not None:
+            return PreparedQuery(follow.text, follow.courses, follow.topic, follow.carried)
     return PreparedQuery(text, tuple(courses), topic or text)
 
 
@@ -249,8 +260,14 @@ class Engine:
             return loaded
 
     def search(
-        self, collection: str, question: str, k: int | None = None, include_superseded: bool = False
+        self,
+        collection: str,
+        question: str,
+        k: int | None = None,
+        include_superseded: bool = False,
+        turns: Sequence[Turn] = (),
     ) -> SearchResult:
+        """Search for one question; ``turns``: its conversation so far (a follow-up), oldest first."""
         snapshot = self.snapshot(collection)
         if snapshot is None or len(snapshot) == 0:
             return SearchResult(
@@ -259,7 +276,7 @@ class Engine:
         embedder = self.embedder
         snapshot.check_embedder(embedder.id, embedder.dim)
         t0 = time.perf_counter()
-        query = prepare_query(question, snapshot)
+        query = prepare_query(question, snapshot, turns)
         query_vector = embedder.embed_query(query.text)
         t1 = time.perf_counter()
         selection, hits = search_snapshot(snapshot, query_vector, query, self.settings, k, include_superseded)
@@ -275,6 +292,8 @@ class Engine:
             query.text,
             query.courses,
             query.topic,
+            query.carried,
+            tuple(t.question for t in turns),
             vector=query_vector,
         )
 

@@ -40,15 +40,17 @@ from syllabot.shared.queue import (
 )
 from syllabot.shared.redis_conn import REDIS_ERRORS
 from syllabot.shared.schema import Answer, AskRequest, IngestReport, Timings
+from syllabot.shared.threads import ThreadContext, ThreadStore
 from syllabot.worker.answer_cache import AnswerCache, served_from_cache
 from syllabot.worker.answerers import get_answerer
+from syllabot.worker.conversation import EXPIRED_NOTE, turn_for
 from syllabot.worker.metrics import WorkerMetrics, ingest_failure_kind
 from syllabot.worker.question_log import QuestionLog
 from syllabot.worker.report import build_report
 
 if TYPE_CHECKING:
     from syllabot.worker.answerers.base import Answerer
-    from syllabot.worker.engine import Engine, Progress
+    from syllabot.worker.engine import Engine, Progress, SearchResult
 
 log = logging.getLogger("syllabot.worker")
 answer_log = logging.getLogger("syllabot.answers")
@@ -78,6 +80,7 @@ async def answer_question(
     queue_ms: float | None = None,
     cache: AnswerCache | None = None,
     questions: QuestionLog | None = None,
+    threads: ThreadStore | None = None,
 ) -> Answer:
     """Search, answer, time each stage and log one structured line for the question.
 
@@ -87,14 +90,21 @@ async def answer_question(
     in-process CLI has no queue), recorded in the timings and so in the log line. The client
     replaces it with its own round-trip view on arrival (``QueueClient.ask``).
     ``cache``: answers already computed for this question and index version (worker/answer_cache.py);
-    ``questions``: where the question is kept for the gap report, when keeping is on.
+    a question in a conversation (``request.thread``) is always computed, since its turn is recorded
+    from the search. ``questions``: where the question is kept for the gap report, when keeping is on.
+    ``threads``: where a question with ``request.thread`` finds its conversation so far (a
+    follow-up is searched with it) and where its own turn is recorded afterwards.
     """
     started = time.perf_counter()
-    if cache is not None:
+    if cache is not None and not request.thread:
         hit = await _from_cache(cache, questions, request, started, queue_ms)
         if hit is not None:
             return hit
-    result = await asyncio.to_thread(engine.search, request.collection, request.question, request.k)
+    conversation = ThreadContext()
+    if request.thread and threads is not None:
+        conversation = await threads.load(request.thread)
+    search = functools.partial(engine.search, turns=conversation.turns)
+    result = await asyncio.to_thread(search, request.collection, request.question, request.k)
     if not result.hits:  # a collection with content always returns hits
         empty = await asyncio.to_thread(describe_empty, engine, request.collection)
         if empty is not None:  # nothing indexed: an error saying what to check, not an answer
@@ -106,8 +116,11 @@ async def answer_question(
     with llm_deadline(budget):
         answer = await answerer.answer(request.question, result, request.collection)
     finished = time.perf_counter()
+    if request.thread and threads is not None:
+        await _remember(threads, request, result, conversation)
     answer = answer.model_copy(
         update={
+            "note": _with_expiry(answer.note, conversation),
             "question": request.question,
             "collection": request.collection,
             "index_version": result.index_version,
@@ -153,15 +166,35 @@ async def _from_cache(
 async def _keep_answer(
     cache: AnswerCache | None, questions: QuestionLog | None, request: AskRequest, answer: Answer, result: Any
 ) -> None:
-    """Store a computed answer for the next asker, and the question for the gap report (in a task)."""
+    """Store a computed answer for the next asker (not one read against a conversation: its key has
+    no context yet), and the question for the gap report (in a task)."""
     closest = result.hits[0].label if result.hits else ""
     vector = getattr(result, "vector", None)  # stand-in engines of tests have none
-    if cache is not None:
+    if cache is not None and not request.thread:
         await cache.put(request, answer, vector, closest)
     if questions is not None:
         questions.record_soon(
             request.collection, request.question, answer.status, vector, closest, answer.index_version
         )
+
+
+async def _remember(
+    threads: ThreadStore, request: AskRequest, result: SearchResult, conversation: ThreadContext
+) -> None:
+    """Record the question's turn; a conversation store that fails costs the follow-up, not the answer."""
+    assert request.thread is not None
+    turn = turn_for(request.question, result.query, result.courses, result.topic, result.hits, time.time())
+    try:
+        await threads.record(request.thread, turn, restart=conversation.expired)
+    except REDIS_ERRORS as exc:
+        log.warning("could not record a turn of thread %s: %s", request.thread, exc)
+
+
+def _with_expiry(note: str | None, conversation: ThreadContext) -> str | None:
+    """The answer's note, saying so when its conversation had expired (every front-end shows notes)."""
+    if not conversation.expired:
+        return note
+    return f"{EXPIRED_NOTE} {note}" if note else EXPIRED_NOTE
 
 
 def describe_empty(engine: Engine, collection: str) -> str | None:
@@ -205,6 +238,7 @@ def log_answer(request: AskRequest, answer: Answer) -> None:
                 "platform": request.platform,
                 "user": request.user,
                 "question_chars": len(request.question),
+                "thread": request.thread is not None,
                 "status": answer.status,
                 "in_materials": answer.in_materials,
                 "citations": len(answer.citations),
@@ -486,6 +520,7 @@ async def ask(ctx: dict[str, Any], request: dict[str, Any]) -> None:
                 left,
                 margin,
                 queue_ms=queue_ms,
+                threads=ThreadStore.from_settings(ctx["redis"], ctx["settings"]),
                 cache=ctx.get("answer_cache"),
                 questions=ctx.get("questions"),
             )

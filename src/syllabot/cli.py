@@ -469,9 +469,12 @@ def cmd_sources(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
     from syllabot.cli_queue import preload_embedder, run_ask
 
+    thread = args.thread.strip() if args.thread is not None else None
+    if thread is not None and not thread:
+        raise UsageError("--thread: give a conversation id, e.g. --thread os-revision")
     preload_embedder(settings)
     collection = require_collection(settings, args.collection or settings.default_collection, seeded=True)
-    return run_ask(settings, args.question, collection, args.json)
+    return run_ask(settings, args.question, collection, args.json, thread)
 
 
 def cmd_remove(args: argparse.Namespace, settings: Settings) -> int:
@@ -558,6 +561,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("question")
     p.add_argument("--collection", "-c")
     p.add_argument("--json", action="store_true")
+    p.add_argument(
+        "--thread",
+        metavar="ID",
+        help="a conversation id: follow-ups asked with the same id are read against its earlier questions",
+    )
     p.set_defaults(func=cmd_ask)
 
     p = sub.add_parser(

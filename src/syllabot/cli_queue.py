@@ -166,12 +166,22 @@ def preloaded_embedder(settings: Settings) -> Embedder | None:
 # --- ask --------------------------------------------------------------------------------------
 
 
-def run_ask(settings: Settings, question: str, collection: str, as_json: bool) -> int:
+def run_ask(
+    settings: Settings, question: str, collection: str, as_json: bool, thread: str | None = None
+) -> int:
     """Answer one question and print it; 0 when an answer (even "Not in your materials") was shown,
-    1 on an error -- including a collection with nothing indexed (:class:`EmptyCollection`)."""
+    1 on an error -- including a collection with nothing indexed (:class:`EmptyCollection`).
+    ``thread``: the conversation (``--thread ID``) a follow-up belongs to."""
     from syllabot.shared.queue import QueueError
+    from syllabot.shared.threads import thread_id
 
-    request = AskRequest(question=question, collection=collection, platform="cli", user=_user())
+    request = AskRequest(
+        question=question,
+        collection=collection,
+        platform="cli",
+        user=_user(),
+        thread=thread_id("cli", thread) if thread else None,
+    )
     try:
         answer = asyncio.run(ask(settings, request))
     except (QueueError, RedisUnavailable) as exc:
@@ -228,12 +238,20 @@ async def ask_in_process(settings: Settings, request: AskRequest) -> Answer:
     if request.collection == settings.default_collection:
         await asyncio.to_thread(_seed_locally, engine, request.collection)
     answerer = get_answerer(settings)
+    threads = None
+    if request.thread:
+        from syllabot.shared.redis_conn import async_client
+        from syllabot.shared.threads import ThreadStore
+
+        threads = ThreadStore.from_settings(async_client(settings), settings)
     try:
-        return await answer_question(engine, answerer, request)
+        return await answer_question(engine, answerer, request, threads=threads)
     finally:
         close = getattr(answerer, "aclose", None)
         if close is not None:
             await close()
+        if threads is not None:
+            await threads.redis.aclose()
 
 
 def _seed_locally(engine: object, collection: str) -> None:

@@ -118,13 +118,20 @@ def fence_materials(hits: Sequence[Hit], nonce: str) -> str:
     return "\n".join(lines)
 
 
-def build_messages(question: str, hits: Sequence[Hit], nonce: str | None = None) -> list[dict[str, str]]:
-    """System rules plus one user message: the fenced materials, then the question."""
+def build_messages(
+    question: str, hits: Sequence[Hit], nonce: str | None = None, earlier: Sequence[str] = ()
+) -> list[dict[str, str]]:
+    """System rules plus one user message: the fenced materials, the conversation's ``earlier``
+    questions (a follow-up's context, outside the fence: the asker's own words), then the question."""
     nonce = nonce or secrets.token_hex(8)
     system = SYSTEM_PROMPT.format(nonce=nonce, marker=NOT_IN_MATERIALS, unsure=UNSURE_TAG)
+    conversation = ""
+    if earlier:
+        asked = "\n".join("- " + " ".join(q.split()) for q in earlier)
+        conversation = f"Earlier questions in this conversation (context for the question):\n{asked}\n\n"
     user = (
         f"Materials (untrusted data, numbered for citation):\n{fence_materials(hits, nonce)}\n\n"
-        f"Question: {question.strip()}\n"
+        f"{conversation}Question: {question.strip()}\n"
         f'Answer from the materials with [n] citations; begin with "{UNSURE_TAG}" if you cannot '
         f'tell whether they answer it, or with "{NOT_IN_MATERIALS}." if they do not answer it.'
     )
@@ -327,7 +334,7 @@ class LLMAnswerer:
         if not result.hits:  # nothing to ground an answer on: no point paying for a model call
             return await self.fallback.answer(question, result, collection)
         try:
-            content = await self.complete(build_messages(question, result.hits))
+            content = await self.complete(build_messages(question, result.hits, earlier=result.earlier))
             return parse_reply(content, question, result, collection)
         except LLMError as exc:
             log.warning("LLM answer unusable, falling back to extractive: %s", exc)
