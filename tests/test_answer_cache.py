@@ -75,3 +75,20 @@ async def test_the_cache_is_off_with_a_zero_ttl_and_keyed_by_what_decides_the_an
     assert cache_digest(base, "extractive") != cache_digest(base.model_copy(update={"k": 3}), "extractive")
     assert cache_digest(base, "extractive") != cache_digest(base, "openai")
     assert cache_digest(base, "extractive") != cache_digest(base, "extractive", context="earlier turn")
+
+
+async def test_questions_in_a_conversation_are_always_computed(settings: Settings) -> None:
+    """A follow-up is read against its conversation, whose turn is recorded from the search: it is
+    neither served from the cache nor stored in it."""
+
+    def in_thread(question: str) -> AskRequest:
+        return AskRequest(question=question, collection="shop", platform="test", thread="test:c1:t1")
+
+    async with running_worker(settings), QueueClient(settings) as client:
+        await client.ingest_many("shop", sample_files(), who="admin")
+        first = await client.ask(in_thread(QUESTION))
+        second = await client.ask(in_thread(QUESTION))
+        alone = await _ask(client, QUESTION)
+        again = await _ask(client, QUESTION)
+    assert not first.timings.cached and not second.timings.cached
+    assert not alone.timings.cached and again.timings.cached
