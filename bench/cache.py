@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import sys
 import time
 import uuid
@@ -103,6 +104,7 @@ async def run(args: argparse.Namespace) -> list[str]:
         update={n: Settings.model_fields[n].default for n in ("embedder", "answerer")}
     )
     started = time.perf_counter()
+    load_before = os.getloadavg()[0]
     runs: dict[int, list[dict[str, list[float] | int]]] = {0: [], 7: []}
     try:
         for round_no in range(args.rounds):  # alternating, so both meet the machine's load alike
@@ -116,6 +118,7 @@ async def run(args: argparse.Namespace) -> list[str]:
             client.delete(*left)
         client.close()
     wall = time.perf_counter() - started
+    load_after = os.getloadavg()[0]
     results = {keep: pooled(r) for keep, r in runs.items()}
     rows = []
     for keep, r in results.items():
@@ -154,7 +157,8 @@ async def run(args: argparse.Namespace) -> list[str]:
         f"(computed), then {args.repeats} asks cycling through them (served from the cache), sequentially "
         f"through the queue; {args.rounds} rounds alternating question keeping off and on (a fresh "
         "worker and collection each), percentiles over all rounds' samples. "
-        f"Run took {wall:.0f} s.",
+        f"Run took {wall:.0f} s; load average {load_before:.1f} at the start, {load_after:.1f} at the end "
+        f"({os.cpu_count()} cores).",
         "",
         markdown_table(
             [

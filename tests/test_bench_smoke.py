@@ -116,3 +116,15 @@ def test_answerability_auc_and_the_least_uncertain_bound() -> None:
     assert least_uncertain([0.5] * 4, [True, False, True, False]) == 1.0
     # reversed: AUC 0
     assert auc([0.1, 0.9], [True, False]) == 0.0
+
+
+def test_gap_bench_scores_purity_and_recall() -> None:
+    from collections import Counter
+
+    from bench.gaps import NOISE, score
+
+    groups = [["trip", "trip", "trip", NOISE], ["park", "park"], ["trip"], [NOISE]]
+    rows, purity, recall = score(groups, Counter({"trip": 4, "park": 2}))
+    assert [r[:3] for r in rows] == [[1, 4, "trip"], [2, 2, "park"], [3, 1, "trip"], [4, 1, NOISE]]
+    assert purity == pytest.approx((0.75 + 1 + 1 + 1) / 4)
+    assert recall == pytest.approx((3 / 4 + 2 / 2) / 2)
