@@ -28,7 +28,6 @@ from syllabot.bots import frontend
 from syllabot.shared.gap_report import GapReport, summary_line, table
 from syllabot.shared.labels import citation_label
 from syllabot.shared.schema import (
-    NOT_IN_MATERIALS,
     UNCERTAIN_LEAD,
     Answer,
     Citation,
@@ -198,8 +197,8 @@ def render_answer(answer: Answer, *, per_embed: int = DESCRIPTION_MAX) -> list[R
     with the question; ``not_in_materials`` an orange embed whose first line is **Not in your
     materials**; ``uncertain`` a yellow embed whose first line says in plain words that we cannot
     tell whether the materials answer it and that closest passages follow, so it reads as neither
-    an answer nor a refusal. The worker's own marker or lead is stripped from the text, which shows
-    the renderer's instead. Then numbered sources (for ``uncertain`` named as closest passages), the
+    an answer nor a refusal. The worker sends only the body (``Answer.text``); the heading comes
+    from the status (:func:`frontend.answer_parts`). Then numbered sources (for ``uncertain`` named as closest passages), the
     labelled general-knowledge part (grey) if any, and the collection in the footer of the last
     embed. ``per_embed`` exists so tests can exercise splitting with short texts.
     """
@@ -213,7 +212,7 @@ def render_answer(answer: Answer, *, per_embed: int = DESCRIPTION_MAX) -> list[R
         if parts.status == "uncertain":
             heading, colour = UNCERTAIN_HEADING, COLOUR_UNCERTAIN
         else:
-            heading, colour = NOT_IN_MATERIALS, COLOUR_NOT_IN_MATERIALS
+            heading, colour = parts.label, COLOUR_NOT_IN_MATERIALS
         heading = f"**{heading}**"
         rest = neutralise(parts.body)
         body = f"{heading}\n\n{rest}" if rest else heading

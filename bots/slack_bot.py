@@ -59,7 +59,8 @@ from syllabot.shared.gap_report import (
 )
 from syllabot.shared.keys import Keys
 from syllabot.shared.metrics import QuestionMetrics, start_endpoint
-from syllabot.shared.queue import INGEST_TIMEOUT_S, QueueClient, QueueError, QueueTimeout
+from syllabot.shared.queue import QueueClient, QueueError, QueueTimeout
+from syllabot.shared.queue_protocol import INGEST_TIMEOUT_S
 from syllabot.shared.ratelimit import RateLimiter
 from syllabot.shared.redis_conn import REDIS_ERRORS, RedisUnavailable, async_client, describe
 from syllabot.shared.schema import AskRequest, IngestReport

@@ -63,8 +63,6 @@ MARKER_MRKDWN = f":warning: *{NOT_IN_MATERIALS}*"
 #: An uncertain answer's own first section: plain words and a different emoji, so "I can't tell"
 #: reads as neither an answer nor "not in your materials".
 UNCERTAIN_MRKDWN = f":grey_question: *{UNCERTAIN_LEAD}* — closest passages:"
-#: The same lead in the plain-text fallback (notifications, screen readers).
-UNCERTAIN_FALLBACK = f"{UNCERTAIN_LEAD} — closest passages:"
 #: The header of the numbered sources, by status.
 SOURCES_HEADER = {
     "answered": "*Sources*",
@@ -205,27 +203,23 @@ def feedback_actions(answer_id: str) -> Block:
 
 
 def answer_fallback_text(answer: Answer) -> str:
-    """Plain-text version for notifications and clients that cannot show blocks: the same lead as
-    the blocks, chosen by ``answer.status``."""
+    """Plain-text version for notifications and clients that cannot show blocks: the status's plain
+    lead and the body (:attr:`frontend.AnswerParts.lead`, the same words as the terminal's), then how
+    many sources or passages the blocks list."""
     parts = frontend.answer_parts(answer)
-    body = parts.body
-    if parts.status == "answered":
-        prefix = ""
-        sources = f" ({plural(len(parts.citations), 'source')})" if parts.citations else ""
-    elif parts.status == "uncertain":
-        prefix = f"{UNCERTAIN_FALLBACK} "
-        sources = f" ({plural(len(parts.citations), 'passage')})" if parts.citations else ""
-    else:
-        prefix, sources = f"{NOT_IN_MATERIALS}. ", ""
-    return _truncate(prefix + safe(body.strip()) + sources, FALLBACK_LIMIT).strip() or NOT_IN_MATERIALS
+    sources = ""
+    if parts.citations and parts.status != "not_in_materials":
+        sources = f" ({plural(len(parts.citations), 'source' if parts.status == 'answered' else 'passage')})"
+    text = " ".join(piece for piece in (parts.lead, parts.body) if piece)
+    return _truncate(safe(text) + sources, FALLBACK_LIMIT).strip() or safe(parts.label)
 
 
 def render_answer(answer: Answer, answer_id: str | None = None) -> Message:
     """The full Block Kit message for an answer.
 
     Order: the status's own lead when the materials do not plainly answer (the marker for
-    ``not_in_materials``, "I can't tell …" for ``uncertain``; chosen by ``answer.status``, the
-    worker's own marker or lead stripped from the text), the answer, a labelled general-knowledge
+    ``not_in_materials``, "I can't tell …" for ``uncertain``; chosen by ``answer.status``: the
+    worker sends only the body), the answer, a labelled general-knowledge
     part, numbered sources headed by status, a footer (collection, operator note), then the
     feedback buttons.
     """

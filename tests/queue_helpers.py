@@ -176,6 +176,25 @@ def start_worker_process(settings: Settings, log_path: Path, **extra_env: str) -
     )
 
 
+@contextlib.contextmanager
+def worker_processes(
+    settings: Settings, tmp_path: Path, names: list[str], **env: str
+) -> Iterator[dict[str, subprocess.Popen]]:
+    """``python -m syllabot.worker.main`` processes, one per name, logging to
+    ``tmp_path/<name>/worker.log``, stopped (SIGTERM, then SIGKILL) when the block ends. ``{name}``
+    in an environment value is replaced by the worker's name. The one way tests run worker
+    processes; wait for them with :func:`wait_for_workers`."""
+    procs: dict[str, subprocess.Popen] = {}
+    try:
+        for name in names:
+            extra = {k: v.replace("{name}", name) for k, v in env.items()}
+            procs[name] = start_worker_process(settings, tmp_path / name / "worker.log", **extra)
+        yield procs
+    finally:
+        for proc in procs.values():
+            stop_process(proc)
+
+
 def stop_process(proc: subprocess.Popen, timeout: float = 10.0) -> None:
     if proc.poll() is None:
         proc.terminate()

@@ -28,7 +28,8 @@ from syllabot.bots.discord_bot import (
 from syllabot.shared.bindings import Bindings
 from syllabot.shared.config import Settings
 from syllabot.shared.keys import Keys
-from syllabot.shared.queue import QueueClient, beat
+from syllabot.shared.queue import QueueClient
+from syllabot.shared.queue_protocol import beat
 from syllabot.shared.schema import NOT_IN_MATERIALS, Answer, AskRequest, SourceInfo
 from tests.discord_fake import MANAGE_GUILD, MEMBER_PERMISSIONS, DiscordFake, FakeInteraction, Recorded
 
@@ -100,30 +101,6 @@ async def bot(bot_settings: Settings, fake: DiscordFake) -> AsyncIterator[Syllab
         with contextlib.suppress(asyncio.CancelledError, Exception):
             await asyncio.wait_for(task, TIMEOUT)
         restore_endpoints(previous)
-
-
-@pytest.fixture
-async def worker(settings: Settings) -> AsyncIterator[None]:
-    """A real worker (arq, woken over pub/sub) in this event loop, with the hashing embedder."""
-    from syllabot.worker.main import build_worker
-
-    w = build_worker(settings, handle_signals=False)
-    task = asyncio.create_task(w.async_run())
-    queue = QueueClient(settings)
-    try:
-        for _ in range(100):
-            if await queue.worker_count():
-                break
-            await asyncio.sleep(0.1)
-        else:
-            pytest.fail("the worker did not start")
-        yield
-    finally:
-        await queue.close()
-        await asyncio.wait_for(w.close(), TIMEOUT)
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError, Exception):
-            await asyncio.wait_for(task, TIMEOUT)
 
 
 async def index(settings: Settings, collection: str, *files: tuple[str, bytes]) -> None:

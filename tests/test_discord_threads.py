@@ -14,7 +14,7 @@ from syllabot.shared.config import Settings
 from syllabot.shared.keys import Keys
 from syllabot.worker.sample import sample_files
 from tests.discord_fake import DiscordFake, FakeInteraction, Recorded
-from tests.test_discord_bot import (  # noqa: F401  (fixtures)
+from tests.test_discord_bot import (  # noqa: F401  (fixtures; `worker` is conftest's)
     TIMEOUT,
     bot,
     bot_settings,
@@ -22,7 +22,6 @@ from tests.test_discord_bot import (  # noqa: F401  (fixtures)
     index,
     redis_client,
     text_of,
-    worker,
 )
 
 pytestmark = pytest.mark.slow

@@ -8,7 +8,6 @@ the ``response_url`` posts, Web API calls and file downloads. Every wait is boun
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import hashlib
 import hmac
 import io
@@ -34,7 +33,6 @@ from syllabot.shared.bindings import Bindings
 from syllabot.shared.config import Settings
 from syllabot.shared.keys import Keys
 from syllabot.shared.queue import (
-    INGEST_TIMEOUT_S,
     EmptyCollection,
     JobFailed,
     NoWorker,
@@ -42,8 +40,8 @@ from syllabot.shared.queue import (
     QueueTimeout,
     RedisUnreachable,
 )
+from syllabot.shared.queue_protocol import INGEST_TIMEOUT_S
 from syllabot.shared.schema import Answer, Citation, FileReport, IngestReport
-from syllabot.worker.main import build_worker
 from tests.slack_fake import APP_TOKEN, BOT_TOKEN, BOT_USER_ID, TEAM_ID, FakeSlack, slash_command_payload
 
 SECRET = "8f742231b10e8888abcd99yyyzzz85a5"
@@ -100,24 +98,6 @@ async def queue(settings: Settings) -> AsyncIterator[QueueClient]:
     client = QueueClient(settings)
     yield client
     await client.close()
-
-
-@pytest.fixture
-async def worker(settings: Settings, queue: QueueClient) -> AsyncIterator[None]:
-    """A real arq worker in this event loop, with the hashing embedder; ready once it has a heartbeat."""
-    w = build_worker(settings, handle_signals=False)
-    task = asyncio.create_task(w.async_run())
-    async with asyncio.timeout(WAIT):
-        while not await queue.worker_count():
-            if task.done():
-                task.result()  # surface a start-up crash
-            await asyncio.sleep(0.05)
-    yield
-    task.cancel()
-    with contextlib.suppress(asyncio.CancelledError, Exception):
-        await asyncio.wait_for(task, 5)
-    with contextlib.suppress(Exception):
-        await asyncio.wait_for(w.close(), 5)
 
 
 @pytest.fixture

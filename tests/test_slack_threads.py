@@ -16,7 +16,7 @@ from syllabot.shared.keys import Keys
 from syllabot.shared.queue import QueueClient
 from syllabot.worker.sample import sample_files
 from tests.slack_fake import BOT_USER_ID, TEAM_ID, FakeSlack
-from tests.test_slack_bot import (  # noqa: F401  (fixtures)
+from tests.test_slack_bot import (  # noqa: F401  (fixtures; `worker` is conftest's)
     ADMIN,
     CHANNEL,
     STUDENT,
@@ -29,7 +29,6 @@ from tests.test_slack_bot import (  # noqa: F401  (fixtures)
     queue,
     redis_client,
     slack_settings,
-    worker,
 )
 
 pytestmark = pytest.mark.slow

@@ -1,7 +1,7 @@
 """The arq jobs a worker serves, and the answering pipeline the CLI also runs in-process.
 
 Every job delivers its outcome the same way: a JSON envelope pushed onto
-``Keys.result_list(job_id)`` (see :mod:`shared.queue`), which the waiting client pops with BLPOP.
+``Keys.result_list(job_id)`` (see :mod:`shared.queue_protocol`), which the waiting client pops with BLPOP.
 The synchronous :class:`~worker.engine.Engine` runs in threads, so a long ingest or a slow search
 never blocks the event loop that is serving other questions: searches on the default pool, writes
 (ingest, reindex, remove) on a small pool of their own, one at a time per collection, so uploads
@@ -29,21 +29,22 @@ from syllabot.shared.deadline import llm_deadline, measure_offset_ms, redis_now_
 from syllabot.shared.gap_report import GapReport
 from syllabot.shared.keys import Keys
 from syllabot.shared.metrics import MetricsEndpoint, start_endpoint
-from syllabot.shared.queue import (
+from syllabot.shared.queue import EmptyCollection, SchemaMismatch
+from syllabot.shared.queue_protocol import (
     HEARTBEAT_INTERVAL_S,
     HEARTBEAT_TTL_S,
-    RESULT_TTL_S,
-    EmptyCollection,
     beat,
     error_envelope,
     ok_envelope,
+    push_result,
 )
 from syllabot.shared.redis_conn import REDIS_ERRORS
-from syllabot.shared.schema import Answer, AskRequest, IngestReport, Timings
+from syllabot.shared.schema import SCHEMA_VERSION, Answer, AskRequest, IngestReport, Timings, wire_version
 from syllabot.shared.threads import ThreadContext, ThreadStore
 from syllabot.worker.answer_cache import AnswerCache, served_from_cache
 from syllabot.worker.answerers import get_answerer
 from syllabot.worker.conversation import EXPIRED_NOTE, turn_for
+from syllabot.worker.hooks import hooks_of
 from syllabot.worker.metrics import WorkerMetrics, ingest_failure_kind
 from syllabot.worker.question_log import QuestionLog
 from syllabot.worker.report import build_report
@@ -339,19 +340,18 @@ async def _heartbeat(ctx: dict[str, Any]) -> None:
     Under :class:`worker.main.FastWorker` it beats only while the claim loop turns (a worker whose
     loop died or hangs must not look alive) and renews the claims of the jobs still running.
     """
-    loop_alive: Callable[[], bool] | None = ctx.get("claim_loop_alive")
-    running: Callable[[], list[str]] | None = ctx.get("running_job_ids")
+    hooks = hooks_of(ctx)
     advertised = True
     while True:
         await asyncio.sleep(HEARTBEAT_INTERVAL_S)
-        if loop_alive is not None and not loop_alive():
+        if not hooks.claim_loop_alive():
             if advertised:
                 log.warning("the claim loop stopped turning; no longer advertising this worker")
                 advertised = False
             await _leave(ctx)
             continue
         try:
-            job_ids = running() if running is not None else ()
+            job_ids = hooks.running_job_ids()
             await beat(ctx["redis"], ctx["keys"], ctx["worker_id"], HEARTBEAT_TTL_S, job_ids)
             advertised = True
             ctx["clock_offset_ms"] = await measure_offset_ms(ctx["redis"])
@@ -393,10 +393,10 @@ async def _deliver(ctx: dict[str, Any], work: Awaitable[Any]) -> None:
         # arq's job timeout (or a shutdown) cancelled the job. On shutdown arq queues it again for
         # another worker, unless this was its last try; otherwise tell the client now rather than
         # let it wait out its own timeout.
-        stopping: Callable[[], bool] | None = ctx.get("worker_stopping")
+        stopping = hooks_of(ctx).stopping()
         last_try = int(ctx.get("job_try") or 1) >= JOB_MAX_TRIES
-        if stopping is None or not stopping() or last_try:
-            reason = "stopped" if stopping is not None and stopping() else "timed out"
+        if not stopping or last_try:
+            reason = "stopped" if stopping else "timed out"
             with contextlib.suppress(Exception):
                 async with asyncio.timeout(2):
                     await asyncio.shield(
@@ -407,11 +407,7 @@ async def _deliver(ctx: dict[str, Any], work: Awaitable[Any]) -> None:
 
 
 async def _push(ctx: dict[str, Any], payload: bytes) -> None:
-    key = ctx["keys"].result_list(ctx["job_id"])
-    async with ctx["redis"].pipeline(transaction=True) as pipe:
-        pipe.rpush(key, payload)
-        pipe.expire(key, RESULT_TTL_S)
-        await pipe.execute()
+    await push_result(ctx["redis"], ctx["keys"], ctx["job_id"], payload)
 
 
 def _progress_writer(ctx: dict[str, Any], collection: str) -> Progress:
@@ -498,6 +494,13 @@ async def _drop_expired(ctx: dict[str, Any], request: AskRequest, late_s: float)
 
 
 async def ask(ctx: dict[str, Any], request: dict[str, Any]) -> None:
+    if wire_version(request) != SCHEMA_VERSION:  # a bot of another version: say which to upgrade
+
+        async def refuse() -> None:
+            raise SchemaMismatch(bot=wire_version(request), worker=SCHEMA_VERSION)
+
+        await _deliver(ctx, refuse())
+        return
     question = AskRequest.model_validate(request)
     left = seconds_left(ctx, question)
     if left is not None and left <= 0:
@@ -531,8 +534,7 @@ async def ask(ctx: dict[str, Any], request: dict[str, Any]) -> None:
         except asyncio.CancelledError:
             # arq's timeout gives up on the question; a shutdown hands it to another worker, which
             # counts it there.
-            stopping: Callable[[], bool] | None = ctx.get("worker_stopping")
-            if metrics is not None and (stopping is None or not stopping()):
+            if metrics is not None and not hooks_of(ctx).stopping():
                 metrics.failed(question)
             raise
         if metrics is not None:
@@ -566,8 +568,11 @@ async def _record_index_size(ctx: dict[str, Any], metrics: WorkerMetrics, collec
         return
     try:
         snapshot = await asyncio.to_thread(snapshot_of, collection)
-    except Exception as exc:  # noqa: BLE001 - a gauge is a nicety; logged, never raised
+    except REDIS_ERRORS as exc:  # the heartbeat reports Redis being away
         log.debug("index size of %s not read: %s", collection, exc)
+        return
+    except Exception:  # a gauge is a nicety: logged with its traceback (a bug), never raised
+        log.warning("index size of %s not read", collection, exc_info=True)
         return
     if snapshot is not None and snapshot.version != metrics.index_version(collection):
         metrics.index_loaded(collection, snapshot.version, len(snapshot))
@@ -596,8 +601,8 @@ async def _count_ingest_failures(
             continue
         try:
             kind = await asyncio.to_thread(ingest_failure_kind, name, data, max_bytes)
-        except Exception as exc:  # noqa: BLE001 - a counter is a nicety; logged, never raised
-            log.debug("could not classify the refusal of %s: %s", name, exc)
+        except Exception:  # a counter is a nicety: logged with its traceback (a bug), never raised
+            log.warning("could not classify the refusal of %s", name, exc_info=True)
             continue
         metrics.ingest_failed(kind)
 

@@ -331,7 +331,7 @@ def _answer_all(
     answerer = get_answerer(settings)
 
     def row(q: LabelledQuestion, result: SearchResult, answer: Answer) -> EvalRow:
-        return EvalRow(q, result.hits, answer.status, answer.text)
+        return EvalRow.of(q, result.hits, answer)
 
     answer_sync = getattr(answerer, "answer_sync", None)
     if answer_sync is not None:

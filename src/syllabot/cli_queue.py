@@ -16,16 +16,18 @@ from __future__ import annotations
 
 import asyncio
 import getpass
+import json
 import sys
 import threading
 import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
+from syllabot.shared.answer_text import answer_parts, answer_text
 from syllabot.shared.config import Settings
 from syllabot.shared.gap_report import GapReport
 from syllabot.shared.redis_conn import RedisUnavailable, embedded_running, started_here
-from syllabot.shared.schema import NOT_IN_MATERIALS, UNCERTAIN_LEAD, Answer, AskRequest, IngestReport
+from syllabot.shared.schema import Answer, AskRequest, IngestReport
 
 if TYPE_CHECKING:
     from syllabot.shared.queue import QueueClient
@@ -187,8 +189,17 @@ def run_ask(
     except (QueueError, RedisUnavailable) as exc:
         _say(str(exc))  # the terminal is for admins: the queue's own message names the URL to check
         return 1
-    print(answer.model_dump_json(indent=2) if as_json else render_answer(answer))
+    print(answer_json(answer) if as_json else render_answer(answer))
     return 0
+
+
+def answer_json(answer: Answer) -> str:
+    """``ask --json``: the answer's fields, with ``text`` the whole answer as plain text (what the
+    command prints without ``--json``, up to the sources: it starts with "Not in your materials"
+    or the uncertain lead) and ``body`` the worker's own text (``Answer.text``)."""
+    data = answer.model_dump(mode="json")
+    body = data.pop("text")
+    return json.dumps({"text": answer_text(answer), "body": body, **data}, indent=2, ensure_ascii=False)
 
 
 async def ask(settings: Settings, request: AskRequest) -> Answer:
@@ -297,29 +308,16 @@ SOURCES_HEADING = {
 }
 
 
-GENERAL_KNOWLEDGE_LABEL = "General knowledge (not from your course materials):"
-
-
 def render_answer(answer: Answer) -> str:
     """Plain text for a terminal: the answer, any labelled general knowledge, numbered sources.
 
-    Laid out from the front-end core's :func:`answer_parts`, chosen by ``answer.status``: the text
-    starts with its status's words ("Not in your materials", or :data:`UNCERTAIN_LEAD` and "The
-    closest passages:"), whether or not the worker wrote them, so a terminal never shows closest
-    passages as if they were an answer.
+    The text is the front-end core's :attr:`~syllabot.shared.answer_text.AnswerParts.text`, chosen by
+    ``answer.status``: it starts with its status's words ("Not in your materials", or the uncertain
+    lead and "The closest passages:"), so a terminal never shows closest passages as if they were
+    an answer.
     """
-    from syllabot.bots.frontend import answer_parts
-
     parts = answer_parts(answer)
-    if parts.status == "uncertain":
-        text = f"{UNCERTAIN_LEAD}. The closest passages: {parts.body}"
-    elif parts.status == "not_in_materials":
-        text = f"{NOT_IN_MATERIALS}. {parts.body}" if parts.body else NOT_IN_MATERIALS
-    else:
-        text = parts.body
-    lines = [text]
-    if parts.general_knowledge:
-        lines += ["", GENERAL_KNOWLEDGE_LABEL, parts.general_knowledge]
+    lines = [parts.text]
     if parts.citations:
         lines += ["", SOURCES_HEADING[parts.status]]
         for c in parts.citations:

@@ -8,11 +8,13 @@ temperature and timeout come from settings. What we do not leave to the model:
   system message says that everything inside is quoted material, never instructions.
 * **Citations** are checked: markers naming no retrieved chunk are removed, the rest renumbered.
 * **Three outcomes**, said by the model and checked by us. It begins with the marker ("Not in your
-  materials.") when the material does not answer: we keep the marker as the reply and move the
-  rest, labelled, to ``Answer.general_knowledge`` with any citation markers stripped (it is not
-  from the materials). It begins with ``UNSURE:`` when the passages are about the question but it
-  cannot tell whether they answer it: we replace the tag with :data:`UNCERTAIN_LEAD` and keep the
-  closest passages it cites (status ``uncertain``). Anything else is an answer (``answered``).
+  materials.") when the material does not answer: the status says so (the body is empty) and the
+  rest moves to ``Answer.general_knowledge`` with its label and any citation markers stripped (it is
+  not from the materials). It begins with ``UNSURE:`` when the passages are about the question but
+  it cannot tell whether they answer it: we drop the tag and keep the closest passages it cites as
+  the body (status ``uncertain``). Anything else is an answer (``answered``). The marker, the
+  uncertain lead and the general-knowledge label the asker reads come from the status
+  (``shared/answer_text.py``), never from the model's wording.
 * **Failure is never silence**: timeout, HTTP error, or a reply we cannot parse returns the
   extractive answer with a one-line ``note``.
 """
@@ -30,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 import httpx
 
 from syllabot.shared.deadline import llm_budget
-from syllabot.shared.schema import NOT_IN_MATERIALS, UNCERTAIN_LEAD, Answer, AnswerStatus, Hit
+from syllabot.shared.schema import NOT_IN_MATERIALS, Answer, AnswerStatus, Hit
 from syllabot.worker.answerers.base import AnswerContext, finalise_citations, hit_label, strip_markers
 from syllabot.worker.answerers.extractive import ExtractiveAnswerer
 
@@ -40,14 +42,13 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-GENERAL_LABEL = "General knowledge (not from your course materials):"
 #: Connections per pooled HTTP client (see LLMAnswerer._http for why there are several).
 CONNECTIONS_PER_CLIENT = 16
 #: Longest chunk text put in the prompt; the hits are already the best 18, de-duplicated.
 MAX_CHUNK_CHARS = 1500
 
 #: What the model writes first when it cannot tell whether the passages answer the question. A tag
-#: of our own rather than :data:`UNCERTAIN_LEAD`: short, unambiguous, and unlike any natural opening
+#: of our own rather than the uncertain lead: short, unambiguous, and unlike any natural opening
 #: of an answer, so a reply that merely mentions being unsure is not mistaken for it.
 UNSURE_TAG = "UNSURE:"
 
@@ -186,10 +187,11 @@ def find_outcome(body: str) -> tuple[AnswerStatus, re.Match[str] | None]:
     return "answered", None
 
 
-def _labelled_general(text: str) -> str | None:
-    """General-knowledge text, labelled and without citation markers (it is not from the materials)."""
+def _general(text: str) -> str | None:
+    """General-knowledge text without the model's label and without citation markers (it is not
+    from the materials); None when nothing is left."""
     general = strip_markers(_GENERAL_PREFIX.sub("", text.strip(), count=1)).strip()
-    return f"{GENERAL_LABEL} {general}" if general else None
+    return general or None
 
 
 def parse_reply(content: str, question: str, result: SearchResult, collection: str) -> Answer:
@@ -211,9 +213,9 @@ def parse_reply(content: str, question: str, result: SearchResult, collection: s
     status, opening = find_outcome(body)
     if status == "not_in_materials" and opening is not None:
         return Answer(
-            text=f"{NOT_IN_MATERIALS}.",
+            text="",
             status="not_in_materials",
-            general_knowledge=_labelled_general(body[opening.end() :]),
+            general_knowledge=_general(body[opening.end() :]),
             **base,
         )
     if status == "uncertain" and opening is not None:
@@ -221,13 +223,13 @@ def parse_reply(content: str, question: str, result: SearchResult, collection: s
         general = None
         paragraph = _GENERAL_PARAGRAPH.search(rest)
         if paragraph:  # told not to add one; if it did, it must not read as the closest passages
-            general = _labelled_general(rest[paragraph.start() :])
+            general = _general(rest[paragraph.start() :])
             rest = rest[: paragraph.start()].strip()
         text, citations = finalise_citations(_CLOSEST_INTRO.sub("", rest, count=1), hits)
         if not citations:
             raise LLMError("the model was unsure but cited none of the retrieved passages")
         return Answer(
-            text=f"{UNCERTAIN_LEAD}. The closest passages: {text}",
+            text=text,
             status="uncertain",
             citations=citations,
             general_knowledge=general,
