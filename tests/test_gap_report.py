@@ -224,3 +224,12 @@ def test_cli_report_csv_and_json(settings: Settings, monkeypatch: pytest.MonkeyP
         cli.main(["report", "-c", "shop", "--days", "0"])
     assert exited.value.code == 2
     assert "--days" in capsys.readouterr().err
+
+
+def test_vectors_of_an_earlier_embedder_are_left_out() -> None:
+    from syllabot.worker.report import same_dimension
+
+    new = [GapQuestion(f"q{i}", _unit(np.ones(8)), "uncertain") for i in range(3)]
+    old = [GapQuestion("old", _unit(np.ones(4)), "uncertain")]
+    assert same_dimension(new + old) == new
+    assert same_dimension(new) == new

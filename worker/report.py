@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections import Counter
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from typing import Any, cast
@@ -89,6 +90,16 @@ def select(
     return chosen
 
 
+def same_dimension(questions: list[GapQuestion]) -> list[GapQuestion]:
+    """Only the questions whose vectors have the most common dimension: after the embedder changed
+    (and the collection was re-indexed), older vectors cannot be compared with newer ones."""
+    dims = Counter(len(q.vector) for q in questions)
+    if len(dims) <= 1:
+        return questions
+    keep = dims.most_common(1)[0][0]
+    return [q for q in questions if len(q.vector) == keep]
+
+
 async def build_report(
     redis: Any, keys: Keys, log: QuestionLog, collection: str, days: int, embed: EmbedQuery
 ) -> GapReport:
@@ -103,6 +114,7 @@ async def build_report(
         elif vote is not None and vote["question"]:
             vector = await asyncio.to_thread(embed, vote["question"])
             questions.append(GapQuestion(vote["question"], vector, vote["status"], True, vote["closest"]))
+    questions = same_dimension(questions)
     topics = await asyncio.to_thread(build_topics, questions)
     stamp = lambda ms: datetime.fromtimestamp(ms / 1000, UTC).isoformat(timespec="seconds")  # noqa: E731
     return GapReport(
