@@ -44,6 +44,7 @@ SECTION_ORDER = [
     ("search_scale", "python -m bench.search_scale"),
     ("indexing", "python -m bench.indexing"),
     ("queue", "python bench/queue_latency.py"),
+    ("streaming", "python -m bench.streaming"),
     ("cache", "python -m bench.cache"),
     ("gaps", "python -m bench.gaps"),
 ]

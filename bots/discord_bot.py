@@ -39,7 +39,14 @@ from discord.gateway import DiscordWebSocket
 from discord.utils import MISSING
 
 from syllabot.bots import discord_render as render
-from syllabot.bots.frontend import QuestionRejected, UsageError, check_question, classify, is_expected
+from syllabot.bots.frontend import (
+    QuestionRejected,
+    UsageError,
+    ask_streamed,
+    check_question,
+    classify,
+    is_expected,
+)
 from syllabot.shared.bindings import Bindings, InvalidCollectionName, validate_collection_name
 from syllabot.shared.config import Settings
 from syllabot.shared.feedback import Feedback, UnknownAnswer
@@ -477,7 +484,13 @@ class SyllabotBot(discord.Client):
                 platform="discord",
                 thread=thread_id(PLATFORM, conversation),
             )
-            answer = await self.queue.ask(request, timeout=timeout)
+            answer = await ask_streamed(
+                self.queue,
+                request,
+                timeout=timeout,
+                every_s=self.settings.stream_edit_every_s,
+                show=lambda text: self.show_partial(interaction, text, question),
+            )
         except Exception as exc:  # every failure ends in a message; a bug also in the log with its traceback
             self.metrics.count_failure(collection, PLATFORM, exc)
             log.warning("ask failed: %r", exc, exc_info=not is_expected(exc))
@@ -485,6 +498,17 @@ class SyllabotBot(discord.Client):
             return
         self.metrics.count(collection, PLATFORM, answer.status)
         await self.send_answer(interaction, answer, question, conversation=conversation, private=private)
+
+    @staticmethod
+    async def show_partial(interaction: discord.Interaction, text: str, question: str) -> None:
+        """The answer so far, in place of "thinking…" (the deferred reply); the final edit replaces it."""
+        partial = render.render_partial(text, question)
+        await asyncio.wait_for(
+            interaction.edit_original_response(
+                content=partial.content, embeds=partial.embeds, allowed_mentions=NO_PINGS
+            ),
+            timeout=5,
+        )
 
     async def send_answer(
         self,

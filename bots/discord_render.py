@@ -247,6 +247,22 @@ def render_answer(answer: Answer, *, per_embed: int = DESCRIPTION_MAX) -> list[R
     return pack_messages(embeds)
 
 
+#: Footer of an answer still being written: sources and the outcome come with the final edit.
+WRITING_FOOTER = "✍️ Writing… sources follow when the answer is complete."
+
+
+def render_partial(text: str, question: str = "") -> Rendered:
+    """An answer while an LLM writes it (``frontend.ask_streamed``): one embed with the text so far,
+    escaped like a final answer and cut to the description limit, titled with the question. It
+    carries no status label and no sources: those come with the final edit, which replaces it."""
+    body = frontend.clip_partial(neutralise(text), DESCRIPTION_MAX, guard=frontend.keep_escapes)
+    embed = discord.Embed(colour=COLOUR_INFO, description=body or None)
+    if question.strip():
+        embed.title = truncate(neutralise(" ".join(question.split())), TITLE_MAX)
+    embed.set_footer(text=WRITING_FOOTER)
+    return Rendered(embeds=[embed])
+
+
 # --- sources, ingest reports, progress, notices -------------------------------------------------
 def format_when(indexed_at: str) -> str:
     """An ISO time as a Discord timestamp (shown in each reader's time zone), else as given."""

@@ -12,16 +12,23 @@
   body (``Answer.text``: the worker writes no marker or lead), the citations and the general
   knowledge (no label); :func:`answer_text` the whole answer as plain text, starting with the
   exact "Not in your materials" marker or the uncertain lead (``shared/answer_text.py``).
+- **The ask flow's replies**: acknowledge, progress, *partial*, final, failure. :func:`ask_streamed`
+  asks and shows the answer while an LLM writes it: each bot passes only its platform's edit call
+  (``show``), and this core decides when to call it (at most once per
+  ``SYLLABOT_STREAM_EDIT_EVERY_S``, the final edit included) and :func:`clip_partial` how much fits.
 
 Imports only ``syllabot.shared`` (tests/test_layout.py). Tests need neither Redis nor a platform fake.
 """
 
 from __future__ import annotations
 
+import asyncio
 import enum
+import logging
 import re
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 from syllabot.shared.answer_text import (
     GENERAL_KNOWLEDGE_LABEL,
@@ -31,6 +38,7 @@ from syllabot.shared.answer_text import (
     answer_text,
     status_lead,
 )
+from syllabot.shared.partials import Partial
 from syllabot.shared.queue import (
     JobFailed,
     NoWorker,
@@ -40,7 +48,9 @@ from syllabot.shared.queue import (
     SchemaMismatch,
 )
 from syllabot.shared.redis_conn import REDIS_ERRORS, RedisUnavailable
-from syllabot.shared.schema import MAX_QUESTION_CHARS
+from syllabot.shared.schema import MAX_QUESTION_CHARS, Answer, AskRequest
+
+log = logging.getLogger("syllabot.frontend")
 
 __all__ = [
     "GENERAL_KNOWLEDGE_LABEL",
@@ -53,8 +63,10 @@ __all__ = [
     "UsageError",
     "answer_parts",
     "answer_text",
+    "ask_streamed",
     "check_question",
     "classify",
+    "clip_partial",
     "is_expected",
     "split_text",
     "status_lead",
@@ -251,3 +263,86 @@ def split_text(text: str, limit: int, *, guard: CutGuard | None = None) -> list[
 # --- answers ---------------------------------------------------------------------------------
 # The parts and the full text of an answer are composed in shared/answer_text.py (the worker's
 # evaluation matches expected strings in the same full text); they are part of this core.
+
+
+# --- partial answers (the ask flow's "partial" reply) ---------------------------------------------
+#: Ends a partial answer cut to fit a platform's limit (the rest follows in the final answer).
+CLIPPED = " …"
+
+
+def clip_partial(text: str, limit: int, *, guard: CutGuard | None = None) -> str:
+    """A partial answer (already escaped for the platform) cut to at most ``limit`` characters at a
+    clean boundary: the beginning stays put while the answer grows, so an edit never jumps."""
+    if len(text) <= limit:
+        return text
+    return split_text(text, limit - len(CLIPPED), guard=guard)[0] + CLIPPED
+
+
+class LiveAsker(Protocol):
+    """What :func:`ask_streamed` needs of a queue (``shared.queue.QueueClient.ask_live``)."""
+
+    def ask_live(
+        self, request: AskRequest, timeout: float | None = None
+    ) -> AsyncIterator[Partial | Answer]: ...
+
+
+#: A platform's edit call: show this partial answer text (unescaped) in place of the last one.
+ShowPartial = Callable[[str], Awaitable[None]]
+
+
+async def ask_streamed(
+    queue: LiveAsker, request: AskRequest, *, timeout: float, show: ShowPartial, every_s: float
+) -> Answer:
+    """Ask, call ``show`` with the answer's text while it is written, and return the final answer.
+
+    The pace is the platform's: an edit starts at least ``every_s`` after the previous one ended
+    (so the platform never sees two closer than that, however long an edit takes), the newest text
+    is shown and those in between are skipped. The final answer is returned no sooner than
+    ``every_s`` after the last partial edit, so the caller's final edit keeps the same pace. An
+    edit that fails is logged and the flow goes on: partials are a nicety, the answer is not.
+    Failures of the question itself are raised as :meth:`QueueClient.ask` raises them.
+    """
+    loop = asyncio.get_running_loop()
+    latest: str | None = None
+    arrived = asyncio.Event()
+
+    async def consume() -> Answer:
+        nonlocal latest
+        async for update in queue.ask_live(request, timeout):
+            if isinstance(update, Answer):
+                return update
+            latest = update.text
+            arrived.set()
+        raise QueueError("the queue ended without an answer")
+
+    task = asyncio.ensure_future(consume())
+    shown: str | None = None
+    ready_at = loop.time()
+    try:
+        while not task.done():
+            waiter = asyncio.ensure_future(arrived.wait())
+            try:
+                await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                waiter.cancel()
+            if task.done():
+                break
+            if ready_at > loop.time():  # too soon after the last edit: wait, unless the answer comes
+                await asyncio.wait({task}, timeout=ready_at - loop.time())
+                if task.done():
+                    break
+            arrived.clear()
+            if latest and latest != shown:
+                shown = latest
+                try:
+                    await show(latest)
+                except Exception as exc:  # a failed edit must not lose the answer
+                    log.warning("could not show a partial answer: %s", exc, exc_info=not is_expected(exc))
+                ready_at = loop.time() + every_s
+        answer = task.result()
+        if shown is not None and ready_at > loop.time():
+            await asyncio.sleep(ready_at - loop.time())
+        return answer
+    finally:
+        if not task.done():
+            task.cancel()

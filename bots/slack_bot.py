@@ -39,6 +39,7 @@ from syllabot.bots.frontend import (
     FailureKind,
     QuestionRejected,
     UsageError,
+    ask_streamed,
     check_question,
     classify,
     is_expected,
@@ -81,6 +82,9 @@ PROGRESS_EVERY_S = 2.0
 RESPONSE_URL_BUDGET_S = 25 * 60.0
 #: Never wait less than this for a job, even when the budget is (nearly) spent.
 MIN_JOB_WAIT_S = 1.0
+#: Partial answers posted through one response_url: it takes 5 posts in all, and the final answer
+#: and a possible text-only fallback need theirs.
+RESPONSE_URL_PARTIALS = 3
 #: How long an Events API event id is remembered, so a redelivery is not answered twice.
 EVENT_DEDUP_S = 600
 #: File extensions the worker's loaders read (worker/loaders.py ``_EXTENSIONS``); anything else is
@@ -196,6 +200,19 @@ class Reporter:
         """How long an admin job may be waited for while this reporter can still deliver the result."""
         return default
 
+    async def partial(self, message: Message) -> None:
+        """Show an answer still being written (public, like the answer it becomes); later calls
+        replace it, and :meth:`answer` replaces it with the final answer."""
+
+    async def answer(self, message: Message) -> None:
+        """The final answer: in place of the partial one when one was shown, else :meth:`public`."""
+        await self.public(message)
+
+    @property
+    def shows_partial(self) -> bool:
+        """Whether a partial answer is on screen (a failure must then replace it)."""
+        return False
+
 
 class ResponseUrlReporter(Reporter):
     """Replies via ``respond()``. A response_url allows 5 posts in 30 minutes, so progress is not
@@ -205,24 +222,41 @@ class ResponseUrlReporter(Reporter):
         self._respond = respond
         self._type = response_type
         self._status_sent = False
+        self._partials = 0
         self.created = time.monotonic()  # ~ when the command arrived: the response_url's clock starts
 
     async def _post(self, **kwargs: Any) -> None:
         check_webhook(await self._respond(**kwargs))
 
     async def public(self, message: Message) -> None:
-        await self._post(
-            text=message["text"],
-            blocks=message["blocks"],
-            response_type=self._type,
-            replace_original=False,
-            unfurl_links=False,
-            unfurl_media=False,
-        )
+        await self._replace(message, False)
 
     async def private(self, message: Message) -> None:
         await self._post(
             text=message["text"], blocks=message["blocks"], response_type="ephemeral", replace_original=False
+        )
+
+    async def partial(self, message: Message) -> None:
+        if self._partials >= RESPONSE_URL_PARTIALS:
+            return  # keep the response_url's last posts for the answer
+        self._partials += 1
+        await self._replace(message, self._partials > 1)
+
+    async def answer(self, message: Message) -> None:
+        await self._replace(message, self._partials > 0)
+
+    @property
+    def shows_partial(self) -> bool:
+        return self._partials > 0
+
+    async def _replace(self, message: Message, replace: bool) -> None:
+        await self._post(
+            text=message["text"],
+            blocks=message["blocks"],
+            response_type=self._type,
+            replace_original=replace,
+            unfurl_links=False,
+            unfurl_media=False,
         )
 
     async def fallback(self, text: str) -> None:
@@ -248,6 +282,7 @@ class ThreadReporter(Reporter):
         self.user = user
         self._status_ts: str | None = None
         self._last_edit = 0.0
+        self._partial_ts: str | None = None
 
     async def public(self, message: Message) -> None:
         await self.client.chat_postMessage(
@@ -270,6 +305,34 @@ class ThreadReporter(Reporter):
 
     async def fallback(self, text: str) -> None:
         await self.client.chat_postMessage(channel=self.channel, thread_ts=self.thread_ts, text=text)
+
+    async def partial(self, message: Message) -> None:
+        if self._partial_ts is None:
+            resp = await self.client.chat_postMessage(
+                channel=self.channel,
+                thread_ts=self.thread_ts,
+                text=message["text"],
+                blocks=message["blocks"],
+                unfurl_links=False,
+                unfurl_media=False,
+            )
+            self._partial_ts = resp.get("ts")
+            return
+        await self.client.chat_update(
+            channel=self.channel, ts=self._partial_ts, text=message["text"], blocks=message["blocks"]
+        )
+
+    async def answer(self, message: Message) -> None:
+        if self._partial_ts is None:
+            await self.public(message)
+            return
+        await self.client.chat_update(
+            channel=self.channel, ts=self._partial_ts, text=message["text"], blocks=message["blocks"]
+        )
+
+    @property
+    def shows_partial(self) -> bool:
+        return self._partial_ts is not None
 
     async def status(self, message: Message, force: bool = False) -> None:
         now = time.monotonic()
@@ -467,7 +530,13 @@ class SlackFrontEnd:
                 platform="slack",
                 thread=thread,
             )
-            result = await self.queue.ask(request, timeout=self.settings.ask_timeout_s)
+            result = await ask_streamed(
+                self.queue,
+                request,
+                timeout=self.settings.ask_timeout_s,
+                every_s=self.settings.stream_edit_every_s,
+                show=lambda text: out.partial(render.render_partial(text)),
+            )
         except Exception as exc:  # noqa: BLE001 - _report_failure logs it, with its traceback when unexpected
             self.metrics.count_failure(collection, PLATFORM, exc)
             await self._report_failure(exc, out, "answering a question")
@@ -479,7 +548,7 @@ class SlackFrontEnd:
         except Exception:  # feedback is a nicety: still show the answer, just without buttons
             log.warning("could not record the answer for feedback", exc_info=True)
         message = render.render_answer(result, answer_id)
-        await deliver(lambda: out.public(message), out, message, "an answer")
+        await deliver(lambda: out.answer(message), out, message, "an answer")
 
     async def _report_failure(self, exc: BaseException, out: Reporter, doing: str) -> None:
         if not is_expected(exc) and not isinstance(exc, SlackApiError | DeliveryFailed):
@@ -490,6 +559,9 @@ class SlackFrontEnd:
         if isinstance(out, ThreadReporter) and out.has_status:
             # turn "Downloading…" into the error, so nothing hangs there
             await deliver(lambda: out.finish(message), out, message, "a failure report")
+        elif out.shows_partial:
+            # turn the half-written answer into the error, so it does not read as the answer
+            await deliver(lambda: out.answer(message), out, message, "a failure report")
         else:
             await deliver(lambda: out.private(message), out, message, "a failure report")
 

@@ -250,6 +250,19 @@ def render_answer(answer: Answer, answer_id: str | None = None) -> Message:
     return {"text": answer_fallback_text(answer), "blocks": blocks}
 
 
+#: Under an answer still being written: sources and the outcome come with the final update.
+WRITING_CONTEXT = ":writing_hand: _Writing… sources follow when the answer is complete._"
+
+
+def render_partial(text: str) -> Message:
+    """An answer while an LLM writes it (``frontend.ask_streamed``): the text so far, escaped like a
+    final answer and cut to one section, then a "writing" line. No status lead and no sources: the
+    final update replaces it with both."""
+    body = frontend.clip_partial(safe(text), SECTION_LIMIT, guard=frontend.keep_entities)
+    fallback = frontend.clip_partial(safe(text), FALLBACK_LIMIT, guard=frontend.keep_entities)
+    return {"text": fallback, "blocks": [section(body), context([WRITING_CONTEXT])]}
+
+
 def blocks_text_length(blocks: Sequence[Any]) -> int:
     """All text Slack counts in ``blocks``: every ``text`` string, at any depth (sections, context
     elements, button labels)."""

@@ -92,6 +92,19 @@ class Settings(BaseSettings):
     llm_api_key: str | None = Field(default=None, validation_alias=_alias("SYLLABOT_LLM_API_KEY"))
     llm_temperature: float = Field(default=0.1, validation_alias=_alias("SYLLABOT_LLM_TEMPERATURE"))
     llm_timeout_s: float = Field(default=30.0, validation_alias=_alias("SYLLABOT_LLM_TIMEOUT_S"))
+    llm_stream: bool = Field(
+        default=True,
+        validation_alias=_alias("SYLLABOT_LLM_STREAM"),
+        description="Read the LLM's reply as a stream when the asker shows answers as they are written "
+        "(Discord, Slack); false: one request, one reply.",
+    )
+    llm_stall_s: float = Field(
+        default=20.0,
+        gt=0.0,
+        validation_alias=_alias("SYLLABOT_LLM_STALL_S"),
+        description="A streamed reply with no new text for this long has stalled: the extractive answer "
+        "is given instead, with a note.",
+    )
 
     # --- queue -------------------------------------------------------------------------------
     ask_timeout_s: float = Field(default=60.0, validation_alias=_alias("SYLLABOT_ASK_TIMEOUT_S"))
@@ -169,6 +182,14 @@ class Settings(BaseSettings):
         le=20,
         validation_alias=_alias("SYLLABOT_THREAD_TURNS"),
         description="Turns of a conversation kept to resolve its follow-ups.",
+    )
+
+    stream_edit_every_s: float = Field(
+        default=1.0,
+        gt=0.0,
+        validation_alias=_alias("SYLLABOT_STREAM_EDIT_EVERY_S"),
+        description="Shortest gap between two edits of an answer being written (Discord, Slack), the "
+        "final edit included.",
     )
 
     # --- Discord -----------------------------------------------------------------------------

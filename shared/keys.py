@@ -23,6 +23,11 @@ class Keys:
         """List the worker LPUSHes a finished job's result to, awaited by the client with BLPOP."""
         return f"{self.prefix}result:{job_id}"
 
+    def partials(self, job_id: str) -> str:
+        """List of a question's partial answer texts (shared/partials.py), newest last: the worker
+        RPUSHes while an LLM streams, the asking client pops them alongside ``result_list``."""
+        return f"{self.prefix}partial:{job_id}"
+
     @property
     def workers(self) -> str:
         """Sorted set worker id -> last heartbeat (unix seconds); live workers beat every few seconds."""

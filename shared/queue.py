@@ -38,7 +38,7 @@ import logging
 import socket
 import time
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, TypeVar, cast
 
 import redis.exceptions
@@ -51,6 +51,7 @@ from syllabot.shared.config import Settings
 from syllabot.shared.deadline import measure_offset_ms, redis_now_ms
 from syllabot.shared.gap_report import GapReport
 from syllabot.shared.keys import Keys
+from syllabot.shared.partials import DRAIN_MAX, Partial, live, newest
 from syllabot.shared.queue_protocol import (
     COUNT_LIVE,
     ENQUEUE,
@@ -148,6 +149,8 @@ class EmptyCollection(JobFailed):
 
 
 ProgressCallback = Callable[[dict[str, Any]], Awaitable[None]]
+#: Receives each partial answer while a streamed answer is written (see :meth:`QueueClient.ask_live`).
+PartialCallback = Callable[[Partial], None]
 
 
 class QueueClient:
@@ -242,21 +245,34 @@ class QueueClient:
 
     # --- jobs ---------------------------------------------------------------------------------
 
-    async def ask(self, request: AskRequest, timeout: float | None = None) -> Answer:
+    async def ask(
+        self, request: AskRequest, timeout: float | None = None, on_partial: PartialCallback | None = None
+    ) -> Answer:
         """Ask a worker; the job carries this caller's deadline (``deadline_ms``, Redis clock), so a
-        worker answers before it (falling back from a slow LLM) or not at all."""
+        worker answers before it (falling back from a slow LLM) or not at all. ``on_partial``: the
+        question is asked with ``stream`` and each partial answer is passed to it (most callers
+        want :meth:`ask_live`)."""
         started = time.perf_counter()
         timeout = timeout or self.settings.ask_timeout_s
         await self._redis()  # connected, with the clock offset measured
         deadline_ms = int(redis_now_ms(self._clock_offset_ms) + timeout * 1000)
-        request = request.model_copy(update={"deadline_ms": deadline_ms})
-        result = await self._call(JOB_ASK, request.model_dump(mode="json"), timeout=timeout)
+        request = request.model_copy(update={"deadline_ms": deadline_ms, "stream": on_partial is not None})
+        result = await self._call(
+            JOB_ASK, request.model_dump(mode="json"), timeout=timeout, on_partial=on_partial
+        )
         if wire_version(result) != SCHEMA_VERSION:  # before validation: an old answer may even fit
             raise SchemaMismatch(bot=SCHEMA_VERSION, worker=wire_version(result))
         answer = _validate(Answer, result)
         round_trip = (time.perf_counter() - started) * 1000.0
         answer.timings.queue = max(0.0, round(round_trip - answer.timings.total, 3))
         return answer
+
+    def ask_live(self, request: AskRequest, timeout: float | None = None) -> AsyncIterator[Partial | Answer]:
+        """Ask a worker and iterate over what comes back: :class:`~shared.partials.Partial` texts
+        while an LLM writes the answer (none from an extractive answerer), then the final
+        :class:`Answer`, always last and the only authoritative one. Errors are those of :meth:`ask`,
+        raised by the iteration."""
+        return live(lambda on_partial: self.ask(request, timeout, on_partial=on_partial))
 
     async def ingest(
         self,
@@ -336,17 +352,20 @@ class QueueClient:
         timeout: float,
         progress: ProgressCallback | None = None,
         collection: str | None = None,
+        on_partial: PartialCallback | None = None,
     ) -> Any:
-        """Enqueue ``function(*args)``, wake the workers, and wait for the result envelope."""
+        """Enqueue ``function(*args)``, wake the workers, and wait for the result envelope (passing
+        the job's partial answers to ``on_partial`` meanwhile)."""
         pool = await self._redis()
         job_id = uuid.uuid4().hex
+        partials = (self.keys.partials(job_id), on_partial) if on_partial is not None else None
         try:
             # The wait checks its deadline between BLPOP slices; this bounds a Redis that stalls
             # inside a command (the socket timeout would too, but only after SOCKET_TIMEOUT_S).
             async with asyncio.timeout(timeout + STALL_GRACE_S):
                 await self._enqueue(pool, job_id, function, args, timeout)
                 progress_key = self.keys.progress(collection, job_id) if progress and collection else None
-                raw = await self._wait(pool, job_id, timeout, progress, progress_key)
+                raw = await self._wait(pool, job_id, timeout, progress, progress_key, partials)
         except TimeoutError as exc:
             # Nothing to withdraw: the job's key expired at ``timeout``, so no worker will run it.
             raise RedisUnreachable(
@@ -404,6 +423,7 @@ class QueueClient:
         timeout: float,
         progress: ProgressCallback | None,
         progress_key: str | None,
+        partials: tuple[str, PartialCallback] | None = None,
     ) -> bytes:
         """BLPOP the result list in slices; between slices report progress and check liveness.
 
@@ -415,6 +435,8 @@ class QueueClient:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         result_key = self.keys.result_list(job_id)
+        # Result first: BLPOP serves the first non-empty list, so the answer beats stale partials.
+        wait_keys = [result_key] + ([partials[0]] if partials else [])
         slice_s = PROGRESS_POLL_S if progress_key else 2.0
         last: dict[str, Any] | None = None
         outage: BaseException | None = None
@@ -435,9 +457,15 @@ class QueueClient:
                     # Never 0: BLPOP 0 blocks forever. Sub-second timeouts need Redis >= 6.
                     item = await cast(
                         Awaitable[list[bytes] | None],
-                        pool.blpop([result_key], timeout=max(0.01, min(slice_s, remaining))),  # type: ignore[arg-type]
+                        pool.blpop(wait_keys, timeout=max(0.01, min(slice_s, remaining))),  # type: ignore[arg-type]
                     )
+                    if item is not None and partials is not None and item[0].decode() == partials[0]:
+                        await self._pass_partials(pool, partials, item[1])
+                        continue
                     if item is not None:
+                        if partials is not None:
+                            with contextlib.suppress(*REDIS_ERRORS):
+                                await pool.delete(partials[0])  # partials left behind the answer
                         if progress_key and progress is not None:  # the final count, even for a quick job
                             await self._report_progress(pool, progress_key, progress, last)
                         return item[1]
@@ -462,6 +490,20 @@ class QueueClient:
             if not alive:
                 await self._give_up(pool, job_id)  # so a worker starting later does not run it
                 raise NoWorker(_NO_WORKER)
+
+    async def _pass_partials(
+        self, pool: ArqRedis, partials: tuple[str, PartialCallback], first: bytes
+    ) -> None:
+        """Hand the newest of the queued partials to the callback (older ones are superseded)."""
+        key, callback = partials
+        more = await cast(Awaitable[list[bytes] | None], pool.lpop(key, DRAIN_MAX))
+        partial = newest([first, *(more or [])])
+        if partial is None:
+            return
+        try:
+            callback(partial)
+        except Exception:  # a broken display of partials must not lose the answer
+            log.exception("partial callback failed")
 
     async def _job_exists(self, pool: ArqRedis, job_id: str) -> bool:
         """Whether Redis still holds the job: queued or claimed (its arq keys) or answered (its result)."""

@@ -128,6 +128,12 @@ class AskRequest(BaseModel):
     )
     schema_version: int = SCHEMA_VERSION
 
+    stream: bool = Field(
+        default=False,
+        description="The asker shows the answer while it is written: a worker streaming from an LLM "
+        "publishes partial texts (shared/partials.py) before the final answer. Set by QueueClient.",
+    )
+
 
 class Answer(BaseModel):
     """What a worker sends back. ``status`` is the outcome; ``in_materials`` is true only for

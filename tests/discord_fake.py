@@ -10,7 +10,8 @@ What it speaks (API v10, JSON encoding, no compression):
   from the command schema the bot registered), autocomplete and button clicks.
 * REST under ``/api/v10``: ``/users/@me``, ``/oauth2/applications/@me``, ``/gateway``,
   ``/gateway/bot``, application and guild command bulk overwrite (PUT), interaction callbacks,
-  ``@original`` GET/PATCH/DELETE, follow-ups (POST) and their edits, channel messages (POST
+  ``@original`` GET/PATCH/DELETE (a PATCH past Discord's message limits is refused with 400 and
+  listed in ``rejected``), follow-ups (POST) and their edits, channel messages (POST
   ``/channels/{id}/messages``). Files sent as multipart are kept in :attr:`Recorded.files`.
 * Attachments under ``/cdn/attachments/...``, with every download counted.
 
@@ -63,6 +64,31 @@ def json_response(data: Any, status: int = 200) -> web.Response:
     return web.Response(body=body, status=status, headers={"Content-Type": "application/json"})
 
 
+def over_limits(body: Any) -> str | None:
+    """Which of Discord's message limits ``body`` passes, if any (Discord answers 400 Invalid Form
+    Body): content 2,000; 10 embeds; per embed title 256, description 4,096, 6,000 in all."""
+    if not isinstance(body, dict):
+        return None
+    if len(body.get("content") or "") > 2000:
+        return "content longer than 2000"
+    embeds = body.get("embeds") or []
+    if len(embeds) > 10:
+        return "more than 10 embeds"
+    total = 0
+    for embed in embeds:
+        title, description = embed.get("title") or "", embed.get("description") or ""
+        if len(title) > 256 or len(description) > 4096:
+            return "embed title or description too long"
+        fields = embed.get("fields") or []
+        footer = (embed.get("footer") or {}).get("text") or ""
+        author = (embed.get("author") or {}).get("name") or ""
+        total += len(title) + len(description) + len(footer) + len(author)
+        total += sum(len(f.get("name") or "") + len(f.get("value") or "") for f in fields)
+    if total > 6000:
+        return "embeds longer than 6000 in all"
+    return None
+
+
 @dataclass
 class Recorded:
     """One request the bot sent: ``kind`` names the endpoint, ``json`` is the decoded body."""
@@ -98,6 +124,7 @@ class DiscordFake:
         self.admin_role_id = snowflake()
         self.student_role_id = snowflake()
         self.requests: list[Recorded] = []
+        self.rejected: list[tuple[Recorded, str]] = []  # requests refused for passing Discord's limits
         self.commands: dict[str, list[dict]] = {}  # "global" or guild id -> registered commands
         self.attachments: dict[str, tuple[dict, bytes]] = {}
         self.downloads: list[str] = []
@@ -282,6 +309,10 @@ class DiscordFake:
         if request.method == "DELETE":
             self.originals.pop(token, None)
             return web.Response(status=204)
+        problem = over_limits(rec.json) if request.method == "PATCH" else None
+        if problem is not None:
+            self.rejected.append((rec, problem))
+            return json_response({"code": 50035, "message": f"Invalid Form Body: {problem}"}, status=400)
         if request.method == "PATCH" and rec.json:
             for key in ("content", "embeds", "components", "flags"):
                 if key in rec.json:

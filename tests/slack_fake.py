@@ -12,7 +12,9 @@ returning a ``ws://`` URL whose server sends ``hello`` and then the envelopes a 
 ``files_upload_v2`` (``files.getUploadURLExternal``, the upload to the URL it returns, kept in
 :attr:`FakeSlack.uploads`, and ``files.completeUploadExternal``, which shares it in a channel).
 
-Tests can make it refuse: :meth:`FakeSlack.fail_api` answers a Web API method with ``ok: false`` and
+It refuses what Slack refuses where the bot must respect it: a section text over 3,000 characters
+(``invalid_blocks``) and a sixth post to one response_url (404 ``used_url``). Tests can also make it
+refuse: :meth:`FakeSlack.fail_api` answers a Web API method with ``ok: false`` and
 an error (e.g. ``msg_blocks_too_long``); :meth:`FakeSlack.fail_response` answers a response_url post
 with an HTTP error and Slack's body (e.g. 404 ``expired_url``, 400 ``invalid_blocks``).
 """
@@ -34,6 +36,25 @@ BOT_TOKEN = "xoxb-test-token"
 APP_TOKEN = "xapp-test-token"
 BOT_USER_ID = "UBOT"
 TEAM_ID = "T0001"
+
+
+#: How many times a response_url may be posted to (Slack: five times within 30 minutes).
+RESPONSE_URL_POSTS = 5
+#: Slack refuses a section block whose text is longer than this (``invalid_blocks``).
+SECTION_TEXT_MAX = 3000
+
+
+def blocks_too_long(args: dict[str, Any]) -> bool:
+    """Whether a message's blocks hold a section text Slack would refuse as too long."""
+    blocks = args.get("blocks") or []
+    if isinstance(blocks, str):
+        blocks = json.loads(blocks)
+    return any(
+        isinstance(b, dict)
+        and len(((b.get("text") or {}) if isinstance(b.get("text"), dict) else {}).get("text") or "")
+        > SECTION_TEXT_MAX
+        for b in blocks
+    )
 
 
 @dataclass
@@ -208,6 +229,8 @@ class FakeSlack:
         headers = dict(request.headers)
         pending = self._api_failures.get(method)
         error = pending.pop(0) if pending else None
+        if error is None and method in ("chat.postMessage", "chat.update") and blocks_too_long(args):
+            error = "invalid_blocks"
         await self._record(Recorded("api", method, args, headers, error=error))
         if error is not None:
             return self._json({"ok": False, "error": error})
@@ -320,6 +343,10 @@ class FakeSlack:
         key = request.match_info["key"]
         self._response_counts[key] = n = self._response_counts.get(key, 0) + 1
         status, text = self._response_failures.get(key, {}).get(n, (200, "ok"))
+        if n > RESPONSE_URL_POSTS:
+            status, text = 404, "used_url"
+        elif status == 200 and blocks_too_long(body):
+            status, text = 400, "invalid_blocks"
         await self._record(Recorded("response", key, body, dict(request.headers), status=status))
         return web.Response(status=status, text=text)
 

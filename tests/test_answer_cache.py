@@ -92,3 +92,15 @@ async def test_questions_in_a_conversation_are_always_computed(settings: Setting
         again = await _ask(client, QUESTION)
     assert not first.timings.cached and not second.timings.cached
     assert not alone.timings.cached and again.timings.cached
+
+
+async def test_a_streamed_ask_can_be_served_from_the_cache(settings: Settings) -> None:
+    """An asker showing partials gets a cached answer as its one final message (no partials)."""
+    async with running_worker(settings), QueueClient(settings) as client:
+        await client.ingest_many("shop", sample_files(), who="admin")
+        fresh = await _ask(client, QUESTION)
+        request = AskRequest(question=QUESTION, collection="shop", platform="test")
+        updates = [u async for u in client.ask_live(request)]
+    [final] = updates
+    assert isinstance(final, Answer) and final.timings.cached
+    _same(fresh, final)

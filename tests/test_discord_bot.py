@@ -380,7 +380,9 @@ async def test_collection_set_binds_the_channel_and_ask_uses_it(
 async def echo_collection(bot: SyllabotBot, monkeypatch: pytest.MonkeyPatch) -> None:
     """Answer every /ask at once, naming the collection it was asked in (no worker needed)."""
 
-    async def fake_ask(request: AskRequest, timeout: float | None = None) -> Answer:
+    async def fake_ask(
+        request: AskRequest, timeout: float | None = None, on_partial: object = None
+    ) -> Answer:
         return Answer(
             text=f"Answered from {request.collection}.",
             in_materials=True,
@@ -637,7 +639,9 @@ async def test_a_very_long_answer_continues_in_follow_ups(
     paragraph = "Scheduling decides which ready process runs next on the CPU. " * 25
     long_text = "\n\n".join(f"{i}. {paragraph.strip()}" for i in range(12))  # ~19,000 characters
 
-    async def fake_ask(request: AskRequest, timeout: float | None = None) -> Answer:
+    async def fake_ask(
+        request: AskRequest, timeout: float | None = None, on_partial: object = None
+    ) -> Answer:
         return Answer(
             text=long_text, in_materials=True, collection=request.collection, question=request.question
         )

@@ -705,7 +705,7 @@ class _FailingQueue(QueueClient):
         super().__init__(settings)
         self.exc = exc
 
-    async def ask(self, request: Any, timeout: float | None = None) -> Any:
+    async def ask(self, request: Any, timeout: float | None = None, on_partial: Any = None) -> Any:
         raise self.exc
 
 
@@ -756,7 +756,7 @@ class _CannedQueue(QueueClient):
         self.job_result = job_result
         self.withdrawn = withdrawn
 
-    async def ask(self, request: Any, timeout: float | None = None) -> Answer:
+    async def ask(self, request: Any, timeout: float | None = None, on_partial: Any = None) -> Answer:
         self.asked.append(request.question)
         citation = Citation(
             n=1, doc_id="d1", file="os-notes.md", title="OS", score=0.9, snippet="…", label="OS — Module 2"

@@ -29,10 +29,12 @@ from syllabot.shared.deadline import llm_deadline, measure_offset_ms, redis_now_
 from syllabot.shared.gap_report import GapReport
 from syllabot.shared.keys import Keys
 from syllabot.shared.metrics import MetricsEndpoint, start_endpoint
+from syllabot.shared.partials import PartialPublisher
 from syllabot.shared.queue import EmptyCollection, SchemaMismatch
 from syllabot.shared.queue_protocol import (
     HEARTBEAT_INTERVAL_S,
     HEARTBEAT_TTL_S,
+    RESULT_TTL_S,
     beat,
     error_envelope,
     ok_envelope,
@@ -43,6 +45,7 @@ from syllabot.shared.schema import SCHEMA_VERSION, Answer, AskRequest, IngestRep
 from syllabot.shared.threads import ThreadContext, ThreadStore
 from syllabot.worker.answer_cache import AnswerCache, served_from_cache
 from syllabot.worker.answerers import get_answerer
+from syllabot.worker.answerers.streaming import streaming_to
 from syllabot.worker.conversation import EXPIRED_NOTE, turn_for
 from syllabot.worker.hooks import hooks_of
 from syllabot.worker.metrics import WorkerMetrics, ingest_failure_kind
@@ -515,18 +518,21 @@ async def ask(ctx: dict[str, Any], request: dict[str, Any]) -> None:
 
     async def work() -> dict:
         margin = ctx["settings"].answer_margin_s
+        # The asker shows the answer while it is written: partials go to Keys.partials (shared/partials.py).
+        publisher = PartialPublisher(ctx["redis"], ctx["keys"].partials(ctx["job_id"]), RESULT_TTL_S)
         try:
-            answer = await answer_question(
-                ctx["engine"],
-                ctx["answerer"],
-                question,
-                left,
-                margin,
-                queue_ms=queue_ms,
-                threads=ThreadStore.from_settings(ctx["redis"], ctx["settings"]),
-                cache=ctx.get("answer_cache"),
-                questions=ctx.get("questions"),
-            )
+            with streaming_to(publisher.publish if question.stream else None):
+                answer = await answer_question(
+                    ctx["engine"],
+                    ctx["answerer"],
+                    question,
+                    left,
+                    margin,
+                    queue_ms=queue_ms,
+                    threads=ThreadStore.from_settings(ctx["redis"], ctx["settings"]),
+                    cache=ctx.get("answer_cache"),
+                    questions=ctx.get("questions"),
+                )
         except Exception:
             if metrics is not None:
                 metrics.failed(question)

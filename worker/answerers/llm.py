@@ -17,16 +17,20 @@ temperature and timeout come from settings. What we do not leave to the model:
   (``shared/answer_text.py``), never from the model's wording.
 * **Failure is never silence**: timeout, HTTP error, or a reply we cannot parse returns the
   extractive answer with a one-line ``note``.
+* **Streaming** (``streaming.py``): when the asker shows answers as they are written, the reply is
+  read as a stream and :func:`visible_text` decides what of it may be shown before it is finished;
+  a stream that stalls or breaks falls back like any other failure.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import math
 import re
 import secrets
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import httpx
@@ -35,6 +39,7 @@ from syllabot.shared.deadline import llm_budget
 from syllabot.shared.schema import NOT_IN_MATERIALS, Answer, AnswerStatus, Hit
 from syllabot.worker.answerers.base import AnswerContext, finalise_citations, hit_label, strip_markers
 from syllabot.worker.answerers.extractive import ExtractiveAnswerer
+from syllabot.worker.answerers.streaming import StreamFailed, lines_of, partial_sink, read_text
 
 if TYPE_CHECKING:
     from syllabot.shared.config import Settings
@@ -243,6 +248,35 @@ def parse_reply(content: str, question: str, result: SearchResult, collection: s
     return Answer(text=text, status="answered", citations=citations, **base)
 
 
+#: A citation marker still being written at the end of a partial reply ("[", "[1", "[1, 2").
+_OPEN_CITATION = re.compile(r"\[[\d\s,\-–]*$")
+
+
+def visible_text(reply: str, hits: Sequence[Hit]) -> str | None:
+    """What the asker may see of a reply still being written, or None for nothing yet.
+
+    Only an answer is shown while it grows, and only once its outcome cannot change any more: a
+    citation has come (a marker or tag after one does not count, :func:`find_marker`), or the
+    opening window :func:`find_outcome` reads is complete. Before that the reply may still turn out
+    to be "Not in your materials" plus general knowledge, or unsure; those are shown only finished.
+    The text is what :func:`parse_reply` would make of it so far: citations naming no retrieved
+    chunk removed, the rest renumbered by first use (so numbers never change as it grows), a
+    half-written marker at the end held back. Nothing from a fence delimiter on is shown.
+    """
+    body = reply.strip()
+    fence = body.find("<<<")
+    if fence >= 0:
+        body = body[:fence].rstrip()
+    status, _ = find_outcome(body)
+    if status != "answered":
+        return None
+    first_line_done = "\n" in body
+    if not _ANY_CITATION.search(body) and not (first_line_done and len(body) >= _window(body)):
+        return None
+    text, _ = finalise_citations(_OPEN_CITATION.sub("", body), hits)
+    return text or None
+
+
 def describe_failure(exc: Exception) -> str:
     """A short, user-safe name for an unexpected failure (details, which may hold secrets, go to the log)."""
     if isinstance(exc, httpx.InvalidURL):
@@ -315,14 +349,9 @@ class LLMAnswerer:
         try:
             async with asyncio.timeout(budget):
                 response = await self._http().post(self.url, json=payload)
-        except TimeoutError as exc:
-            raise LLMError(f"no reply within {budget:.3g} s") from exc
-        except httpx.TimeoutException as exc:
-            raise LLMError(f"no reply within {budget:.3g} s") from exc
-        except httpx.HTTPError as exc:
-            raise LLMError(f"could not reach {self.settings.llm_base_url} ({type(exc).__name__})") from exc
-        if response.status_code != 200:
-            raise LLMError(f"HTTP {response.status_code} from {self.settings.llm_base_url}")
+        except (TimeoutError, httpx.HTTPError) as exc:
+            raise self._request_failed(exc, budget) from exc
+        self._check_status(response)
         try:
             data = response.json()
             content = data["choices"][0]["message"]["content"]
@@ -332,11 +361,72 @@ class LLMAnswerer:
             raise LLMError("the endpoint's reply has no text content")
         return content
 
+    def _request_failed(self, exc: Exception, budget: float) -> LLMError:
+        if isinstance(exc, TimeoutError | httpx.TimeoutException):
+            return LLMError(f"no reply within {budget:.3g} s")
+        return LLMError(f"could not reach {self.settings.llm_base_url} ({type(exc).__name__})")
+
+    def _check_status(self, response: httpx.Response) -> None:
+        if response.status_code != 200:
+            raise LLMError(f"HTTP {response.status_code} from {self.settings.llm_base_url}")
+
+    async def complete_streaming(
+        self, messages: list[dict[str, str]], on_text: Callable[[str], Awaitable[None]]
+    ) -> str:
+        """POST the chat request with ``"stream": true``, pass the reply so far to ``on_text`` after
+        each piece, and return it whole; :class:`LLMError` when it fails, stalls or breaks."""
+        payload: dict[str, Any] = {
+            "model": self.settings.llm_model,
+            "messages": messages,
+            "temperature": self.settings.llm_temperature,
+            "stream": True,
+        }
+        budget = llm_budget(self.settings.llm_timeout_s)
+        if budget <= 0:
+            raise LLMError("no time left before the asker's deadline")
+        stall_s = self.settings.llm_stall_s
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        text = ""
+        try:
+            async with contextlib.AsyncExitStack() as stack:
+                async with asyncio.timeout(min(budget, stall_s)):  # until the response's headers
+                    request = self._http().stream("POST", self.url, json=payload)
+                    response = await stack.enter_async_context(request)
+                self._check_status(response)
+                left = budget - (loop.time() - started)
+                async for text in read_text(lines_of(response), stall_s, left):
+                    await on_text(text)
+        except StreamFailed as exc:
+            raise LLMError(str(exc)) from exc
+        except TimeoutError as exc:
+            if stall_s < budget:
+                raise LLMError(f"the stream stalled: no text for {stall_s:.3g} s") from exc
+            raise self._request_failed(exc, budget) from exc
+        except httpx.HTTPError as exc:
+            raise self._request_failed(exc, budget) from exc
+        return text
+
+    async def _reply(self, messages: list[dict[str, str]], hits: Sequence[Hit]) -> str:
+        """The model's reply: streamed when the asker shows partial answers (``streaming_to``)."""
+        sink = partial_sink()
+        if sink is None or not self.settings.llm_stream:
+            return await self.complete(messages)
+
+        async def show(reply: str) -> None:
+            visible = visible_text(reply, hits)
+            if visible:
+                await sink(visible)
+
+        return await self.complete_streaming(messages, show)
+
     async def answer(self, question: str, result: SearchResult, collection: str) -> Answer:
         if not result.hits:  # nothing to ground an answer on: no point paying for a model call
             return await self.fallback.answer(question, result, collection)
         try:
-            content = await self.complete(build_messages(question, result.hits, earlier=result.earlier))
+            content = await self._reply(
+                build_messages(question, result.hits, earlier=result.earlier), result.hits
+            )
             return parse_reply(content, question, result, collection)
         except LLMError as exc:
             log.warning("LLM answer unusable, falling back to extractive: %s", exc)
