@@ -46,6 +46,8 @@ SECTION_ORDER = [
     ("queue", "python bench/queue_latency.py"),
     ("streaming", "python -m bench.streaming"),
     ("load_bursts", "python -m bench.load --section bursts"),
+    ("cache", "python -m bench.cache"),
+    ("gaps", "python -m bench.gaps"),
 ]
 
 

@@ -6,8 +6,10 @@ a worker through :class:`shared.queue.QueueClient`, and renders what comes back 
 :mod:`bots.discord_render`. Every failure becomes a message in the same interaction: a student who
 asks must always see *something*.
 
-Commands: ``/ask``, ``/sources`` for everyone; ``/upload``, ``/reindex``, ``/remove`` and
-``/collection set|show`` for admins (Manage Server, or a role in ``DISCORD_ADMIN_ROLE_IDS``).
+Commands: ``/ask``, ``/sources`` for everyone; ``/upload``, ``/reindex``, ``/remove``,
+``/collection set|show`` and ``/report`` (the gap report, with its CSV attached) for admins (Manage
+Server, or a role in ``DISCORD_ADMIN_ROLE_IDS``); with ``DISCORD_REPORT_CHANNEL_ID`` set, the gap
+report is also posted there once a week.
 Admin commands are registered with ``default_permissions(manage_guild=True)`` so Discord hides them
 from other members, and checked again when run, because a server can override who sees them.
 
@@ -20,6 +22,7 @@ callbacks all build their URLs from it) and ``DISCORD_GATEWAY_URL`` replaces
 from __future__ import annotations
 
 import asyncio
+import io
 import logging
 import sys
 import time
@@ -48,6 +51,16 @@ from syllabot.shared.bindings import Bindings, InvalidCollectionName, validate_c
 from syllabot.shared.config import Settings
 from syllabot.shared.feedback import Feedback, UnknownAnswer
 from syllabot.shared.formats import SUPPORTED_TYPES, is_document_name
+from syllabot.shared.gap_report import (
+    DEFAULT_REPORT_DAYS,
+    MAX_REPORT_DAYS,
+    WEEKLY_CHECK_S,
+    GapReport,
+    claim_weekly_post,
+    csv_filename,
+    release_weekly_post,
+    to_csv,
+)
 from syllabot.shared.keys import Keys
 from syllabot.shared.metrics import QuestionMetrics, start_endpoint
 from syllabot.shared.queue import QueueClient, QueueError, QueueTimeout, RedisUnreachable
@@ -240,6 +253,7 @@ class SyllabotBot(discord.Client):
         for command in COMMANDS:
             self.tree.add_command(command)
         self._sources_cache: dict[str, tuple[float, list[SourceInfo]]] = {}
+        self._weekly: asyncio.Task[None] | None = None
         # Served by run_discord when SYLLABOT_METRICS_PORT is set; counted either way.
         self.metrics = QuestionMetrics()
 
@@ -254,6 +268,8 @@ class SyllabotBot(discord.Client):
             log.warning("queue not connected yet: %s", exc)
         self.add_dynamic_items(VoteButton, FollowUpButton)
         await self.sync_commands()
+        if self.settings.discord_report_channel_id is not None:
+            self._weekly = asyncio.create_task(self._weekly_reports(), name="syllabot-weekly-report")
 
     async def sync_commands(self) -> None:
         """Guild sync is instant (for development); global sync can take a while to show up."""
@@ -271,6 +287,9 @@ class SyllabotBot(discord.Client):
             log.exception("could not sync application commands; existing registrations stay in use")
 
     async def close(self) -> None:
+        weekly, self._weekly = self._weekly, None
+        if weekly is not None:
+            weekly.cancel()
         await super().close()
         await self.queue.close()
         if self.redis is not None:
@@ -678,6 +697,64 @@ class SyllabotBot(discord.Client):
         self._sources_cache.pop(collection, None)
         await safe_send(interaction, render.render_ingest_report(report, action=action), ephemeral=True)
 
+    async def handle_report(self, interaction: discord.Interaction, days: int) -> None:
+        """The gap report of this channel's collection, to the admin only: a table and the CSV."""
+        if not await self.require_admin(interaction):
+            return
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        try:
+            collection = await self.collection_for(interaction)
+            report = await self.queue.report(collection, days, timeout=self.budget(interaction, 60))
+        except Exception as exc:
+            log.info("report failed: %r", exc, exc_info=not is_expected(exc))
+            await safe_send(interaction, [failure_message(exc)], ephemeral=True)
+            return
+        if interaction.is_expired():
+            return
+        message = render.render_gap_report(report)
+        try:
+            await interaction.followup.send(
+                embeds=message.embeds, file=_csv_file(report), ephemeral=True, allowed_mentions=NO_PINGS
+            )
+        except discord.HTTPException as exc:
+            log.error("could not deliver the gap report to interaction %s: %s", interaction.id, exc)
+
+    async def post_weekly_report(self, now: datetime | None = None) -> bool:
+        """Post last week's gap report in DISCORD_REPORT_CHANNEL_ID once per ISO week (all replicas
+        together); True when this call posted it."""
+        channel_id = self.settings.discord_report_channel_id
+        if channel_id is None:
+            return False
+        redis_client = self._redis()
+        week = await claim_weekly_post(
+            redis_client, self.keys, PLATFORM, str(channel_id), now or datetime.now(UTC)
+        )
+        if week is None:
+            return False
+        try:
+            channel = self.get_channel(channel_id) or await self.fetch_channel(channel_id)
+            scopes = [f"channel:{channel_id}"]
+            guild_id = getattr(channel, "guild", None) and channel.guild.id  # type: ignore[union-attr]
+            if guild_id:
+                scopes.append(f"guild:{guild_id}")
+            collection = await self.bindings.resolve(*scopes)
+            report = await self.queue.report(collection, DEFAULT_REPORT_DAYS)
+            message = render.render_gap_report(report)
+            await channel.send(embeds=message.embeds, file=_csv_file(report), allowed_mentions=NO_PINGS)  # type: ignore[union-attr]
+        except BaseException:
+            await release_weekly_post(redis_client, self.keys, PLATFORM, str(channel_id), week)
+            raise
+        log.info("posted the gap report of %s for %s in channel %s", collection, week, channel_id)
+        return True
+
+    async def _weekly_reports(self) -> None:
+        while True:
+            try:
+                await self.post_weekly_report()
+            except Exception as exc:  # the next check tries again
+                log.warning("weekly gap report not posted: %s", exc, exc_info=not is_expected(exc))
+            await asyncio.sleep(WEEKLY_CHECK_S)
+
     async def autocomplete_documents(
         self, interaction: discord.Interaction, current: str
     ) -> list[app_commands.Choice[str]]:
@@ -839,6 +916,10 @@ _UPDATES_SOURCE = (
 )
 
 
+def _csv_file(report: GapReport) -> discord.File:
+    return discord.File(io.BytesIO(to_csv(report).encode("utf-8")), filename=csv_filename(report))
+
+
 def _in_thread(interaction: discord.Interaction) -> bool:
     """True in a thread or a forum/media post (discord.py builds a ``Thread`` for both)."""
     return isinstance(interaction.channel, discord.Thread)
@@ -895,6 +976,18 @@ async def remove_autocomplete(
     return await _bot(interaction).autocomplete_documents(interaction, current)
 
 
+@app_commands.command(
+    name="report", description="Admin: what students asked that the materials did not answer"
+)
+@app_commands.describe(days="How many days back (default 7)")
+@app_commands.default_permissions(manage_guild=True)
+@app_commands.guild_only()
+async def report_command(
+    interaction: discord.Interaction, days: app_commands.Range[int, 1, MAX_REPORT_DAYS] = DEFAULT_REPORT_DAYS
+) -> None:
+    await _bot(interaction).handle_report(interaction, days)
+
+
 collection_group = app_commands.Group(
     name="collection",
     description="Admin: which collection this server or channel answers from",
@@ -928,6 +1021,7 @@ COMMANDS: list[app_commands.Command[Any, ..., Any] | app_commands.Group] = [
     upload_command,
     reindex_command,
     remove_command,
+    report_command,
     collection_group,
 ]
 

@@ -25,6 +25,7 @@ from datetime import datetime
 import discord
 
 from syllabot.bots import frontend
+from syllabot.shared.gap_report import GapReport, summary_line, table
 from syllabot.shared.labels import citation_label
 from syllabot.shared.schema import (
     UNCERTAIN_LEAD,
@@ -388,3 +389,16 @@ def rate_limited(retry_after_s: float, limit: int) -> Rendered:
         f"You can ask {limit} questions a minute. Try again in {seconds} s.",
         error=False,
     )
+
+
+def render_gap_report(report: GapReport) -> Rendered:
+    """The teacher's gap report: one sentence and a short table of the largest topics (the CSV with
+    every topic is attached by the bot)."""
+    body = f"{neutralise(summary_line(report))}\n```\n{table(report, limit=10, width=40)}\n```"
+    embed = discord.Embed(
+        title=truncate(f"Unanswered questions — {report.collection}", TITLE_MAX),
+        description=truncate(body, DESCRIPTION_MAX),
+        colour=COLOUR_INFO,
+    )
+    embed.set_footer(text="Full list in the attached CSV. Who asked is never recorded.")
+    return Rendered(embeds=[embed])

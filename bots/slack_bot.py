@@ -1,4 +1,4 @@
-"""The Slack front-end: ``/ask``, mentions in threads, admin document upload and re-index.
+"""The Slack front-end: ``/ask``, mentions in threads, admin document upload, re-index and gap report.
 
 Like every front-end it holds no retrieval code. Each handler validates input, acknowledges Slack at
 once (Slack gives us 3 s), checks permissions and the shared rate limit, enqueues through
@@ -21,6 +21,7 @@ import sys
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import PurePath
 from typing import Any
 
@@ -47,6 +48,16 @@ from syllabot.shared.bindings import Bindings, InvalidCollectionName, Privacy, v
 from syllabot.shared.config import Settings
 from syllabot.shared.feedback import Feedback, UnknownAnswer
 from syllabot.shared.formats import is_document_name
+from syllabot.shared.gap_report import (
+    DEFAULT_REPORT_DAYS,
+    MAX_REPORT_DAYS,
+    WEEKLY_CHECK_S,
+    GapReport,
+    claim_weekly_post,
+    csv_filename,
+    release_weekly_post,
+    to_csv,
+)
 from syllabot.shared.keys import Keys
 from syllabot.shared.metrics import QuestionMetrics, start_endpoint
 from syllabot.shared.queue import QueueClient, QueueError, QueueTimeout
@@ -788,6 +799,69 @@ class SlackFrontEnd:
             log.warning("thread lookup failed: %s", exc)
             return None
 
+    async def report(
+        self,
+        client: AsyncWebClient,
+        text: str,
+        user: str,
+        channel: str | None,
+        team: str | None,
+        out: Reporter,
+    ) -> None:
+        """The gap report of this channel's collection, to the admin only: the table in a private
+        reply, the CSV in a direct message (a file cannot be attached to an ephemeral reply)."""
+        try:
+            await self.require_admin(client, user, "see the gap report")
+            days = report_days(text)
+            collection = await self.collection_for(channel, team)
+            report = await self.queue.report(
+                collection, days, timeout=out.job_wait(self.settings.ask_timeout_s)
+            )
+        except Exception as exc:  # noqa: BLE001 - _report_failure logs it, with its traceback when unexpected
+            await self._report_failure(exc, out, "building the gap report")
+            return
+        await _finish(out, render.render_gap_report(report), "a gap report")
+        try:
+            dm = await client.conversations_open(users=user)
+            await upload_csv(client, str((dm.get("channel") or {}).get("id")), report)
+        except Exception as exc:
+            log.warning("gap report CSV not sent: %s", exc, exc_info=not isinstance(exc, SlackApiError))
+            note = render.render_error(
+                f"The CSV could not be sent to you ({describe_error(exc, self.settings)}). "
+                "The bot needs the im:write and files:write scopes."
+            )
+            await deliver(lambda: out.private(note), out, note, "a CSV failure notice")
+
+    async def post_weekly_report(self, client: AsyncWebClient, now: datetime | None = None) -> bool:
+        """Post last week's gap report in SLACK_REPORT_CHANNEL once per ISO week (all replicas
+        together); True when this call posted it."""
+        channel = self.settings.slack_report_channel
+        if not channel:
+            return False
+        week = await claim_weekly_post(self.redis, self.keys, PLATFORM, channel, now or datetime.now(UTC))
+        if week is None:
+            return False
+        try:
+            collection = await self.collection_for(channel, None)
+            report = await self.queue.report(collection, DEFAULT_REPORT_DAYS)
+            message = render.render_gap_report(report)
+            await client.chat_postMessage(channel=channel, text=message["text"], blocks=message["blocks"])
+            await upload_csv(client, channel, report)
+        except BaseException:
+            await release_weekly_post(self.redis, self.keys, PLATFORM, channel, week)
+            raise
+        log.info("posted the gap report of %s for %s in channel %s", collection, week, channel)
+        return True
+
+    async def weekly_reports(self, client: AsyncWebClient) -> None:
+        """The scheduled task of ``serve()`` when SLACK_REPORT_CHANNEL is set."""
+        while True:
+            try:
+                await self.post_weekly_report(client)
+            except Exception as exc:  # the next check tries again
+                log.warning("weekly gap report not posted: %s", exc, exc_info=not is_expected(exc))
+            await asyncio.sleep(WEEKLY_CHECK_S)
+
     async def vote(self, answer_id: str, user: str, vote: str) -> Message:
         try:
             changed = await self.feedback.vote(answer_id, f"slack:{user}", vote)  # type: ignore[arg-type]
@@ -797,6 +871,23 @@ class SlackFrontEnd:
             log.info("vote failed: %s", exc, exc_info=not is_expected(exc))
             return render.render_error(describe_error(exc, self.settings))
         return render.vote_confirmation(vote, changed)
+
+
+def report_days(text: str | None) -> int:
+    """``/syllabot-report [days]``: the period, 1-365 days (default 7)."""
+    text = (text or "").strip()
+    if not text:
+        return DEFAULT_REPORT_DAYS
+    if not text.isdigit() or not 1 <= int(text) <= MAX_REPORT_DAYS:
+        raise BotUsageError(
+            f"Usage: `/syllabot-report [days]`, with days from 1 to {MAX_REPORT_DAYS} (default {DEFAULT_REPORT_DAYS})."
+        )
+    return int(text)
+
+
+async def upload_csv(client: AsyncWebClient, channel: str, report: GapReport) -> None:
+    name = csv_filename(report)
+    await client.files_upload_v2(channel=channel, content=to_csv(report), filename=name, title=name)
 
 
 # --- the Bolt app --------------------------------------------------------------------------------
@@ -855,6 +946,18 @@ def build_app(settings: Settings, queue: QueueClient, redis_client: aioredis.Red
         await ack()
         await fe.reindex(
             client, command["user_id"], command.get("channel_id"), command.get("team_id"), responder(respond)
+        )
+
+    @app.command("/syllabot-report")
+    async def on_report(ack: Any, command: dict, respond: Any, client: AsyncWebClient) -> None:
+        await ack()
+        await fe.report(
+            client,
+            command.get("text") or "",
+            command["user_id"],
+            command.get("channel_id"),
+            command.get("team_id"),
+            responder(respond),
         )
 
     @app.command("/syllabot-collection")
@@ -1066,6 +1169,10 @@ async def serve(
 
     handler: AsyncSocketModeHandler | None = None
     runner: web.AppRunner | None = None
+    weekly: asyncio.Task[None] | None = None
+    if settings.slack_report_channel:
+        fe: SlackFrontEnd = app._syllabot  # type: ignore[attr-defined]
+        weekly = asyncio.create_task(fe.weekly_reports(app.client), name="syllabot-weekly-report")
     try:
         if settings.slack_app_token:
             handler = AsyncSocketModeHandler(app, settings.slack_app_token, web_client=app.client)
@@ -1080,6 +1187,8 @@ async def serve(
             ready.set()
         await stop.wait()
     finally:
+        if weekly is not None:
+            weekly.cancel()
         if handler is not None:
             await handler.close_async()
         if runner is not None:

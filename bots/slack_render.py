@@ -24,6 +24,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from syllabot.bots import frontend
+from syllabot.shared.gap_report import GapReport, summary_line, table
 from syllabot.shared.labels import citation_label
 from syllabot.shared.schema import (
     NOT_IN_MATERIALS,
@@ -444,3 +445,15 @@ def vote_confirmation(vote: str, changed: bool) -> Message:
     if changed:
         return render_notice(f"Vote changed to {emoji}. Thanks — it helps us improve the answers.", "")
     return render_notice(f"Thanks for the {emoji} — it helps us improve the answers.", "")
+
+
+def render_gap_report(report: GapReport) -> Message:
+    """The teacher's gap report: one sentence and a short table of the largest topics (the CSV with
+    every topic goes to the admin's direct messages)."""
+    summary = safe(summary_line(report))
+    blocks = [
+        section(f":bar_chart: *Unanswered questions — {safe(report.collection)}*\n{summary}"),
+        section(f"```{safe(table(report, limit=10, width=40))}```"),
+        context(["Who asked is never recorded."]),
+    ]
+    return {"text": _truncate(_plain(summary), FALLBACK_LIMIT), "blocks": blocks}

@@ -165,6 +165,34 @@ class Settings(BaseSettings):
         "build's lock is gone this long after the kill.",
     )
 
+    answer_cache_ttl_s: float = Field(
+        default=3600.0,
+        ge=0.0,
+        validation_alias=_alias("SYLLABOT_ANSWER_CACHE_TTL_S"),
+        description="How long a worker reuses a computed answer to the same question on the same index "
+        "version; 0: no answer cache.",
+    )
+
+    # --- gap report --------------------------------------------------------------------------
+    keep_questions_days: int = Field(
+        default=0,
+        ge=0,
+        validation_alias=_alias("SYLLABOT_KEEP_QUESTIONS_DAYS"),
+        description="Days the questions students ask are kept for the teacher's gap report (text, "
+        "outcome, query vector; never who asked). 0: no question is stored.",
+    )
+    discord_report_channel_id: int | None = Field(
+        default=None,
+        validation_alias=_alias("DISCORD_REPORT_CHANNEL_ID"),
+        description="Discord channel the weekly gap report is posted in (admins only should see it); "
+        "unset: no weekly post.",
+    )
+    slack_report_channel: str | None = Field(
+        default=None,
+        validation_alias=_alias("SLACK_REPORT_CHANNEL"),
+        description="Slack channel id the weekly gap report is posted in; unset: no weekly post.",
+    )
+
     # --- metrics -----------------------------------------------------------------------------
     metrics_port: int | None = Field(
         default=None,
@@ -242,7 +270,7 @@ class Settings(BaseSettings):
             return [part.strip() for part in text.split(",") if part.strip()]
         return value
 
-    @field_validator("metrics_port", mode="before")
+    @field_validator("metrics_port", "discord_report_channel_id", "slack_report_channel", mode="before")
     @classmethod
     def _blank_is_unset(cls, value: object) -> object:
         """``SYLLABOT_METRICS_PORT=`` (as a copied .env.example line may leave it) means off."""

@@ -49,6 +49,7 @@ from pydantic import BaseModel, ValidationError
 
 from syllabot.shared.config import Settings
 from syllabot.shared.deadline import measure_offset_ms, redis_now_ms
+from syllabot.shared.gap_report import GapReport
 from syllabot.shared.keys import Keys
 from syllabot.shared.partials import DRAIN_MAX, Partial, live, newest
 from syllabot.shared.queue_protocol import (
@@ -59,6 +60,7 @@ from syllabot.shared.queue_protocol import (
     JOB_INGEST,
     JOB_REINDEX,
     JOB_REMOVE,
+    JOB_REPORT,
     JOB_SOURCES,
     read_envelope,
 )
@@ -333,6 +335,13 @@ class QueueClient:
             JOB_REMOVE, collection, doc_id, who, timeout=timeout or INGEST_TIMEOUT_S, collection=collection
         )
         return _validate(IngestReport, result)
+
+    async def report(self, collection: str, days: int, timeout: float | None = None) -> GapReport:
+        """The teacher's gap report of ``collection`` over the last ``days`` days (worker/report.py)."""
+        result = await self._call(
+            JOB_REPORT, collection, days, timeout=timeout or self.settings.ask_timeout_s
+        )
+        return _validate(GapReport, result)
 
     # --- the round trip -----------------------------------------------------------------------
 

@@ -46,6 +46,7 @@ __all__ = [
     "JOB_INGEST",
     "JOB_REINDEX",
     "JOB_REMOVE",
+    "JOB_REPORT",
     "JOB_SOURCES",
     "RESULT_TTL_S",
     "Claimed",
@@ -65,6 +66,7 @@ JOB_ASK = "ask"
 JOB_INGEST = "ingest"
 JOB_REINDEX = "reindex"
 JOB_SOURCES = "sources"
+JOB_REPORT = "report"
 JOB_REMOVE = "remove"
 
 # --- timing --------------------------------------------------------------------------------------

@@ -84,6 +84,11 @@ class Timings(BaseModel):
     answer: float = 0.0
     total: float = 0.0
     queue: float | None = None
+    cached: bool = Field(
+        default=False,
+        description="True when the worker reused the answer it computed for the same question on the "
+        "same index version (worker/answer_cache.py); the other stages are then 0.",
+    )
 
 
 def wire_version(payload: object) -> int:

@@ -11,7 +11,8 @@ What it speaks (API v10, JSON encoding, no compression):
 * REST under ``/api/v10``: ``/users/@me``, ``/oauth2/applications/@me``, ``/gateway``,
   ``/gateway/bot``, application and guild command bulk overwrite (PUT), interaction callbacks,
   ``@original`` GET/PATCH/DELETE (a PATCH past Discord's message limits is refused with 400 and
-  listed in ``rejected``), follow-ups (POST) and their edits.
+  listed in ``rejected``), follow-ups (POST) and their edits, channel messages (POST
+  ``/channels/{id}/messages``). Files sent as multipart are kept in :attr:`Recorded.files`.
 * Attachments under ``/cdn/attachments/...``, with every download counted.
 
 Every request the bot makes is recorded in order (:attr:`DiscordFake.requests`) so tests assert on
@@ -99,6 +100,7 @@ class Recorded:
     token: str | None = None
     query: dict[str, str] = field(default_factory=dict)
     at: float = field(default_factory=time.monotonic)
+    files: dict[str, bytes] = field(default_factory=dict)  # multipart attachments: file name -> bytes
 
 
 class DiscordFake:
@@ -151,6 +153,7 @@ class DiscordFake:
         r.add_route("*", f"{API}/webhooks/{{app}}/{{token}}/messages/@original", self._original)
         r.add_post(f"{API}/webhooks/{{app}}/{{token}}", self._followup)
         r.add_patch(f"{API}/webhooks/{{app}}/{{token}}/messages/{{mid}}", self._followup_edit)
+        r.add_post(f"{API}/channels/{{channel}}/messages", self._channel_message)
         r.add_get("/cdn/attachments/{aid}/{name}", self._download)
         self._runner = web.AppRunner(app)
         await self._runner.setup()
@@ -175,16 +178,19 @@ class DiscordFake:
     # --- recording --------------------------------------------------------------------------------
     async def _record(self, request: web.Request, kind: str, token: str | None = None) -> Recorded:
         body: Any = None
+        files: dict[str, bytes] = {}
         if request.can_read_body:
             if request.content_type.startswith("multipart/"):
                 reader = await request.multipart()
                 async for part in reader:
                     if part.name == "payload_json":  # type: ignore[union-attr]
                         body = json.loads(await part.text())  # type: ignore[union-attr]
+                    elif part.filename:  # type: ignore[union-attr]
+                        files[part.filename] = bytes(await part.read())  # type: ignore[union-attr]
             else:
                 raw = await request.read()
                 body = json.loads(raw) if raw else None
-        rec = Recorded(kind, request.method, request.path, body, token, dict(request.query))
+        rec = Recorded(kind, request.method, request.path, body, token, dict(request.query), files=files)
         async with self._changed:
             self.requests.append(rec)
             self._changed.notify_all()
@@ -326,6 +332,14 @@ class DiscordFake:
         token = request.match_info["token"]
         rec = await self._record(request, "followup_edit", token)
         return json_response(self._message(token, rec.json or {}, msg_id=request.match_info["mid"]))
+
+    async def _channel_message(self, request: web.Request) -> web.Response:
+        """A message the bot posts in a channel on its own (not a reply), e.g. the weekly report."""
+        rec = await self._record(request, "channel_message")
+        message = self._message("", rec.json or {})
+        message["channel_id"] = request.match_info["channel"]
+        message["type"] = 0
+        return json_response(message)
 
     async def _download(self, request: web.Request) -> web.StreamResponse:
         aid = request.match_info["aid"]

@@ -145,3 +145,15 @@ def test_load_bench_finds_its_sections_and_reports_a_burst(tmp_path) -> None:
     (target,) = load_bursts.targets([burst, off])
     assert "**2.50×**" in target and "p95 **1.00 s**" in target
     assert load_bursts.cpu_seconds([os.getpid()]) > 0
+
+
+def test_gap_bench_scores_purity_and_recall() -> None:
+    from collections import Counter
+
+    from bench.gaps import NOISE, score
+
+    groups = [["trip", "trip", "trip", NOISE], ["park", "park"], ["trip"], [NOISE]]
+    rows, purity, recall = score(groups, Counter({"trip": 4, "park": 2}))
+    assert [r[:3] for r in rows] == [[1, 4, "trip"], [2, 2, "park"], [3, 1, "trip"], [4, 1, NOISE]]
+    assert purity == pytest.approx((0.75 + 1 + 1 + 1) / 4)
+    assert recall == pytest.approx((3 / 4 + 2 / 2) / 2)

@@ -679,7 +679,13 @@ def test_manifest_matches_the_app() -> None:
     )
     assert manifest["display_information"]["name"] == "Syllabot"
     commands = {c["command"] for c in manifest["features"]["slash_commands"]}
-    assert commands == {"/ask", "/syllabot-reindex", "/syllabot-collection", "/syllabot-privacy"}
+    assert commands == {
+        "/ask",
+        "/syllabot-reindex",
+        "/syllabot-collection",
+        "/syllabot-privacy",
+        "/syllabot-report",
+    }
     (shortcut,) = manifest["features"]["shortcuts"]
     assert shortcut["type"] == "message" and shortcut["callback_id"] == ADD_SHORTCUT_ID
     assert shortcut["name"] == "Add to course materials"

@@ -219,7 +219,8 @@ async def test_ask_streamed_edits_at_most_once_per_interval_and_shows_the_newest
 async def test_partials_travel_through_redis_before_the_one_final_answer(
     settings: Settings, llm: StreamingLLM
 ) -> None:
-    config = stream_settings(settings, llm)
+    # No answer cache: the same question asked again must reach the LLM (without streaming).
+    config = stream_settings(settings, llm).model_copy(update={"answer_cache_ttl_s": 0.0})
     async with worker_with_notes(config), QueueClient(config) as queue:
         updates = [u async for u in queue.ask_live(AskRequest(question=QUESTION), timeout=WAIT)]
         plain = await queue.ask(AskRequest(question=QUESTION), timeout=WAIT)

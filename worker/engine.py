@@ -66,6 +66,7 @@ class SearchResult:
     topic: str = ""  # the query without its course names: what it asks about
     carried: tuple[str, ...] = ()  # words a follow-up took from its conversation (worker/conversation.py)
     earlier: tuple[str, ...] = ()  # the conversation's earlier questions, oldest first (LLM context)
+    vector: np.ndarray | None = None  # the unit query vector searched with (the gap report groups these)
 
 
 @dataclass(frozen=True)
@@ -330,6 +331,7 @@ class Engine:
             query.topic,
             query.carried,
             tuple(t.question for t in pending.turns),
+            vector=query_vector,
         )
 
     def sources(self, collection: str) -> list[SourceInfo]:

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from syllabot.shared.config import Settings
 from syllabot.shared.deadline import llm_deadline, measure_offset_ms, redis_now_ms
+from syllabot.shared.gap_report import GapReport
 from syllabot.shared.keys import Keys
 from syllabot.shared.metrics import MetricsEndpoint, start_endpoint
 from syllabot.shared.partials import PartialPublisher
@@ -43,12 +44,15 @@ from syllabot.shared.queue_protocol import (
 from syllabot.shared.redis_conn import REDIS_ERRORS
 from syllabot.shared.schema import SCHEMA_VERSION, Answer, AskRequest, IngestReport, Timings, wire_version
 from syllabot.shared.threads import ThreadContext, ThreadStore
+from syllabot.worker.answer_cache import AnswerCache, served_from_cache
 from syllabot.worker.answerers import get_answerer
 from syllabot.worker.answerers.streaming import streaming_to
 from syllabot.worker.conversation import EXPIRED_NOTE, turn_for
 from syllabot.worker.cpu_pool import CpuPool
 from syllabot.worker.hooks import hooks_of
 from syllabot.worker.metrics import WorkerMetrics, ingest_failure_kind
+from syllabot.worker.question_log import QuestionLog
+from syllabot.worker.report import build_report
 
 if TYPE_CHECKING:
     from syllabot.worker.answerers.base import Answerer
@@ -80,6 +84,8 @@ async def answer_question(
     seconds_left: float | None = None,
     margin_s: float = 2.0,
     queue_ms: float | None = None,
+    cache: AnswerCache | None = None,
+    questions: QuestionLog | None = None,
     threads: ThreadStore | None = None,
     cpu: CpuPool | None = None,
 ) -> Answer:
@@ -90,12 +96,19 @@ async def answer_question(
     ``queue_ms``: how long the job waited before a worker started it (the worker knows; the
     in-process CLI has no queue), recorded in the timings and so in the log line. The client
     replaces it with its own round-trip view on arrival (``QueueClient.ask``).
+    ``cache``: answers already computed for this question and index version (worker/answer_cache.py);
+    a question in a conversation (``request.thread``) is always computed, since its turn is recorded
+    from the search. ``questions``: where the question is kept for the gap report, when keeping is on.
     ``threads``: where a question with ``request.thread`` finds its conversation so far (a
     follow-up is searched with it) and where its own turn is recorded afterwards.
     ``cpu``: the worker's CPU pool (query batching, one thread per core); without it (the
     in-process CLI) the search runs on asyncio's default threads.
     """
     started = time.perf_counter()
+    if cache is not None and not request.thread:
+        hit = await _from_cache(cache, questions, request, started, queue_ms)
+        if hit is not None:
+            return hit
     conversation = ThreadContext()
     if request.thread and threads is not None:
         conversation = await threads.load(request.thread)
@@ -136,8 +149,49 @@ async def answer_question(
             ),
         }
     )
+    await _keep_answer(cache, questions, request, answer, result)
     log_answer(request, answer)
     return answer
+
+
+async def _from_cache(
+    cache: AnswerCache,
+    questions: QuestionLog | None,
+    request: AskRequest,
+    started: float,
+    queue_ms: float | None,
+) -> Answer | None:
+    """The answer computed before for this question on the current index, as this asker's; None on a miss."""
+    cached = await cache.get(request)
+    if cached is None:
+        return None
+    answer = served_from_cache(cached, request, (time.perf_counter() - started) * 1000.0, queue_ms)
+    if questions is not None:
+        questions.record_soon(
+            request.collection,
+            request.question,
+            answer.status,
+            cached.vector,
+            cached.closest,
+            answer.index_version,
+        )
+    log_answer(request, answer)
+    return answer
+
+
+async def _keep_answer(
+    cache: AnswerCache | None, questions: QuestionLog | None, request: AskRequest, answer: Answer, result: Any
+) -> None:
+    """Store a computed answer for the next asker (not one read against a conversation: its key has
+    no context yet), and the question for the gap report (in a task)."""
+    closest = result.hits[0].label if result.hits else ""
+    vector = getattr(result, "vector", None)  # stand-in engines of tests have none
+    if cache is not None and not request.thread:
+        await cache.put(request, answer, vector, closest)
+    if questions is not None:
+        questions.record_soon(
+            request.collection, request.question, answer.status, vector, closest, answer.index_version
+        )
 
 
 async def _remember(
@@ -243,6 +297,11 @@ async def startup(ctx: dict[str, Any]) -> None:
     ctx["worker_id"] = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
     ctx["clock_offset_ms"] = await measure_offset_ms(ctx["redis"])
     ctx["expired_asks"] = 0
+    if settings.answer_cache_ttl_s > 0:
+        ctx["answer_cache"] = AnswerCache(
+            ctx["redis"], ctx["keys"], settings.answer_cache_ttl_s, settings.answerer
+        )
+    ctx["questions"] = QuestionLog(ctx["redis"], ctx["keys"], settings.keep_questions_days)
     if ctx.get("metrics") is None:  # tests may hand in their own
         ctx["metrics"] = WorkerMetrics()
     ctx["metrics_endpoint"] = start_endpoint(settings, ctx["metrics"].registry, f"worker {ctx['worker_id']}")
@@ -256,6 +315,11 @@ async def startup(ctx: dict[str, Any]) -> None:
 
 async def shutdown(ctx: dict[str, Any]) -> None:
     await stop_heartbeat(ctx)
+    questions: QuestionLog | None = ctx.get("questions")
+    if questions is not None:
+        with contextlib.suppress(Exception):
+            async with asyncio.timeout(2):
+                await questions.flush()
     endpoint: MetricsEndpoint | None = ctx.pop("metrics_endpoint", None)
     if endpoint is not None:
         await asyncio.to_thread(endpoint.close)
@@ -483,6 +547,8 @@ async def ask(ctx: dict[str, Any], request: dict[str, Any]) -> None:
                     queue_ms=queue_ms,
                     threads=ThreadStore.from_settings(ctx["redis"], ctx["settings"]),
                     cpu=ctx.get("cpu"),
+                    cache=ctx.get("answer_cache"),
+                    questions=ctx.get("questions"),
                 )
         except Exception:
             if metrics is not None:
@@ -605,6 +671,26 @@ async def remove(ctx: dict[str, Any], collection: str, doc_id: str, who: str = "
         report = await _write(ctx, collection, ctx["engine"].remove, collection, doc_id)
         _record_build(ctx, report)
         log.info("removed %s from %s by %s -> %s", doc_id, collection, who or "?", report.index_version)
+        return report.model_dump(mode="json")
+
+    await _deliver(ctx, work())
+
+
+async def gap_report(ctx: dict[str, Any], collection: str, days: int) -> None:
+    """The teacher's gap report of ``collection`` over the last ``days`` days (worker/report.py)."""
+
+    async def work() -> dict:
+        questions: QuestionLog = ctx["questions"]
+        engine = ctx["engine"]
+        report: GapReport = await build_report(
+            ctx["redis"],
+            ctx["keys"],
+            questions,
+            collection,
+            days,
+            lambda text: engine.embedder.embed_query(text),
+        )
+        log.info("gap report of %s over %d days: %d topics", collection, days, len(report.topics))
         return report.model_dump(mode="json")
 
     await _deliver(ctx, work())

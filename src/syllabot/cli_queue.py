@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
 from syllabot.shared.answer_text import answer_parts, answer_text
 from syllabot.shared.config import Settings
+from syllabot.shared.gap_report import GapReport
 from syllabot.shared.redis_conn import RedisUnavailable, embedded_running, started_here
 from syllabot.shared.schema import Answer, AskRequest, IngestReport
 
@@ -530,6 +531,49 @@ def _remove_locally(
     if note:  # said once the document is known, so a mistyped name gets a single line
         _say(note)
     return document, engine.remove(collection, document.doc_id)
+
+
+# --- report -----------------------------------------------------------------------------------
+
+
+def run_report(settings: Settings, collection: str, days: int) -> GapReport:
+    """The teacher's gap report: through a running worker, else computed in this process (it loads
+    the model only if a 👎 answer's question was not kept and must be embedded)."""
+    return asyncio.run(report(settings, collection, days))
+
+
+async def report(settings: Settings, collection: str, days: int) -> GapReport:
+    if not _no_worker_possible(settings):
+        from syllabot.shared.queue import NoWorker, QueueClient
+
+        client = QueueClient(settings)
+        try:
+            if await client.worker_count():
+                return await client.report(collection, days)
+        except NoWorker:
+            pass
+        finally:
+            await client.close()
+    return await report_in_process(settings, collection, days)
+
+
+async def report_in_process(settings: Settings, collection: str, days: int) -> GapReport:
+    from syllabot.shared.keys import Keys
+    from syllabot.shared.redis_conn import async_client
+    from syllabot.worker.engine import Engine
+    from syllabot.worker.question_log import QuestionLog
+    from syllabot.worker.report import build_report
+
+    keys = Keys(settings.key_prefix)
+    redis_client = async_client(settings)
+    engine = Engine(settings)
+    try:
+        questions = QuestionLog(redis_client, keys, settings.keep_questions_days)
+        return await build_report(
+            redis_client, keys, questions, collection, days, lambda text: engine.embedder.embed_query(text)
+        )
+    finally:
+        await redis_client.aclose()
 
 
 # --- worker -----------------------------------------------------------------------------------
