@@ -63,12 +63,13 @@ class _ProgressLine:
 
     def __init__(
         self,
-        stream: TextIO = sys.stderr,
+        stream: TextIO | None = None,
         every_s: float = PROGRESS_EVERY_S,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        self.stream = stream
-        self.enabled = stream.isatty()
+        # sys.stderr as it is now, not as it was at import (a test's capture may have closed that one)
+        self.stream = stream if stream is not None else sys.stderr
+        self.enabled = self.stream.isatty()
         self.drawn = False
         self.said: str | None = None
         self.every_s = every_s
