@@ -61,6 +61,7 @@ class Row:
 
 
 def run(questions, snapshots_for, embedder, settings) -> list[Row]:
+    from syllabot.shared.answer_text import answer_text
     from syllabot.worker.answerers.extractive import ExtractiveAnswerer
     from syllabot.worker.engine import prepare_query
     from syllabot.worker.evaluation import expect_met, page_match
@@ -79,13 +80,14 @@ def run(questions, snapshots_for, embedder, settings) -> list[Row]:
         answer = answerer.answer_sync(q.question, result, snapshot.collection)
         ms = (time.perf_counter() - t0) * 1000
         expect = q.expect or None
+        text = answer_text(answer)  # the whole answer, its status's lead included
         rows.append(
             Row(
                 q,
                 answer.status,
-                answer.text,
+                text,
                 bool(hits) and page_match(hits[0], q),
-                expect_met(answer.text, expect) if expect else None,
+                expect_met(text, expect) if expect else None,
                 ms,
             )
         )

@@ -40,9 +40,14 @@ SECTION_ORDER = [
     ("scifact", "python -m bench.scifact"),
     ("syllabusqa", "python -m bench.syllabusqa"),
     ("vtu", "python -m bench.vtu"),
+    ("followups", "python -m bench.followups"),
     ("search_scale", "python -m bench.search_scale"),
     ("indexing", "python -m bench.indexing"),
     ("queue", "python bench/queue_latency.py"),
+    ("streaming", "python -m bench.streaming"),
+    ("load_bursts", "python -m bench.load --section bursts"),
+    ("cache", "python -m bench.cache"),
+    ("gaps", "python -m bench.gaps"),
 ]
 
 

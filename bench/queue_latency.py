@@ -102,7 +102,7 @@ def serve_plain_arq() -> None:
 # --- helpers ----------------------------------------------------------------------------------------
 
 
-def _env(settings: Settings, **extra: str) -> dict[str, str]:
+def worker_env(settings: Settings, **extra: str) -> dict[str, str]:
     env = dict(os.environ)
     env.update(
         {
@@ -135,14 +135,22 @@ def process(args: list[str], env: dict[str, str], log: Path):
 
 
 @contextlib.contextmanager
-def workers(n: int, env: dict[str, str], log_dir: Path):
+def worker_processes(n: int, env: dict[str, str], log_dir: Path):
     """``n`` worker processes (``python -m worker.main``) on the same Redis, key prefix and queue;
-    yields their log files."""
+    yields ``[(log file, process), ...]``."""
     logs = [log_dir / f"worker-{i}.log" for i in range(n)]
     with contextlib.ExitStack() as stack:
-        for log in logs:
-            stack.enter_context(process([sys.executable, "-m", "syllabot.worker.main"], env, log))
-        yield logs
+        yield [
+            (log, stack.enter_context(process([sys.executable, "-m", "syllabot.worker.main"], env, log)))
+            for log in logs
+        ]
+
+
+@contextlib.contextmanager
+def workers(n: int, env: dict[str, str], log_dir: Path):
+    """:func:`worker_processes`, yielding their log files only."""
+    with worker_processes(n, env, log_dir) as started:
+        yield [log for log, _ in started]
 
 
 async def wait_for_workers(client: QueueClient, n: int = 1, timeout: float = 120.0) -> None:
@@ -162,6 +170,15 @@ async def wait_for_no_workers(client: QueueClient, timeout: float = 15.0) -> Non
         if time.monotonic() > deadline:
             raise RuntimeError("an earlier worker's heartbeat is still live")
         await asyncio.sleep(0.1)
+
+
+def delete_prefix(redis_url: str, prefix: str) -> None:
+    """Delete a bench's throw-away keys (everything under its private prefix)."""
+    client = redis.Redis.from_url(redis_url)
+    keys = list(client.scan_iter(match=f"{prefix}*", count=1000))
+    for start in range(0, len(keys), 500):
+        client.delete(*keys[start : start + 500])
+    client.close()
 
 
 def answers_logged(log: Path) -> int:
@@ -199,7 +216,7 @@ async def bench_ours(
     """Rows for the main table, and the sequential round trip's p50 and queue overhead p50."""
     rows = []
     request = AskRequest(question=QUESTION, collection=COLLECTION, platform="test")
-    with workers(1, _env(settings), log_dir / "ours"):
+    with workers(1, worker_env(settings), log_dir / "ours"):
         async with QueueClient(settings) as client:
             await wait_for_workers(client)
             for _ in range(20):  # warm connections, caches, the index
@@ -239,7 +256,7 @@ async def bench_e2e(settings: Settings, n: int, log_dir: Path) -> tuple[list, li
     questions = sample_questions(n)
     async with QueueClient(settings) as client:
         await wait_for_no_workers(client)
-        with workers(1, _env(settings), log_dir / "e2e"):
+        with workers(1, worker_env(settings), log_dir / "e2e"):
             await wait_for_workers(client)
             for question in sample_questions(10):  # warm connections, the index, onnxruntime
                 await client.ask(AskRequest(question=question, collection=E2E_COLLECTION, platform="test"))
@@ -296,7 +313,7 @@ async def bench_plain_arq(settings: Settings, n_seq: int, n_conc: int, log_dir: 
     queue = f"{settings.key_prefix}plain-queue"
     payload = AskRequest(question=QUESTION, collection=COLLECTION, platform="test").model_dump(mode="json")
     args = [sys.executable, str(Path(__file__).resolve()), "--serve-plain-arq"]
-    with process(args, _env(settings), log_dir / "plain" / "worker.log"):
+    with process(args, worker_env(settings), log_dir / "plain" / "worker.log"):
         pool = await create_pool(RedisSettings.from_dsn(settings.redis_url or ""), default_queue_name=queue)
         try:
             health = f"{queue}:health-check"
@@ -355,7 +372,7 @@ async def bench_fake_llm(
     settings: Settings, n: int, max_jobs: int, n_workers: int, llm_url: str, log_dir: Path
 ) -> list[list]:
     """``n`` questions at once, twice, through ``n_workers`` processes answering with the fake LLM."""
-    env = _env(
+    env = worker_env(
         settings,
         SYLLABOT_ANSWERER="openai",
         SYLLABOT_LLM_BASE_URL=llm_url,
@@ -399,9 +416,9 @@ async def bench_fake_llm(
 
 
 @contextlib.asynccontextmanager
-async def fake_llm(delay_s: float = 1.0):
-    """An OpenAI-compatible chat endpoint on loopback that takes ``delay_s`` per answer; yields its
-    base URL."""
+async def fake_llm(delay_s: float = 1.0, port: int = 0):
+    """An OpenAI-compatible chat endpoint on loopback (``port``, 0: any free one) that takes
+    ``delay_s`` per answer; yields its base URL."""
     from aiohttp import web
 
     async def chat(request: web.Request) -> web.Response:
@@ -414,7 +431,7 @@ async def fake_llm(delay_s: float = 1.0):
     app.router.add_post("/v1/chat/completions", chat)
     runner = web.AppRunner(app)
     await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
+    site = web.TCPSite(runner, "127.0.0.1", port)
     await site.start()
     port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
     try:
@@ -475,11 +492,7 @@ async def run(args: argparse.Namespace) -> str:
                     )
                     print(llm_rows[-2:], file=sys.stderr)
     finally:
-        client = redis.Redis.from_url(args.redis_url)
-        keys = list(client.scan_iter(match=f"{prefix}*", count=1000))
-        for start in range(0, len(keys), 500):
-            client.delete(*keys[start : start + 500])
-        client.close()
+        delete_prefix(args.redis_url, prefix)
 
     target = [
         f"**Target: queue round trip p50 ≤ {TARGET_ROUND_TRIP_MS:g} ms.** "
@@ -530,7 +543,7 @@ async def run(args: argparse.Namespace) -> str:
     body += [
         f"{args.llm_questions} questions sent at once to 1 and 2 worker processes (same Redis, same "
         "queue) whose LLM (a loopback OpenAI-compatible fake) takes 1 s per answer; `max_jobs` is "
-        "`SYLLABOT_WORKER_MAX_JOBS` per worker (default 32); *jobs per worker* counts each worker's "
+        "`SYLLABOT_WORKER_MAX_JOBS` per worker (the default was 32 when these rows were measured; it is 256 now); *jobs per worker* counts each worker's "
         "answer log lines:",
         "",
         markdown_table(
@@ -573,8 +586,9 @@ READING = (
     "one full run, 0.4 s faster in the next). Every worker is woken for every job and the first to run its "
     "claim script takes as many due jobs as it has free slots, which is why with 200 slots each one "
     "worker takes most of a burst. A second process pays off when the slots (the LLM concurrency "
-    "one process may use) or one process's CPU are the limit. Set `SYLLABOT_WORKER_MAX_JOBS` to the "
-    "LLM concurrency you can afford, and add worker processes for more of it or for CPU-bound load."
+    "one process may use) or one process's CPU are the limit. Job slots no longer bound the LLM's "
+    "concurrency (`SYLLABOT_LLM_MAX_CONCURRENCY` does; the default `SYLLABOT_WORKER_MAX_JOBS` is 256): "
+    "see `python -m bench.load --section bursts`."
 )
 
 

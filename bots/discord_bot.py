@@ -6,8 +6,10 @@ a worker through :class:`shared.queue.QueueClient`, and renders what comes back 
 :mod:`bots.discord_render`. Every failure becomes a message in the same interaction: a student who
 asks must always see *something*.
 
-Commands: ``/ask``, ``/sources`` for everyone; ``/upload``, ``/reindex``, ``/remove`` and
-``/collection set|show`` for admins (Manage Server, or a role in ``DISCORD_ADMIN_ROLE_IDS``).
+Commands: ``/ask``, ``/sources`` for everyone; ``/upload``, ``/reindex``, ``/remove``,
+``/collection set|show`` and ``/report`` (the gap report, with its CSV attached) for admins (Manage
+Server, or a role in ``DISCORD_ADMIN_ROLE_IDS``); with ``DISCORD_REPORT_CHANNEL_ID`` set, the gap
+report is also posted there once a week.
 Admin commands are registered with ``default_permissions(manage_guild=True)`` so Discord hides them
 from other members, and checked again when run, because a server can override who sees them.
 
@@ -20,6 +22,7 @@ callbacks all build their URLs from it) and ``DISCORD_GATEWAY_URL`` replaces
 from __future__ import annotations
 
 import asyncio
+import io
 import logging
 import sys
 import time
@@ -36,17 +39,35 @@ from discord.gateway import DiscordWebSocket
 from discord.utils import MISSING
 
 from syllabot.bots import discord_render as render
-from syllabot.bots.frontend import QuestionRejected, UsageError, check_question, classify, is_expected
+from syllabot.bots.frontend import (
+    QuestionRejected,
+    UsageError,
+    ask_streamed,
+    check_question,
+    classify,
+    is_expected,
+)
 from syllabot.shared.bindings import Bindings, InvalidCollectionName, validate_collection_name
 from syllabot.shared.config import Settings
 from syllabot.shared.feedback import Feedback, UnknownAnswer
 from syllabot.shared.formats import SUPPORTED_TYPES, is_document_name
+from syllabot.shared.gap_report import (
+    DEFAULT_REPORT_DAYS,
+    MAX_REPORT_DAYS,
+    WEEKLY_CHECK_S,
+    GapReport,
+    claim_weekly_post,
+    csv_filename,
+    release_weekly_post,
+    to_csv,
+)
 from syllabot.shared.keys import Keys
 from syllabot.shared.metrics import QuestionMetrics, start_endpoint
 from syllabot.shared.queue import QueueClient, QueueError, QueueTimeout, RedisUnreachable
 from syllabot.shared.ratelimit import RateLimiter
 from syllabot.shared.redis_conn import REDIS_ERRORS, RedisUnavailable, async_client_at, resolve_redis_url
-from syllabot.shared.schema import Answer, AskRequest, IngestReport, SourceInfo
+from syllabot.shared.schema import MAX_QUESTION_CHARS, Answer, AskRequest, IngestReport, SourceInfo
+from syllabot.shared.threads import thread_id
 
 log = logging.getLogger("syllabot.discord")
 
@@ -156,6 +177,64 @@ def vote_view(answer_id: str) -> discord.ui.View:
     return view
 
 
+class FollowUpButton(
+    discord.ui.DynamicItem[discord.ui.Button],
+    template=r"syllabot:followup:(?P<privacy>p|o):(?P<conversation>[0-9A-Za-z-]{1,64})",
+):
+    """ "Ask a follow-up" under an answer: opens a modal; the question typed there is answered against
+    the conversation (``AskRequest.thread``), privately when the answer was private. The custom_id
+    carries both, so the button works after a restart and on any replica."""
+
+    def __init__(self, conversation: str, private: bool) -> None:
+        self.conversation = conversation
+        self.private = private
+        super().__init__(
+            discord.ui.Button(
+                style=discord.ButtonStyle.primary,
+                emoji="💬",
+                label="Ask a follow-up",
+                custom_id=f"syllabot:followup:{'p' if private else 'o'}:{conversation}",
+            )
+        )
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: Any, /
+    ) -> FollowUpButton:
+        return cls(match["conversation"], match["privacy"] == "p")
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        await interaction.response.send_modal(FollowUpModal(self.conversation, self.private))
+
+
+class FollowUpModal(discord.ui.Modal, title="Ask a follow-up"):
+    """The follow-up question; answered like ``/ask`` in the same conversation."""
+
+    question: discord.ui.TextInput[FollowUpModal] = discord.ui.TextInput(
+        label="Your follow-up",
+        style=discord.TextStyle.paragraph,
+        placeholder="e.g. and which textbook for that?",
+        max_length=MAX_QUESTION_CHARS,
+    )
+
+    def __init__(self, conversation: str, private: bool) -> None:
+        super().__init__(custom_id=f"syllabot:followup-modal:{conversation}")
+        self.conversation = conversation
+        self.private = private
+
+    async def on_submit(self, interaction: discord.Interaction) -> None:
+        await _bot(interaction).handle_ask(
+            interaction, self.question.value, private=self.private, conversation=self.conversation
+        )
+
+
+def answer_view(answer_id: str | None, conversation: str, private: bool) -> discord.ui.View:
+    """Under an answer: 👍/👎 (when the answer could be recorded) and "Ask a follow-up"."""
+    view = vote_view(answer_id) if answer_id else discord.ui.View(timeout=None)
+    view.add_item(FollowUpButton(conversation, private))
+    return view
+
+
 # --- the client --------------------------------------------------------------------------------
 class SyllabotBot(discord.Client):
     """discord.py client with the Syllabot command tree and the shared Redis helpers."""
@@ -174,6 +253,7 @@ class SyllabotBot(discord.Client):
         for command in COMMANDS:
             self.tree.add_command(command)
         self._sources_cache: dict[str, tuple[float, list[SourceInfo]]] = {}
+        self._weekly: asyncio.Task[None] | None = None
         # Served by run_discord when SYLLABOT_METRICS_PORT is set; counted either way.
         self.metrics = QuestionMetrics()
 
@@ -186,8 +266,10 @@ class SyllabotBot(discord.Client):
             await self.queue.connect()
         except QueueError as exc:  # keep running: each command will say Redis is unreachable
             log.warning("queue not connected yet: %s", exc)
-        self.add_dynamic_items(VoteButton)
+        self.add_dynamic_items(VoteButton, FollowUpButton)
         await self.sync_commands()
+        if self.settings.discord_report_channel_id is not None:
+            self._weekly = asyncio.create_task(self._weekly_reports(), name="syllabot-weekly-report")
 
     async def sync_commands(self) -> None:
         """Guild sync is instant (for development); global sync can take a while to show up."""
@@ -205,6 +287,9 @@ class SyllabotBot(discord.Client):
             log.exception("could not sync application commands; existing registrations stay in use")
 
     async def close(self) -> None:
+        weekly, self._weekly = self._weekly, None
+        if weekly is not None:
+            weekly.cancel()
         await super().close()
         await self.queue.close()
         if self.redis is not None:
@@ -334,8 +419,25 @@ class SyllabotBot(discord.Client):
         log.error("command failed", exc_info=original)
         await safe_send(interaction, [failure_message(original)], ephemeral=True)
 
+    @staticmethod
+    def conversation_of(interaction: discord.Interaction) -> str:
+        """A new question's conversation: the Discord thread it is asked in (so ``/ask`` in a thread
+        continues that thread's conversation), else a new one named after the interaction."""
+        if _in_thread(interaction) and interaction.channel_id:
+            return f"thread-{interaction.channel_id}"
+        return str(interaction.id)
+
     # --- commands -------------------------------------------------------------------------------
-    async def handle_ask(self, interaction: discord.Interaction, question: str) -> None:
+    async def handle_ask(
+        self,
+        interaction: discord.Interaction,
+        question: str,
+        *,
+        private: bool = False,
+        conversation: str | None = None,
+    ) -> None:
+        """``/ask`` and a follow-up's modal. ``private``: only the asker sees the question and the
+        answer (ephemeral from the deferral on). ``conversation``: the follow-up's conversation."""
         try:
             question = check_question(question)
         except QuestionRejected as rejected:
@@ -369,33 +471,63 @@ class SyllabotBot(discord.Client):
             )
             return
 
-        await interaction.response.defer(thinking=True)
+        await interaction.response.defer(thinking=True, ephemeral=private)
         timeout = self.budget(interaction, self.settings.ask_timeout_s)
+        conversation = conversation or self.conversation_of(interaction)
         collection = ""  # not resolved yet when the binding lookup itself fails
         try:
             collection = await self.collection_for(interaction)
             request = AskRequest(
-                question=question, collection=collection, user=self.who(interaction), platform="discord"
+                question=question,
+                collection=collection,
+                user=self.who(interaction),
+                platform="discord",
+                thread=thread_id(PLATFORM, conversation),
             )
-            answer = await self.queue.ask(request, timeout=timeout)
+            answer = await ask_streamed(
+                self.queue,
+                request,
+                timeout=timeout,
+                every_s=self.settings.stream_edit_every_s,
+                show=lambda text: self.show_partial(interaction, text, question),
+            )
         except Exception as exc:  # every failure ends in a message; a bug also in the log with its traceback
             self.metrics.count_failure(collection, PLATFORM, exc)
             log.warning("ask failed: %r", exc, exc_info=not is_expected(exc))
-            await safe_send(interaction, [failure_message(exc, timeout_s=timeout)])
+            await safe_send(interaction, [failure_message(exc, timeout_s=timeout)], ephemeral=private)
             return
         self.metrics.count(collection, PLATFORM, answer.status)
-        await self.send_answer(interaction, answer, question)
+        await self.send_answer(interaction, answer, question, conversation=conversation, private=private)
 
-    async def send_answer(self, interaction: discord.Interaction, answer: Answer, question: str) -> None:
+    @staticmethod
+    async def show_partial(interaction: discord.Interaction, text: str, question: str) -> None:
+        """The answer so far, in place of "thinking…" (the deferred reply); the final edit replaces it."""
+        partial = render.render_partial(text, question)
+        await asyncio.wait_for(
+            interaction.edit_original_response(
+                content=partial.content, embeds=partial.embeds, allowed_mentions=NO_PINGS
+            ),
+            timeout=5,
+        )
+
+    async def send_answer(
+        self,
+        interaction: discord.Interaction,
+        answer: Answer,
+        question: str,
+        *,
+        conversation: str | None = None,
+        private: bool = False,
+    ) -> None:
         if not answer.question:
             answer = answer.model_copy(update={"question": question})
-        view: discord.ui.View | None = None
+        answer_id: str | None = None
         try:
             answer_id = await self.feedback.record_answer(answer, PLATFORM, self.who(interaction))
-            view = vote_view(answer_id)
         except Exception as exc:  # the answer matters more than the feedback buttons
             log.warning("could not record answer for feedback: %s", exc, exc_info=not is_expected(exc))
-        await safe_send(interaction, render.render_answer(answer), view=view)
+        view = answer_view(answer_id, conversation or self.conversation_of(interaction), private)
+        await safe_send(interaction, render.render_answer(answer), view=view, ephemeral=private)
 
     async def handle_vote(self, interaction: discord.Interaction, vote: str, answer_id: str) -> None:
         """Acknowledge the click at once, then store the vote and confirm privately.
@@ -565,6 +697,64 @@ class SyllabotBot(discord.Client):
         self._sources_cache.pop(collection, None)
         await safe_send(interaction, render.render_ingest_report(report, action=action), ephemeral=True)
 
+    async def handle_report(self, interaction: discord.Interaction, days: int) -> None:
+        """The gap report of this channel's collection, to the admin only: a table and the CSV."""
+        if not await self.require_admin(interaction):
+            return
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        try:
+            collection = await self.collection_for(interaction)
+            report = await self.queue.report(collection, days, timeout=self.budget(interaction, 60))
+        except Exception as exc:
+            log.info("report failed: %r", exc, exc_info=not is_expected(exc))
+            await safe_send(interaction, [failure_message(exc)], ephemeral=True)
+            return
+        if interaction.is_expired():
+            return
+        message = render.render_gap_report(report)
+        try:
+            await interaction.followup.send(
+                embeds=message.embeds, file=_csv_file(report), ephemeral=True, allowed_mentions=NO_PINGS
+            )
+        except discord.HTTPException as exc:
+            log.error("could not deliver the gap report to interaction %s: %s", interaction.id, exc)
+
+    async def post_weekly_report(self, now: datetime | None = None) -> bool:
+        """Post last week's gap report in DISCORD_REPORT_CHANNEL_ID once per ISO week (all replicas
+        together); True when this call posted it."""
+        channel_id = self.settings.discord_report_channel_id
+        if channel_id is None:
+            return False
+        redis_client = self._redis()
+        week = await claim_weekly_post(
+            redis_client, self.keys, PLATFORM, str(channel_id), now or datetime.now(UTC)
+        )
+        if week is None:
+            return False
+        try:
+            channel = self.get_channel(channel_id) or await self.fetch_channel(channel_id)
+            scopes = [f"channel:{channel_id}"]
+            guild_id = getattr(channel, "guild", None) and channel.guild.id  # type: ignore[union-attr]
+            if guild_id:
+                scopes.append(f"guild:{guild_id}")
+            collection = await self.bindings.resolve(*scopes)
+            report = await self.queue.report(collection, DEFAULT_REPORT_DAYS)
+            message = render.render_gap_report(report)
+            await channel.send(embeds=message.embeds, file=_csv_file(report), allowed_mentions=NO_PINGS)  # type: ignore[union-attr]
+        except BaseException:
+            await release_weekly_post(redis_client, self.keys, PLATFORM, str(channel_id), week)
+            raise
+        log.info("posted the gap report of %s for %s in channel %s", collection, week, channel_id)
+        return True
+
+    async def _weekly_reports(self) -> None:
+        while True:
+            try:
+                await self.post_weekly_report()
+            except Exception as exc:  # the next check tries again
+                log.warning("weekly gap report not posted: %s", exc, exc_info=not is_expected(exc))
+            await asyncio.sleep(WEEKLY_CHECK_S)
+
     async def autocomplete_documents(
         self, interaction: discord.Interaction, current: str
     ) -> list[app_commands.Choice[str]]:
@@ -726,6 +916,10 @@ _UPDATES_SOURCE = (
 )
 
 
+def _csv_file(report: GapReport) -> discord.File:
+    return discord.File(io.BytesIO(to_csv(report).encode("utf-8")), filename=csv_filename(report))
+
+
 def _in_thread(interaction: discord.Interaction) -> bool:
     """True in a thread or a forum/media post (discord.py builds a ``Thread`` for both)."""
     return isinstance(interaction.channel, discord.Thread)
@@ -739,9 +933,12 @@ def _bot(interaction: discord.Interaction) -> SyllabotBot:
 
 # --- the command tree --------------------------------------------------------------------------
 @app_commands.command(name="ask", description="Ask a question about your course materials")
-@app_commands.describe(question="Your question (up to 2,000 characters)")
-async def ask_command(interaction: discord.Interaction, question: str) -> None:
-    await _bot(interaction).handle_ask(interaction, question)
+@app_commands.describe(
+    question="Your question (up to 2,000 characters)",
+    private="Only you see the question and the answer",
+)
+async def ask_command(interaction: discord.Interaction, question: str, private: bool = False) -> None:
+    await _bot(interaction).handle_ask(interaction, question, private=private)
 
 
 @app_commands.command(name="sources", description="List the documents this channel's answers come from")
@@ -779,6 +976,18 @@ async def remove_autocomplete(
     return await _bot(interaction).autocomplete_documents(interaction, current)
 
 
+@app_commands.command(
+    name="report", description="Admin: what students asked that the materials did not answer"
+)
+@app_commands.describe(days="How many days back (default 7)")
+@app_commands.default_permissions(manage_guild=True)
+@app_commands.guild_only()
+async def report_command(
+    interaction: discord.Interaction, days: app_commands.Range[int, 1, MAX_REPORT_DAYS] = DEFAULT_REPORT_DAYS
+) -> None:
+    await _bot(interaction).handle_report(interaction, days)
+
+
 collection_group = app_commands.Group(
     name="collection",
     description="Admin: which collection this server or channel answers from",
@@ -812,6 +1021,7 @@ COMMANDS: list[app_commands.Command[Any, ..., Any] | app_commands.Group] = [
     upload_command,
     reindex_command,
     remove_command,
+    report_command,
     collection_group,
 ]
 

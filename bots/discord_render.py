@@ -25,9 +25,9 @@ from datetime import datetime
 import discord
 
 from syllabot.bots import frontend
+from syllabot.shared.gap_report import GapReport, summary_line, table
 from syllabot.shared.labels import citation_label
 from syllabot.shared.schema import (
-    NOT_IN_MATERIALS,
     UNCERTAIN_LEAD,
     Answer,
     Citation,
@@ -197,8 +197,8 @@ def render_answer(answer: Answer, *, per_embed: int = DESCRIPTION_MAX) -> list[R
     with the question; ``not_in_materials`` an orange embed whose first line is **Not in your
     materials**; ``uncertain`` a yellow embed whose first line says in plain words that we cannot
     tell whether the materials answer it and that closest passages follow, so it reads as neither
-    an answer nor a refusal. The worker's own marker or lead is stripped from the text, which shows
-    the renderer's instead. Then numbered sources (for ``uncertain`` named as closest passages), the
+    an answer nor a refusal. The worker sends only the body (``Answer.text``); the heading comes
+    from the status (:func:`frontend.answer_parts`). Then numbered sources (for ``uncertain`` named as closest passages), the
     labelled general-knowledge part (grey) if any, and the collection in the footer of the last
     embed. ``per_embed`` exists so tests can exercise splitting with short texts.
     """
@@ -212,7 +212,7 @@ def render_answer(answer: Answer, *, per_embed: int = DESCRIPTION_MAX) -> list[R
         if parts.status == "uncertain":
             heading, colour = UNCERTAIN_HEADING, COLOUR_UNCERTAIN
         else:
-            heading, colour = NOT_IN_MATERIALS, COLOUR_NOT_IN_MATERIALS
+            heading, colour = parts.label, COLOUR_NOT_IN_MATERIALS
         heading = f"**{heading}**"
         rest = neutralise(parts.body)
         body = f"{heading}\n\n{rest}" if rest else heading
@@ -245,6 +245,22 @@ def render_answer(answer: Answer, *, per_embed: int = DESCRIPTION_MAX) -> list[R
     # Short footer: the per-embed packing above keeps 200 characters spare for it.
     embeds[-1].set_footer(text=truncate(footer, 200))
     return pack_messages(embeds)
+
+
+#: Footer of an answer still being written: sources and the outcome come with the final edit.
+WRITING_FOOTER = "✍️ Writing… sources follow when the answer is complete."
+
+
+def render_partial(text: str, question: str = "") -> Rendered:
+    """An answer while an LLM writes it (``frontend.ask_streamed``): one embed with the text so far,
+    escaped like a final answer and cut to the description limit, titled with the question. It
+    carries no status label and no sources: those come with the final edit, which replaces it."""
+    body = frontend.clip_partial(neutralise(text), DESCRIPTION_MAX, guard=frontend.keep_escapes)
+    embed = discord.Embed(colour=COLOUR_INFO, description=body or None)
+    if question.strip():
+        embed.title = truncate(neutralise(" ".join(question.split())), TITLE_MAX)
+    embed.set_footer(text=WRITING_FOOTER)
+    return Rendered(embeds=[embed])
 
 
 # --- sources, ingest reports, progress, notices -------------------------------------------------
@@ -373,3 +389,16 @@ def rate_limited(retry_after_s: float, limit: int) -> Rendered:
         f"You can ask {limit} questions a minute. Try again in {seconds} s.",
         error=False,
     )
+
+
+def render_gap_report(report: GapReport) -> Rendered:
+    """The teacher's gap report: one sentence and a short table of the largest topics (the CSV with
+    every topic is attached by the bot)."""
+    body = f"{neutralise(summary_line(report))}\n```\n{table(report, limit=10, width=40)}\n```"
+    embed = discord.Embed(
+        title=truncate(f"Unanswered questions — {report.collection}", TITLE_MAX),
+        description=truncate(body, DESCRIPTION_MAX),
+        colour=COLOUR_INFO,
+    )
+    embed.set_footer(text="Full list in the attached CSV. Who asked is never recorded.")
+    return Rendered(embeds=[embed])

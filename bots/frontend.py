@@ -8,42 +8,68 @@
   (log it with its traceback).
 - **Text**: :func:`split_text`, one splitter parametrised by the platform's limit and by what a hard
   cut must not separate (a Markdown escape on Discord, an HTML entity on Slack).
-- **Answers**: :func:`answer_parts` gives renderers the status, its label, the body without the
-  worker's own marker or lead, the citations and the general-knowledge text without its label.
+- **Answers**: :func:`answer_parts` gives renderers the status, its label and plain-text lead, the
+  body (``Answer.text``: the worker writes no marker or lead), the citations and the general
+  knowledge (no label); :func:`answer_text` the whole answer as plain text, starting with the
+  exact "Not in your materials" marker or the uncertain lead (``shared/answer_text.py``).
+- **The ask flow's replies**: acknowledge, progress, *partial*, final, failure. :func:`ask_streamed`
+  asks and shows the answer while an LLM writes it: each bot passes only its platform's edit call
+  (``show``), and this core decides when to call it (at most once per
+  ``SYLLABOT_STREAM_EDIT_EVERY_S``, the final edit included) and :func:`clip_partial` how much fits.
 
 Imports only ``syllabot.shared`` (tests/test_layout.py). Tests need neither Redis nor a platform fake.
 """
 
 from __future__ import annotations
 
+import asyncio
 import enum
+import logging
 import re
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
+from typing import Protocol
 
-from syllabot.shared.queue import JobFailed, NoWorker, QueueError, QueueTimeout, RedisUnreachable
-from syllabot.shared.redis_conn import REDIS_ERRORS, RedisUnavailable
-from syllabot.shared.schema import (
-    MAX_QUESTION_CHARS,
-    NOT_IN_MATERIALS,
-    UNCERTAIN_LEAD,
-    Answer,
-    AnswerStatus,
-    Citation,
+from syllabot.shared.answer_text import (
+    GENERAL_KNOWLEDGE_LABEL,
+    STATUS_LABELS,
+    AnswerParts,
+    answer_parts,
+    answer_text,
+    status_lead,
 )
+from syllabot.shared.partials import Partial
+from syllabot.shared.queue import (
+    JobFailed,
+    NoWorker,
+    QueueError,
+    QueueTimeout,
+    RedisUnreachable,
+    SchemaMismatch,
+)
+from syllabot.shared.redis_conn import REDIS_ERRORS, RedisUnavailable
+from syllabot.shared.schema import MAX_QUESTION_CHARS, Answer, AskRequest
+
+log = logging.getLogger("syllabot.frontend")
 
 __all__ = [
+    "GENERAL_KNOWLEDGE_LABEL",
     "MAX_QUESTION_CHARS",
+    "STATUS_LABELS",
     "AnswerParts",
     "Failure",
     "FailureKind",
     "QuestionRejected",
     "UsageError",
     "answer_parts",
+    "answer_text",
+    "ask_streamed",
     "check_question",
     "classify",
+    "clip_partial",
     "is_expected",
     "split_text",
+    "status_lead",
 ]
 
 
@@ -85,7 +111,8 @@ class FailureKind(enum.Enum):
     WITHDRAWN = "withdrawn"  # no worker started the job in time; it was withdrawn, nothing changed
     UNREACHABLE = "unreachable"  # Redis does not answer
     JOB_FAILED = "job_failed"  # the worker ran the job and it raised; the message is the worker's
-    QUEUE = "queue"  # another queue error (e.g. a reply of the wrong version)
+    VERSION = "version"  # the bot and the worker speak different schema versions: an admin upgrades one
+    QUEUE = "queue"  # another queue error (e.g. a reply that does not validate)
     UNEXPECTED = "unexpected"  # a bug: logged with its traceback
 
 
@@ -144,6 +171,15 @@ def classify(exc: BaseException, *, timeout_s: float | None = None) -> Failure:
             "Syllabot can't reach its database",
             "Syllabot can't reach its database (Redis) right now, so questions cannot be passed to a "
             "worker. Please try again later or tell an admin; this usually fixes itself once Redis is back.",
+        )
+    if isinstance(exc, SchemaMismatch):
+        older = "bot" if exc.bot < exc.worker else "worker"
+        return Failure(
+            FailureKind.VERSION,
+            "Syllabot needs an upgrade",
+            f"This Syllabot bot and its worker are different versions (the bot speaks schema v{exc.bot}, "
+            f"the worker v{exc.worker}), so they cannot understand each other. Please tell an admin: "
+            f"upgrade the {older} so both run the same Syllabot version.",
         )
     if isinstance(exc, JobFailed):
         return Failure(FailureKind.JOB_FAILED, "The worker could not do that", str(exc))
@@ -224,87 +260,89 @@ def split_text(text: str, limit: int, *, guard: CutGuard | None = None) -> list[
     return parts
 
 
-# --- answers -------------------------------------------------------------------------------------
-#: What each status is called where a renderer shows one label for it.
-STATUS_LABELS: dict[AnswerStatus, str] = {
-    "answered": "Answer",
-    "uncertain": UNCERTAIN_LEAD,
-    "not_in_materials": NOT_IN_MATERIALS,
-}
-
-#: After the uncertain lead, the worker's own "The closest passages:" (the renderer's lead says it).
-_CLOSEST_INTRO = re.compile(
-    r"[\s.:;,!—–-]*(?:(?:here\s+are\s+)?the\s+)?closest\s+passages?(?:\s+I\s+found)?\s*(?:are|is)?\s*[:—–-]\s*",
-    re.IGNORECASE,
-)
-_PUNCT = " .:;,!—–-*_\t"
+# --- answers ---------------------------------------------------------------------------------
+# The parts and the full text of an answer are composed in shared/answer_text.py (the worker's
+# evaluation matches expected strings in the same full text); they are part of this core.
 
 
-def strip_marker(text: str) -> str:
-    """The text without a leading "Not in your materials" (renderers show their own)."""
-    stripped = text.lstrip()
-    if stripped.lower().startswith(NOT_IN_MATERIALS.lower()):
-        stripped = stripped[len(NOT_IN_MATERIALS) :].lstrip(_PUNCT).lstrip("\n")
-    return stripped.strip()
+# --- partial answers (the ask flow's "partial" reply) ---------------------------------------------
+#: Ends a partial answer cut to fit a platform's limit (the rest follows in the final answer).
+CLIPPED = " …"
 
 
-def strip_lead(text: str) -> str:
-    """The text without a leading :data:`UNCERTAIN_LEAD` and its "The closest passages:" (renderers
-    show their own lead); text without the lead is kept whole."""
-    stripped = text.lstrip()
-    if not stripped.lower().startswith(UNCERTAIN_LEAD.lower()):
-        return stripped.strip()
-    rest = stripped[len(UNCERTAIN_LEAD) :]
-    intro = _CLOSEST_INTRO.match(rest)
-    rest = rest[intro.end() :] if intro else rest.lstrip(_PUNCT + "\n")
-    return rest.strip()
+def clip_partial(text: str, limit: int, *, guard: CutGuard | None = None) -> str:
+    """A partial answer (already escaped for the platform) cut to at most ``limit`` characters at a
+    clean boundary: the beginning stays put while the answer grows, so an edit never jumps."""
+    if len(text) <= limit:
+        return text
+    return split_text(text, limit - len(CLIPPED), guard=guard)[0] + CLIPPED
 
 
-_GK_LABEL = re.compile(r"\s*\**_?general knowledge_?\**\s*(\([^)]*\))?\s*[:—–-]\s*", re.IGNORECASE)
+class LiveAsker(Protocol):
+    """What :func:`ask_streamed` needs of a queue (``shared.queue.QueueClient.ask_live``)."""
+
+    def ask_live(
+        self, request: AskRequest, timeout: float | None = None
+    ) -> AsyncIterator[Partial | Answer]: ...
 
 
-def strip_general_label(text: str) -> str:
-    """General-knowledge text without its own leading label (renderers show an unmistakable one)."""
-    match = _GK_LABEL.match(text)
-    if match:
-        return text[match.end() :].strip()
-    first, _, rest = text.strip().partition("\n")
-    if "general knowledge" in first.lower() and len(first) < 120:
-        stripped_first = re.sub(r"(?i)^[\W_]*general knowledge[^:\n]*:?[\W_]*", "", first).strip()
-        return (stripped_first + "\n" + rest).strip() if stripped_first else rest.strip()
-    return text.strip()
+#: A platform's edit call: show this partial answer text (unescaped) in place of the last one.
+ShowPartial = Callable[[str], Awaitable[None]]
 
 
-@dataclass(frozen=True)
-class AnswerParts:
-    """An :class:`Answer` as renderers lay it out (all text unescaped: renderers escape)."""
+async def ask_streamed(
+    queue: LiveAsker, request: AskRequest, *, timeout: float, show: ShowPartial, every_s: float
+) -> Answer:
+    """Ask, call ``show`` with the answer's text while it is written, and return the final answer.
 
-    status: AnswerStatus
-    label: str
-    body: str
-    citations: list[Citation]
-    general_knowledge: str
-    question: str
-    collection: str
-    note: str
+    The pace is the platform's: an edit starts at least ``every_s`` after the previous one ended
+    (so the platform never sees two closer than that, however long an edit takes), the newest text
+    is shown and those in between are skipped. The final answer is returned no sooner than
+    ``every_s`` after the last partial edit, so the caller's final edit keeps the same pace. An
+    edit that fails is logged and the flow goes on: partials are a nicety, the answer is not.
+    Failures of the question itself are raised as :meth:`QueueClient.ask` raises them.
+    """
+    loop = asyncio.get_running_loop()
+    latest: str | None = None
+    arrived = asyncio.Event()
 
+    async def consume() -> Answer:
+        nonlocal latest
+        async for update in queue.ask_live(request, timeout):
+            if isinstance(update, Answer):
+                return update
+            latest = update.text
+            arrived.set()
+        raise QueueError("the queue ended without an answer")
 
-def answer_parts(answer: Answer) -> AnswerParts:
-    """Split an answer for rendering; the layout is chosen by ``answer.status``, never by the text."""
-    if answer.status == "not_in_materials":
-        body = strip_marker(answer.text)
-    elif answer.status == "uncertain":
-        body = strip_lead(answer.text)
-    else:
-        body = answer.text.strip()
-    gk = answer.general_knowledge or ""
-    return AnswerParts(
-        status=answer.status,
-        label=STATUS_LABELS[answer.status],
-        body=body,
-        citations=sorted(answer.citations, key=lambda c: c.n),
-        general_knowledge=strip_general_label(gk) if gk.strip() else "",
-        question=" ".join(answer.question.split()),
-        collection=answer.collection,
-        note=answer.note or "",
-    )
+    task = asyncio.ensure_future(consume())
+    shown: str | None = None
+    ready_at = loop.time()
+    try:
+        while not task.done():
+            waiter = asyncio.ensure_future(arrived.wait())
+            try:
+                await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                waiter.cancel()
+            if task.done():
+                break
+            if ready_at > loop.time():  # too soon after the last edit: wait, unless the answer comes
+                await asyncio.wait({task}, timeout=ready_at - loop.time())
+                if task.done():
+                    break
+            arrived.clear()
+            if latest and latest != shown:
+                shown = latest
+                try:
+                    await show(latest)
+                except Exception as exc:  # a failed edit must not lose the answer
+                    log.warning("could not show a partial answer: %s", exc, exc_info=not is_expected(exc))
+                ready_at = loop.time() + every_s
+        answer = task.result()
+        if shown is not None and ready_at > loop.time():
+            await asyncio.sleep(ready_at - loop.time())
+        return answer
+    finally:
+        if not task.done():
+            task.cancel()

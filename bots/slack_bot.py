@@ -1,4 +1,4 @@
-"""The Slack front-end: ``/ask``, mentions in threads, admin document upload and re-index.
+"""The Slack front-end: ``/ask``, mentions in threads, admin document upload, re-index and gap report.
 
 Like every front-end it holds no retrieval code. Each handler validates input, acknowledges Slack at
 once (Slack gives us 3 s), checks permissions and the shared rate limit, enqueues through
@@ -21,6 +21,7 @@ import sys
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import PurePath
 from typing import Any
 
@@ -38,20 +39,33 @@ from syllabot.bots.frontend import (
     FailureKind,
     QuestionRejected,
     UsageError,
+    ask_streamed,
     check_question,
     classify,
     is_expected,
 )
-from syllabot.shared.bindings import Bindings, InvalidCollectionName, validate_collection_name
+from syllabot.shared.bindings import Bindings, InvalidCollectionName, Privacy, validate_collection_name
 from syllabot.shared.config import Settings
 from syllabot.shared.feedback import Feedback, UnknownAnswer
 from syllabot.shared.formats import is_document_name
+from syllabot.shared.gap_report import (
+    DEFAULT_REPORT_DAYS,
+    MAX_REPORT_DAYS,
+    WEEKLY_CHECK_S,
+    GapReport,
+    claim_weekly_post,
+    csv_filename,
+    release_weekly_post,
+    to_csv,
+)
 from syllabot.shared.keys import Keys
 from syllabot.shared.metrics import QuestionMetrics, start_endpoint
-from syllabot.shared.queue import INGEST_TIMEOUT_S, QueueClient, QueueError, QueueTimeout
+from syllabot.shared.queue import QueueClient, QueueError, QueueTimeout
+from syllabot.shared.queue_protocol import INGEST_TIMEOUT_S
 from syllabot.shared.ratelimit import RateLimiter
 from syllabot.shared.redis_conn import REDIS_ERRORS, RedisUnavailable, async_client, describe
 from syllabot.shared.schema import AskRequest, IngestReport
+from syllabot.shared.threads import ThreadStore, thread_id
 
 log = logging.getLogger("syllabot.slack")
 
@@ -68,6 +82,9 @@ PROGRESS_EVERY_S = 2.0
 RESPONSE_URL_BUDGET_S = 25 * 60.0
 #: Never wait less than this for a job, even when the budget is (nearly) spent.
 MIN_JOB_WAIT_S = 1.0
+#: Partial answers posted through one response_url: it takes 5 posts in all, and the final answer
+#: and a possible text-only fallback need theirs.
+RESPONSE_URL_PARTIALS = 3
 #: How long an Events API event id is remembered, so a redelivery is not answered twice.
 EVENT_DEDUP_S = 600
 #: File extensions the worker's loaders read (worker/loaders.py ``_EXTENSIONS``); anything else is
@@ -183,6 +200,19 @@ class Reporter:
         """How long an admin job may be waited for while this reporter can still deliver the result."""
         return default
 
+    async def partial(self, message: Message) -> None:
+        """Show an answer still being written (public, like the answer it becomes); later calls
+        replace it, and :meth:`answer` replaces it with the final answer."""
+
+    async def answer(self, message: Message) -> None:
+        """The final answer: in place of the partial one when one was shown, else :meth:`public`."""
+        await self.public(message)
+
+    @property
+    def shows_partial(self) -> bool:
+        """Whether a partial answer is on screen (a failure must then replace it)."""
+        return False
+
 
 class ResponseUrlReporter(Reporter):
     """Replies via ``respond()``. A response_url allows 5 posts in 30 minutes, so progress is not
@@ -192,24 +222,41 @@ class ResponseUrlReporter(Reporter):
         self._respond = respond
         self._type = response_type
         self._status_sent = False
+        self._partials = 0
         self.created = time.monotonic()  # ~ when the command arrived: the response_url's clock starts
 
     async def _post(self, **kwargs: Any) -> None:
         check_webhook(await self._respond(**kwargs))
 
     async def public(self, message: Message) -> None:
-        await self._post(
-            text=message["text"],
-            blocks=message["blocks"],
-            response_type=self._type,
-            replace_original=False,
-            unfurl_links=False,
-            unfurl_media=False,
-        )
+        await self._replace(message, False)
 
     async def private(self, message: Message) -> None:
         await self._post(
             text=message["text"], blocks=message["blocks"], response_type="ephemeral", replace_original=False
+        )
+
+    async def partial(self, message: Message) -> None:
+        if self._partials >= RESPONSE_URL_PARTIALS:
+            return  # keep the response_url's last posts for the answer
+        self._partials += 1
+        await self._replace(message, self._partials > 1)
+
+    async def answer(self, message: Message) -> None:
+        await self._replace(message, self._partials > 0)
+
+    @property
+    def shows_partial(self) -> bool:
+        return self._partials > 0
+
+    async def _replace(self, message: Message, replace: bool) -> None:
+        await self._post(
+            text=message["text"],
+            blocks=message["blocks"],
+            response_type=self._type,
+            replace_original=replace,
+            unfurl_links=False,
+            unfurl_media=False,
         )
 
     async def fallback(self, text: str) -> None:
@@ -235,6 +282,7 @@ class ThreadReporter(Reporter):
         self.user = user
         self._status_ts: str | None = None
         self._last_edit = 0.0
+        self._partial_ts: str | None = None
 
     async def public(self, message: Message) -> None:
         await self.client.chat_postMessage(
@@ -257,6 +305,34 @@ class ThreadReporter(Reporter):
 
     async def fallback(self, text: str) -> None:
         await self.client.chat_postMessage(channel=self.channel, thread_ts=self.thread_ts, text=text)
+
+    async def partial(self, message: Message) -> None:
+        if self._partial_ts is None:
+            resp = await self.client.chat_postMessage(
+                channel=self.channel,
+                thread_ts=self.thread_ts,
+                text=message["text"],
+                blocks=message["blocks"],
+                unfurl_links=False,
+                unfurl_media=False,
+            )
+            self._partial_ts = resp.get("ts")
+            return
+        await self.client.chat_update(
+            channel=self.channel, ts=self._partial_ts, text=message["text"], blocks=message["blocks"]
+        )
+
+    async def answer(self, message: Message) -> None:
+        if self._partial_ts is None:
+            await self.public(message)
+            return
+        await self.client.chat_update(
+            channel=self.channel, ts=self._partial_ts, text=message["text"], blocks=message["blocks"]
+        )
+
+    @property
+    def shows_partial(self) -> bool:
+        return self._partial_ts is not None
 
     async def status(self, message: Message, force: bool = False) -> None:
         now = time.monotonic()
@@ -358,6 +434,8 @@ class SlackFrontEnd:
         keys = Keys(settings.key_prefix)
         self.rate = RateLimiter(redis_client, keys, settings.rate_limit_per_minute)
         self.bindings = Bindings(redis_client, keys, PLATFORM, settings.default_collection)
+        self.privacy = Privacy(redis_client, keys, PLATFORM)
+        self.threads = ThreadStore.from_settings(redis_client, settings)
         self.feedback = Feedback(redis_client, keys)
         self.keys = keys
         self._admin_cache: dict[str, tuple[float, bool]] = {}
@@ -365,9 +443,26 @@ class SlackFrontEnd:
         self.metrics = QuestionMetrics()
 
     # --- helpers ---------------------------------------------------------------------------
+    @staticmethod
+    def scopes(channel: str | None, team: str | None) -> list[str]:
+        """Setting scopes, most specific first: the channel, then the workspace."""
+        return [s for s in (f"channel:{channel}" if channel else "", f"team:{team}" if team else "") if s]
+
     async def collection_for(self, channel: str | None, team: str | None) -> str:
-        scopes = [s for s in (f"channel:{channel}" if channel else "", f"team:{team}" if team else "") if s]
-        return await self.bindings.resolve(*scopes)
+        return await self.bindings.resolve(*self.scopes(channel, team))
+
+    async def response_type(self, channel: str | None, team: str | None) -> str:
+        """How ``/ask`` answers here: ``ephemeral`` when the channel (or else the workspace) is set
+        private with ``/syllabot-privacy``, ``in_channel`` when set public, else
+        ``SLACK_RESPONSE_TYPE``. Redis down: the default (the question itself will say Redis is down)."""
+        try:
+            private = await self.privacy.resolve(*self.scopes(channel, team))
+        except (*REDIS_ERRORS, RedisUnavailable) as exc:
+            log.warning("privacy lookup failed: %s", exc)
+            private = None
+        if private is None:
+            return self.settings.slack_response_type
+        return "ephemeral" if private else "in_channel"
 
     async def is_admin(self, client: AsyncWebClient, user: str) -> bool:
         """SLACK_ADMIN_USER_IDS when set (and then only those), else workspace admins and owners."""
@@ -405,9 +500,16 @@ class SlackFrontEnd:
 
     # --- questions -------------------------------------------------------------------------
     async def answer(
-        self, question: str, user: str, channel: str | None, team: str | None, out: Reporter
+        self,
+        question: str,
+        user: str,
+        channel: str | None,
+        team: str | None,
+        out: Reporter,
+        thread: str | None = None,
     ) -> None:
-        """Rate-limit, resolve the collection, ask a worker and post the answer; errors privately."""
+        """Rate-limit, resolve the collection, ask a worker and post the answer; errors privately.
+        ``thread``: the conversation (a Slack thread) the question is part of."""
         collection = ""  # not resolved yet when the rate limit or the binding lookup fails
         try:
             decision = await self.rate.check(PLATFORM, user)
@@ -422,9 +524,19 @@ class SlackFrontEnd:
                 return
             collection = await self.collection_for(channel, team)
             request = AskRequest(
-                question=question, collection=collection, user=f"slack:{user}", platform="slack"
+                question=question,
+                collection=collection,
+                user=f"slack:{user}",
+                platform="slack",
+                thread=thread,
             )
-            result = await self.queue.ask(request, timeout=self.settings.ask_timeout_s)
+            result = await ask_streamed(
+                self.queue,
+                request,
+                timeout=self.settings.ask_timeout_s,
+                every_s=self.settings.stream_edit_every_s,
+                show=lambda text: out.partial(render.render_partial(text)),
+            )
         except Exception as exc:  # noqa: BLE001 - _report_failure logs it, with its traceback when unexpected
             self.metrics.count_failure(collection, PLATFORM, exc)
             await self._report_failure(exc, out, "answering a question")
@@ -436,7 +548,7 @@ class SlackFrontEnd:
         except Exception:  # feedback is a nicety: still show the answer, just without buttons
             log.warning("could not record the answer for feedback", exc_info=True)
         message = render.render_answer(result, answer_id)
-        await deliver(lambda: out.public(message), out, message, "an answer")
+        await deliver(lambda: out.answer(message), out, message, "an answer")
 
     async def _report_failure(self, exc: BaseException, out: Reporter, doing: str) -> None:
         if not is_expected(exc) and not isinstance(exc, SlackApiError | DeliveryFailed):
@@ -447,6 +559,9 @@ class SlackFrontEnd:
         if isinstance(out, ThreadReporter) and out.has_status:
             # turn "Downloading…" into the error, so nothing hangs there
             await deliver(lambda: out.finish(message), out, message, "a failure report")
+        elif out.shows_partial:
+            # turn the half-written answer into the error, so it does not read as the answer
+            await deliver(lambda: out.answer(message), out, message, "a failure report")
         else:
             await deliver(lambda: out.private(message), out, message, "a failure report")
 
@@ -627,6 +742,126 @@ class SlackFrontEnd:
             return
         await deliver(lambda: out.private(message), out, message, "a collection notice")
 
+    async def privacy_command(
+        self,
+        client: AsyncWebClient,
+        text: str,
+        user: str,
+        channel: str | None,
+        team: str | None,
+        out: Reporter,
+    ) -> None:
+        """No argument: say how ``/ask`` answers here. ``private``/``public`` [``workspace``]: set it
+        for this channel (or the whole workspace); admins only."""
+        words = text.lower().split()
+        try:
+            if not words:
+                kind = await self.response_type(channel, team)
+                how = "privately (only the asker sees it)" if kind == "ephemeral" else "in the channel"
+                message = render.render_notice(
+                    f"`/ask` answers {how} here. Admins change it with `/syllabot-privacy private` or "
+                    "`/syllabot-privacy public` (add `workspace` for the whole workspace)."
+                )
+            else:
+                if words[0] not in ("private", "public") or words[1:] not in ([], ["workspace"]):
+                    raise BotUsageError(
+                        "Use `/syllabot-privacy private` or `/syllabot-privacy public`, "
+                        "optionally followed by `workspace`."
+                    )
+                await self.require_admin(client, user, "change whether answers are private")
+                workspace = words[1:] == ["workspace"]
+                scope = f"team:{team}" if workspace else f"channel:{channel}" if channel else ""
+                if not scope:
+                    raise BotUsageError("Run this command in the channel (or workspace) you want to set.")
+                private = words[0] == "private"
+                await self.privacy.set(scope, private)
+                where = "the workspace" if workspace else "this channel"
+                how = (
+                    "privately: only the asker sees the question and its answer"
+                    if private
+                    else "in the channel"
+                )
+                note = " Channels with their own setting keep it." if workspace else ""
+                message = render.render_notice(
+                    f"`/ask` in {where} now answers {how}.{note}", ":white_check_mark:"
+                )
+        except Exception as exc:  # noqa: BLE001 - _report_failure logs it, with its traceback when unexpected
+            await self._report_failure(exc, out, "setting privacy")
+            return
+        await deliver(lambda: out.private(message), out, message, "a privacy notice")
+
+    async def follow_up_thread(self, channel: str, thread_ts: str) -> str | None:
+        """The conversation of a Slack thread Syllabot answered in, else None (a thread of others)."""
+        thread = thread_id(PLATFORM, channel, thread_ts)
+        try:
+            return thread if await self.threads.exists(thread) else None
+        except (*REDIS_ERRORS, RedisUnavailable) as exc:
+            log.warning("thread lookup failed: %s", exc)
+            return None
+
+    async def report(
+        self,
+        client: AsyncWebClient,
+        text: str,
+        user: str,
+        channel: str | None,
+        team: str | None,
+        out: Reporter,
+    ) -> None:
+        """The gap report of this channel's collection, to the admin only: the table in a private
+        reply, the CSV in a direct message (a file cannot be attached to an ephemeral reply)."""
+        try:
+            await self.require_admin(client, user, "see the gap report")
+            days = report_days(text)
+            collection = await self.collection_for(channel, team)
+            report = await self.queue.report(
+                collection, days, timeout=out.job_wait(self.settings.ask_timeout_s)
+            )
+        except Exception as exc:  # noqa: BLE001 - _report_failure logs it, with its traceback when unexpected
+            await self._report_failure(exc, out, "building the gap report")
+            return
+        await _finish(out, render.render_gap_report(report), "a gap report")
+        try:
+            dm = await client.conversations_open(users=user)
+            await upload_csv(client, str((dm.get("channel") or {}).get("id")), report)
+        except Exception as exc:
+            log.warning("gap report CSV not sent: %s", exc, exc_info=not isinstance(exc, SlackApiError))
+            note = render.render_error(
+                f"The CSV could not be sent to you ({describe_error(exc, self.settings)}). "
+                "The bot needs the im:write and files:write scopes."
+            )
+            await deliver(lambda: out.private(note), out, note, "a CSV failure notice")
+
+    async def post_weekly_report(self, client: AsyncWebClient, now: datetime | None = None) -> bool:
+        """Post last week's gap report in SLACK_REPORT_CHANNEL once per ISO week (all replicas
+        together); True when this call posted it."""
+        channel = self.settings.slack_report_channel
+        if not channel:
+            return False
+        week = await claim_weekly_post(self.redis, self.keys, PLATFORM, channel, now or datetime.now(UTC))
+        if week is None:
+            return False
+        try:
+            collection = await self.collection_for(channel, None)
+            report = await self.queue.report(collection, DEFAULT_REPORT_DAYS)
+            message = render.render_gap_report(report)
+            await client.chat_postMessage(channel=channel, text=message["text"], blocks=message["blocks"])
+            await upload_csv(client, channel, report)
+        except BaseException:
+            await release_weekly_post(self.redis, self.keys, PLATFORM, channel, week)
+            raise
+        log.info("posted the gap report of %s for %s in channel %s", collection, week, channel)
+        return True
+
+    async def weekly_reports(self, client: AsyncWebClient) -> None:
+        """The scheduled task of ``serve()`` when SLACK_REPORT_CHANNEL is set."""
+        while True:
+            try:
+                await self.post_weekly_report(client)
+            except Exception as exc:  # the next check tries again
+                log.warning("weekly gap report not posted: %s", exc, exc_info=not is_expected(exc))
+            await asyncio.sleep(WEEKLY_CHECK_S)
+
     async def vote(self, answer_id: str, user: str, vote: str) -> Message:
         try:
             changed = await self.feedback.vote(answer_id, f"slack:{user}", vote)  # type: ignore[arg-type]
@@ -636,6 +871,23 @@ class SlackFrontEnd:
             log.info("vote failed: %s", exc, exc_info=not is_expected(exc))
             return render.render_error(describe_error(exc, self.settings))
         return render.vote_confirmation(vote, changed)
+
+
+def report_days(text: str | None) -> int:
+    """``/syllabot-report [days]``: the period, 1-365 days (default 7)."""
+    text = (text or "").strip()
+    if not text:
+        return DEFAULT_REPORT_DAYS
+    if not text.isdigit() or not 1 <= int(text) <= MAX_REPORT_DAYS:
+        raise BotUsageError(
+            f"Usage: `/syllabot-report [days]`, with days from 1 to {MAX_REPORT_DAYS} (default {DEFAULT_REPORT_DAYS})."
+        )
+    return int(text)
+
+
+async def upload_csv(client: AsyncWebClient, channel: str, report: GapReport) -> None:
+    name = csv_filename(report)
+    await client.files_upload_v2(channel=channel, content=to_csv(report), filename=name, title=name)
 
 
 # --- the Bolt app --------------------------------------------------------------------------------
@@ -685,19 +937,27 @@ def build_app(settings: Settings, queue: QueueClient, redis_client: aioredis.Red
             await ack(response_type="ephemeral", **question_refusal(rejected))
             return
         await ack(response_type="ephemeral", text=":mag: Looking it up…")
-        await fe.answer(
-            question,
-            command["user_id"],
-            command.get("channel_id"),
-            command.get("team_id"),
-            responder(respond),
-        )
+        channel, team = command.get("channel_id"), command.get("team_id")
+        kind = await fe.response_type(channel, team)
+        await fe.answer(question, command["user_id"], channel, team, ResponseUrlReporter(respond, kind))
 
     @app.command("/syllabot-reindex")
     async def on_reindex(ack: Any, command: dict, respond: Any, client: AsyncWebClient) -> None:
         await ack()
         await fe.reindex(
             client, command["user_id"], command.get("channel_id"), command.get("team_id"), responder(respond)
+        )
+
+    @app.command("/syllabot-report")
+    async def on_report(ack: Any, command: dict, respond: Any, client: AsyncWebClient) -> None:
+        await ack()
+        await fe.report(
+            client,
+            command.get("text") or "",
+            command["user_id"],
+            command.get("channel_id"),
+            command.get("team_id"),
+            responder(respond),
         )
 
     @app.command("/syllabot-collection")
@@ -710,6 +970,44 @@ def build_app(settings: Settings, queue: QueueClient, redis_client: aioredis.Red
             command.get("channel_id"),
             command.get("team_id"),
             responder(respond),
+        )
+
+    @app.command("/syllabot-privacy")
+    async def on_privacy(ack: Any, command: dict, respond: Any, client: AsyncWebClient) -> None:
+        await ack()
+        await fe.privacy_command(
+            client,
+            command.get("text") or "",
+            command["user_id"],
+            command.get("channel_id"),
+            command.get("team_id"),
+            responder(respond),
+        )
+
+    @app.event("message")
+    async def on_message(event: dict, body: dict, context: Any, client: AsyncWebClient, request: Any) -> None:
+        """A reply in a thread Syllabot answered in (under a mention's answer) is a follow-up."""
+        user, channel, thread_ts = event.get("user"), event.get("channel"), event.get("thread_ts")
+        if not user or not channel or not thread_ts or thread_ts == event.get("ts"):
+            return  # not a reply in a thread
+        if event.get("subtype") or event.get("bot_id"):
+            return  # edits, joins, other bots (and our own answers)
+        text = event.get("text") or ""
+        bot_user = context.get("bot_user_id")
+        if bot_user and f"<@{bot_user}" in text:
+            return  # a mention: on_mention answers it
+        thread = await fe.follow_up_thread(channel, thread_ts)
+        if thread is None:
+            return
+        if not await fe.first_delivery(body.get("event_id"), retry_number(request.headers)):
+            return
+        try:
+            question = check_question(_MENTION.sub("", text))
+        except QuestionRejected:
+            return  # an empty or over-long reply in a conversation is not a question to refuse aloud
+        team = event.get("team") or context.get("team_id")
+        await fe.answer(
+            question, user, channel, team, ThreadReporter(client, channel, thread_ts, user), thread
         )
 
     @app.event("app_mention")
@@ -738,7 +1036,7 @@ def build_app(settings: Settings, queue: QueueClient, redis_client: aioredis.Red
             refusal = question_refusal(rejected)
             await deliver(lambda: out.private(refusal), out, refusal, "a question refusal")
             return
-        await fe.answer(question, user, channel, team, out)
+        await fe.answer(question, user, channel, team, out, thread_id(PLATFORM, channel, thread_ts))
 
     @app.shortcut(ADD_SHORTCUT_ID)
     async def on_add_shortcut(ack: Any, shortcut: dict, respond: Any, client: AsyncWebClient) -> None:
@@ -871,6 +1169,10 @@ async def serve(
 
     handler: AsyncSocketModeHandler | None = None
     runner: web.AppRunner | None = None
+    weekly: asyncio.Task[None] | None = None
+    if settings.slack_report_channel:
+        fe: SlackFrontEnd = app._syllabot  # type: ignore[attr-defined]
+        weekly = asyncio.create_task(fe.weekly_reports(app.client), name="syllabot-weekly-report")
     try:
         if settings.slack_app_token:
             handler = AsyncSocketModeHandler(app, settings.slack_app_token, web_client=app.client)
@@ -885,6 +1187,8 @@ async def serve(
             ready.set()
         await stop.wait()
     finally:
+        if weekly is not None:
+            weekly.cancel()
         if handler is not None:
             await handler.close_async()
         if runner is not None:

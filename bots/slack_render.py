@@ -24,6 +24,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from syllabot.bots import frontend
+from syllabot.shared.gap_report import GapReport, summary_line, table
 from syllabot.shared.labels import citation_label
 from syllabot.shared.schema import (
     NOT_IN_MATERIALS,
@@ -62,8 +63,6 @@ MARKER_MRKDWN = f":warning: *{NOT_IN_MATERIALS}*"
 #: An uncertain answer's own first section: plain words and a different emoji, so "I can't tell"
 #: reads as neither an answer nor "not in your materials".
 UNCERTAIN_MRKDWN = f":grey_question: *{UNCERTAIN_LEAD}* — closest passages:"
-#: The same lead in the plain-text fallback (notifications, screen readers).
-UNCERTAIN_FALLBACK = f"{UNCERTAIN_LEAD} — closest passages:"
 #: The header of the numbered sources, by status.
 SOURCES_HEADER = {
     "answered": "*Sources*",
@@ -204,27 +203,23 @@ def feedback_actions(answer_id: str) -> Block:
 
 
 def answer_fallback_text(answer: Answer) -> str:
-    """Plain-text version for notifications and clients that cannot show blocks: the same lead as
-    the blocks, chosen by ``answer.status``."""
+    """Plain-text version for notifications and clients that cannot show blocks: the status's plain
+    lead and the body (:attr:`frontend.AnswerParts.lead`, the same words as the terminal's), then how
+    many sources or passages the blocks list."""
     parts = frontend.answer_parts(answer)
-    body = parts.body
-    if parts.status == "answered":
-        prefix = ""
-        sources = f" ({plural(len(parts.citations), 'source')})" if parts.citations else ""
-    elif parts.status == "uncertain":
-        prefix = f"{UNCERTAIN_FALLBACK} "
-        sources = f" ({plural(len(parts.citations), 'passage')})" if parts.citations else ""
-    else:
-        prefix, sources = f"{NOT_IN_MATERIALS}. ", ""
-    return _truncate(prefix + safe(body.strip()) + sources, FALLBACK_LIMIT).strip() or NOT_IN_MATERIALS
+    sources = ""
+    if parts.citations and parts.status != "not_in_materials":
+        sources = f" ({plural(len(parts.citations), 'source' if parts.status == 'answered' else 'passage')})"
+    text = " ".join(piece for piece in (parts.lead, parts.body) if piece)
+    return _truncate(safe(text) + sources, FALLBACK_LIMIT).strip() or safe(parts.label)
 
 
 def render_answer(answer: Answer, answer_id: str | None = None) -> Message:
     """The full Block Kit message for an answer.
 
     Order: the status's own lead when the materials do not plainly answer (the marker for
-    ``not_in_materials``, "I can't tell …" for ``uncertain``; chosen by ``answer.status``, the
-    worker's own marker or lead stripped from the text), the answer, a labelled general-knowledge
+    ``not_in_materials``, "I can't tell …" for ``uncertain``; chosen by ``answer.status``: the
+    worker sends only the body), the answer, a labelled general-knowledge
     part, numbered sources headed by status, a footer (collection, operator note), then the
     feedback buttons.
     """
@@ -253,6 +248,19 @@ def render_answer(answer: Answer, answer_id: str | None = None) -> Message:
 
     blocks = _fit(head, body + general, tail)
     return {"text": answer_fallback_text(answer), "blocks": blocks}
+
+
+#: Under an answer still being written: sources and the outcome come with the final update.
+WRITING_CONTEXT = ":writing_hand: _Writing… sources follow when the answer is complete._"
+
+
+def render_partial(text: str) -> Message:
+    """An answer while an LLM writes it (``frontend.ask_streamed``): the text so far, escaped like a
+    final answer and cut to one section, then a "writing" line. No status lead and no sources: the
+    final update replaces it with both."""
+    body = frontend.clip_partial(safe(text), SECTION_LIMIT, guard=frontend.keep_entities)
+    fallback = frontend.clip_partial(safe(text), FALLBACK_LIMIT, guard=frontend.keep_entities)
+    return {"text": fallback, "blocks": [section(body), context([WRITING_CONTEXT])]}
 
 
 def blocks_text_length(blocks: Sequence[Any]) -> int:
@@ -437,3 +445,15 @@ def vote_confirmation(vote: str, changed: bool) -> Message:
     if changed:
         return render_notice(f"Vote changed to {emoji}. Thanks — it helps us improve the answers.", "")
     return render_notice(f"Thanks for the {emoji} — it helps us improve the answers.", "")
+
+
+def render_gap_report(report: GapReport) -> Message:
+    """The teacher's gap report: one sentence and a short table of the largest topics (the CSV with
+    every topic goes to the admin's direct messages)."""
+    summary = safe(summary_line(report))
+    blocks = [
+        section(f":bar_chart: *Unanswered questions — {safe(report.collection)}*\n{summary}"),
+        section(f"```{safe(table(report, limit=10, width=40))}```"),
+        context(["Who asked is never recorded."]),
+    ]
+    return {"text": _truncate(_plain(summary), FALLBACK_LIMIT), "blocks": blocks}

@@ -53,3 +53,30 @@ class Bindings:
             if value:
                 return value.decode() if isinstance(value, bytes) else str(value)
         return self.default
+
+
+class Privacy:
+    """Whether ``/ask`` answers privately in a chat place: a channel's setting overrides its
+    workspace's (server's); None when neither is set (the platform's default applies).
+
+    Kept beside :class:`Bindings` and set the same way (an admin command, per scope), in Redis so
+    every bot replica agrees.
+    """
+
+    def __init__(self, redis: aioredis.Redis, keys: Keys, platform: str) -> None:
+        self.redis = redis
+        self.keys = keys
+        self.platform = platform
+
+    async def set(self, scope: str, private: bool) -> None:
+        await self.redis.set(self.keys.privacy(self.platform, scope), "private" if private else "public")
+
+    async def resolve(self, *scopes: str) -> bool | None:
+        """The first setting among ``scopes`` (most specific first): True private, False public."""
+        if not scopes:
+            return None
+        values = await self.redis.mget([self.keys.privacy(self.platform, s) for s in scopes])
+        for value in values:
+            if value:
+                return (value.decode() if isinstance(value, bytes) else str(value)) == "private"
+        return None

@@ -105,10 +105,64 @@ class Settings(BaseSettings):
     llm_api_key: str | None = Field(default=None, validation_alias=_alias("SYLLABOT_LLM_API_KEY"))
     llm_temperature: float = Field(default=0.1, validation_alias=_alias("SYLLABOT_LLM_TEMPERATURE"))
     llm_timeout_s: float = Field(default=30.0, validation_alias=_alias("SYLLABOT_LLM_TIMEOUT_S"))
+    llm_stream: bool = Field(
+        default=True,
+        validation_alias=_alias("SYLLABOT_LLM_STREAM"),
+        description="Read the LLM's reply as a stream when the asker shows answers as they are written "
+        "(Discord, Slack); false: one request, one reply.",
+    )
+    llm_stall_s: float = Field(
+        default=20.0,
+        gt=0.0,
+        validation_alias=_alias("SYLLABOT_LLM_STALL_S"),
+        description="A streamed reply with no new text for this long has stalled: the extractive answer "
+        "is given instead, with a note.",
+    )
+    llm_max_concurrency: int = Field(
+        default=256,
+        ge=1,
+        validation_alias=_alias("SYLLABOT_LLM_MAX_CONCURRENCY"),
+        description="LLM requests one worker process has in flight at once; more wait their turn "
+        "(within their deadline). Set it to what your endpoint's rate limit allows.",
+    )
 
     # --- queue -------------------------------------------------------------------------------
     ask_timeout_s: float = Field(default=60.0, validation_alias=_alias("SYLLABOT_ASK_TIMEOUT_S"))
-    worker_max_jobs: int = Field(default=32, validation_alias=_alias("SYLLABOT_WORKER_MAX_JOBS"))
+    worker_max_jobs: int = Field(
+        default=256,
+        ge=1,
+        validation_alias=_alias("SYLLABOT_WORKER_MAX_JOBS"),
+        description="Jobs one worker process holds at once. Most of a job's life may be a wait (an "
+        "LLM's reply), which holds no CPU: CPU work is bounded by SYLLABOT_WORKER_CPU_THREADS and LLM "
+        "calls by SYLLABOT_LLM_MAX_CONCURRENCY, so this only caps what one process takes off the queue.",
+    )
+    worker_cpu_threads: int = Field(
+        default=0,
+        ge=0,
+        validation_alias=_alias("SYLLABOT_WORKER_CPU_THREADS"),
+        description="Threads for a worker's CPU work on questions (embedding, search, extractive "
+        "answer); 0: one per core this process may use. More threads than cores only make each "
+        "question slower.",
+    )
+    query_batching: bool = Field(
+        default=True,
+        validation_alias=_alias("SYLLABOT_QUERY_BATCHING"),
+        description="Embed the questions that reach one worker at about the same time in one call.",
+    )
+    query_batch_wait_ms: float = Field(
+        default=2.0,
+        ge=0.0,
+        le=50.0,
+        validation_alias=_alias("SYLLABOT_QUERY_BATCH_WAIT_MS"),
+        description="How long a question waits for others to share its embedding call when the "
+        "embedder is idle; while it is busy, questions gather anyway.",
+    )
+    query_batch_max: int = Field(
+        default=32,
+        ge=1,
+        validation_alias=_alias("SYLLABOT_QUERY_BATCH_MAX"),
+        description="Most questions embedded in one call.",
+    )
     answer_margin_s: float = Field(
         default=2.0,
         ge=0.0,
@@ -122,6 +176,34 @@ class Settings(BaseSettings):
         validation_alias=_alias("SYLLABOT_BUILD_LOCK_TTL_S"),
         description="Lifetime of a collection's build lock, renewed while the build runs; a killed "
         "build's lock is gone this long after the kill.",
+    )
+
+    answer_cache_ttl_s: float = Field(
+        default=3600.0,
+        ge=0.0,
+        validation_alias=_alias("SYLLABOT_ANSWER_CACHE_TTL_S"),
+        description="How long a worker reuses a computed answer to the same question on the same index "
+        "version; 0: no answer cache.",
+    )
+
+    # --- gap report --------------------------------------------------------------------------
+    keep_questions_days: int = Field(
+        default=0,
+        ge=0,
+        validation_alias=_alias("SYLLABOT_KEEP_QUESTIONS_DAYS"),
+        description="Days the questions students ask are kept for the teacher's gap report (text, "
+        "outcome, query vector; never who asked). 0: no question is stored.",
+    )
+    discord_report_channel_id: int | None = Field(
+        default=None,
+        validation_alias=_alias("DISCORD_REPORT_CHANNEL_ID"),
+        description="Discord channel the weekly gap report is posted in (admins only should see it); "
+        "unset: no weekly post.",
+    )
+    slack_report_channel: str | None = Field(
+        default=None,
+        validation_alias=_alias("SLACK_REPORT_CHANNEL"),
+        description="Slack channel id the weekly gap report is posted in; unset: no weekly post.",
     )
 
     # --- metrics -----------------------------------------------------------------------------
@@ -142,6 +224,27 @@ class Settings(BaseSettings):
 
     # --- front-ends (shared) -----------------------------------------------------------------
     rate_limit_per_minute: int = Field(default=5, validation_alias=_alias("SYLLABOT_RATE_LIMIT_PER_MINUTE"))
+    thread_ttl_hours: float = Field(
+        default=24.0,
+        gt=0.0,
+        validation_alias=_alias("SYLLABOT_THREAD_TTL_HOURS"),
+        description="A conversation (a platform thread, `ask --thread`) idle this long starts fresh.",
+    )
+    thread_turns: int = Field(
+        default=4,
+        ge=1,
+        le=20,
+        validation_alias=_alias("SYLLABOT_THREAD_TURNS"),
+        description="Turns of a conversation kept to resolve its follow-ups.",
+    )
+
+    stream_edit_every_s: float = Field(
+        default=1.0,
+        gt=0.0,
+        validation_alias=_alias("SYLLABOT_STREAM_EDIT_EVERY_S"),
+        description="Shortest gap between two edits of an answer being written (Discord, Slack), the "
+        "final edit included.",
+    )
 
     # --- Discord -----------------------------------------------------------------------------
     discord_token: str | None = Field(default=None, validation_alias=_alias("DISCORD_TOKEN"))
@@ -180,7 +283,9 @@ class Settings(BaseSettings):
             return [part.strip() for part in text.split(",") if part.strip()]
         return value
 
-    @field_validator("metrics_port", "embed_threads", mode="before")
+    @field_validator(
+        "metrics_port", "embed_threads", "discord_report_channel_id", "slack_report_channel", mode="before"
+    )
     @classmethod
     def _blank_is_unset(cls, value: object) -> object:
         """``SYLLABOT_METRICS_PORT=`` (as a copied .env.example line may leave it) means unset."""

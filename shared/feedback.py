@@ -18,6 +18,7 @@ from typing import Literal, cast
 
 import redis.asyncio as aioredis
 
+from syllabot.shared.answer_text import answer_text
 from syllabot.shared.keys import Keys
 from syllabot.shared.schema import Answer
 
@@ -56,7 +57,7 @@ class Feedback:
         answer_id = uuid.uuid4().hex[:16]
         record = {
             "question": answer.question,
-            "answer": answer.text,
+            "answer": answer_text(answer),  # as the user read it: the status's lead included
             "general_knowledge": answer.general_knowledge,
             "status": answer.status,
             "in_materials": answer.in_materials,

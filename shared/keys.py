@@ -23,6 +23,11 @@ class Keys:
         """List the worker LPUSHes a finished job's result to, awaited by the client with BLPOP."""
         return f"{self.prefix}result:{job_id}"
 
+    def partials(self, job_id: str) -> str:
+        """List of a question's partial answer texts (shared/partials.py), newest last: the worker
+        RPUSHes while an LLM streams, the asking client pops them alongside ``result_list``."""
+        return f"{self.prefix}partial:{job_id}"
+
     @property
     def workers(self) -> str:
         """Sorted set worker id -> last heartbeat (unix seconds); live workers beat every few seconds."""
@@ -68,6 +73,16 @@ class Keys:
     def build_lock(self, collection: str) -> str:
         return f"{self.prefix}c:{collection}:lock"
 
+    def answer_cache(self, collection: str, version: str, digest: str) -> str:
+        """JSON of a computed answer to one normalised question on one index version (with a TTL);
+        the version is in the name, so a new index never serves an old answer (worker/answer_cache.py)."""
+        return f"{self.prefix}c:{collection}:ans:{version}:{digest}"
+
+    def questions(self, collection: str) -> str:
+        """Stream of the questions asked of a collection (text, status, query vector, closest passage;
+        never who asked), kept only when SYLLABOT_KEEP_QUESTIONS_DAYS > 0 and only that long."""
+        return f"{self.prefix}c:{collection}:questions"
+
     def progress(self, collection: str, job_id: str) -> str:
         """Hash with stage/done/total of a running ingest, for 'embedding 120/300 chunks'."""
         return f"{self.prefix}c:{collection}:progress:{job_id}"
@@ -76,6 +91,14 @@ class Keys:
     def binding(self, platform: str, scope: str) -> str:
         """String: the collection a Discord guild/channel or Slack channel is bound to."""
         return f"{self.prefix}bind:{platform}:{scope}"
+
+    def privacy(self, platform: str, scope: str) -> str:
+        """String "private"/"public": how ``/ask`` answers in a Slack channel or workspace."""
+        return f"{self.prefix}privacy:{platform}:{scope}"
+
+    def thread(self, thread_id: str) -> str:
+        """List of JSON turns of one conversation (a platform thread), newest last (shared/threads.py)."""
+        return f"{self.prefix}thread:{thread_id}"
 
     def rate(self, platform: str, user: str) -> str:
         return f"{self.prefix}rate:{platform}:{user}"
@@ -91,6 +114,11 @@ class Keys:
     def feedback_vote(self, answer_id: str) -> str:
         """Hash user -> vote for one answer, so a user's vote is one and changeable."""
         return f"{self.prefix}vote:{answer_id}"
+
+    def report_posted(self, platform: str, channel: str, week: str) -> str:
+        """Set once when the weekly gap report of ``week`` (ISO, e.g. 2026-W49) went to ``channel``,
+        so several bot replicas or a restart never post it twice."""
+        return f"{self.prefix}report:{platform}:{channel}:{week}"
 
     def answer_record(self, answer_id: str) -> str:
         """JSON of an answer shown to users, kept so a later vote can store what was voted on."""

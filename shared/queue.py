@@ -1,5 +1,9 @@
 """The queue client: the only way front-ends talk to workers.
 
+The protocol it shares with the worker (job names, scripts, heartbeat, claims, result envelopes)
+is in :mod:`syllabot.shared.queue_protocol`; this module is the client's side of it and the errors
+front-ends turn into messages.
+
 Mechanism (measured in ``bench/queue_latency.py``; figures in ``docs/BENCHMARKS.md``). arq's stock
 client and worker poll Redis every 0.5 s for new jobs and for results; ours wait on events instead:
 
@@ -30,12 +34,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import socket
 import time
 import uuid
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, TypeVar, cast
 
 import redis.exceptions
@@ -46,7 +49,21 @@ from pydantic import BaseModel, ValidationError
 
 from syllabot.shared.config import Settings
 from syllabot.shared.deadline import measure_offset_ms, redis_now_ms
+from syllabot.shared.gap_report import GapReport
 from syllabot.shared.keys import Keys
+from syllabot.shared.partials import DRAIN_MAX, Partial, live, newest
+from syllabot.shared.queue_protocol import (
+    COUNT_LIVE,
+    ENQUEUE,
+    INGEST_TIMEOUT_S,
+    JOB_ASK,
+    JOB_INGEST,
+    JOB_REINDEX,
+    JOB_REMOVE,
+    JOB_REPORT,
+    JOB_SOURCES,
+    read_envelope,
+)
 from syllabot.shared.redis_conn import (
     REDIS_ERRORS,
     RedisUnavailable,
@@ -54,33 +71,21 @@ from syllabot.shared.redis_conn import (
     describe,
     resolve_redis_url,
 )
-from syllabot.shared.schema import Answer, AskRequest, IngestReport, SourceInfo
+from syllabot.shared.schema import (
+    SCHEMA_VERSION,
+    Answer,
+    AskRequest,
+    IngestReport,
+    SourceInfo,
+    version_mismatch,
+    wire_version,
+)
 
 log = logging.getLogger("syllabot.queue")
 _M = TypeVar("_M", bound=BaseModel)
 
-# --- the wire protocol both sides agree on ----------------------------------------------------
-
-#: arq function names of the jobs a worker serves.
-JOB_ASK = "ask"
-JOB_INGEST = "ingest"
-JOB_REINDEX = "reindex"
-JOB_SOURCES = "sources"
-JOB_REMOVE = "remove"
-
-#: How often a worker refreshes its heartbeat, and how long one stays valid.
-HEARTBEAT_INTERVAL_S = 2.0
-HEARTBEAT_TTL_S = 10.0
-#: How long a claimed job stays claimed without a refresh. The worker's heartbeat refreshes the
-#: ``arq:in-progress:<id>`` keys of the jobs it runs, so a job whose worker died (SIGKILL, lost host)
-#: is free for another worker to claim (and arq to retry) within this time.
-IN_PROGRESS_TTL_S = HEARTBEAT_TTL_S
 #: Extra time, beyond the caller's timeout, before a call stuck in a Redis command is abandoned.
 STALL_GRACE_S = 1.0
-#: How long an unclaimed result list lives (the client normally pops it within milliseconds).
-RESULT_TTL_S = 300
-#: Default wait for ingest/reindex: embedding a large upload on a CPU can take minutes.
-INGEST_TIMEOUT_S = 1800.0
 #: How often the client looks at the progress key while it waits.
 PROGRESS_POLL_S = 0.5
 #: A Redis up for less than this has just (re)started: workers may still be reconnecting...
@@ -90,64 +95,6 @@ FRESH_REDIS_S = 5
 RECONNECT_GRACE_S = 1.0
 #: How often a client waiting for a result tries Redis again after losing it mid-wait.
 OUTAGE_RETRY_S = 0.25
-
-# Lua, so liveness uses the Redis server's clock (workers may run on other hosts).
-_COUNT_LIVE = "local t = redis.call('TIME') return redis.call('ZCOUNT', KEYS[1], t[1], '+inf')"
-# KEYS: workers, job key, queue. ARGV: serialised job, expiry ms, job id, wake channel.
-# Returns 0 (no live worker, nothing written) or the job's score (enqueue time, server clock, ms).
-_ENQUEUE = """
-local t = redis.call('TIME')
-if redis.call('ZCOUNT', KEYS[1], t[1], '+inf') == 0 then return 0 end
-local score = t[1] * 1000 + math.floor(t[2] / 1000)
-redis.call('PSETEX', KEYS[2], ARGV[2], ARGV[1])
-redis.call('ZADD', KEYS[3], score, ARGV[3])
-redis.call('PUBLISH', ARGV[4], ARGV[3])
-return score
-"""
-# KEYS: workers, then the in-progress keys of the jobs this worker runs. ARGV: worker id, ttl s,
-# in-progress ttl ms. PEXPIRE is a no-op on a key already deleted by a job that just finished.
-_BEAT = (
-    "local t = redis.call('TIME') "
-    "redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', '(' .. t[1]) "
-    "redis.call('ZADD', KEYS[1], t[1] + tonumber(ARGV[2]), ARGV[1]) "
-    "redis.call('EXPIRE', KEYS[1], math.ceil(tonumber(ARGV[2])) * 2) "
-    "for i = 2, #KEYS do redis.call('PEXPIRE', KEYS[i], ARGV[3]) end "
-    "return redis.call('ZCARD', KEYS[1])"
-)
-
-
-def ok_envelope(result: Any) -> bytes:
-    """The bytes a worker pushes for a job that succeeded (``result`` must be JSON-ready)."""
-    return json.dumps({"ok": True, "result": result}, ensure_ascii=False).encode()
-
-
-def error_envelope(exc: BaseException) -> bytes:
-    """The bytes a worker pushes for a job that raised: a message fit to show an admin."""
-    message = str(exc).strip() or type(exc).__name__
-    return json.dumps({"ok": False, "error": message, "type": type(exc).__name__}).encode()
-
-
-async def beat(
-    redis_client: Any,
-    keys: Keys,
-    worker_id: str,
-    ttl_s: float = HEARTBEAT_TTL_S,
-    running: Iterable[str] = (),
-) -> int:
-    """Record one heartbeat of ``worker_id`` and keep its ``running`` jobs claimed for another
-    :data:`IN_PROGRESS_TTL_S`; returns how many workers are live."""
-    claimed = [in_progress_key_prefix + job_id for job_id in running]
-    return int(
-        await redis_client.eval(
-            _BEAT,
-            1 + len(claimed),
-            keys.workers,
-            *claimed,
-            worker_id,
-            str(ttl_s),
-            str(int(IN_PROGRESS_TTL_S * 1000)),
-        )
-    )
 
 
 # --- errors ------------------------------------------------------------------------------------
@@ -182,6 +129,18 @@ class JobFailed(QueueError):
     """The worker ran the job and it raised; the message is the worker's, fit to show an admin."""
 
 
+class SchemaMismatch(QueueError):
+    """The bot and the worker speak different schema versions (``shared/schema.py``): raised by a
+    worker for a question of another version, and by the client for an answer of another version.
+    ``bot`` and ``worker`` are the two versions; the message says which side to upgrade (the
+    worker's own words when it refused the question)."""
+
+    def __init__(self, bot: int, worker: int, message: str | None = None) -> None:
+        super().__init__(message or version_mismatch(bot, worker))
+        self.bot = bot
+        self.worker = worker
+
+
 class EmptyCollection(JobFailed):
     """A question to a collection with no indexed documents, or to a Redis with no Syllabot data:
     an error saying what to check, never an answer. Raised by the worker (``worker.jobs``) and by
@@ -190,6 +149,8 @@ class EmptyCollection(JobFailed):
 
 
 ProgressCallback = Callable[[dict[str, Any]], Awaitable[None]]
+#: Receives each partial answer while a streamed answer is written (see :meth:`QueueClient.ask_live`).
+PartialCallback = Callable[[Partial], None]
 
 
 class QueueClient:
@@ -277,26 +238,41 @@ class QueueClient:
         """How many workers have a live heartbeat (0 means nothing would run a job)."""
         pool = await self._redis()
         try:
-            count = int(await cast(Awaitable[Any], pool.eval(_COUNT_LIVE, 1, self.keys.workers)))
+            count = int(await cast(Awaitable[Any], pool.eval(COUNT_LIVE, 1, self.keys.workers)))
         except REDIS_ERRORS as exc:
             raise RedisUnreachable(self._unreachable(exc)) from exc
         return count
 
     # --- jobs ---------------------------------------------------------------------------------
 
-    async def ask(self, request: AskRequest, timeout: float | None = None) -> Answer:
+    async def ask(
+        self, request: AskRequest, timeout: float | None = None, on_partial: PartialCallback | None = None
+    ) -> Answer:
         """Ask a worker; the job carries this caller's deadline (``deadline_ms``, Redis clock), so a
-        worker answers before it (falling back from a slow LLM) or not at all."""
+        worker answers before it (falling back from a slow LLM) or not at all. ``on_partial``: the
+        question is asked with ``stream`` and each partial answer is passed to it (most callers
+        want :meth:`ask_live`)."""
         started = time.perf_counter()
         timeout = timeout or self.settings.ask_timeout_s
         await self._redis()  # connected, with the clock offset measured
         deadline_ms = int(redis_now_ms(self._clock_offset_ms) + timeout * 1000)
-        request = request.model_copy(update={"deadline_ms": deadline_ms})
-        result = await self._call(JOB_ASK, request.model_dump(mode="json"), timeout=timeout)
+        request = request.model_copy(update={"deadline_ms": deadline_ms, "stream": on_partial is not None})
+        result = await self._call(
+            JOB_ASK, request.model_dump(mode="json"), timeout=timeout, on_partial=on_partial
+        )
+        if wire_version(result) != SCHEMA_VERSION:  # before validation: an old answer may even fit
+            raise SchemaMismatch(bot=SCHEMA_VERSION, worker=wire_version(result))
         answer = _validate(Answer, result)
         round_trip = (time.perf_counter() - started) * 1000.0
         answer.timings.queue = max(0.0, round(round_trip - answer.timings.total, 3))
         return answer
+
+    def ask_live(self, request: AskRequest, timeout: float | None = None) -> AsyncIterator[Partial | Answer]:
+        """Ask a worker and iterate over what comes back: :class:`~shared.partials.Partial` texts
+        while an LLM writes the answer (none from an extractive answerer), then the final
+        :class:`Answer`, always last and the only authoritative one. Errors are those of :meth:`ask`,
+        raised by the iteration."""
+        return live(lambda on_partial: self.ask(request, timeout, on_partial=on_partial))
 
     async def ingest(
         self,
@@ -360,6 +336,13 @@ class QueueClient:
         )
         return _validate(IngestReport, result)
 
+    async def report(self, collection: str, days: int, timeout: float | None = None) -> GapReport:
+        """The teacher's gap report of ``collection`` over the last ``days`` days (worker/report.py)."""
+        result = await self._call(
+            JOB_REPORT, collection, days, timeout=timeout or self.settings.ask_timeout_s
+        )
+        return _validate(GapReport, result)
+
     # --- the round trip -----------------------------------------------------------------------
 
     async def _call(
@@ -369,17 +352,20 @@ class QueueClient:
         timeout: float,
         progress: ProgressCallback | None = None,
         collection: str | None = None,
+        on_partial: PartialCallback | None = None,
     ) -> Any:
-        """Enqueue ``function(*args)``, wake the workers, and wait for the result envelope."""
+        """Enqueue ``function(*args)``, wake the workers, and wait for the result envelope (passing
+        the job's partial answers to ``on_partial`` meanwhile)."""
         pool = await self._redis()
         job_id = uuid.uuid4().hex
+        partials = (self.keys.partials(job_id), on_partial) if on_partial is not None else None
         try:
             # The wait checks its deadline between BLPOP slices; this bounds a Redis that stalls
             # inside a command (the socket timeout would too, but only after SOCKET_TIMEOUT_S).
             async with asyncio.timeout(timeout + STALL_GRACE_S):
                 await self._enqueue(pool, job_id, function, args, timeout)
                 progress_key = self.keys.progress(collection, job_id) if progress and collection else None
-                raw = await self._wait(pool, job_id, timeout, progress, progress_key)
+                raw = await self._wait(pool, job_id, timeout, progress, progress_key, partials)
         except TimeoutError as exc:
             # Nothing to withdraw: the job's key expired at ``timeout``, so no worker will run it.
             raise RedisUnreachable(
@@ -387,18 +373,20 @@ class QueueClient:
             ) from exc
         except REDIS_ERRORS as exc:
             raise RedisUnreachable(self._unreachable(exc)) from exc
-        envelope = json.loads(raw)
-        if not envelope.get("ok"):
-            error = EmptyCollection if envelope.get("type") == EmptyCollection.__name__ else JobFailed
-            raise error(str(envelope.get("error") or "the job failed without a message"))
-        return envelope.get("result")
+        envelope = read_envelope(raw)
+        if envelope.ok:
+            return envelope.result
+        if envelope.type == SchemaMismatch.__name__:
+            raise SchemaMismatch(bot=SCHEMA_VERSION, worker=envelope.schema_version, message=envelope.error)
+        error = EmptyCollection if envelope.type == EmptyCollection.__name__ else JobFailed
+        raise error(envelope.error)
 
     async def _enqueue(
         self, pool: ArqRedis, job_id: str, function: str, args: tuple[Any, ...], timeout: float
     ) -> None:
         """Check liveness, store the job as arq does, queue it and wake the workers: one round trip."""
         if self._enqueue_script is None:
-            self._enqueue_script = pool.register_script(_ENQUEUE)
+            self._enqueue_script = pool.register_script(ENQUEUE)
         job = serialize_job(function, args, {}, None, int(time.time() * 1000))
         for attempt in range(2):
             score = await self._enqueue_script(
@@ -435,6 +423,7 @@ class QueueClient:
         timeout: float,
         progress: ProgressCallback | None,
         progress_key: str | None,
+        partials: tuple[str, PartialCallback] | None = None,
     ) -> bytes:
         """BLPOP the result list in slices; between slices report progress and check liveness.
 
@@ -446,6 +435,8 @@ class QueueClient:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         result_key = self.keys.result_list(job_id)
+        # Result first: BLPOP serves the first non-empty list, so the answer beats stale partials.
+        wait_keys = [result_key] + ([partials[0]] if partials else [])
         slice_s = PROGRESS_POLL_S if progress_key else 2.0
         last: dict[str, Any] | None = None
         outage: BaseException | None = None
@@ -466,9 +457,15 @@ class QueueClient:
                     # Never 0: BLPOP 0 blocks forever. Sub-second timeouts need Redis >= 6.
                     item = await cast(
                         Awaitable[list[bytes] | None],
-                        pool.blpop([result_key], timeout=max(0.01, min(slice_s, remaining))),  # type: ignore[arg-type]
+                        pool.blpop(wait_keys, timeout=max(0.01, min(slice_s, remaining))),  # type: ignore[arg-type]
                     )
+                    if item is not None and partials is not None and item[0].decode() == partials[0]:
+                        await self._pass_partials(pool, partials, item[1])
+                        continue
                     if item is not None:
+                        if partials is not None:
+                            with contextlib.suppress(*REDIS_ERRORS):
+                                await pool.delete(partials[0])  # partials left behind the answer
                         if progress_key and progress is not None:  # the final count, even for a quick job
                             await self._report_progress(pool, progress_key, progress, last)
                         return item[1]
@@ -493,6 +490,20 @@ class QueueClient:
             if not alive:
                 await self._give_up(pool, job_id)  # so a worker starting later does not run it
                 raise NoWorker(_NO_WORKER)
+
+    async def _pass_partials(
+        self, pool: ArqRedis, partials: tuple[str, PartialCallback], first: bytes
+    ) -> None:
+        """Hand the newest of the queued partials to the callback (older ones are superseded)."""
+        key, callback = partials
+        more = await cast(Awaitable[list[bytes] | None], pool.lpop(key, DRAIN_MAX))
+        partial = newest([first, *(more or [])])
+        if partial is None:
+            return
+        try:
+            callback(partial)
+        except Exception:  # a broken display of partials must not lose the answer
+            log.exception("partial callback failed")
 
     async def _job_exists(self, pool: ArqRedis, job_id: str) -> bool:
         """Whether Redis still holds the job: queued or claimed (its arq keys) or answered (its result)."""

@@ -2,7 +2,9 @@
 
 Front-ends render only these; workers produce only these.  They cross Redis as plain dicts
 (``model_dump(mode="json")``) so a bot and a worker of different versions fail with a validation
-error that names the field instead of an unpickling error.
+error that names the field instead of an unpickling error. A question and its answer also carry
+:data:`SCHEMA_VERSION`: a worker refuses a question of another version, and a bot an answer of
+another version, each with an error that says which side to upgrade (:func:`version_mismatch`).
 """
 
 from __future__ import annotations
@@ -11,7 +13,13 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, model_validator
 
-#: The exact words a reply starts with when the materials do not answer the question.
+#: The version of the messages between bots and workers. Version 2: ``Answer.text`` is the body
+#: only (lead, marker and general-knowledge label are added by ``shared/answer_text.py``). Raise it
+#: whenever a field changes meaning, not only shape; messages of version 1 carry no number.
+SCHEMA_VERSION = 2
+
+#: The exact words a reply starts with when the materials do not answer the question (added to the
+#: body by ``shared/answer_text.py``, never written by a worker).
 NOT_IN_MATERIALS = "Not in your materials"
 #: How an ``uncertain`` reply starts: the closest passages follow, plainly not claimed as an answer.
 #: Deliberately unlike :data:`NOT_IN_MATERIALS`, so neither can be mistaken for the other.
@@ -76,6 +84,27 @@ class Timings(BaseModel):
     answer: float = 0.0
     total: float = 0.0
     queue: float | None = None
+    cached: bool = Field(
+        default=False,
+        description="True when the worker reused the answer it computed for the same question on the "
+        "same index version (worker/answer_cache.py); the other stages are then 0.",
+    )
+
+
+def wire_version(payload: object) -> int:
+    """The schema version a message (a JSON object) was written in: 1 when it names none."""
+    version = payload.get("schema_version", 1) if isinstance(payload, dict) else 1
+    return version if isinstance(version, int) else 0
+
+
+def version_mismatch(bot: int, worker: int) -> str:
+    """What to tell an admin when a bot and a worker speak different schema versions: which side
+    to upgrade (the older one)."""
+    older = "bot" if bot < worker else "worker"
+    return (
+        f"bot speaks schema v{bot}, worker v{worker}: upgrade the {older} so both run the same "
+        "Syllabot version"
+    )
 
 
 class AskRequest(BaseModel):
@@ -91,25 +120,42 @@ class AskRequest(BaseModel):
         description="When the asker stops waiting: ms since the epoch on the Redis server's clock "
         "(shared/deadline.py). Set by QueueClient.ask; a worker never answers a question past it.",
     )
+    thread: str | None = Field(
+        default=None,
+        max_length=200,
+        description="The conversation this question belongs to, e.g. 'slack:C1:1712.5' (shared/threads.py): "
+        "the worker resolves a follow-up against its earlier turns. None: a question on its own.",
+    )
+    schema_version: int = SCHEMA_VERSION
+
+    stream: bool = Field(
+        default=False,
+        description="The asker shows the answer while it is written: a worker streaming from an LLM "
+        "publishes partial texts (shared/partials.py) before the final answer. Set by QueueClient.",
+    )
 
 
 class Answer(BaseModel):
     """What a worker sends back. ``status`` is the outcome; ``in_materials`` is true only for
     ``answered`` (kept for older readers). Give either; the other is derived, and a contradiction
-    is an error rather than a guess."""
+    is an error rather than a guess.
 
-    text: str
+    ``text`` is the body only: no "Not in your materials" marker, no uncertain lead (the status
+    says which, and ``shared/answer_text.py`` words it); ``general_knowledge`` carries no label."""
+
+    text: str = Field(description="The body: what the answer says, without the status's lead or marker.")
     status: AnswerStatus = "answered"
     in_materials: bool = True
     citations: list[Citation] = Field(default_factory=list)
     general_knowledge: str | None = Field(
-        default=None, description="LLM's general answer, only when in_materials is false; already labelled."
+        default=None, description="LLM's general answer, only when in_materials is false; no label."
     )
     note: str | None = Field(default=None, description="One-line operator note, e.g. 'LLM unavailable'.")
     collection: str
     index_version: str | None = None
     question: str = ""
     timings: Timings = Field(default_factory=Timings)
+    schema_version: int = SCHEMA_VERSION
 
     @model_validator(mode="before")
     @classmethod

@@ -1,4 +1,5 @@
-"""Shared fixtures: a real Redis with a private key prefix per test, and settings pointing at it.
+"""Shared fixtures: a real Redis with a private key prefix per test, settings pointing at it, and
+the one worker fixture (``worker``: a real ``FastWorker`` in the test's event loop).
 
 Tests never FLUSHDB: several test runs (and developers) may share the machine's Redis, so each
 test gets its own ``key_prefix`` and removes only its own keys afterwards.
@@ -8,13 +9,17 @@ from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 import redis
 
 from syllabot.shared.config import Settings
+
+if TYPE_CHECKING:
+    from syllabot.worker.main import FastWorker
 
 REDIS_URL = os.environ.get("SYLLABOT_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
 REPO = Path(__file__).resolve().parent.parent
@@ -62,6 +67,18 @@ def settings(redis_prefix: str, tmp_path: Path) -> Settings:
 def minilm_settings(settings: Settings) -> Settings:
     """The same, with the bundled default MiniLM model."""
     return settings.model_copy(update={"embedder": "minilm"})
+
+
+@pytest.fixture
+async def worker(settings: Settings) -> AsyncIterator[FastWorker]:
+    """A real worker (arq, woken over pub/sub) in the test's event loop on ``settings``, ready once it
+    beats, closed after the test. The one way tests start a worker in-process: a test that needs a
+    stand-in engine or answerer, or other settings, uses the same ``tests.queue_helpers.running_worker``
+    directly; worker processes come from ``tests.queue_helpers.worker_processes``."""
+    from tests.queue_helpers import running_worker
+
+    async with running_worker(settings) as started:
+        yield started
 
 
 def shared_data(*parts: str) -> Path:

@@ -10,7 +10,9 @@ What it speaks (API v10, JSON encoding, no compression):
   from the command schema the bot registered), autocomplete and button clicks.
 * REST under ``/api/v10``: ``/users/@me``, ``/oauth2/applications/@me``, ``/gateway``,
   ``/gateway/bot``, application and guild command bulk overwrite (PUT), interaction callbacks,
-  ``@original`` GET/PATCH/DELETE, follow-ups (POST) and their edits.
+  ``@original`` GET/PATCH/DELETE (a PATCH past Discord's message limits is refused with 400 and
+  listed in ``rejected``), follow-ups (POST) and their edits, channel messages (POST
+  ``/channels/{id}/messages``). Files sent as multipart are kept in :attr:`Recorded.files`.
 * Attachments under ``/cdn/attachments/...``, with every download counted.
 
 Every request the bot makes is recorded in order (:attr:`DiscordFake.requests`) so tests assert on
@@ -62,6 +64,31 @@ def json_response(data: Any, status: int = 200) -> web.Response:
     return web.Response(body=body, status=status, headers={"Content-Type": "application/json"})
 
 
+def over_limits(body: Any) -> str | None:
+    """Which of Discord's message limits ``body`` passes, if any (Discord answers 400 Invalid Form
+    Body): content 2,000; 10 embeds; per embed title 256, description 4,096, 6,000 in all."""
+    if not isinstance(body, dict):
+        return None
+    if len(body.get("content") or "") > 2000:
+        return "content longer than 2000"
+    embeds = body.get("embeds") or []
+    if len(embeds) > 10:
+        return "more than 10 embeds"
+    total = 0
+    for embed in embeds:
+        title, description = embed.get("title") or "", embed.get("description") or ""
+        if len(title) > 256 or len(description) > 4096:
+            return "embed title or description too long"
+        fields = embed.get("fields") or []
+        footer = (embed.get("footer") or {}).get("text") or ""
+        author = (embed.get("author") or {}).get("name") or ""
+        total += len(title) + len(description) + len(footer) + len(author)
+        total += sum(len(f.get("name") or "") + len(f.get("value") or "") for f in fields)
+    if total > 6000:
+        return "embeds longer than 6000 in all"
+    return None
+
+
 @dataclass
 class Recorded:
     """One request the bot sent: ``kind`` names the endpoint, ``json`` is the decoded body."""
@@ -73,6 +100,7 @@ class Recorded:
     token: str | None = None
     query: dict[str, str] = field(default_factory=dict)
     at: float = field(default_factory=time.monotonic)
+    files: dict[str, bytes] = field(default_factory=dict)  # multipart attachments: file name -> bytes
 
 
 class DiscordFake:
@@ -96,6 +124,7 @@ class DiscordFake:
         self.admin_role_id = snowflake()
         self.student_role_id = snowflake()
         self.requests: list[Recorded] = []
+        self.rejected: list[tuple[Recorded, str]] = []  # requests refused for passing Discord's limits
         self.commands: dict[str, list[dict]] = {}  # "global" or guild id -> registered commands
         self.attachments: dict[str, tuple[dict, bytes]] = {}
         self.downloads: list[str] = []
@@ -124,6 +153,7 @@ class DiscordFake:
         r.add_route("*", f"{API}/webhooks/{{app}}/{{token}}/messages/@original", self._original)
         r.add_post(f"{API}/webhooks/{{app}}/{{token}}", self._followup)
         r.add_patch(f"{API}/webhooks/{{app}}/{{token}}/messages/{{mid}}", self._followup_edit)
+        r.add_post(f"{API}/channels/{{channel}}/messages", self._channel_message)
         r.add_get("/cdn/attachments/{aid}/{name}", self._download)
         self._runner = web.AppRunner(app)
         await self._runner.setup()
@@ -148,16 +178,19 @@ class DiscordFake:
     # --- recording --------------------------------------------------------------------------------
     async def _record(self, request: web.Request, kind: str, token: str | None = None) -> Recorded:
         body: Any = None
+        files: dict[str, bytes] = {}
         if request.can_read_body:
             if request.content_type.startswith("multipart/"):
                 reader = await request.multipart()
                 async for part in reader:
                     if part.name == "payload_json":  # type: ignore[union-attr]
                         body = json.loads(await part.text())  # type: ignore[union-attr]
+                    elif part.filename:  # type: ignore[union-attr]
+                        files[part.filename] = bytes(await part.read())  # type: ignore[union-attr]
             else:
                 raw = await request.read()
                 body = json.loads(raw) if raw else None
-        rec = Recorded(kind, request.method, request.path, body, token, dict(request.query))
+        rec = Recorded(kind, request.method, request.path, body, token, dict(request.query), files=files)
         async with self._changed:
             self.requests.append(rec)
             self._changed.notify_all()
@@ -276,6 +309,10 @@ class DiscordFake:
         if request.method == "DELETE":
             self.originals.pop(token, None)
             return web.Response(status=204)
+        problem = over_limits(rec.json) if request.method == "PATCH" else None
+        if problem is not None:
+            self.rejected.append((rec, problem))
+            return json_response({"code": 50035, "message": f"Invalid Form Body: {problem}"}, status=400)
         if request.method == "PATCH" and rec.json:
             for key in ("content", "embeds", "components", "flags"):
                 if key in rec.json:
@@ -295,6 +332,14 @@ class DiscordFake:
         token = request.match_info["token"]
         rec = await self._record(request, "followup_edit", token)
         return json_response(self._message(token, rec.json or {}, msg_id=request.match_info["mid"]))
+
+    async def _channel_message(self, request: web.Request) -> web.Response:
+        """A message the bot posts in a channel on its own (not a reply), e.g. the weekly report."""
+        rec = await self._record(request, "channel_message")
+        message = self._message("", rec.json or {})
+        message["channel_id"] = request.match_info["channel"]
+        message["type"] = 0
+        return json_response(message)
 
     async def _download(self, request: web.Request) -> web.StreamResponse:
         aid = request.match_info["aid"]
@@ -600,6 +645,30 @@ class DiscordFake:
             roles=[],
             channel_id=None,
             message={**message, "guild_id": str(self.guild_id)},
+        )
+        await self._dispatch("INTERACTION_CREATE", ix.payload)
+        return ix
+
+    async def submit_modal(
+        self, modal: Recorded, values: list[str], *, user_id: int | None = None, channel_id: int | None = None
+    ) -> FakeInteraction:
+        """Submit the modal a bot opened (``modal``: its type-9 callback) with one value per text input,
+        in order, as Discord sends it: a MODAL_SUBMIT interaction (type 5)."""
+        data = modal.json.get("data") or {}
+        inputs = [c for row in data.get("components", []) for c in row.get("components", [])]
+        if len(inputs) != len(values):
+            raise ValueError(f"the modal has {len(inputs)} inputs, {len(values)} values given")
+        rows = [
+            {"type": 1, "components": [{"type": 4, "custom_id": c["custom_id"], "value": v}]}
+            for c, v in zip(inputs, values, strict=True)
+        ]
+        ix = self._interaction(
+            5,
+            {"custom_id": data["custom_id"], "components": rows},
+            user_id=user_id,
+            permissions=MEMBER_PERMISSIONS,
+            roles=[],
+            channel_id=channel_id,
         )
         await self._dispatch("INTERACTION_CREATE", ix.payload)
         return ix

@@ -11,7 +11,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -38,6 +38,8 @@ class FakeResult:
     query: str = ""
     courses: tuple[str, ...] = ()
     topic: str = ""
+    carried: tuple[str, ...] = ()
+    earlier: tuple[str, ...] = ()
 
 
 def make_hit(rank: int, text: str, score: float = 0.6, cosine: float = 0.7, **extra: Any) -> Hit:
@@ -71,7 +73,9 @@ class StandInEngine:
     ingest_gate: threading.Event | None = None
     calls: list[tuple[str, tuple]] = field(default_factory=list)
 
-    def search(self, collection: str, question: str, k: int | None = None) -> FakeResult:
+    def search(
+        self, collection: str, question: str, k: int | None = None, turns: Sequence[object] = ()
+    ) -> FakeResult:
         self.calls.append(("search", (collection, question, k)))
         if self.search_delay_s:
             time.sleep(self.search_delay_s)
@@ -170,6 +174,25 @@ def start_worker_process(settings: Settings, log_path: Path, **extra_env: str) -
         stdout=log_file,
         stderr=subprocess.STDOUT,
     )
+
+
+@contextlib.contextmanager
+def worker_processes(
+    settings: Settings, tmp_path: Path, names: list[str], **env: str
+) -> Iterator[dict[str, subprocess.Popen]]:
+    """``python -m syllabot.worker.main`` processes, one per name, logging to
+    ``tmp_path/<name>/worker.log``, stopped (SIGTERM, then SIGKILL) when the block ends. ``{name}``
+    in an environment value is replaced by the worker's name. The one way tests run worker
+    processes; wait for them with :func:`wait_for_workers`."""
+    procs: dict[str, subprocess.Popen] = {}
+    try:
+        for name in names:
+            extra = {k: v.replace("{name}", name) for k, v in env.items()}
+            procs[name] = start_worker_process(settings, tmp_path / name / "worker.log", **extra)
+        yield procs
+    finally:
+        for proc in procs.values():
+            stop_process(proc)
 
 
 def stop_process(proc: subprocess.Popen, timeout: float = 10.0) -> None:

@@ -7,9 +7,14 @@ tests can ``await`` the one they expect with a bounded timeout.
 It answers like Slack does where the bot depends on it: JSON with ``ok``; ``invalid_auth`` for a wrong
 token; ``files.info`` returning ``url_private`` on this same server; the download answering an
 HTML login page (status 200, like Slack) when the bot token is missing; ``apps.connections.open``
-returning a ``ws://`` URL whose server sends ``hello`` and then the envelopes a test queues.
+returning a ``ws://`` URL whose server sends ``hello`` and then the envelopes a test queues;
+``conversations.open`` (a direct message channel ``D`` + user id) and the three steps of
+``files_upload_v2`` (``files.getUploadURLExternal``, the upload to the URL it returns, kept in
+:attr:`FakeSlack.uploads`, and ``files.completeUploadExternal``, which shares it in a channel).
 
-Tests can make it refuse: :meth:`FakeSlack.fail_api` answers a Web API method with ``ok: false`` and
+It refuses what Slack refuses where the bot must respect it: a section text over 3,000 characters
+(``invalid_blocks``) and a sixth post to one response_url (404 ``used_url``). Tests can also make it
+refuse: :meth:`FakeSlack.fail_api` answers a Web API method with ``ok: false`` and
 an error (e.g. ``msg_blocks_too_long``); :meth:`FakeSlack.fail_response` answers a response_url post
 with an HTTP error and Slack's body (e.g. 404 ``expired_url``, 400 ``invalid_blocks``).
 """
@@ -33,11 +38,30 @@ BOT_USER_ID = "UBOT"
 TEAM_ID = "T0001"
 
 
+#: How many times a response_url may be posted to (Slack: five times within 30 minutes).
+RESPONSE_URL_POSTS = 5
+#: Slack refuses a section block whose text is longer than this (``invalid_blocks``).
+SECTION_TEXT_MAX = 3000
+
+
+def blocks_too_long(args: dict[str, Any]) -> bool:
+    """Whether a message's blocks hold a section text Slack would refuse as too long."""
+    blocks = args.get("blocks") or []
+    if isinstance(blocks, str):
+        blocks = json.loads(blocks)
+    return any(
+        isinstance(b, dict)
+        and len(((b.get("text") or {}) if isinstance(b.get("text"), dict) else {}).get("text") or "")
+        > SECTION_TEXT_MAX
+        for b in blocks
+    )
+
+
 @dataclass
 class Recorded:
     """One request the fake received."""
 
-    kind: str  # "api", "download", "response", "socket_ack"
+    kind: str  # "api", "download", "response", "socket_ack", "upload"
     name: str  # API method, file id, response_url key, envelope id
     args: dict[str, Any]
     headers: dict[str, str] = field(default_factory=dict)
@@ -62,6 +86,7 @@ class FakeSlack:
     def __init__(self, users: dict[str, dict[str, Any]] | None = None) -> None:
         self.users: dict[str, dict[str, Any]] = users or {}
         self.files: dict[str, FakeFile] = {}
+        self.uploads: dict[str, dict[str, Any]] = {}  # file id -> filename, content, channel, title
         self.records: list[Recorded] = []
         self._changed = asyncio.Condition()
         self._ts = itertools.count(1)
@@ -80,6 +105,7 @@ class FakeSlack:
         app.router.add_route("*", "/api/{method}", self._api)
         app.router.add_get("/files-pri/{file_id}/{name}", self._download)
         app.router.add_post("/response/{key}", self._response)
+        app.router.add_post("/upload/{file_id}", self._upload)
         app.router.add_get("/socket", self._socket)
         self._runner = web.AppRunner(app, access_log=None)
         await self._runner.setup()
@@ -203,6 +229,8 @@ class FakeSlack:
         headers = dict(request.headers)
         pending = self._api_failures.get(method)
         error = pending.pop(0) if pending else None
+        if error is None and method in ("chat.postMessage", "chat.update") and blocks_too_long(args):
+            error = "invalid_blocks"
         await self._record(Recorded("api", method, args, headers, error=error))
         if error is not None:
             return self._json({"ok": False, "error": error})
@@ -260,6 +288,29 @@ class FakeSlack:
             return {"ok": False, "error": "file_not_found"}
         return {"ok": True, "file": self._file_object(f)}
 
+    def _m_conversations_open(self, args: dict[str, Any]) -> dict[str, Any]:
+        user = str(args.get("users") or "")
+        if user not in self.users:
+            return {"ok": False, "error": "user_not_found"}
+        return {"ok": True, "channel": {"id": f"D{user}"}}
+
+    def _m_files_getUploadURLExternal(self, args: dict[str, Any]) -> dict[str, Any]:
+        file_id = f"F{next(self._ts):08d}"
+        self.uploads[file_id] = {"filename": args.get("filename"), "length": int(args.get("length") or 0)}
+        return {"ok": True, "file_id": file_id, "upload_url": f"{self.base}/upload/{file_id}"}
+
+    def _m_files_completeUploadExternal(self, args: dict[str, Any]) -> dict[str, Any]:
+        files = args.get("files")
+        files = json.loads(files) if isinstance(files, str) else files or []
+        done = []
+        for f in files:
+            upload = self.uploads.get(f["id"])
+            if upload is None or "content" not in upload:
+                return {"ok": False, "error": "file_not_found"}
+            upload.update(channel=args.get("channel_id"), title=f.get("title"), complete=True)
+            done.append({"id": f["id"], "name": upload["filename"], "title": f.get("title")})
+        return {"ok": True, "files": done}
+
     def _m_apps_connections_open(self, args: dict[str, Any]) -> dict[str, Any]:
         return {"ok": True, "url": f"ws://127.0.0.1:{self.port}/socket"}
 
@@ -275,11 +326,27 @@ class FakeSlack:
             return web.Response(text="<html><body>Sign in to Slack</body></html>", content_type="text/html")
         return web.Response(body=f.content, content_type=f.mimetype)
 
+    async def _upload(self, request: web.Request) -> web.Response:
+        file_id = request.match_info["file_id"]
+        body = await request.read()
+        await self._record(Recorded("upload", file_id, {"bytes": len(body)}, dict(request.headers)))
+        upload = self.uploads.get(file_id)
+        if upload is None:
+            return web.Response(status=404, text="no such upload")
+        if len(body) != upload["length"]:
+            return web.Response(status=400, text="length mismatch")
+        upload["content"] = body
+        return web.Response(text="OK - " + str(len(body)))
+
     async def _response(self, request: web.Request) -> web.Response:
         body = await request.json()
         key = request.match_info["key"]
         self._response_counts[key] = n = self._response_counts.get(key, 0) + 1
         status, text = self._response_failures.get(key, {}).get(n, (200, "ok"))
+        if n > RESPONSE_URL_POSTS:
+            status, text = 404, "used_url"
+        elif status == 200 and blocks_too_long(body):
+            status, text = 400, "invalid_blocks"
         await self._record(Recorded("response", key, body, dict(request.headers), status=status))
         return web.Response(status=status, text=text)
 

@@ -88,3 +88,38 @@ def test_arq_is_pinned_below_its_next_minor() -> None:
 
     (spec,) = [r for r in requires("syllabot") or [] if r.replace(" ", "").startswith("arq")]
     assert "<" in spec, f"arq must be pinned below its next minor version (found {spec!r})"
+
+
+def test_the_arq_names_and_job_format_the_queue_protocol_relies_on() -> None:
+    """shared/queue_protocol.py's scripts write arq's own keys (the claim script builds
+    ``arq:in-progress:<id>`` itself) and shared/queue.py stores jobs as arq's ``enqueue_job`` would,
+    so arq's worker reads them: the key prefixes and the job format are part of the deal too."""
+    from arq import constants
+    from arq.jobs import deserialize_job, serialize_job
+
+    assert constants.in_progress_key_prefix == "arq:in-progress:", _fence(
+        "the in-progress key prefix changed"
+    )
+    assert constants.job_key_prefix == "arq:job:", _fence("the job key prefix changed")
+    job = deserialize_job(serialize_job("ask", ({"question": "q"},), {}, None, 1_700_000_000_123))
+    assert (job.function, job.args, job.kwargs) == ("ask", ({"question": "q"},), {}), _fence(
+        "serialize_job/deserialize_job no longer round-trip a job"
+    )
+    assert job.enqueue_time.timestamp() == 1_700_000_000.123, _fence("the enqueue time is stored differently")
+
+
+def test_fastworker_hands_its_jobs_typed_hooks() -> None:
+    """The heartbeat and the jobs read FastWorker's state through worker/hooks.py, not ctx strings;
+    without FastWorker (stock arq, a test calling a job) they get the defaults."""
+    from syllabot.shared.config import Settings
+    from syllabot.worker.hooks import DEFAULT_HOOKS, hooks_of
+    from syllabot.worker.main import build_worker
+
+    settings = Settings(redis_url="redis://127.0.0.1:6379/0", _env_file=None)
+    worker = build_worker(settings, handle_signals=False)
+    hooks = hooks_of(worker.ctx)
+    assert hooks is not DEFAULT_HOOKS
+    assert hooks.claim_loop_alive() is False  # not running: it must not advertise itself
+    assert hooks.running_job_ids() == [] and hooks.stopping() is True
+    assert hooks_of({}) is DEFAULT_HOOKS and DEFAULT_HOOKS.claim_loop_alive() and not DEFAULT_HOOKS.stopping()
+    assert not [k for k in worker.ctx if k in ("claim_loop_alive", "running_job_ids", "worker_stopping")]

@@ -116,3 +116,44 @@ def test_answerability_auc_and_the_least_uncertain_bound() -> None:
     assert least_uncertain([0.5] * 4, [True, False, True, False]) == 1.0
     # reversed: AUC 0
     assert auc([0.1, 0.9], [True, False]) == 0.0
+
+
+def test_load_bench_finds_its_sections_and_reports_a_burst(tmp_path) -> None:
+    import os
+
+    from bench import load, load_bursts
+
+    assert "bursts" in load.sections()
+    assert load.main(["--list"]) == 0
+    burst = load_bursts.Burst(
+        setup="default-on-w1",
+        label="default model, batching on",
+        workers=1,
+        size=100,
+        wall_s=0.8,
+        round_trips_s=[0.1 * i for i in range(1, 11)],
+        embed_ms=[5.0, 7.0, 9.0],
+        from_llm=0,
+        per_worker=[100],
+        load=1.0,
+        worker_cpu_s=1.2,
+    )
+    off = load_bursts.Burst(**{**burst.__dict__, "setup": "default-off-w1", "wall_s": 2.0})
+    assert burst.throughput == 125.0
+    text = load_bursts.table([burst, off])
+    assert "| default model, batching on | 1 | 100 | 125.0 |" in text and "| 12.0 |" in text
+    (target,) = load_bursts.targets([burst, off])
+    assert "**2.50×**" in target and "p95 **1.00 s**" in target
+    assert load_bursts.cpu_seconds([os.getpid()]) > 0
+
+
+def test_gap_bench_scores_purity_and_recall() -> None:
+    from collections import Counter
+
+    from bench.gaps import NOISE, score
+
+    groups = [["trip", "trip", "trip", NOISE], ["park", "park"], ["trip"], [NOISE]]
+    rows, purity, recall = score(groups, Counter({"trip": 4, "park": 2}))
+    assert [r[:3] for r in rows] == [[1, 4, "trip"], [2, 2, "park"], [3, 1, "trip"], [4, 1, NOISE]]
+    assert purity == pytest.approx((0.75 + 1 + 1 + 1) / 4)
+    assert recall == pytest.approx((3 / 4 + 2 / 2) / 2)

@@ -12,7 +12,7 @@ import pytest
 
 from syllabot import cli, cli_queue
 from syllabot.shared.config import Settings
-from syllabot.shared.schema import NOT_IN_MATERIALS, UNCERTAIN_LEAD, Answer, Citation
+from syllabot.shared.schema import NOT_IN_MATERIALS, SCHEMA_VERSION, UNCERTAIN_LEAD, Answer, Citation
 from syllabot.worker.engine import Engine, SearchResult
 from syllabot.worker.sample import sample_files
 
@@ -41,21 +41,42 @@ def test_plain_text_of_each_status() -> None:
         "Sources:",
         "  [1] Returns policy — Returns, p. 1  (returns-policy.md)",
     ]
+    # The worker sends the body; the terminal's text starts with the status's words.
     not_in = cli_queue.render_answer(
-        Answer(
-            text=f"{NOT_IN_MATERIALS}. The closest passage I found: returns [1].", in_materials=False, **base
-        )
+        Answer(text="The closest passage I found: returns [1].", in_materials=False, **base)
     )
-    assert not_in.startswith(f"{NOT_IN_MATERIALS}. The closest passage") and "\nSources:\n" in not_in
+    assert not_in.startswith(f"{NOT_IN_MATERIALS}. The closest passage I found: returns [1].\n")
+    assert "\nSources:\n" in not_in and not_in.count(NOT_IN_MATERIALS) == 1
 
-    text = f"{UNCERTAIN_LEAD}. The closest passages: returns within 30 days [1]."
-    uncertain = cli_queue.render_answer(Answer(text=text, status="uncertain", **base))
-    assert uncertain.splitlines()[0] == text  # the text already starts with the lead: printed as is
+    uncertain = cli_queue.render_answer(
+        Answer(text="returns within 30 days [1].", status="uncertain", **base)
+    )
+    assert uncertain.splitlines()[0] == f"{UNCERTAIN_LEAD}. The closest passages: returns within 30 days [1]."
     assert "\nClosest passages (may not answer it):\n  [1] Returns policy" in uncertain
     assert "Sources:" not in uncertain
 
-    bare = cli_queue.render_answer(Answer(text="returns within 30 days [1].", status="uncertain", **base))
-    assert bare.startswith(f"{UNCERTAIN_LEAD}. The closest passages: returns within 30 days [1].")
+    general = cli_queue.render_answer(
+        Answer(text="", in_materials=False, general_knowledge="Most shops allow it.", collection="shop")
+    )
+    assert general.splitlines() == [
+        f"{NOT_IN_MATERIALS}.",
+        "",
+        "General knowledge (not from your course materials):",
+        "Most shops allow it.",
+    ]
+
+
+def test_ask_json_text_is_the_full_text_and_body_the_workers() -> None:
+    answer = Answer(
+        text="The closest passage I found: returns [1].",
+        in_materials=False,
+        collection="shop",
+        citations=[_citation(1)],
+    )
+    data = json.loads(cli_queue.answer_json(answer))
+    assert data["text"] == f"{NOT_IN_MATERIALS}. The closest passage I found: returns [1]."
+    assert data["body"] == answer.text and data["schema_version"] == SCHEMA_VERSION
+    assert cli_queue.render_answer(answer).startswith(data["text"] + "\n")
 
 
 # --- ask through the in-process pipeline: --json and the log line -------------------------------------
@@ -78,6 +99,11 @@ def test_ask_json_carries_the_status_and_the_log_line_too(
     assert code == 0, err
     data = json.loads(out)
     assert data["status"] in ("answered", "uncertain", "not_in_materials")
+    assert (
+        data["text"].startswith(data["body"])
+        if data["status"] == "answered"
+        else data["text"] != data["body"]
+    )
     assert data["in_materials"] == (data["status"] == "answered")
     [line] = [json.loads(r.getMessage()) for r in caplog.records if r.name == "syllabot.answers"]
     assert line["status"] == data["status"] and line["in_materials"] == data["in_materials"]
@@ -163,9 +189,7 @@ class AsyncOnlyAnswerer:
 
     async def answer(self, question: str, result: SearchResult, collection: str) -> Answer:
         self.questions.append(question)
-        return Answer(
-            text=f"{UNCERTAIN_LEAD}. The closest passages: x.", status="uncertain", collection=collection
-        )
+        return Answer(text="x.", status="uncertain", collection=collection)
 
     async def aclose(self) -> None:
         self.closed = True

@@ -206,17 +206,14 @@ def test_remove_goes_through_a_running_worker(
 ) -> None:
     import asyncio
 
-    from tests.queue_helpers import start_worker_process, stop_process, wait_for_workers
+    from tests.queue_helpers import wait_for_workers, worker_processes
 
-    proc = start_worker_process(shop, tmp_path / "w" / "worker.log")
-    try:
+    with worker_processes(shop, tmp_path, ["w"]):
         asyncio.run(wait_for_workers(shop, 1))
         code, out, err = run(["remove", "returns-policy.md", "-c", "shop"], capsys)
         assert code == 0, err
         assert "removing through the running worker" in err and out.startswith("removed returns-policy.md")
         assert "returns-policy.md" not in {s.file for s in Engine(shop).sources("shop")}
-    finally:
-        stop_process(proc)
 
 
 # --- progress off a terminal -------------------------------------------------------------------

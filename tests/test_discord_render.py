@@ -214,17 +214,17 @@ def test_answer_in_materials_has_numbered_citations_and_collection_footer() -> N
 
 def test_not_in_materials_marker_first_line_own_colour_and_general_knowledge_labelled() -> None:
     answer = _answer(
-        f"{NOT_IN_MATERIALS}. The closest material is about fees.",
+        "The closest material is about fees.",
         in_materials=False,
         question="Can I pay in instalments?",
-        general_knowledge="General knowledge (not from your materials): many colleges allow it.",
+        general_knowledge="many colleges allow it.",
     )
     [msg] = r.render_answer(answer)
     _check_limits([msg])
     first = msg.embeds[0]
     assert first.colour == r.COLOUR_NOT_IN_MATERIALS != r.COLOUR_ANSWERED
     assert first.description.split("\n")[0] == f"**{NOT_IN_MATERIALS}**"
-    assert first.description.count(NOT_IN_MATERIALS) == 1  # the worker's own marker is not repeated
+    assert first.description.count(NOT_IN_MATERIALS) == 1  # the heading, from the status
     assert "closest material" in first.description
     assert first.author.name == "You asked: Can I pay in instalments?"
     gk = msg.embeds[1]
@@ -234,10 +234,8 @@ def test_not_in_materials_marker_first_line_own_colour_and_general_knowledge_lab
     assert msg.embeds[-1].footer.text == "Collection: os-2026"
 
 
-UNCERTAIN_TEXT = (
-    f"{UNCERTAIN_LEAD}. The closest passages: Semaphores are covered with monitors [1]. "
-    "Reminder for @everyone [2]."
-)
+#: What a worker sends for an uncertain answer: the closest passages alone (no lead).
+UNCERTAIN_TEXT = "Semaphores are covered with monitors [1]. Reminder for @everyone [2]."
 
 
 def test_uncertain_has_its_own_colour_heading_and_passages_field() -> None:
@@ -257,7 +255,7 @@ def test_uncertain_has_its_own_colour_heading_and_passages_field() -> None:
     lines = embed.description.split("\n")
     assert lines[0] == f"**{r.UNCERTAIN_HEADING}**"
     assert r.UNCERTAIN_HEADING == "I can't tell whether your materials answer this — closest passages:"
-    assert embed.description.count(UNCERTAIN_LEAD) == 1  # the worker's lead is not repeated
+    assert embed.description.count(UNCERTAIN_LEAD) == 1  # the heading, from the status
     assert "The closest passages:" not in embed.description
     assert lines[2].startswith("Semaphores are covered with monitors \\[1\\].")
     assert "@everyone" not in embed.description  # still neutralised
@@ -274,7 +272,7 @@ def test_each_status_looks_different() -> None:
     for status, text in (
         ("answered", "Semaphores [1]."),
         ("uncertain", UNCERTAIN_TEXT),
-        ("not_in_materials", f"{NOT_IN_MATERIALS}. Closest: semaphores [1]."),
+        ("not_in_materials", "Closest: semaphores [1]."),
     ):
         [msg] = r.render_answer(_answer(text, status=status, in_materials=None, citations=[_citation(1)]))
         embed = msg.embeds[0]
@@ -288,12 +286,12 @@ def test_each_status_looks_different() -> None:
 
 
 def test_the_status_decides_not_the_text() -> None:
-    # An uncertain answer whose text lacks the lead still gets the heading, and its text is whole.
+    # An uncertain answer gets the heading from its status, and its text is whole.
     [msg] = r.render_answer(_answer("Semaphores are covered [1].", status="uncertain", in_materials=None))
     description = msg.embeds[0].description
     assert description.split("\n")[0] == f"**{r.UNCERTAIN_HEADING}**"
     assert description.endswith("Semaphores are covered \\[1\\].")
-    # A not-in answer whose text lacks the marker still starts with it.
+    # A not-in answer starts with the marker, which the worker does not write.
     [msg] = r.render_answer(_answer("Nothing matches.", status="not_in_materials", in_materials=None))
     assert msg.embeds[0].description == f"**{NOT_IN_MATERIALS}**\n\nNothing matches."
     # Lead-like words in an answered text change nothing.

@@ -4,7 +4,7 @@
   design notes, incidents or issue numbers a reader cannot open); ``../shared/data`` is allowed
   only where it names the optional evaluation data folder that tests and benchmarks read.
 * The ``--json`` field lists in docs/ARCHITECTURE.md's Contracts section are what ``search``,
-  ``ask``, ``eval``, ``sources`` and ``doctor`` print: each command runs on a tiny collection with
+  ``ask``, ``eval``, ``sources``, ``report`` and ``doctor`` print: each command runs on a tiny collection with
   the hashing embedder and the key sets are compared.
 """
 
@@ -102,6 +102,7 @@ def outputs(
         "ask": ["ask", "How long do I have to return a bike?", "-c", "shop", "--json"],
         "eval": ["eval", str(questions), "-c", "shop", "--json"],
         "sources": ["sources", "-c", "shop", "--json"],
+        "report": ["report", "-c", "shop", "--json"],
         "doctor": ["doctor", "--json"],
     }
     printed = {}
@@ -116,7 +117,7 @@ def outputs(
 
 def test_the_documented_json_fields_are_what_each_command_prints(outputs: dict[str, Any]) -> None:
     documented = documented_fields()
-    assert {command for command, _ in documented} == {"search", "ask", "eval", "sources", "doctor"}
+    assert {command for command, _ in documented} == {"search", "ask", "eval", "sources", "report", "doctor"}
     for (command, path), fields in documented.items():
         for obj in resolve(outputs[command], path):
             assert list(obj) == fields, f"{command} --json, {path or 'top level'}"

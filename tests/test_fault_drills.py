@@ -29,7 +29,8 @@ import redis
 
 from syllabot.shared.config import Settings
 from syllabot.shared.keys import Keys
-from syllabot.shared.queue import IN_PROGRESS_TTL_S, QueueClient
+from syllabot.shared.queue import QueueClient
+from syllabot.shared.queue_protocol import IN_PROGRESS_TTL_S
 from syllabot.shared.schema import Answer, AskRequest
 from syllabot.worker.engine import Engine
 from syllabot.worker.sample import sample_files
@@ -37,9 +38,8 @@ from tests.queue_helpers import (
     NEW_DOC,
     NEW_QUESTION,
     free_port,
-    start_worker_process,
-    stop_process,
     wait_for_workers,
+    worker_processes,
 )
 
 pytestmark = pytest.mark.slow
@@ -131,20 +131,6 @@ def drill_redis(tmp_path: Path) -> Iterator[DrillRedis]:
         yield server
     finally:
         server.stop(signal.SIGKILL)
-
-
-@contextlib.contextmanager
-def workers(settings: Settings, tmp_path: Path, names: list[str], **env: str) -> Iterator[dict]:
-    """``python -m syllabot.worker.main`` processes, one per name, stopped (SIGTERM, then SIGKILL) at the end."""
-    procs: dict[str, subprocess.Popen] = {}
-    try:
-        for name in names:
-            extra = {k: v.replace("{name}", name) for k, v in env.items()}
-            procs[name] = start_worker_process(settings, tmp_path / name / "worker.log", **extra)
-        yield procs
-    finally:
-        for proc in procs.values():
-            stop_process(proc)
 
 
 def _log_tails(tmp_path: Path, names: list[str]) -> str:
@@ -281,7 +267,7 @@ async def test_worker_sigkilled_mid_burst_loses_and_duplicates_nothing(
     llm = SlowLLM(delay_s=0.25)
     names = ["victim", "survivor"]
     try:
-        with workers(
+        with worker_processes(
             private,
             tmp_path,
             names,
@@ -341,7 +327,7 @@ async def test_redis_restart_with_aof_keeps_the_index_and_answers_again(
     is answered, from that version."""
     private = settings.model_copy(update={"redis_url": drill_redis.url})
     keys = Keys(private.key_prefix)
-    with workers(private, tmp_path, ["w"], SYLLABOT_WORKER_MAX_JOBS="8") as procs:
+    with worker_processes(private, tmp_path, ["w"], SYLLABOT_WORKER_MAX_JOBS="8") as procs:
         await wait_for_workers(private, 1, timeout=30)
         async with QueueClient(private) as client:
             report = await client.ingest_many("drill", sample_files(), who="admin", timeout=60)
@@ -410,7 +396,7 @@ async def test_reindex_under_concurrent_questions_serves_only_complete_versions(
     finding it in the versions after -- and each asker's versions only move forward."""
     Engine(settings).ingest("drill", sample_files() + _filler(120))
     names = ["a", "b"]
-    with workers(settings, tmp_path, names, SYLLABOT_WORKER_MAX_JOBS="4"):
+    with worker_processes(settings, tmp_path, names, SYLLABOT_WORKER_MAX_JOBS="4"):
         await wait_for_workers(settings, 2, timeout=30)
         async with QueueClient(settings) as client:
             first = await _ask(client, RETURNS_QUESTION, "drill", timeout=15)
@@ -505,7 +491,7 @@ async def test_question_in_flight_across_a_redis_crash_is_answered_once(
     private, keys = _indexed_on_fsync_always(settings, drill_redis)
     llm = SlowLLM(delay_s=1.5)
     try:
-        with workers(
+        with worker_processes(
             private,
             tmp_path,
             ["w"],
@@ -539,7 +525,7 @@ async def test_question_whose_asker_was_told_redis_is_down_is_never_answered(
     private, keys = _indexed_on_fsync_always(settings, drill_redis)
     llm = SlowLLM(delay_s=1.0)
     try:
-        with workers(
+        with worker_processes(
             private,
             tmp_path,
             ["w"],

@@ -9,7 +9,14 @@ import pytest
 import redis.exceptions
 
 from syllabot.bots import frontend as fe
-from syllabot.shared.queue import JobFailed, NoWorker, QueueError, QueueTimeout, RedisUnreachable
+from syllabot.shared.queue import (
+    JobFailed,
+    NoWorker,
+    QueueError,
+    QueueTimeout,
+    RedisUnreachable,
+    SchemaMismatch,
+)
 from syllabot.shared.redis_conn import RedisUnavailable
 from syllabot.shared.schema import (
     MAX_QUESTION_CHARS,
@@ -65,7 +72,9 @@ def test_overlong_questions_are_rejected_with_their_length() -> None:
         (redis.exceptions.ConnectionError("x"), fe.FailureKind.UNREACHABLE, "Redis"),
         (ConnectionRefusedError(), fe.FailureKind.UNREACHABLE, "Redis"),
         (JobFailed("built with another embedder"), fe.FailureKind.JOB_FAILED, "another embedder"),
-        (QueueError("reply of another version"), fe.FailureKind.QUEUE, "another version"),
+        (QueueError("a reply that does not validate"), fe.FailureKind.QUEUE, "does not validate"),
+        (SchemaMismatch(bot=2, worker=1), fe.FailureKind.VERSION, "upgrade the worker"),
+        (SchemaMismatch(bot=1, worker=2), fe.FailureKind.VERSION, "upgrade the bot"),
         (ZeroDivisionError("bug"), fe.FailureKind.UNEXPECTED, "unexpected"),
     ],
 )
@@ -77,6 +86,14 @@ def test_one_taxonomy_maps_every_failure_to_words(
     assert words in failure.detail
     assert failure.title
     assert failure.expected == (kind is not fe.FailureKind.UNEXPECTED) == fe.is_expected(exc)
+
+
+def test_a_version_mismatch_names_both_versions_for_the_admin() -> None:
+    failure = fe.classify(SchemaMismatch(bot=2, worker=1))
+    assert "schema v2" in failure.detail and "v1" in failure.detail and "admin" in failure.detail
+    assert str(SchemaMismatch(bot=2, worker=1)) == (
+        "bot speaks schema v2, worker v1: upgrade the worker so both run the same Syllabot version"
+    )
 
 
 def test_timeouts_say_how_long_was_waited() -> None:
@@ -118,7 +135,7 @@ def _cite(n: int) -> Citation:
     return Citation(n=n, doc_id="d", file="f.pdf", title="T", label=f"T — Module {n}", snippet="s", score=0.5)
 
 
-def test_answer_parts_strip_what_renderers_show_themselves() -> None:
+def test_answer_parts_add_the_status_words_to_the_body_the_worker_sent() -> None:
     answered = fe.answer_parts(
         Answer(
             text=" Within 30 days [1]. ",
@@ -133,30 +150,37 @@ def test_answer_parts_strip_what_renderers_show_themselves() -> None:
         "how long?",
     )
     assert [c.n for c in answered.citations] == [1, 2] and answered.label == "Answer"
+    assert answered.lead == "" and answered.text == "Within 30 days [1]."
 
     missing = fe.answer_parts(
-        Answer(
-            text=f"{NOT_IN_MATERIALS}. The closest passage: x [1].", status="not_in_materials", collection="c"
-        )
+        Answer(text="The closest passage I found: x [1].", status="not_in_materials", collection="c")
     )
-    assert missing.body == "The closest passage: x [1]." and missing.label == NOT_IN_MATERIALS
+    assert missing.body == "The closest passage I found: x [1]." and missing.label == NOT_IN_MATERIALS
+    # The exact marker first, then the body: what the terminal, --json and evaluation read.
+    assert missing.text == f"{NOT_IN_MATERIALS}. The closest passage I found: x [1]."
+    assert (
+        fe.answer_text(Answer(text="", status="not_in_materials", collection="c")) == f"{NOT_IN_MATERIALS}."
+    )
 
-    unsure = fe.answer_parts(
-        Answer(
-            text=f"{UNCERTAIN_LEAD}. The closest passages: returns [1].", status="uncertain", collection="c"
-        )
-    )
+    unsure = fe.answer_parts(Answer(text="returns [1].", status="uncertain", collection="c"))
     assert unsure.body == "returns [1]." and unsure.label == UNCERTAIN_LEAD
+    assert unsure.text == f"{UNCERTAIN_LEAD}. The closest passages: returns [1]."
+    assert not unsure.text.startswith(NOT_IN_MATERIALS)
 
     general = fe.answer_parts(
-        Answer(
-            text="x",
-            collection="c",
-            general_knowledge="General knowledge (not from your course materials): A mutex is a lock.",
-        )
+        Answer(text="", status="not_in_materials", collection="c", general_knowledge=" A mutex is a lock. ")
     )
     assert general.general_knowledge == "A mutex is a lock."
+    assert general.text == (f"{NOT_IN_MATERIALS}.\n\n{fe.GENERAL_KNOWLEDGE_LABEL}\nA mutex is a lock.")
     assert fe.answer_parts(Answer(text="x", collection="c", general_knowledge="  ")).general_knowledge == ""
+
+
+def test_the_body_is_never_stripped_so_a_body_that_quotes_the_marker_stays_whole() -> None:
+    """The worker's text is data: a quoted passage that happens to start with the marker's words is
+    shown as written, under the status's own lead (no renderer guesses from the text any more)."""
+    quoted = "Not in your materials: a heading printed in the syllabus [1]."
+    parts = fe.answer_parts(Answer(text=quoted, collection="c"))
+    assert parts.body == quoted and parts.text == quoted and parts.status == "answered"
 
 
 def test_the_core_has_no_io_and_no_platform_types() -> None:

@@ -19,16 +19,13 @@ from arq.worker import func
 from syllabot.shared.config import Settings
 from syllabot.shared.keys import Keys
 from syllabot.shared.queue import (
-    HEARTBEAT_INTERVAL_S,
-    HEARTBEAT_TTL_S,
-    JOB_ASK,
     JobFailed,
     NoWorker,
     QueueClient,
     QueueTimeout,
     RedisUnreachable,
-    beat,
 )
+from syllabot.shared.queue_protocol import HEARTBEAT_INTERVAL_S, HEARTBEAT_TTL_S, JOB_ASK, beat
 from syllabot.shared.schema import AskRequest
 from syllabot.worker import jobs
 from syllabot.worker.main import worker_kwargs

@@ -271,7 +271,7 @@ async def test_hung_llm_with_more_questions_than_slots_still_answers_everyone(se
 
 async def test_questions_past_their_deadline_are_dropped_unanswered(settings: Settings) -> None:
     """Jobs whose askers gave up (e.g. told Redis was unreachable) are counted and never computed."""
-    from syllabot.shared.queue import JOB_ASK, beat
+    from syllabot.shared.queue_protocol import JOB_ASK, beat
 
     engine = StandInEngine()
     keys = Keys(settings.key_prefix)

@@ -8,7 +8,6 @@ the ``response_url`` posts, Web API calls and file downloads. Every wait is boun
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import hashlib
 import hmac
 import io
@@ -34,7 +33,6 @@ from syllabot.shared.bindings import Bindings
 from syllabot.shared.config import Settings
 from syllabot.shared.keys import Keys
 from syllabot.shared.queue import (
-    INGEST_TIMEOUT_S,
     EmptyCollection,
     JobFailed,
     NoWorker,
@@ -42,8 +40,8 @@ from syllabot.shared.queue import (
     QueueTimeout,
     RedisUnreachable,
 )
+from syllabot.shared.queue_protocol import INGEST_TIMEOUT_S
 from syllabot.shared.schema import Answer, Citation, FileReport, IngestReport
-from syllabot.worker.main import build_worker
 from tests.slack_fake import APP_TOKEN, BOT_TOKEN, BOT_USER_ID, TEAM_ID, FakeSlack, slash_command_payload
 
 SECRET = "8f742231b10e8888abcd99yyyzzz85a5"
@@ -100,24 +98,6 @@ async def queue(settings: Settings) -> AsyncIterator[QueueClient]:
     client = QueueClient(settings)
     yield client
     await client.close()
-
-
-@pytest.fixture
-async def worker(settings: Settings, queue: QueueClient) -> AsyncIterator[None]:
-    """A real arq worker in this event loop, with the hashing embedder; ready once it has a heartbeat."""
-    w = build_worker(settings, handle_signals=False)
-    task = asyncio.create_task(w.async_run())
-    async with asyncio.timeout(WAIT):
-        while not await queue.worker_count():
-            if task.done():
-                task.result()  # surface a start-up crash
-            await asyncio.sleep(0.05)
-    yield
-    task.cancel()
-    with contextlib.suppress(asyncio.CancelledError, Exception):
-        await asyncio.wait_for(task, 5)
-    with contextlib.suppress(Exception):
-        await asyncio.wait_for(w.close(), 5)
 
 
 @pytest.fixture
@@ -699,13 +679,21 @@ def test_manifest_matches_the_app() -> None:
     )
     assert manifest["display_information"]["name"] == "Syllabot"
     commands = {c["command"] for c in manifest["features"]["slash_commands"]}
-    assert commands == {"/ask", "/syllabot-reindex", "/syllabot-collection"}
+    assert commands == {
+        "/ask",
+        "/syllabot-reindex",
+        "/syllabot-collection",
+        "/syllabot-privacy",
+        "/syllabot-report",
+    }
     (shortcut,) = manifest["features"]["shortcuts"]
     assert shortcut["type"] == "message" and shortcut["callback_id"] == ADD_SHORTCUT_ID
     assert shortcut["name"] == "Add to course materials"
     scopes = set(manifest["oauth_config"]["scopes"]["bot"])
     assert {"commands", "chat:write", "app_mentions:read", "files:read", "users:read"} <= scopes
-    assert manifest["settings"]["event_subscriptions"]["bot_events"] == ["app_mention"]
+    assert {"channels:history", "groups:history"} <= scopes  # thread replies (follow-ups)
+    events = manifest["settings"]["event_subscriptions"]["bot_events"]
+    assert events == ["app_mention", "message.channels", "message.groups"]
     assert manifest["settings"]["interactivity"]["is_enabled"] is True
     assert manifest["settings"]["socket_mode_enabled"] is True
 
@@ -717,7 +705,7 @@ class _FailingQueue(QueueClient):
         super().__init__(settings)
         self.exc = exc
 
-    async def ask(self, request: Any, timeout: float | None = None) -> Any:
+    async def ask(self, request: Any, timeout: float | None = None, on_partial: Any = None) -> Any:
         raise self.exc
 
 
@@ -768,7 +756,7 @@ class _CannedQueue(QueueClient):
         self.job_result = job_result
         self.withdrawn = withdrawn
 
-    async def ask(self, request: Any, timeout: float | None = None) -> Answer:
+    async def ask(self, request: Any, timeout: float | None = None, on_partial: Any = None) -> Answer:
         self.asked.append(request.question)
         citation = Citation(
             n=1, doc_id="d1", file="os-notes.md", title="OS", score=0.9, snippet="…", label="OS — Module 2"

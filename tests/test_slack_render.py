@@ -152,33 +152,35 @@ def test_no_buttons_without_answer_id() -> None:
 
 def test_not_in_materials_marker_is_first_and_alone() -> None:
     answer = _answer(
-        text=f"{NOT_IN_MATERIALS}. The closest passages discuss scheduling.",
+        text="The closest passages discuss scheduling.",
         in_materials=False,
-        general_knowledge="General knowledge: a TLB caches page-table entries.",
+        general_knowledge="a TLB caches page-table entries.",
     )
     msg = r.render_answer(answer, "x")
     _check_limits(msg)
     first = msg["blocks"][0]
     assert first["type"] == "section"
     assert first["text"]["text"] == r.MARKER_MRKDWN
-    # the rest of the text follows without repeating the marker
+    # the body follows; the marker is the status's, shown once
     assert msg["blocks"][1]["text"]["text"] == "The closest passages discuss scheduling."
     texts = [b["text"]["text"] for b in msg["blocks"] if b["type"] == "section"]
     assert r.GENERAL_HEADER in texts
     assert "a TLB caches page-table entries." in texts
-    assert msg["text"].startswith(NOT_IN_MATERIALS)
+    assert msg["text"] == f"{NOT_IN_MATERIALS}. The closest passages discuss scheduling."
+    assert _all_text(msg).count(NOT_IN_MATERIALS) == 2  # the marker block and the fallback text
     contexts = " ".join(e["text"] for b in msg["blocks"] if b["type"] == "context" for e in b["elements"])
     assert "do not answer it" in contexts
 
 
 def test_marker_only_answer() -> None:
-    msg = r.render_answer(_answer(text=NOT_IN_MATERIALS, in_materials=False, citations=[]), "x")
+    msg = r.render_answer(_answer(text="", in_materials=False, citations=[]), "x")
     _check_limits(msg)
     assert msg["blocks"][0]["text"]["text"] == r.MARKER_MRKDWN
-    assert msg["text"].startswith(NOT_IN_MATERIALS)
+    assert msg["text"] == f"{NOT_IN_MATERIALS}."
 
 
-UNCERTAIN_TEXT = f"{UNCERTAIN_LEAD}. The closest passages: Paging is covered in Module 2 [1]. Ask @here [2]."
+#: What a worker sends for an uncertain answer: the closest passages alone (no lead).
+UNCERTAIN_TEXT = "Paging is covered in Module 2 [1]. Ask @here [2]."
 
 
 def test_uncertain_has_its_own_lead_and_passages_header() -> None:
@@ -197,7 +199,7 @@ def test_uncertain_has_its_own_lead_and_passages_header() -> None:
     assert contexts.startswith("*Closest passages* (may not answer it)")
     assert "*Sources*" not in contexts
     assert msg["text"] == (
-        f"{UNCERTAIN_LEAD} — closest passages: Paging is covered in Module 2 [1]. "
+        f"{UNCERTAIN_LEAD}. The closest passages: Paging is covered in Module 2 [1]. "
         "Ask @\u2060here [2]. (2 passages)"
     )
     assert blocks[-1]["type"] == "actions"
@@ -208,7 +210,7 @@ def test_each_status_has_its_own_lead_and_sources_header() -> None:
     for status, text in (
         ("answered", "Paging [1]."),
         ("uncertain", UNCERTAIN_TEXT),
-        ("not_in_materials", f"{NOT_IN_MATERIALS}. Closest: paging [1]."),
+        ("not_in_materials", "Closest: paging [1]."),
     ):
         msg = r.render_answer(_answer(text=text, status=status, in_materials=None), None)
         _check_limits(msg)

@@ -17,7 +17,8 @@ import pytest
 
 from syllabot import cli_queue
 from syllabot.shared.config import Settings
-from syllabot.shared.queue import IN_PROGRESS_TTL_S, EmptyCollection, QueueClient
+from syllabot.shared.queue import EmptyCollection, QueueClient
+from syllabot.shared.queue_protocol import IN_PROGRESS_TTL_S
 from syllabot.shared.schema import Answer, AskRequest
 from syllabot.worker.engine import Engine
 from syllabot.worker.sample import sample_files
@@ -27,9 +28,8 @@ from tests.queue_helpers import (
     collecting_progress,
     queue_keys_left,
     running_worker,
-    start_worker_process,
-    stop_process,
     wait_for_workers,
+    worker_processes,
 )
 
 
@@ -127,9 +127,9 @@ def _answer_lines(log_path: Path) -> list[dict]:
 async def test_two_worker_processes_serve_the_new_version_after_reindex(
     settings: Settings, tmp_path: Path
 ) -> None:
-    logs = [tmp_path / f"w{i}" / "worker.log" for i in range(2)]
-    procs = [start_worker_process(settings, log, SYLLABOT_WORKER_MAX_JOBS="1") for log in logs]
-    try:
+    names = ["w0", "w1"]
+    logs = [tmp_path / name / "worker.log" for name in names]
+    with worker_processes(settings, tmp_path, names, SYLLABOT_WORKER_MAX_JOBS="1"):
         await wait_for_workers(settings, 2)
         async with QueueClient(settings) as client:
             assert await client.worker_count() == 2
@@ -156,9 +156,6 @@ async def test_two_worker_processes_serve_the_new_version_after_reindex(
             lines = _answer_lines(log)[mark:]
             assert lines, f"{log} served no question after the re-index"
             assert {line["index_version"] for line in lines} == {rebuilt.index_version}
-    finally:
-        for proc in procs:
-            stop_process(proc)
     async with QueueClient(settings) as client:
         assert await client.worker_count() == 0  # both deregistered on SIGTERM
 
@@ -188,40 +185,36 @@ async def test_job_of_a_killed_worker_is_answered_by_another(settings: Settings,
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     base = f"http://127.0.0.1:{httpd.server_address[1]}"
     Engine(settings).ingest("default", sample_files())
-    procs = {
-        name: start_worker_process(
-            settings,
-            tmp_path / name / "worker.log",
-            SYLLABOT_ANSWERER="openai",
-            SYLLABOT_LLM_BASE_URL=f"{base}/{name}/v1",
-            SYLLABOT_LLM_TIMEOUT_S="30",
-        )
-        for name in ("a", "b")
-    }
     try:
-        await wait_for_workers(settings, 2)
-        async with QueueClient(settings) as client:
-            question = AskRequest(
-                question="How many days do I have to return a new bike?", collection="default"
-            )
-            asking = asyncio.create_task(client.ask(question, timeout=40))
-            deadline = time.monotonic() + 10
-            while not holder and time.monotonic() < deadline:
-                await asyncio.sleep(0.05)
-            assert holder, "no worker called the LLM endpoint"
-            victim = procs[holder[0]]
-            os.kill(victim.pid, signal.SIGKILL)
-            victim.wait()
-            killed = time.monotonic()
-            answer = await asking
-        assert answer.in_materials and "30 days" in answer.text
-        assert time.monotonic() - killed < IN_PROGRESS_TTL_S + 5
+        with worker_processes(
+            settings,
+            tmp_path,
+            ["a", "b"],
+            SYLLABOT_ANSWERER="openai",
+            SYLLABOT_LLM_BASE_URL=f"{base}/{{name}}/v1",
+            SYLLABOT_LLM_TIMEOUT_S="30",
+        ) as procs:
+            await wait_for_workers(settings, 2)
+            async with QueueClient(settings) as client:
+                question = AskRequest(
+                    question="How many days do I have to return a new bike?", collection="default"
+                )
+                asking = asyncio.create_task(client.ask(question, timeout=40))
+                deadline = time.monotonic() + 10
+                while not holder and time.monotonic() < deadline:
+                    await asyncio.sleep(0.05)
+                assert holder, "no worker called the LLM endpoint"
+                victim = procs[holder[0]]
+                os.kill(victim.pid, signal.SIGKILL)
+                victim.wait()
+                killed = time.monotonic()
+                answer = await asking
+            assert answer.in_materials and "30 days" in answer.text
+            assert time.monotonic() - killed < IN_PROGRESS_TTL_S + 5
     finally:
         release.set()
         httpd.shutdown()
         httpd.server_close()
-        for proc in procs.values():
-            stop_process(proc)
 
 
 # --- the CLI's queue-or-in-process paths ------------------------------------------------------------
@@ -257,8 +250,7 @@ def test_cli_index_and_ask_go_through_a_running_worker(
     settings: Settings, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     log = tmp_path / "w" / "worker.log"
-    proc = start_worker_process(settings, log)
-    try:
+    with worker_processes(settings, tmp_path, ["w"]):
         asyncio.run(wait_for_workers(settings, 1))
         report = cli_queue.run_index(settings, "default", sample_files())
         assert report.changed
@@ -272,8 +264,6 @@ def test_cli_index_and_ask_go_through_a_running_worker(
         assert answer.in_materials and answer.index_version == report.index_version
         time.sleep(0.2)
         assert any(line["platform"] == "cli" for line in _answer_lines(log))
-    finally:
-        stop_process(proc)
 
 
 def test_cli_ask_reports_unreachable_redis(settings: Settings, capsys: pytest.CaptureFixture[str]) -> None:

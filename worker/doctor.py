@@ -13,7 +13,7 @@ Design choices, and why:
   deadline is reported as a failure and abandoned (daemon threads do not keep the process alive).
 * **The product's own code does the reading**: the Redis URL comes from
   :func:`shared.redis_conn.resolve_redis_url` (``REDIS_URL`` or the embedded server, exactly as the
-  bots and workers resolve it), the heartbeat and queue rules from :mod:`shared.queue`, snapshots are
+  bots and workers resolve it), the heartbeat and queue rules from :mod:`shared.queue_protocol`, snapshots are
   loaded with :class:`worker.store.CollectionStore` / :class:`worker.index.IndexSnapshot` and the
   embedder with :func:`worker.embedders.get_embedder`. A doctor with its own decoding could report a
   healthy index the workers cannot load, or the reverse.
@@ -45,7 +45,7 @@ import redis
 
 from syllabot.shared.config import Settings
 from syllabot.shared.keys import Keys
-from syllabot.shared.queue import HEARTBEAT_INTERVAL_S, HEARTBEAT_TTL_S
+from syllabot.shared.queue_protocol import HEARTBEAT_INTERVAL_S, HEARTBEAT_TTL_S
 from syllabot.shared.redis_conn import describe, resolve_redis_url
 from syllabot.worker.embedders import Embedder, get_embedder
 from syllabot.worker.index import UNIT_TOLERANCE, CorruptSnapshot
@@ -516,7 +516,7 @@ def _server_time(client: redis.Redis) -> float:
 
 
 def check_workers(client: redis.Redis, keys: Keys) -> Check:
-    """Live heartbeats, with the product's rule (``shared.queue``: score = beat time + TTL, live
+    """Live heartbeats, with the product's rule (``shared.queue_protocol``: score = beat time + TTL, live
     while the score is not in the past by the server's clock).
 
     The age of a beat assumes the worker used :data:`HEARTBEAT_TTL_S`, as ``worker.jobs`` does.

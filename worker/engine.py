@@ -25,8 +25,10 @@ from syllabot.shared.keys import Keys
 from syllabot.shared.labels import citation_label
 from syllabot.shared.redis_conn import sync_client
 from syllabot.shared.schema import FileReport, Hit, IngestReport, SourceInfo
+from syllabot.shared.threads import Turn
 from syllabot.worker.buildlock import BuildLock
 from syllabot.worker.chunking import chunk_document, link_course_tails, may_be_relinked
+from syllabot.worker.conversation import follow_up
 from syllabot.worker.documents import Chunk, Document
 from syllabot.worker.embedders import get_embedder
 from syllabot.worker.embedders.base import Embedder
@@ -62,6 +64,9 @@ class SearchResult:
     query: str = ""  # the question as searched: greetings, emoji and mentions dropped, CO/Module normalised
     courses: tuple[str, ...] = ()  # the courses the question names (chunk subjects); hits come from these
     topic: str = ""  # the query without its course names: what it asks about
+    carried: tuple[str, ...] = ()  # words a follow-up took from its conversation (worker/conversation.py)
+    earlier: tuple[str, ...] = ()  # the conversation's earlier questions, oldest first (LLM context)
+    vector: np.ndarray | None = None  # the unit query vector searched with (the gap report groups these)
 
 
 @dataclass(frozen=True)
@@ -71,11 +76,23 @@ class PreparedQuery:
     text: str
     courses: tuple[str, ...] = ()
     topic: str = ""
+    carried: tuple[str, ...] = ()
 
     @property
     def keyword_text(self) -> str:
         """ "CO3" is printed "CO 3." in some syllabi and "CO3" in others: the keyword leg sees both."""
         return _SPLIT_REFERENCE.sub(lambda m: f"{m.group(0)} {m.group(1)} {m.group(2)}", self.text)
+
+
+@dataclass(frozen=True)
+class PendingSearch:
+    """A search waiting for its query vector (:meth:`Engine.begin_search`)."""
+
+    snapshot: IndexSnapshot
+    query: PreparedQuery
+    collection: str
+    question: str
+    turns: tuple[Turn, ...] = ()
 
 
 #: Added to the hybrid score of chunks holding the block a list question asks for (see search_snapshot).
@@ -101,13 +118,19 @@ def _expand(text: str) -> str:
     return text
 
 
-def prepare_query(question: str, snapshot: IndexSnapshot | None) -> PreparedQuery:
-    """Clean the question as students write it and find the courses it names in this collection."""
+def prepare_query(question: str, snapshot: IndexSnapshot | None, turns: Sequence[Turn] = ()) -> PreparedQuery:
+    """Clean the question as students write it and find the courses it names in this collection;
+    a follow-up that names none is read against the conversation's ``turns`` (worker/conversation.py)."""
     text = _expand(clean_question(question))
     if snapshot is None:
         return PreparedQuery(text, (), text)
     courses = snapshot.catalog.mentioned(text)
     topic = snapshot.catalog.without_mentions(text) if courses else text
+    if turns and not courses:
+        catalog = snapshot.catalog
+        follow = follow_up(text, topic, turns, lambda key: catalog.get(key) is not None)
+        if follow is not None:
+            return PreparedQuery(follow.text, follow.courses, follow.topic, follow.carried)
     return PreparedQuery(text, tuple(courses), topic or text)
 
 
@@ -242,8 +265,28 @@ class Engine:
         return self.cache.get_or_load(collection, version, lambda: store.load_snapshot(collection, version))
 
     def search(
-        self, collection: str, question: str, k: int | None = None, include_superseded: bool = False
+        self,
+        collection: str,
+        question: str,
+        k: int | None = None,
+        include_superseded: bool = False,
+        turns: Sequence[Turn] = (),
     ) -> SearchResult:
+        """Search for one question; ``turns``: its conversation so far (a follow-up), oldest first."""
+        pending = self.begin_search(collection, question, turns)
+        if isinstance(pending, SearchResult):
+            return pending
+        t0 = time.perf_counter()
+        query_vector = self.embedder.embed_query(pending.query.text)
+        embed_ms = (time.perf_counter() - t0) * 1000
+        return self.finish_search(pending, query_vector, embed_ms, k, include_superseded)
+
+    # The two halves of search(), for callers that embed the query elsewhere: the worker embeds
+    # the questions that arrive together in one call (worker/cpu_pool.py).
+    def begin_search(
+        self, collection: str, question: str, turns: Sequence[Turn] = ()
+    ) -> PendingSearch | SearchResult:
+        """The snapshot and the prepared query; an empty result when there is nothing to search."""
         snapshot = self.snapshot(collection)
         if snapshot is None or len(snapshot) == 0:
             return SearchResult(
@@ -251,23 +294,38 @@ class Engine:
             )
         embedder = self.embedder
         snapshot.check_embedder(embedder.id, embedder.dim)
-        t0 = time.perf_counter()
-        query = prepare_query(question, snapshot)
-        query_vector = embedder.embed_query(query.text)
+        return PendingSearch(
+            snapshot, prepare_query(question, snapshot, turns), collection, question, tuple(turns)
+        )
+
+    def finish_search(
+        self,
+        pending: PendingSearch,
+        query_vector: np.ndarray,
+        embed_ms: float,
+        k: int | None = None,
+        include_superseded: bool = False,
+    ) -> SearchResult:
+        """Score and select with the query's unit vector (``embedder.embed_query(pending.query.text)``)."""
         t1 = time.perf_counter()
-        selection, hits = search_snapshot(snapshot, query_vector, query, self.settings, k, include_superseded)
-        t2 = time.perf_counter()
+        query = pending.query
+        selection, hits = search_snapshot(
+            pending.snapshot, query_vector, query, self.settings, k, include_superseded
+        )
         return SearchResult(
             hits,
-            snapshot.version,
-            (t1 - t0) * 1000,
-            (t2 - t1) * 1000,
+            pending.snapshot.version,
+            embed_ms,
+            (time.perf_counter() - t1) * 1000,
             selection.fallback,
-            collection,
-            question,
+            pending.collection,
+            pending.question,
             query.text,
             query.courses,
             query.topic,
+            query.carried,
+            tuple(t.question for t in pending.turns),
+            vector=query_vector,
         )
 
     def sources(self, collection: str) -> list[SourceInfo]:

@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from syllabot.shared.schema import ANSWER_STATUSES, AnswerStatus, Hit
+from syllabot.shared.answer_text import answer_text
+from syllabot.shared.schema import ANSWER_STATUSES, Answer, AnswerStatus, Hit
 
 CUTOFFS = (1, 5, 18)
 
@@ -187,12 +188,19 @@ def expect_met(text: str, expect: Sequence[str]) -> bool:
 
 @dataclass
 class EvalRow:
-    """One evaluated question: what retrieval found and what the user would have been told."""
+    """One evaluated question: what retrieval found and what the user would have been told.
+
+    ``text`` is the whole answer as plain text, its status's lead included (``answer_text``), so
+    an ``expect`` string may name the "Not in your materials" marker or the uncertain lead."""
 
     question: LabelledQuestion
     hits: Sequence[Hit]
     status: AnswerStatus
     text: str
+
+    @classmethod
+    def of(cls, question: LabelledQuestion, hits: Sequence[Hit], answer: Answer) -> EvalRow:
+        return cls(question, hits, answer.status, answer_text(answer))
 
     @property
     def in_materials(self) -> bool:

@@ -1,9 +1,10 @@
 """The arq jobs a worker serves, and the answering pipeline the CLI also runs in-process.
 
 Every job delivers its outcome the same way: a JSON envelope pushed onto
-``Keys.result_list(job_id)`` (see :mod:`shared.queue`), which the waiting client pops with BLPOP.
+``Keys.result_list(job_id)`` (see :mod:`shared.queue_protocol`), which the waiting client pops with BLPOP.
 The synchronous :class:`~worker.engine.Engine` runs in threads, so a long ingest or a slow search
-never blocks the event loop that is serving other questions: searches on the default pool, writes
+never blocks the event loop that is serving other questions: questions on the CPU pool of
+:mod:`worker.cpu_pool` (one thread per core, queries embedded in batches), writes
 (ingest, reindex, remove) on a small pool of their own, one at a time per collection, so uploads
 waiting for a collection's build lock never take the threads questions need, and a build of one
 collection never holds up a write to another.
@@ -26,26 +27,37 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from syllabot.shared.config import Settings
 from syllabot.shared.deadline import llm_deadline, measure_offset_ms, redis_now_ms
+from syllabot.shared.gap_report import GapReport
 from syllabot.shared.keys import Keys
 from syllabot.shared.metrics import MetricsEndpoint, start_endpoint
-from syllabot.shared.queue import (
+from syllabot.shared.partials import PartialPublisher
+from syllabot.shared.queue import EmptyCollection, SchemaMismatch
+from syllabot.shared.queue_protocol import (
     HEARTBEAT_INTERVAL_S,
     HEARTBEAT_TTL_S,
     RESULT_TTL_S,
-    EmptyCollection,
     beat,
     error_envelope,
     ok_envelope,
+    push_result,
 )
 from syllabot.shared.redis_conn import REDIS_ERRORS
-from syllabot.shared.schema import Answer, AskRequest, IngestReport, Timings
+from syllabot.shared.schema import SCHEMA_VERSION, Answer, AskRequest, IngestReport, Timings, wire_version
+from syllabot.shared.threads import ThreadContext, ThreadStore
+from syllabot.worker.answer_cache import AnswerCache, served_from_cache
 from syllabot.worker.answerers import get_answerer
+from syllabot.worker.answerers.streaming import streaming_to
+from syllabot.worker.conversation import EXPIRED_NOTE, turn_for
+from syllabot.worker.cpu_pool import CpuPool
+from syllabot.worker.hooks import hooks_of
 from syllabot.worker.metrics import WorkerMetrics, ingest_failure_kind
+from syllabot.worker.question_log import QuestionLog
+from syllabot.worker.report import build_report
 from syllabot.worker.snapshot_cache import SnapshotCache, publish_stats
 
 if TYPE_CHECKING:
     from syllabot.worker.answerers.base import Answerer
-    from syllabot.worker.engine import Engine, Progress
+    from syllabot.worker.engine import Engine, Progress, SearchResult
 
 log = logging.getLogger("syllabot.worker")
 answer_log = logging.getLogger("syllabot.answers")
@@ -73,6 +85,10 @@ async def answer_question(
     seconds_left: float | None = None,
     margin_s: float = 2.0,
     queue_ms: float | None = None,
+    cache: AnswerCache | None = None,
+    questions: QuestionLog | None = None,
+    threads: ThreadStore | None = None,
+    cpu: CpuPool | None = None,
 ) -> Answer:
     """Search, answer, time each stage and log one structured line for the question.
 
@@ -81,9 +97,27 @@ async def answer_question(
     ``queue_ms``: how long the job waited before a worker started it (the worker knows; the
     in-process CLI has no queue), recorded in the timings and so in the log line. The client
     replaces it with its own round-trip view on arrival (``QueueClient.ask``).
+    ``cache``: answers already computed for this question and index version (worker/answer_cache.py);
+    a question in a conversation (``request.thread``) is always computed, since its turn is recorded
+    from the search. ``questions``: where the question is kept for the gap report, when keeping is on.
+    ``threads``: where a question with ``request.thread`` finds its conversation so far (a
+    follow-up is searched with it) and where its own turn is recorded afterwards.
+    ``cpu``: the worker's CPU pool (query batching, one thread per core); without it (the
+    in-process CLI) the search runs on asyncio's default threads.
     """
     started = time.perf_counter()
-    result = await asyncio.to_thread(engine.search, request.collection, request.question, request.k)
+    if cache is not None and not request.thread:
+        hit = await _from_cache(cache, questions, request, started, queue_ms)
+        if hit is not None:
+            return hit
+    conversation = ThreadContext()
+    if request.thread and threads is not None:
+        conversation = await threads.load(request.thread)
+    if cpu is not None:
+        result = await cpu.search(request.collection, request.question, request.k, conversation.turns)
+    else:
+        search = functools.partial(engine.search, turns=conversation.turns)
+        result = await asyncio.to_thread(search, request.collection, request.question, request.k)
     if not result.hits:  # a collection with content always returns hits
         empty = await asyncio.to_thread(describe_empty, engine, request.collection)
         if empty is not None:  # nothing indexed: an error saying what to check, not an answer
@@ -92,11 +126,18 @@ async def answer_question(
     budget = None
     if seconds_left is not None:
         budget = seconds_left - (searched - started) - margin_s
-    with llm_deadline(budget):
-        answer = await answerer.answer(request.question, result, request.collection)
+    answer_sync: Callable[[str, SearchResult, str], Answer] | None = getattr(answerer, "answer_sync", None)
+    if cpu is not None and answer_sync is not None:  # CPU work (extractive): on the pool's threads
+        answer = await cpu.run(answer_sync, request.question, result, request.collection)
+    else:  # an LLM: a wait, which holds no CPU thread
+        with llm_deadline(budget):
+            answer = await answerer.answer(request.question, result, request.collection)
     finished = time.perf_counter()
+    if request.thread and threads is not None:
+        await _remember(threads, request, result, conversation)
     answer = answer.model_copy(
         update={
+            "note": _with_expiry(answer.note, conversation),
             "question": request.question,
             "collection": request.collection,
             "index_version": result.index_version,
@@ -109,8 +150,68 @@ async def answer_question(
             ),
         }
     )
+    await _keep_answer(cache, questions, request, answer, result)
     log_answer(request, answer)
     return answer
+
+
+async def _from_cache(
+    cache: AnswerCache,
+    questions: QuestionLog | None,
+    request: AskRequest,
+    started: float,
+    queue_ms: float | None,
+) -> Answer | None:
+    """The answer computed before for this question on the current index, as this asker's; None on a miss."""
+    cached = await cache.get(request)
+    if cached is None:
+        return None
+    answer = served_from_cache(cached, request, (time.perf_counter() - started) * 1000.0, queue_ms)
+    if questions is not None:
+        questions.record_soon(
+            request.collection,
+            request.question,
+            answer.status,
+            cached.vector,
+            cached.closest,
+            answer.index_version,
+        )
+    log_answer(request, answer)
+    return answer
+
+
+async def _keep_answer(
+    cache: AnswerCache | None, questions: QuestionLog | None, request: AskRequest, answer: Answer, result: Any
+) -> None:
+    """Store a computed answer for the next asker (not one read against a conversation: its key has
+    no context yet), and the question for the gap report (in a task)."""
+    closest = result.hits[0].label if result.hits else ""
+    vector = getattr(result, "vector", None)  # stand-in engines of tests have none
+    if cache is not None and not request.thread:
+        await cache.put(request, answer, vector, closest)
+    if questions is not None:
+        questions.record_soon(
+            request.collection, request.question, answer.status, vector, closest, answer.index_version
+        )
+
+
+async def _remember(
+    threads: ThreadStore, request: AskRequest, result: SearchResult, conversation: ThreadContext
+) -> None:
+    """Record the question's turn; a conversation store that fails costs the follow-up, not the answer."""
+    assert request.thread is not None
+    turn = turn_for(request.question, result.query, result.courses, result.topic, result.hits, time.time())
+    try:
+        await threads.record(request.thread, turn, restart=conversation.expired)
+    except REDIS_ERRORS as exc:
+        log.warning("could not record a turn of thread %s: %s", request.thread, exc)
+
+
+def _with_expiry(note: str | None, conversation: ThreadContext) -> str | None:
+    """The answer's note, saying so when its conversation had expired (every front-end shows notes)."""
+    if not conversation.expired:
+        return note
+    return f"{EXPIRED_NOTE} {note}" if note else EXPIRED_NOTE
 
 
 def describe_empty(engine: Engine, collection: str) -> str | None:
@@ -154,6 +255,7 @@ def log_answer(request: AskRequest, answer: Answer) -> None:
                 "platform": request.platform,
                 "user": request.user,
                 "question_chars": len(request.question),
+                "thread": request.thread is not None,
                 "status": answer.status,
                 "in_materials": answer.in_materials,
                 "citations": len(answer.citations),
@@ -190,11 +292,17 @@ async def startup(ctx: dict[str, Any]) -> None:
         ctx["engine"] = await asyncio.to_thread(load_engine, settings)
     if ctx.get("answerer") is None:
         ctx["answerer"] = get_answerer(settings)
+    ctx["cpu"] = CpuPool(ctx["engine"], settings)
     ctx["writes"] = ThreadPoolExecutor(max_workers=WRITE_THREADS, thread_name_prefix="syllabot-write")
     ctx["write_locks"] = {}
     ctx["worker_id"] = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
     ctx["clock_offset_ms"] = await measure_offset_ms(ctx["redis"])
     ctx["expired_asks"] = 0
+    if settings.answer_cache_ttl_s > 0:
+        ctx["answer_cache"] = AnswerCache(
+            ctx["redis"], ctx["keys"], settings.answer_cache_ttl_s, settings.answerer
+        )
+    ctx["questions"] = QuestionLog(ctx["redis"], ctx["keys"], settings.keep_questions_days)
     if ctx.get("metrics") is None:  # tests may hand in their own
         ctx["metrics"] = WorkerMetrics()
     cache = getattr(ctx["engine"], "cache", None)
@@ -212,12 +320,20 @@ async def startup(ctx: dict[str, Any]) -> None:
 
 async def shutdown(ctx: dict[str, Any]) -> None:
     await stop_heartbeat(ctx)
+    questions: QuestionLog | None = ctx.get("questions")
+    if questions is not None:
+        with contextlib.suppress(Exception):
+            async with asyncio.timeout(2):
+                await questions.flush()
     endpoint: MetricsEndpoint | None = ctx.pop("metrics_endpoint", None)
     if endpoint is not None:
         await asyncio.to_thread(endpoint.close)
     writes: ThreadPoolExecutor | None = ctx.pop("writes", None)
     if writes is not None:
         writes.shutdown(wait=False, cancel_futures=True)
+    cpu: CpuPool | None = ctx.pop("cpu", None)
+    if cpu is not None:
+        cpu.close()
     answerer = ctx.get("answerer")
     close = getattr(answerer, "aclose", None)
     if close is not None:
@@ -248,19 +364,18 @@ async def _heartbeat(ctx: dict[str, Any]) -> None:
     Under :class:`worker.main.FastWorker` it beats only while the claim loop turns (a worker whose
     loop died or hangs must not look alive) and renews the claims of the jobs still running.
     """
-    loop_alive: Callable[[], bool] | None = ctx.get("claim_loop_alive")
-    running: Callable[[], list[str]] | None = ctx.get("running_job_ids")
+    hooks = hooks_of(ctx)
     advertised = True
     while True:
         await asyncio.sleep(HEARTBEAT_INTERVAL_S)
-        if loop_alive is not None and not loop_alive():
+        if not hooks.claim_loop_alive():
             if advertised:
                 log.warning("the claim loop stopped turning; no longer advertising this worker")
                 advertised = False
             await _leave(ctx)
             continue
         try:
-            job_ids = running() if running is not None else ()
+            job_ids = hooks.running_job_ids()
             await beat(ctx["redis"], ctx["keys"], ctx["worker_id"], HEARTBEAT_TTL_S, job_ids)
             advertised = True
             ctx["clock_offset_ms"] = await measure_offset_ms(ctx["redis"])
@@ -314,10 +429,10 @@ async def _deliver(ctx: dict[str, Any], work: Awaitable[Any]) -> None:
         # arq's job timeout (or a shutdown) cancelled the job. On shutdown arq queues it again for
         # another worker, unless this was its last try; otherwise tell the client now rather than
         # let it wait out its own timeout.
-        stopping: Callable[[], bool] | None = ctx.get("worker_stopping")
+        stopping = hooks_of(ctx).stopping()
         last_try = int(ctx.get("job_try") or 1) >= JOB_MAX_TRIES
-        if stopping is None or not stopping() or last_try:
-            reason = "stopped" if stopping is not None and stopping() else "timed out"
+        if not stopping or last_try:
+            reason = "stopped" if stopping else "timed out"
             with contextlib.suppress(Exception):
                 async with asyncio.timeout(2):
                     await asyncio.shield(
@@ -328,11 +443,7 @@ async def _deliver(ctx: dict[str, Any], work: Awaitable[Any]) -> None:
 
 
 async def _push(ctx: dict[str, Any], payload: bytes) -> None:
-    key = ctx["keys"].result_list(ctx["job_id"])
-    async with ctx["redis"].pipeline(transaction=True) as pipe:
-        pipe.rpush(key, payload)
-        pipe.expire(key, RESULT_TTL_S)
-        await pipe.execute()
+    await push_result(ctx["redis"], ctx["keys"], ctx["job_id"], payload)
 
 
 def _progress_writer(ctx: dict[str, Any], collection: str) -> Progress:
@@ -419,6 +530,13 @@ async def _drop_expired(ctx: dict[str, Any], request: AskRequest, late_s: float)
 
 
 async def ask(ctx: dict[str, Any], request: dict[str, Any]) -> None:
+    if wire_version(request) != SCHEMA_VERSION:  # a bot of another version: say which to upgrade
+
+        async def refuse() -> None:
+            raise SchemaMismatch(bot=wire_version(request), worker=SCHEMA_VERSION)
+
+        await _deliver(ctx, refuse())
+        return
     question = AskRequest.model_validate(request)
     left = seconds_left(ctx, question)
     if left is not None and left <= 0:
@@ -433,10 +551,22 @@ async def ask(ctx: dict[str, Any], request: dict[str, Any]) -> None:
 
     async def work() -> dict:
         margin = ctx["settings"].answer_margin_s
+        # The asker shows the answer while it is written: partials go to Keys.partials (shared/partials.py).
+        publisher = PartialPublisher(ctx["redis"], ctx["keys"].partials(ctx["job_id"]), RESULT_TTL_S)
         try:
-            answer = await answer_question(
-                ctx["engine"], ctx["answerer"], question, left, margin, queue_ms=queue_ms
-            )
+            with streaming_to(publisher.publish if question.stream else None):
+                answer = await answer_question(
+                    ctx["engine"],
+                    ctx["answerer"],
+                    question,
+                    left,
+                    margin,
+                    queue_ms=queue_ms,
+                    threads=ThreadStore.from_settings(ctx["redis"], ctx["settings"]),
+                    cpu=ctx.get("cpu"),
+                    cache=ctx.get("answer_cache"),
+                    questions=ctx.get("questions"),
+                )
         except Exception:
             if metrics is not None:
                 metrics.failed(question)
@@ -444,8 +574,7 @@ async def ask(ctx: dict[str, Any], request: dict[str, Any]) -> None:
         except asyncio.CancelledError:
             # arq's timeout gives up on the question; a shutdown hands it to another worker, which
             # counts it there.
-            stopping: Callable[[], bool] | None = ctx.get("worker_stopping")
-            if metrics is not None and (stopping is None or not stopping()):
+            if metrics is not None and not hooks_of(ctx).stopping():
                 metrics.failed(question)
             raise
         if metrics is not None:
@@ -479,8 +608,11 @@ async def _record_index_size(ctx: dict[str, Any], metrics: WorkerMetrics, collec
         return
     try:
         snapshot = await asyncio.to_thread(snapshot_of, collection)
-    except Exception as exc:  # noqa: BLE001 - a gauge is a nicety; logged, never raised
+    except REDIS_ERRORS as exc:  # the heartbeat reports Redis being away
         log.debug("index size of %s not read: %s", collection, exc)
+        return
+    except Exception:  # a gauge is a nicety: logged with its traceback (a bug), never raised
+        log.warning("index size of %s not read", collection, exc_info=True)
         return
     if snapshot is not None and snapshot.version != metrics.index_version(collection):
         metrics.index_loaded(collection, snapshot.version, len(snapshot))
@@ -509,8 +641,8 @@ async def _count_ingest_failures(
             continue
         try:
             kind = await asyncio.to_thread(ingest_failure_kind, name, data, max_bytes)
-        except Exception as exc:  # noqa: BLE001 - a counter is a nicety; logged, never raised
-            log.debug("could not classify the refusal of %s: %s", name, exc)
+        except Exception:  # a counter is a nicety: logged with its traceback (a bug), never raised
+            log.warning("could not classify the refusal of %s", name, exc_info=True)
             continue
         metrics.ingest_failed(kind)
 
@@ -556,6 +688,26 @@ async def remove(ctx: dict[str, Any], collection: str, doc_id: str, who: str = "
         report = await _write(ctx, collection, ctx["engine"].remove, collection, doc_id)
         _record_build(ctx, report)
         log.info("removed %s from %s by %s -> %s", doc_id, collection, who or "?", report.index_version)
+        return report.model_dump(mode="json")
+
+    await _deliver(ctx, work())
+
+
+async def gap_report(ctx: dict[str, Any], collection: str, days: int) -> None:
+    """The teacher's gap report of ``collection`` over the last ``days`` days (worker/report.py)."""
+
+    async def work() -> dict:
+        questions: QuestionLog = ctx["questions"]
+        engine = ctx["engine"]
+        report: GapReport = await build_report(
+            ctx["redis"],
+            ctx["keys"],
+            questions,
+            collection,
+            days,
+            lambda text: engine.embedder.embed_query(text),
+        )
+        log.info("gap report of %s over %d days: %d topics", collection, days, len(report.topics))
         return report.model_dump(mode="json")
 
     await _deliver(ctx, work())

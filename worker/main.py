@@ -15,58 +15,31 @@ import warnings
 from typing import Any
 
 from arq.connections import RedisSettings
-from arq.constants import in_progress_key_prefix
 from arq.worker import Worker, func
 
 from syllabot.shared.config import Settings, get_settings
 from syllabot.shared.keys import Keys
-from syllabot.shared.queue import (
+from syllabot.shared.queue_protocol import (
+    CLAIM,
     HEARTBEAT_TTL_S,
-    IN_PROGRESS_TTL_S,
     INGEST_TIMEOUT_S,
     JOB_ASK,
     JOB_INGEST,
     JOB_REINDEX,
     JOB_REMOVE,
+    JOB_REPORT,
     JOB_SOURCES,
     beat,
+    claim,
 )
 from syllabot.shared.redis_conn import REDIS_ERRORS, describe, resolve_redis_url
 from syllabot.worker import jobs
+from syllabot.worker.hooks import WorkerHooks, install_hooks
 
 log = logging.getLogger("syllabot.worker")
 
 #: Safety-net poll when no wake-up arrives (delayed/retried jobs, a missed message).
 IDLE_POLL_S = 0.5
-
-
-# KEYS: queue. ARGV: in-progress ms, free slots, read limit, in-progress key prefix.
-# Claims up to `free` due jobs nobody runs (as arq's WATCH/MULTI claim does, one job at a time) and
-# returns [id1, score1, id2, score2, ..., backlog] where backlog = 1 when due jobs were left unclaimed
-# for lack of slots. In-progress keys are computed in the script: fine on one Redis, not on a cluster.
-_CLAIM = """
-local t = redis.call('TIME')
-local now = t[1] * 1000 + math.floor(t[2] / 1000)
-local rows = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'WITHSCORES', 'LIMIT', 0, tonumber(ARGV[3]))
-local free = tonumber(ARGV[2])
-local out = {}
-local backlog = 0
-for i = 1, #rows, 2 do
-  local key = ARGV[4] .. rows[i]
-  if redis.call('EXISTS', key) == 0 then
-    if free <= 0 then
-      backlog = 1
-      break
-    end
-    redis.call('PSETEX', key, ARGV[1], '1')
-    out[#out + 1] = rows[i]
-    out[#out + 1] = rows[i + 1]
-    free = free - 1
-  end
-end
-out[#out + 1] = backlog
-return out
-"""
 
 
 class FastWorker(Worker):
@@ -78,12 +51,13 @@ class FastWorker(Worker):
 
     * the worker sleeps on ``Keys.wake``, which clients publish to right after enqueueing; every
       worker on the channel wakes and the atomic claim decides which one runs each job;
-    * one script reads the due jobs and claims as many as there are free slots (setting arq's own
+    * one script (``shared/queue_protocol.py``) reads the due jobs and claims as many as there are
+      free slots (setting arq's own
       ``arq:in-progress:<id>`` key, so everything downstream -- ``run_job``, retries, timeouts,
       ``finish_job`` -- is arq's unchanged code);
     * when all slots are busy and jobs are waiting, it waits for one of its own jobs to finish and
       claims again at once instead of sleeping a poll interval;
-    * a claim lasts :data:`~shared.queue.IN_PROGRESS_TTL_S` (not arq's longest job timeout + 10 s)
+    * a claim lasts :data:`~shared.queue_protocol.IN_PROGRESS_TTL_S` (not arq's longest job timeout + 10 s)
       and the heartbeat (``worker.jobs``) renews it for the jobs still running, so the job of a
       worker that died is claimed again, and retried by arq, within seconds;
     * a lost Redis connection is logged and retried every poll interval instead of ending the
@@ -107,10 +81,15 @@ class FastWorker(Worker):
         self._last_turn = self.loop.time()
         self._redis_down = False
         self._beat_on_reconnect = False  # Redis was lost: beat as soon as it answers again
-        # Hooks for the heartbeat task of worker.jobs (it also runs under stock arq, without them).
-        self.ctx["claim_loop_alive"] = self.claim_loop_alive
-        self.ctx["running_job_ids"] = self.running_job_ids
-        self.ctx["worker_stopping"] = self.stopping
+        # For the heartbeat and the jobs of worker.jobs (they also run under stock arq, without them).
+        install_hooks(
+            self.ctx,
+            WorkerHooks(
+                claim_loop_alive=self.claim_loop_alive,
+                running_job_ids=self.running_job_ids,
+                stopping=self.stopping,
+            ),
+        )
 
     def claim_loop_alive(self) -> bool:
         """Whether the claim loop still turns (it does at least every ``idle_poll_s`` when healthy)."""
@@ -166,7 +145,7 @@ class FastWorker(Worker):
     async def _beat_now(self) -> None:
         """Re-advertise at once after Redis came back (a restarted Redis lost every heartbeat), rather
         than at the heartbeat task's next turn (up to 2 s): clients then see "no worker" only briefly,
-        within the grace they give a freshly started Redis (shared.queue.RECONNECT_GRACE_S)."""
+        within the grace they give a freshly started Redis (``shared.queue.RECONNECT_GRACE_S``)."""
         self._beat_on_reconnect = False
         if "worker_id" in self.ctx and "keys" in self.ctx:
             with contextlib.suppress(*REDIS_ERRORS):
@@ -180,20 +159,10 @@ class FastWorker(Worker):
 
     async def _claim_and_start(self, free: int) -> None:
         if self._claim is None:
-            self._claim = self.pool.register_script(_CLAIM)
-        reply = await self._claim(
-            keys=[self.queue_name],
-            args=[
-                int(IN_PROGRESS_TTL_S * 1000),
-                free,
-                self.queue_read_limit,
-                in_progress_key_prefix,
-            ],
-        )
-        self._backlog = bool(int(reply[-1]))
-        for i in range(0, len(reply) - 1, 2):
-            job_id = reply[i].decode() if isinstance(reply[i], bytes) else str(reply[i])
-            score = int(float(reply[i + 1]))
+            self._claim = self.pool.register_script(CLAIM)
+        claimed = await claim(self._claim, self.queue_name, free, self.queue_read_limit)
+        self._backlog = claimed.backlog
+        for job_id, score in claimed.jobs:
             await self.sem.acquire()  # never waits: we claimed no more than the free slots
             self.job_counter += 1
             task = self.loop.create_task(self.run_job(job_id, score))
@@ -265,6 +234,7 @@ def worker_kwargs(settings: Settings) -> dict[str, Any]:
             func(jobs.reindex, name=JOB_REINDEX, timeout=INGEST_TIMEOUT_S + 60, max_tries=jobs.JOB_MAX_TRIES),
             func(jobs.sources, name=JOB_SOURCES, timeout=ask_timeout, max_tries=jobs.JOB_MAX_TRIES),
             func(jobs.remove, name=JOB_REMOVE, timeout=INGEST_TIMEOUT_S + 60, max_tries=jobs.JOB_MAX_TRIES),
+            func(jobs.gap_report, name=JOB_REPORT, timeout=ask_timeout, max_tries=jobs.JOB_MAX_TRIES),
         ],
         "queue_name": keys.queue,
         "redis_settings": redis_settings,

@@ -1,6 +1,6 @@
 """`syllabot`: the terminal front-end, and the entry point of the worker and both bots.
 
-Subcommands: index, search, ask, eval, sources, remove, doctor, worker, discord, slack.
+Subcommands: index, search, ask, eval, sources, remove, report, doctor, worker, discord, slack.
 
 Exit codes: 0 success; 1 the work ran but failed (Redis unreachable, a worker's error, nothing
 indexed); 2 a user error -- a bad argument or setting, a question too long, a missing or malformed
@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from syllabot.shared.config import Settings, get_settings
 from syllabot.shared.formats import SUPPORTED_TYPES, is_document_name
+from syllabot.shared.gap_report import DEFAULT_REPORT_DAYS, MAX_REPORT_DAYS
 
 if TYPE_CHECKING:
     from pydantic import ValidationError
@@ -330,7 +331,7 @@ def _answer_all(
     answerer = get_answerer(settings)
 
     def row(q: LabelledQuestion, result: SearchResult, answer: Answer) -> EvalRow:
-        return EvalRow(q, result.hits, answer.status, answer.text)
+        return EvalRow.of(q, result.hits, answer)
 
     answer_sync = getattr(answerer, "answer_sync", None)
     if answer_sync is not None:
@@ -468,9 +469,12 @@ def cmd_sources(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
     from syllabot.cli_queue import preload_embedder, run_ask
 
+    thread = args.thread.strip() if args.thread is not None else None
+    if thread is not None and not thread:
+        raise UsageError("--thread: give a conversation id, e.g. --thread os-revision")
     preload_embedder(settings)
     collection = require_collection(settings, args.collection or settings.default_collection, seeded=True)
-    return run_ask(settings, args.question, collection, args.json)
+    return run_ask(settings, args.question, collection, args.json, thread)
 
 
 def cmd_remove(args: argparse.Namespace, settings: Settings) -> int:
@@ -485,6 +489,22 @@ def cmd_remove(args: argparse.Namespace, settings: Settings) -> int:
         f"removed {document.file} (doc_id {document.doc_id}) from collection '{collection}': "
         f"{report.total_chunks} chunks left, index version {report.index_version}"
     )
+    return 0
+
+
+def cmd_report(args: argparse.Namespace, settings: Settings) -> int:
+    from syllabot.cli_queue import run_report
+    from syllabot.shared.gap_report import summary_line, table, to_csv
+
+    collection = require_collection(settings, args.collection or settings.default_collection)
+    report = run_report(settings, collection, args.days)
+    if args.json:
+        print(report.model_dump_json(indent=2))
+    elif args.csv:
+        sys.stdout.write(to_csv(report))
+    else:
+        print(summary_line(report))
+        print(table(report, limit=20, width=60))
     return 0
 
 
@@ -541,6 +561,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("question")
     p.add_argument("--collection", "-c")
     p.add_argument("--json", action="store_true")
+    p.add_argument(
+        "--thread",
+        metavar="ID",
+        help="a conversation id: follow-ups asked with the same id are read against its earlier questions",
+    )
     p.set_defaults(func=cmd_ask)
 
     p = sub.add_parser(
@@ -561,6 +586,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("document", help="its doc_id or file name (see `syllabot sources`)")
     p.add_argument("--collection", "-c")
     p.set_defaults(func=cmd_remove)
+
+    p = sub.add_parser(
+        "report", help="the teacher's gap report: what students asked that the materials did not answer"
+    )
+    p.add_argument("--collection", "-c")
+    p.add_argument(
+        "--days",
+        type=bounded_int("--days", 1, MAX_REPORT_DAYS),
+        default=DEFAULT_REPORT_DAYS,
+        help=f"the period, 1-{MAX_REPORT_DAYS} days back from now (default {DEFAULT_REPORT_DAYS})",
+    )
+    output = p.add_mutually_exclusive_group()
+    output.add_argument("--json", action="store_true")
+    output.add_argument("--csv", action="store_true", help="one row per topic (spreadsheets)")
+    p.set_defaults(func=cmd_report)
 
     p = sub.add_parser(
         "doctor", help="check Redis, workers, the embedder, the LLM, every collection's index and bot tokens"

@@ -16,15 +16,18 @@ from __future__ import annotations
 
 import asyncio
 import getpass
+import json
 import sys
 import threading
 import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
+from syllabot.shared.answer_text import answer_parts, answer_text
 from syllabot.shared.config import Settings
+from syllabot.shared.gap_report import GapReport
 from syllabot.shared.redis_conn import RedisUnavailable, embedded_running, started_here
-from syllabot.shared.schema import NOT_IN_MATERIALS, UNCERTAIN_LEAD, Answer, AskRequest, IngestReport
+from syllabot.shared.schema import Answer, AskRequest, IngestReport
 
 if TYPE_CHECKING:
     from syllabot.shared.queue import QueueClient
@@ -60,12 +63,13 @@ class _ProgressLine:
 
     def __init__(
         self,
-        stream: TextIO = sys.stderr,
+        stream: TextIO | None = None,
         every_s: float = PROGRESS_EVERY_S,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        self.stream = stream
-        self.enabled = stream.isatty()
+        # sys.stderr as it is now, not as it was at import (a test's capture may have closed that one)
+        self.stream = stream if stream is not None else sys.stderr
+        self.enabled = self.stream.isatty()
         self.drawn = False
         self.said: str | None = None
         self.every_s = every_s
@@ -165,19 +169,38 @@ def preloaded_embedder(settings: Settings) -> Embedder | None:
 # --- ask --------------------------------------------------------------------------------------
 
 
-def run_ask(settings: Settings, question: str, collection: str, as_json: bool) -> int:
+def run_ask(
+    settings: Settings, question: str, collection: str, as_json: bool, thread: str | None = None
+) -> int:
     """Answer one question and print it; 0 when an answer (even "Not in your materials") was shown,
-    1 on an error -- including a collection with nothing indexed (:class:`EmptyCollection`)."""
+    1 on an error -- including a collection with nothing indexed (:class:`EmptyCollection`).
+    ``thread``: the conversation (``--thread ID``) a follow-up belongs to."""
     from syllabot.shared.queue import QueueError
+    from syllabot.shared.threads import thread_id
 
-    request = AskRequest(question=question, collection=collection, platform="cli", user=_user())
+    request = AskRequest(
+        question=question,
+        collection=collection,
+        platform="cli",
+        user=_user(),
+        thread=thread_id("cli", thread) if thread else None,
+    )
     try:
         answer = asyncio.run(ask(settings, request))
     except (QueueError, RedisUnavailable) as exc:
         _say(str(exc))  # the terminal is for admins: the queue's own message names the URL to check
         return 1
-    print(answer.model_dump_json(indent=2) if as_json else render_answer(answer))
+    print(answer_json(answer) if as_json else render_answer(answer))
     return 0
+
+
+def answer_json(answer: Answer) -> str:
+    """``ask --json``: the answer's fields, with ``text`` the whole answer as plain text (what the
+    command prints without ``--json``, up to the sources: it starts with "Not in your materials"
+    or the uncertain lead) and ``body`` the worker's own text (``Answer.text``)."""
+    data = answer.model_dump(mode="json")
+    body = data.pop("text")
+    return json.dumps({"text": answer_text(answer), "body": body, **data}, indent=2, ensure_ascii=False)
 
 
 async def ask(settings: Settings, request: AskRequest) -> Answer:
@@ -227,12 +250,20 @@ async def ask_in_process(settings: Settings, request: AskRequest) -> Answer:
     if request.collection == settings.default_collection:
         await asyncio.to_thread(_seed_locally, engine, request.collection)
     answerer = get_answerer(settings)
+    threads = None
+    if request.thread:
+        from syllabot.shared.redis_conn import async_client
+        from syllabot.shared.threads import ThreadStore
+
+        threads = ThreadStore.from_settings(async_client(settings), settings)
     try:
-        return await answer_question(engine, answerer, request)
+        return await answer_question(engine, answerer, request, threads=threads)
     finally:
         close = getattr(answerer, "aclose", None)
         if close is not None:
             await close()
+        if threads is not None:
+            await threads.redis.aclose()
 
 
 def _seed_locally(engine: object, collection: str) -> None:
@@ -278,29 +309,16 @@ SOURCES_HEADING = {
 }
 
 
-GENERAL_KNOWLEDGE_LABEL = "General knowledge (not from your course materials):"
-
-
 def render_answer(answer: Answer) -> str:
     """Plain text for a terminal: the answer, any labelled general knowledge, numbered sources.
 
-    Laid out from the front-end core's :func:`answer_parts`, chosen by ``answer.status``: the text
-    starts with its status's words ("Not in your materials", or :data:`UNCERTAIN_LEAD` and "The
-    closest passages:"), whether or not the worker wrote them, so a terminal never shows closest
-    passages as if they were an answer.
+    The text is the front-end core's :attr:`~syllabot.shared.answer_text.AnswerParts.text`, chosen by
+    ``answer.status``: it starts with its status's words ("Not in your materials", or the uncertain
+    lead and "The closest passages:"), so a terminal never shows closest passages as if they were
+    an answer.
     """
-    from syllabot.bots.frontend import answer_parts
-
     parts = answer_parts(answer)
-    if parts.status == "uncertain":
-        text = f"{UNCERTAIN_LEAD}. The closest passages: {parts.body}"
-    elif parts.status == "not_in_materials":
-        text = f"{NOT_IN_MATERIALS}. {parts.body}" if parts.body else NOT_IN_MATERIALS
-    else:
-        text = parts.body
-    lines = [text]
-    if parts.general_knowledge:
-        lines += ["", GENERAL_KNOWLEDGE_LABEL, parts.general_knowledge]
+    lines = [parts.text]
     if parts.citations:
         lines += ["", SOURCES_HEADING[parts.status]]
         for c in parts.citations:
@@ -514,6 +532,49 @@ def _remove_locally(
     if note:  # said once the document is known, so a mistyped name gets a single line
         _say(note)
     return document, engine.remove(collection, document.doc_id)
+
+
+# --- report -----------------------------------------------------------------------------------
+
+
+def run_report(settings: Settings, collection: str, days: int) -> GapReport:
+    """The teacher's gap report: through a running worker, else computed in this process (it loads
+    the model only if a 👎 answer's question was not kept and must be embedded)."""
+    return asyncio.run(report(settings, collection, days))
+
+
+async def report(settings: Settings, collection: str, days: int) -> GapReport:
+    if not _no_worker_possible(settings):
+        from syllabot.shared.queue import NoWorker, QueueClient
+
+        client = QueueClient(settings)
+        try:
+            if await client.worker_count():
+                return await client.report(collection, days)
+        except NoWorker:
+            pass
+        finally:
+            await client.close()
+    return await report_in_process(settings, collection, days)
+
+
+async def report_in_process(settings: Settings, collection: str, days: int) -> GapReport:
+    from syllabot.shared.keys import Keys
+    from syllabot.shared.redis_conn import async_client
+    from syllabot.worker.engine import Engine
+    from syllabot.worker.question_log import QuestionLog
+    from syllabot.worker.report import build_report
+
+    keys = Keys(settings.key_prefix)
+    redis_client = async_client(settings)
+    engine = Engine(settings)
+    try:
+        questions = QuestionLog(redis_client, keys, settings.keep_questions_days)
+        return await build_report(
+            redis_client, keys, questions, collection, days, lambda text: engine.embedder.embed_query(text)
+        )
+    finally:
+        await redis_client.aclose()
 
 
 # --- worker -----------------------------------------------------------------------------------

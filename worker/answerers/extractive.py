@@ -17,9 +17,10 @@ than one course, is answered per course, each under its own name — never a mix
 
 The outcome (``answered`` / ``uncertain`` / ``not_in_materials``) is decided from structure first
 (a whole list of the asked kind found in the asked course is an answer) and otherwise from retrieval
-evidence (:mod:`worker.answerers.decision`). When the materials do not answer, the reply begins
-with ``Not in your materials`` and points at the closest passage, cited; when unsure, it says so
-plainly and shows the closest passages.
+evidence (:mod:`worker.answerers.decision`). When the materials do not answer, the reply points at
+the closest passage, cited; when unsure, it shows the closest passages. The words that say which
+(the "Not in your materials" marker, the uncertain lead) are not written here: ``Answer.text`` is
+the body, and ``shared/answer_text.py`` adds them from the status.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from syllabot.shared.schema import NOT_IN_MATERIALS, UNCERTAIN_LEAD, Answer, AnswerStatus, Hit
+from syllabot.shared.schema import Answer, AnswerStatus, Hit
 from syllabot.worker.answerers.base import AnswerContext, cite_marker, finalise_citations, quotable
 from syllabot.worker.answerers.decision import (
     DEFAULT_THRESHOLDS,
@@ -384,7 +385,7 @@ def section_reply(question: str, intent: Intent, hits: Sequence[Hit], named: Seq
                 if len(courses) == 1:
                     asked = ", ".join(f"CO{c}" for c in intent.cos)
                     have = _co_count(hits, group)
-                    lead = f"{NOT_IN_MATERIALS}: the course outcomes of {quotable(_name(hits[group[0]]))} list {have} outcomes, not {asked}."
+                    lead = f"The course outcomes of {quotable(_name(hits[group[0]]))} list {have} outcomes, not {asked}."
                     return Reply("not_in_materials", f"{lead} {cite_marker(group[0] + 1)}")
                 continue
             replies.append(text)
@@ -412,7 +413,7 @@ def module_reply(intent: Intent, hits: Sequence[Hit], named: Sequence[str]) -> R
         )
         return Reply(
             "uncertain",
-            f"{UNCERTAIN_LEAD}: several courses have {'/'.join(intent.modules)} — {names}. Name the course to get its list.",
+            f"Several courses have {'/'.join(intent.modules)}: {names}. Name the course to get its list.",
         )
     return Reply("answered", _list_reply(intent, hits, next(iter(groups.values()))))
 
@@ -529,12 +530,10 @@ def general_reply(
         else:
             return Reply("answered", f"{quotable(_snippet(hits[focus[0]]))} {cite_marker(focus[0] + 1)}")
     if status == "uncertain":
-        return Reply(
-            "uncertain", f"{UNCERTAIN_LEAD}. The closest passages: {closest(question, intent, hits, 2)}"
-        )
+        return Reply("uncertain", closest(question, intent, hits, 2))
     return Reply(
         "not_in_materials",
-        f"{NOT_IN_MATERIALS}. The closest passage I found: {closest(question, intent, hits)}",
+        f"The closest passage I found: {closest(question, intent, hits)}",
     )
 
 
@@ -573,7 +572,7 @@ def reply_for(
             if intent.cos and named:
                 return Reply(
                     "not_in_materials",
-                    f"{NOT_IN_MATERIALS}. The closest passage I found: {closest(question, intent, hits)}",
+                    f"The closest passage I found: {closest(question, intent, hits)}",
                 )
         if intent.where:
             reply = where_reply(question, intent, hits, thresholds)
@@ -582,9 +581,7 @@ def reply_for(
     reply = general_reply(question, intent, hits, fallback, thresholds, named)
     if intent.section is not None and reply.status == "answered":
         # A list was asked for and no block of that kind came back: a stray sentence is not the list.
-        return Reply(
-            "uncertain", f"{UNCERTAIN_LEAD}. The closest passages: {closest(question, intent, hits, 2)}"
-        )
+        return Reply("uncertain", closest(question, intent, hits, 2))
     return reply
 
 
@@ -609,9 +606,9 @@ class ExtractiveAnswerer:
         }
         if not hits:
             text = (
-                f"{NOT_IN_MATERIALS}: the collection '{collection}' has no indexed documents yet."
+                f"The collection '{collection}' has no indexed documents yet."
                 if result.index_version is None
-                else f"{NOT_IN_MATERIALS}: nothing in the collection '{collection}' matches the question."
+                else f"Nothing in the collection '{collection}' matches the question."
             )
             return Answer(text=text, status="not_in_materials", **base)
         query = result.query or clean_question(question)

@@ -54,6 +54,14 @@ class Embedder(ABC):
         """Unnormalised vector for one query; models with query prefixes override this."""
         return self._raw_documents([text])
 
+    def _raw_queries(self, texts: Sequence[str]) -> np.ndarray:
+        """Unnormalised vectors for several queries, each exactly as :meth:`_raw_query` gives it.
+
+        One call per query here; an embedder whose batched output equals its one-by-one output
+        (bit for bit, tested) overrides this with one batched call.
+        """
+        return np.vstack([self._raw_query(text) for text in texts])
+
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
@@ -66,6 +74,16 @@ class Embedder(ABC):
         out = normalise(self._raw_query(text))
         self._check_shape(out, 1)
         return out[0]
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        """Unit vectors of shape (len(texts), dim): row i is ``embed_query(texts[i])``, bit for bit,
+        so a question's ranking does not depend on which others shared its call (the worker's
+        micro-batching, :mod:`worker.batching`)."""
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        out = normalise(self._raw_queries(list(texts)))
+        self._check_shape(out, len(texts))
+        return out
 
     def _check_shape(self, out: np.ndarray, rows: int) -> None:
         if out.shape != (rows, self.dim):

@@ -224,3 +224,8 @@ class MiniLMEmbedder(Embedder):
 
     def _raw_query(self, text: str) -> np.ndarray:
         return self._run_batch([text])
+
+    def _raw_queries(self, texts: Sequence[str]) -> np.ndarray:
+        """Queries are embedded as passages are (no prefix); padding is masked out of attention and
+        pooling, so each row equals the text's own ``_raw_query`` (tests/test_embedders.py)."""
+        return self._raw_documents(texts)

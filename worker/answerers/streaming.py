@@ -1,0 +1,117 @@
+"""Reading an OpenAI-compatible reply as a stream (``"stream": true``, server-sent events).
+
+Why: a student waiting 10 s for a model to finish sees nothing; with the reply streamed, the answer
+appears within about a second and grows. What is shown while it grows is decided elsewhere
+(``llm.py::visible_text``); this module only reads the stream and says when it failed:
+
+* **Stalled**: no new text for ``SYLLABOT_LLM_STALL_S`` (keep-alive comments and empty deltas do
+  not count), or the question's LLM budget (``shared/deadline.py``) ran out.
+* **Broken**: the connection dropped, an ``error`` event came, or the stream ended without
+  ``data: [DONE]`` or a ``finish_reason`` (a truncated reply must not pass for a whole one).
+
+Either raises :class:`StreamFailed`; the LLM answerer then gives the extractive answer with a note.
+
+Who wants partial text says so with :func:`streaming_to` (a context variable, like the LLM deadline,
+so each job's task has its own): the worker sets it for a question whose asker shows partials.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import contextvars
+import json
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from typing import Any
+
+#: Receives the text of the reply so far, after every delta.
+TextSink = Callable[[str], Awaitable[None]]
+
+_SINK: contextvars.ContextVar[TextSink | None] = contextvars.ContextVar("partial_sink", default=None)
+
+
+class StreamFailed(RuntimeError):
+    """The stream stalled or broke; the message says which, in words fit for an operator note."""
+
+
+@contextlib.contextmanager
+def streaming_to(sink: TextSink | None) -> Iterator[None]:
+    """Within the block, an answerer that can stream passes the visible text so far to ``sink``."""
+    token = _SINK.set(sink)
+    try:
+        yield
+    finally:
+        _SINK.reset(token)
+
+
+def partial_sink() -> TextSink | None:
+    """The sink set by :func:`streaming_to` for the question being answered, if any."""
+    return _SINK.get()
+
+
+def parse_event(data: str) -> tuple[str, bool]:
+    """One SSE ``data:`` payload → (text it adds, whether the reply is complete).
+
+    ``[DONE]`` and a ``finish_reason`` complete the reply; an ``error`` object is a broken stream.
+    """
+    if data.strip() == "[DONE]":
+        return "", True
+    try:
+        event = json.loads(data)
+    except ValueError as exc:
+        raise StreamFailed("the stream sent an event that is not JSON") from exc
+    if not isinstance(event, dict):
+        raise StreamFailed("the stream sent an event that is not an object")
+    if event.get("error"):
+        raise StreamFailed("the stream reported an error")
+    choices = event.get("choices") or []
+    if not choices or not isinstance(choices[0], dict):
+        return "", False  # e.g. a usage-only event
+    choice = choices[0]
+    delta = choice.get("delta") or {}
+    text = delta.get("content") if isinstance(delta, dict) else None
+    return (text if isinstance(text, str) else ""), bool(choice.get("finish_reason"))
+
+
+async def read_text(lines: AsyncIterator[str], stall_s: float, budget_s: float) -> AsyncIterator[str]:
+    """Yield the reply so far each time a delta adds text; :class:`StreamFailed` on a stall or a
+    break. ``lines``: the response's lines (``httpx.Response.aiter_lines()``)."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + budget_s
+    stall_at = loop.time() + stall_s
+    text = ""
+    complete = False
+    while True:
+        stalled = stall_at <= end  # which limit comes first
+        try:
+            async with asyncio.timeout_at(min(stall_at, end)):
+                line = await anext(lines)
+        except StopAsyncIteration:
+            break
+        except TimeoutError as exc:
+            if stalled:
+                raise StreamFailed(f"the stream stalled: no text for {stall_s:.3g} s") from exc
+            raise StreamFailed(f"no complete reply within {budget_s:.3g} s") from exc
+        if not line.startswith("data:"):
+            continue  # blank separators, ": keep-alive" comments, event names
+        delta, done = parse_event(line[len("data:") :].strip())
+        complete = complete or done
+        if delta:
+            text += delta
+            stall_at = loop.time() + stall_s
+            yield text
+        if complete:
+            break
+    if not complete:
+        raise StreamFailed("the stream ended before the reply was complete")
+
+
+async def lines_of(response: Any) -> AsyncIterator[str]:
+    """The lines of an httpx streaming response, with a dropped connection as :class:`StreamFailed`."""
+    import httpx
+
+    try:
+        async for line in response.aiter_lines():
+            yield line
+    except httpx.HTTPError as exc:
+        raise StreamFailed(f"the stream broke ({type(exc).__name__})") from exc
