@@ -24,7 +24,13 @@ from pathlib import Path
 import redis
 
 from bench.common import machine_stamp, mark, markdown_table, percentiles, publish
-from bench.queue_latency import _env, sample_questions, wait_for_no_workers, wait_for_workers, workers
+from bench.queue_latency import (
+    sample_questions,
+    wait_for_no_workers,
+    wait_for_workers,
+    worker_env,
+    workers,
+)
 from syllabot.shared.config import Settings
 from syllabot.shared.queue import QueueClient
 from syllabot.shared.schema import Answer, AskRequest
@@ -44,7 +50,12 @@ async def one_run(
 ) -> dict[str, list[float] | int]:
     collection = f"cache-{keep_days}-{round_no}"
     questions = sample_questions(DISTINCT)
-    env = _env(settings, SYLLABOT_KEEP_QUESTIONS_DAYS=str(keep_days))
+    # the cache on at the shipped lifetime (worker_env turns it off for the other benches)
+    env = worker_env(
+        settings,
+        SYLLABOT_KEEP_QUESTIONS_DAYS=str(keep_days),
+        SYLLABOT_ANSWER_CACHE_TTL_S=str(int(Settings.model_fields["answer_cache_ttl_s"].default)),
+    )
     async with QueueClient(settings) as client:
         await wait_for_no_workers(client)
         with workers(1, env, log_dir / f"keep-{keep_days}-{round_no}"):

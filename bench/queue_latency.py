@@ -103,6 +103,8 @@ def serve_plain_arq() -> None:
 
 
 def worker_env(settings: Settings, **extra: str) -> dict[str, str]:
+    """A benchmark worker's environment. The answer cache is off: these benches ask the same
+    questions again and again and measure computing the answers (``bench.cache`` turns it on)."""
     env = dict(os.environ)
     env.update(
         {
@@ -111,6 +113,7 @@ def worker_env(settings: Settings, **extra: str) -> dict[str, str]:
             "SYLLABOT_EMBEDDER": settings.embedder,
             "SYLLABOT_ANSWERER": settings.answerer,
             "SYLLABOT_DATA_DIR": str(settings.data_dir),
+            "SYLLABOT_ANSWER_CACHE_TTL_S": "0",
             "PYTHONPATH": str(REPO) + os.pathsep + env.get("PYTHONPATH", ""),
         }
     )

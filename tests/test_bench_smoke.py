@@ -157,3 +157,25 @@ def test_gap_bench_scores_purity_and_recall() -> None:
     assert [r[:3] for r in rows] == [[1, 4, "trip"], [2, 2, "park"], [3, 1, "trip"], [4, 1, NOISE]]
     assert purity == pytest.approx((0.75 + 1 + 1 + 1) / 4)
     assert recall == pytest.approx((3 / 4 + 2 / 2) / 2)
+
+
+def test_every_bench_module_imports() -> None:
+    """Benches are not run in CI, so a rename in a shared bench helper breaks them silently (it
+    happened: bench.cache imported a helper another bench had renamed). Importing each catches it."""
+    import importlib
+
+    from tests.conftest import REPO
+
+    names = sorted(p.stem for p in (REPO / "bench").glob("*.py") if p.stem != "__init__")
+    assert "cache" in names and "answers" in names
+    for name in names:
+        importlib.import_module(f"bench.{name}")
+
+
+def test_bench_workers_compute_every_answer(settings) -> None:
+    """The load and latency benches repeat their questions; with the answer cache on they would time
+    Redis lookups (a 1 s LLM burst of 200 'answered' in 0.59 s did), so their workers run without it."""
+    from bench.queue_latency import worker_env
+
+    assert worker_env(settings)["SYLLABOT_ANSWER_CACHE_TTL_S"] == "0"
+    assert worker_env(settings, SYLLABOT_ANSWER_CACHE_TTL_S="60")["SYLLABOT_ANSWER_CACHE_TTL_S"] == "60"
