@@ -46,6 +46,7 @@ from syllabot.bots.frontend import (
     check_question,
     classify,
     is_expected,
+    repeat_weekly_post,
 )
 from syllabot.shared.bindings import Bindings, InvalidCollectionName, validate_collection_name
 from syllabot.shared.config import Settings
@@ -54,11 +55,9 @@ from syllabot.shared.formats import SUPPORTED_TYPES, is_document_name
 from syllabot.shared.gap_report import (
     DEFAULT_REPORT_DAYS,
     MAX_REPORT_DAYS,
-    WEEKLY_CHECK_S,
     GapReport,
-    claim_weekly_post,
     csv_filename,
-    release_weekly_post,
+    post_weekly,
     to_csv,
 )
 from syllabot.shared.keys import Keys
@@ -269,7 +268,9 @@ class SyllabotBot(discord.Client):
         self.add_dynamic_items(VoteButton, FollowUpButton)
         await self.sync_commands()
         if self.settings.discord_report_channel_id is not None:
-            self._weekly = asyncio.create_task(self._weekly_reports(), name="syllabot-weekly-report")
+            self._weekly = asyncio.create_task(
+                repeat_weekly_post(self.post_weekly_report), name="syllabot-weekly-report"
+            )
 
     async def sync_commands(self) -> None:
         """Guild sync is instant (for development); global sync can take a while to show up."""
@@ -725,13 +726,8 @@ class SyllabotBot(discord.Client):
         channel_id = self.settings.discord_report_channel_id
         if channel_id is None:
             return False
-        redis_client = self._redis()
-        week = await claim_weekly_post(
-            redis_client, self.keys, PLATFORM, str(channel_id), now or datetime.now(UTC)
-        )
-        if week is None:
-            return False
-        try:
+
+        async def post() -> str:
             channel = self.get_channel(channel_id) or await self.fetch_channel(channel_id)
             scopes = [f"channel:{channel_id}"]
             guild_id = getattr(channel, "guild", None) and channel.guild.id  # type: ignore[union-attr]
@@ -741,19 +737,11 @@ class SyllabotBot(discord.Client):
             report = await self.queue.report(collection, DEFAULT_REPORT_DAYS)
             message = render.render_gap_report(report)
             await channel.send(embeds=message.embeds, file=_csv_file(report), allowed_mentions=NO_PINGS)  # type: ignore[union-attr]
-        except BaseException:
-            await release_weekly_post(redis_client, self.keys, PLATFORM, str(channel_id), week)
-            raise
-        log.info("posted the gap report of %s for %s in channel %s", collection, week, channel_id)
-        return True
+            return collection
 
-    async def _weekly_reports(self) -> None:
-        while True:
-            try:
-                await self.post_weekly_report()
-            except Exception as exc:  # the next check tries again
-                log.warning("weekly gap report not posted: %s", exc, exc_info=not is_expected(exc))
-            await asyncio.sleep(WEEKLY_CHECK_S)
+        return await post_weekly(
+            self._redis(), self.keys, PLATFORM, str(channel_id), now or datetime.now(UTC), post
+        )
 
     async def autocomplete_documents(
         self, interaction: discord.Interaction, current: str

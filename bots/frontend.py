@@ -38,6 +38,7 @@ from syllabot.shared.answer_text import (
     answer_text,
     status_lead,
 )
+from syllabot.shared.gap_report import WEEKLY_CHECK_S
 from syllabot.shared.partials import Partial
 from syllabot.shared.queue import (
     JobFailed,
@@ -68,6 +69,7 @@ __all__ = [
     "classify",
     "clip_partial",
     "is_expected",
+    "repeat_weekly_post",
     "split_text",
     "status_lead",
 ]
@@ -346,3 +348,15 @@ async def ask_streamed(
     finally:
         if not task.done():
             task.cancel()
+
+
+# --- the weekly gap report (both bots) ------------------------------------------------------------
+async def repeat_weekly_post(post_once: Callable[[], Awaitable[bool]]) -> None:
+    """A bot's scheduled task: try ``post_once`` every :data:`WEEKLY_CHECK_S`; a failure is logged and
+    the next check tries again (the week's claim was released)."""
+    while True:
+        try:
+            await post_once()
+        except Exception as exc:
+            log.warning("weekly gap report not posted: %s", exc, exc_info=not is_expected(exc))
+        await asyncio.sleep(WEEKLY_CHECK_S)

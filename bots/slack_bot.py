@@ -43,6 +43,7 @@ from syllabot.bots.frontend import (
     check_question,
     classify,
     is_expected,
+    repeat_weekly_post,
 )
 from syllabot.shared.bindings import Bindings, InvalidCollectionName, Privacy, validate_collection_name
 from syllabot.shared.config import Settings
@@ -51,11 +52,9 @@ from syllabot.shared.formats import is_document_name
 from syllabot.shared.gap_report import (
     DEFAULT_REPORT_DAYS,
     MAX_REPORT_DAYS,
-    WEEKLY_CHECK_S,
     GapReport,
-    claim_weekly_post,
     csv_filename,
-    release_weekly_post,
+    post_weekly,
     to_csv,
 )
 from syllabot.shared.keys import Keys
@@ -838,29 +837,20 @@ class SlackFrontEnd:
         channel = self.settings.slack_report_channel
         if not channel:
             return False
-        week = await claim_weekly_post(self.redis, self.keys, PLATFORM, channel, now or datetime.now(UTC))
-        if week is None:
-            return False
-        try:
+
+        async def post() -> str:
             collection = await self.collection_for(channel, None)
             report = await self.queue.report(collection, DEFAULT_REPORT_DAYS)
             message = render.render_gap_report(report)
             await client.chat_postMessage(channel=channel, text=message["text"], blocks=message["blocks"])
             await upload_csv(client, channel, report)
-        except BaseException:
-            await release_weekly_post(self.redis, self.keys, PLATFORM, channel, week)
-            raise
-        log.info("posted the gap report of %s for %s in channel %s", collection, week, channel)
-        return True
+            return collection
+
+        return await post_weekly(self.redis, self.keys, PLATFORM, channel, now or datetime.now(UTC), post)
 
     async def weekly_reports(self, client: AsyncWebClient) -> None:
         """The scheduled task of ``serve()`` when SLACK_REPORT_CHANNEL is set."""
-        while True:
-            try:
-                await self.post_weekly_report(client)
-            except Exception as exc:  # the next check tries again
-                log.warning("weekly gap report not posted: %s", exc, exc_info=not is_expected(exc))
-            await asyncio.sleep(WEEKLY_CHECK_S)
+        await repeat_weekly_post(lambda: self.post_weekly_report(client))
 
     async def vote(self, answer_id: str, user: str, vote: str) -> Message:
         try:

@@ -10,12 +10,16 @@ from __future__ import annotations
 
 import csv
 import io
+import logging
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from typing import Any
 
 from pydantic import BaseModel, Field
 
 from syllabot.shared.keys import Keys
+
+log = logging.getLogger("syllabot.report")
 
 #: Longest period a report may cover (the questions kept can be no older than the retention anyway).
 MAX_REPORT_DAYS = 365
@@ -131,13 +135,20 @@ def report_week(now: datetime) -> str:
     return f"{year}-W{week:02d}"
 
 
-async def claim_weekly_post(redis: Any, keys: Keys, platform: str, channel: str, now: datetime) -> str | None:
-    """This week's label if this process is the one to post it (first claim in Redis wins, so bot
-    replicas and restarts post once a week), else None. Release it if the post then fails."""
+async def post_weekly(
+    redis: Any, keys: Keys, platform: str, channel: str, now: datetime, post: Callable[[], Awaitable[str]]
+) -> bool:
+    """Post this week's report in ``channel`` unless it has been (first claim in Redis wins, so bot
+    replicas and restarts post once a week); True when this call posted it. ``post`` sends it and
+    returns the collection reported on; if it fails the claim is released, so the next check retries."""
     week = report_week(now)
-    claimed = await redis.set(keys.report_posted(platform, channel, week), "1", nx=True, ex=8 * 24 * 3600)
-    return week if claimed else None
-
-
-async def release_weekly_post(redis: Any, keys: Keys, platform: str, channel: str, week: str) -> None:
-    await redis.delete(keys.report_posted(platform, channel, week))
+    key = keys.report_posted(platform, channel, week)
+    if not await redis.set(key, "1", nx=True, ex=8 * 24 * 3600):
+        return False
+    try:
+        collection = await post()
+    except BaseException:
+        await redis.delete(key)
+        raise
+    log.info("posted the gap report of %s for %s in channel %s", collection, week, channel)
+    return True

@@ -283,3 +283,8 @@ async def check_async(client: aioredis.Redis, url: str) -> None:
             f"Redis at {describe(url)} is unreachable ({exc}). Is the server running? "
             "Check REDIS_URL, or unset it to use the embedded Redis."
         ) from exc
+
+
+def as_text(value: object) -> str:
+    """A Redis reply value as text (clients without ``decode_responses`` return bytes; None is "")."""
+    return value.decode() if isinstance(value, bytes) else str(value or "")

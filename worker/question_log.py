@@ -20,7 +20,7 @@ from typing import Any, cast
 import numpy as np
 
 from syllabot.shared.keys import Keys
-from syllabot.shared.redis_conn import REDIS_ERRORS
+from syllabot.shared.redis_conn import REDIS_ERRORS, as_text
 from syllabot.worker.answer_cache import decode_vector, encode_vector
 from syllabot.worker.question import clean_question
 
@@ -60,10 +60,6 @@ class QuestionRecord:
     vector: np.ndarray | None
     closest: str
     index_version: str
-
-
-def _text(value: Any) -> str:
-    return value.decode() if isinstance(value, bytes) else str(value or "")
 
 
 class QuestionLog:
@@ -145,15 +141,15 @@ class QuestionLog:
         rows = await cast(Awaitable[list[Any]], self.redis.xrange(key, min=f"{since}-0", max="+"))
         records = []
         for entry_id, raw in rows:
-            fields = {_text(k): v for k, v in raw.items()}
+            fields = {as_text(k): v for k, v in raw.items()}
             records.append(
                 QuestionRecord(
-                    at_ms=int(_text(entry_id).split("-")[0]),
-                    text=_text(fields.get("q")),
-                    status=_text(fields.get("status")),
-                    vector=decode_vector(_text(fields.get("v"))),
-                    closest=_text(fields.get("closest")),
-                    index_version=_text(fields.get("version")),
+                    at_ms=int(as_text(entry_id).split("-")[0]),
+                    text=as_text(fields.get("q")),
+                    status=as_text(fields.get("status")),
+                    vector=decode_vector(as_text(fields.get("v"))),
+                    closest=as_text(fields.get("closest")),
+                    index_version=as_text(fields.get("version")),
                 )
             )
         return now_ms, records

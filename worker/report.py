@@ -20,6 +20,7 @@ import numpy as np
 
 from syllabot.shared.gap_report import GapReport
 from syllabot.shared.keys import Keys
+from syllabot.shared.redis_conn import as_text
 from syllabot.worker.gaps import MAX_GROUPED, GapQuestion, build_topics
 from syllabot.worker.question import clean_question
 from syllabot.worker.question_log import DAY_MS, QuestionLog, QuestionRecord
@@ -30,17 +31,13 @@ GAP_STATUSES = frozenset({"not_in_materials", "uncertain"})
 EmbedQuery = Callable[[str], np.ndarray]
 
 
-def _text(value: Any) -> str:
-    return value.decode() if isinstance(value, bytes) else str(value or "")
-
-
 async def voted_down(redis: Any, keys: Keys, collection: str, since_ms: int) -> list[dict[str, str]]:
     """Answers of ``collection`` whose last vote by some user in the period is 👎: question, status,
     closest source; one entry per answer."""
     rows = await cast(Awaitable[list[Any]], redis.xrange(keys.feedback_stream, min=f"{since_ms}-0", max="+"))
     last: dict[tuple[str, str], dict[str, str]] = {}
     for _, raw in rows:
-        entry = {_text(k): _text(v) for k, v in raw.items()}
+        entry = {as_text(k): as_text(v) for k, v in raw.items()}
         if entry.get("collection") != collection:
             continue
         last[(entry.get("answer_id", ""), entry.get("user", ""))] = entry

@@ -339,16 +339,7 @@ class LLMAnswerer:
 
     async def complete(self, messages: list[dict[str, str]]) -> str:
         """POST the chat request and return the first choice's text; :class:`LLMError` otherwise."""
-        payload: dict[str, Any] = {
-            "model": self.settings.llm_model,
-            "messages": messages,
-            "temperature": self.settings.llm_temperature,
-            "stream": False,
-        }
-        # The LLM's own timeout, or less: what is left of the asker's deadline (shared/deadline.py).
-        budget = llm_budget(self.settings.llm_timeout_s)
-        if budget <= 0:
-            raise LLMError("no time left before the asker's deadline")
+        payload, budget = self._request(messages, stream=False)
         try:
             async with asyncio.timeout(budget):
                 client = self._http()
@@ -367,6 +358,20 @@ class LLMAnswerer:
             raise LLMError("the endpoint's reply has no text content")
         return content
 
+    def _request(self, messages: list[dict[str, str]], stream: bool) -> tuple[dict[str, Any], float]:
+        """The chat request's body and its time budget: the LLM's own timeout, or less, what is left
+        of the asker's deadline (shared/deadline.py); :class:`LLMError` when nothing is left."""
+        budget = llm_budget(self.settings.llm_timeout_s)
+        if budget <= 0:
+            raise LLMError("no time left before the asker's deadline")
+        payload: dict[str, Any] = {
+            "model": self.settings.llm_model,
+            "messages": messages,
+            "temperature": self.settings.llm_temperature,
+            "stream": stream,
+        }
+        return payload, budget
+
     def _request_failed(self, exc: Exception, budget: float) -> LLMError:
         if isinstance(exc, TimeoutError | httpx.TimeoutException):
             return LLMError(f"no reply within {budget:.3g} s")
@@ -381,15 +386,7 @@ class LLMAnswerer:
     ) -> str:
         """POST the chat request with ``"stream": true``, pass the reply so far to ``on_text`` after
         each piece, and return it whole; :class:`LLMError` when it fails, stalls or breaks."""
-        payload: dict[str, Any] = {
-            "model": self.settings.llm_model,
-            "messages": messages,
-            "temperature": self.settings.llm_temperature,
-            "stream": True,
-        }
-        budget = llm_budget(self.settings.llm_timeout_s)
-        if budget <= 0:
-            raise LLMError("no time left before the asker's deadline")
+        payload, budget = self._request(messages, stream=True)
         stall_s = self.settings.llm_stall_s
         loop = asyncio.get_running_loop()
         started = loop.time()
