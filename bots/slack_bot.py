@@ -938,41 +938,26 @@ def build_app(settings: Settings, queue: QueueClient, redis_client: aioredis.Red
             client, command["user_id"], command.get("channel_id"), command.get("team_id"), responder(respond)
         )
 
-    @app.command("/syllabot-report")
-    async def on_report(ack: Any, command: dict, respond: Any, client: AsyncWebClient) -> None:
-        await ack()
-        await fe.report(
-            client,
-            command.get("text") or "",
-            command["user_id"],
-            command.get("channel_id"),
-            command.get("team_id"),
-            responder(respond),
-        )
+    def admin_text_command(name: str, handle: Callable[..., Awaitable[None]]) -> None:
+        """``/name [text]``: acknowledged at once, then handled by ``fe`` with the command's text,
+        user, channel and team, replying through its response_url."""
 
-    @app.command("/syllabot-collection")
-    async def on_collection(ack: Any, command: dict, respond: Any, client: AsyncWebClient) -> None:
-        await ack()
-        await fe.collection_command(
-            client,
-            command.get("text") or "",
-            command["user_id"],
-            command.get("channel_id"),
-            command.get("team_id"),
-            responder(respond),
-        )
+        async def on_command(ack: Any, command: dict, respond: Any, client: AsyncWebClient) -> None:
+            await ack()
+            await handle(
+                client,
+                command.get("text") or "",
+                command["user_id"],
+                command.get("channel_id"),
+                command.get("team_id"),
+                responder(respond),
+            )
 
-    @app.command("/syllabot-privacy")
-    async def on_privacy(ack: Any, command: dict, respond: Any, client: AsyncWebClient) -> None:
-        await ack()
-        await fe.privacy_command(
-            client,
-            command.get("text") or "",
-            command["user_id"],
-            command.get("channel_id"),
-            command.get("team_id"),
-            responder(respond),
-        )
+        app.command(name)(on_command)
+
+    admin_text_command("/syllabot-report", fe.report)
+    admin_text_command("/syllabot-collection", fe.collection_command)
+    admin_text_command("/syllabot-privacy", fe.privacy_command)
 
     @app.event("message")
     async def on_message(event: dict, body: dict, context: Any, client: AsyncWebClient, request: Any) -> None:
