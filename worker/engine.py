@@ -357,7 +357,9 @@ class Engine:
 
     def _pipeline(self, progress: Progress | None) -> EmbedPipeline:
         """Embeds passages while the build goes on reading (see worker/pipeline.py)."""
-        return EmbedPipeline(self.embedder, self.settings.embed_batch_size, progress)
+        return EmbedPipeline(
+            self.embedder, self.settings.embed_batch_size or self.embedder.batch_size, progress
+        )
 
     @staticmethod
     def _feed(pipe: EmbedPipeline, chunks: Sequence[Chunk]) -> None:

@@ -45,6 +45,8 @@ class Embedder(ABC):
     id: str
     #: Output dimension (after any truncation).
     dim: int
+    #: Texts per model call (``SYLLABOT_EMBED_BATCH_SIZE``); a build cuts its batches to this size.
+    batch_size: int = 32
 
     @abstractmethod
     def _raw_documents(self, texts: Sequence[str]) -> np.ndarray:

@@ -44,6 +44,11 @@ TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f41157
 #: Size of the model's position-embedding table: no input may be longer.
 MODEL_MAX_POSITIONS = 512
 DEFAULT_MAX_TOKENS = 256
+#: Texts per onnxruntime call. Small on purpose: per text, a call of 32 cost 1.3x (passages of ~126
+#: tokens) to 1.8x (questions of 8-28 tokens) the CPU of a call of 4, length-sorted alike -- the
+#: activations of a big call no longer fit the cores' caches -- while 4 still spreads the fixed cost
+#: of a call (python -m bench.embed_speed --batches; docs/BENCHMARKS.md, "Embedder batch size").
+DEFAULT_BATCH_SIZE = 4
 
 # Digests already verified in this process, keyed by (path, size, mtime): the model is 23 MB, so
 # hashing it costs ~50 ms, which is fine once but not on every embedder construction.
@@ -112,7 +117,7 @@ class MiniLMEmbedder(Embedder):
         self,
         *,
         max_tokens: int | None = DEFAULT_MAX_TOKENS,
-        batch_size: int = 32,
+        batch_size: int | None = None,
         threads: int | None = None,
         model_path: Path | None = None,
         tokenizer_path: Path | None = None,
@@ -129,6 +134,7 @@ class MiniLMEmbedder(Embedder):
                 f"embed_max_tokens={max_tokens} is out of range for {MODEL_ID}: use 8..{MODEL_MAX_POSITIONS} "
                 f"(the model has {MODEL_MAX_POSITIONS} positions; 256 is what it was trained with)"
             )
+        batch_size = batch_size or DEFAULT_BATCH_SIZE
         if batch_size < 1:
             raise EmbedderError(f"embed_batch_size must be >= 1, got {batch_size}")
         self.max_tokens = max_tokens

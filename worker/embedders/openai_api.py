@@ -41,12 +41,13 @@ class OpenAIEmbedder(Embedder):
         api_key: str | None = None,
         dimensions: int | None = None,
         timeout_s: float = 30.0,
-        batch_size: int = 32,
+        batch_size: int | None = None,
         max_retries: int = 2,
         transport: httpx.BaseTransport | None = None,
     ) -> None:
         if dimensions is not None and dimensions < 1:
             raise EmbedderError(f"embed_dimensions must be a positive integer, got {dimensions}")
+        batch_size = batch_size or 32
         if batch_size < 1:
             raise EmbedderError(f"embed_batch_size must be >= 1, got {batch_size}")
         self.base_url = base_url.rstrip("/")
