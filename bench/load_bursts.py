@@ -331,17 +331,21 @@ def plot(bursts: list[Burst], path: Path = PLOT) -> bool:
 
 
 READING = (
-    "Reading the figures: with the default model every question is CPU work (embedding ~5 ms of "
-    "MiniLM compute, the search, the extractive answer, and the queue's own bookkeeping in Python), "
-    "so a burst's wall time is one worker's throughput. With batching on, the questions that arrive "
-    "while the embedder is busy (or within `SYLLABOT_QUERY_BATCH_WAIT_MS`) are embedded in one "
-    "onnxruntime call, and every CPU stage runs on a pool of as many threads as there are cores "
-    "(`SYLLABOT_WORKER_CPU_THREADS`) instead of many threads contending for two cores. With the 1 s "
-    "LLM a question is mostly a wait: the LLM calls (up to `SYLLABOT_LLM_MAX_CONCURRENCY`) hold no "
-    "CPU thread and `SYLLABOT_WORKER_MAX_JOBS` (256) lets a worker hold that many waiting questions, "
-    "so a 200-question burst takes one LLM round plus the CPU work of 200 questions. A second "
-    "worker process on the same two cores adds CPU only when one process's Python (the event loop "
-    "and arq's bookkeeping) is the limit; client, fake LLM and workers share the machine."
+    "Reading the figures: with the default model every question is CPU work (embedding ~2.5 ms of "
+    "MiniLM compute in calls of four, ~3.6 ms alone; the search, the extractive answer, and the "
+    "queue's own bookkeeping in Python), so a burst's wall time is one worker's throughput. With "
+    "batching on, the questions that arrive while the embedder is busy (or within "
+    "`SYLLABOT_QUERY_BATCH_WAIT_MS`) share onnxruntime calls, cut into length-sorted runs of four "
+    "(`bench.embed_speed --batches`), two calls at a time on a pool of as many threads as there are "
+    "cores (`SYLLABOT_WORKER_CPU_THREADS`); off, each question is its own call. Batching can save "
+    "only embedding CPU (~1.1 ms of a question's ~6.5), so its ratio is bounded near 1.3x here. "
+    "With the 1 s LLM a question is mostly a wait: the LLM calls (up to "
+    "`SYLLABOT_LLM_MAX_CONCURRENCY`) hold no CPU thread and `SYLLABOT_WORKER_MAX_JOBS` (256) lets a "
+    "worker hold that many waiting questions, so a 200-question burst takes one LLM round plus the "
+    "CPU work of 200 questions before their calls (~1.2 core-seconds for worker, client, Redis and "
+    "fake LLM together: ~0.6 s on two cores). A second worker process on the same two cores adds "
+    "CPU only when one process's Python (the event loop and arq's bookkeeping) is the limit; "
+    "client, fake LLM and workers share the machine."
 )
 
 
