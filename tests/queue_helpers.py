@@ -21,25 +21,17 @@ import redis
 from syllabot.shared.config import Settings
 from syllabot.shared.keys import Keys
 from syllabot.shared.schema import Hit, IngestReport, SourceInfo
+from syllabot.worker.engine import SearchResult
 from syllabot.worker.main import FastWorker, build_worker
+from syllabot.worker.snapshot_cache import SnapshotCache
 
 REPO = Path(__file__).resolve().parent.parent
 
 
-@dataclass
-class FakeResult:
-    """Shaped like ``worker.engine.SearchResult``."""
-
-    hits: list[Hit]
-    index_version: str | None = "v-test"
-    embed_ms: float = 0.1
-    search_ms: float = 0.1
-    fallback: bool = False
-    query: str = ""
-    courses: tuple[str, ...] = ()
-    topic: str = ""
-    carried: tuple[str, ...] = ()
-    earlier: tuple[str, ...] = ()
+def search_result(hits: list[Hit], **extra: Any) -> SearchResult:
+    """A real ``SearchResult`` with these hits, as a stand-in engine returns it (index "v-test")."""
+    values: dict[str, Any] = {"index_version": "v-test", "embed_ms": 0.1, "search_ms": 0.1, "fallback": False}
+    return SearchResult(hits, **{**values, **extra})
 
 
 def make_hit(rank: int, text: str, score: float = 0.6, cosine: float = 0.7, **extra: Any) -> Hit:
@@ -73,10 +65,17 @@ class StandInEngine:
     ingest_gate: threading.Event | None = None
     calls: list[tuple[str, tuple]] = field(default_factory=list)
 
+    #: What the worker reads of an engine's cache (metrics, doctor): a real one, always empty.
+    cache: SnapshotCache = field(default_factory=lambda: SnapshotCache(0))
+
     def search(
         self, collection: str, question: str, k: int | None = None, turns: Sequence[object] = ()
-    ) -> FakeResult:
-        self.calls.append(("search", (collection, question, k)))
+    ) -> SearchResult:
+        return self.begin_search(collection, question, turns)
+
+    def begin_search(self, collection: str, question: str, turns: Sequence[object] = ()) -> SearchResult:
+        """The whole search, as ``Engine.begin_search`` returns it when there is nothing to embed."""
+        self.calls.append(("search", (collection, question)))
         if self.search_delay_s:
             time.sleep(self.search_delay_s)
         if self.fail_with is not None:
@@ -85,7 +84,7 @@ class StandInEngine:
             "Deadlock is a situation where processes wait for each other forever. "
             "The banker's algorithm avoids deadlock."
         )
-        return FakeResult([make_hit(1, text, score=0.8, cosine=0.8)])
+        return search_result([make_hit(1, text, score=0.8, cosine=0.8)])
 
     def ingest(
         self, collection: str, files: list[tuple[str, bytes]], who: str = "cli", progress: Any = None
@@ -111,6 +110,10 @@ class StandInEngine:
 
     def sources(self, collection: str) -> list[SourceInfo]:
         return [SourceInfo(doc_id="d1", file="a.md", title="A", pages=1, chunks=2, indexed_at="now")]
+
+    def snapshot(self, collection: str) -> None:
+        """No index is held: the worker's index-size gauge is left alone."""
+        return None
 
 
 @contextlib.asynccontextmanager

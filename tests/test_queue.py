@@ -58,7 +58,7 @@ async def test_ask_round_trip(settings: Settings) -> None:
     assert answer.citations and answer.citations[0].n == 1
     assert "[1]" in answer.text
     assert answer.timings.total > 0 and answer.timings.queue is not None
-    assert engine.calls[0] == ("search", ("os", "What is a deadlock?", None))
+    assert engine.calls[0] == ("search", ("os", "What is a deadlock?"))
     assert queue_keys_left(settings) == 0
 
 

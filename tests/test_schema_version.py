@@ -42,7 +42,7 @@ async def test_an_older_bot_is_told_by_the_worker_to_upgrade(settings: Settings)
     assert str(raised.value) == (
         "bot speaks schema v1, worker v2: upgrade the bot so both run the same Syllabot version"
     )
-    assert engine.calls == [("search", ("os", "What is a deadlock?", None))]  # only the v2 question
+    assert engine.calls == [("search", ("os", "What is a deadlock?"))]  # only the v2 question
     assert answer.schema_version == SCHEMA_VERSION
 
 

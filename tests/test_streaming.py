@@ -28,7 +28,7 @@ from syllabot.worker.answerers.llm import LLMAnswerer, visible_text
 from syllabot.worker.answerers.streaming import StreamFailed, parse_event, streaming_to
 from tests.discord_fake import FakeInteraction
 from tests.fake_openai import StreamingLLM
-from tests.queue_helpers import FakeResult, make_hit
+from tests.queue_helpers import make_hit, search_result
 from tests.streaming_helpers import (
     QUESTION,
     REPLY,
@@ -135,7 +135,7 @@ async def _answer(llm: StreamingLLM, **settings: object) -> tuple[Answer, list[s
 
     try:
         with streaming_to(sink):
-            answer = await answerer.answer(QUESTION, FakeResult(list(HITS)), "default")  # type: ignore[arg-type]
+            answer = await answerer.answer(QUESTION, search_result(list(HITS)), "default")
     finally:
         await answerer.aclose()
     return answer, shown
@@ -173,7 +173,7 @@ async def test_without_a_sink_or_with_streaming_off_one_request_one_reply(llm: S
     config = Settings(answerer="openai", embedder="hashing", llm_base_url=llm.url, _env_file=None)
     answerer = LLMAnswerer(config)
     try:
-        await answerer.answer(QUESTION, FakeResult(list(HITS)), "default")  # type: ignore[arg-type]
+        await answerer.answer(QUESTION, search_result(list(HITS)), "default")
     finally:
         await answerer.aclose()
     _, shown = await _answer(llm, llm_stream=False)

@@ -79,8 +79,6 @@ class CpuPool:
         """
         from syllabot.worker.engine import SearchResult
 
-        if not hasattr(self.engine, "begin_search"):  # a stand-in engine (tests): search whole
-            return await self.run(functools.partial(self.engine.search, turns=turns), collection, question, k)
         pending = await self.run(self.engine.begin_search, collection, question, turns)
         if isinstance(pending, SearchResult):
             return pending

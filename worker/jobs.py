@@ -181,12 +181,16 @@ async def _from_cache(
 
 
 async def _keep_answer(
-    cache: AnswerCache | None, questions: QuestionLog | None, request: AskRequest, answer: Answer, result: Any
+    cache: AnswerCache | None,
+    questions: QuestionLog | None,
+    request: AskRequest,
+    answer: Answer,
+    result: SearchResult,
 ) -> None:
     """Store a computed answer for the next asker (not one read against a conversation: its key has
     no context yet), and the question for the gap report (in a task)."""
     closest = result.hits[0].label if result.hits else ""
-    vector = getattr(result, "vector", None)  # stand-in engines of tests have none
+    vector = result.vector
     if cache is not None and not request.thread:
         await cache.put(request, answer, vector, closest)
     if questions is not None:
@@ -305,9 +309,7 @@ async def startup(ctx: dict[str, Any]) -> None:
     ctx["questions"] = QuestionLog(ctx["redis"], ctx["keys"], settings.keep_questions_days)
     if ctx.get("metrics") is None:  # tests may hand in their own
         ctx["metrics"] = WorkerMetrics()
-    cache = getattr(ctx["engine"], "cache", None)
-    if isinstance(cache, SnapshotCache):
-        ctx["metrics"].watch_cache(cache.stats)
+    ctx["metrics"].watch_cache(ctx["engine"].cache.stats)
     ctx["metrics_endpoint"] = start_endpoint(settings, ctx["metrics"].registry, f"worker {ctx['worker_id']}")
     await _sample_queue_depth(ctx)
     await beat(ctx["redis"], ctx["keys"], ctx["worker_id"])
@@ -389,9 +391,7 @@ async def _heartbeat(ctx: dict[str, Any]) -> None:
 
 async def _publish_cache_stats(ctx: dict[str, Any]) -> None:
     """The snapshot cache's figures for ``syllabot doctor``, riding on the heartbeat (one SET)."""
-    cache = getattr(ctx.get("engine"), "cache", None)
-    if not isinstance(cache, SnapshotCache):  # a stand-in engine
-        return
+    cache: SnapshotCache = ctx["engine"].cache
     try:
         await publish_stats(ctx["redis"], ctx["keys"].worker_cache(ctx["worker_id"]), cache.stats())
     except Exception as exc:  # noqa: BLE001 - a report is a nicety: logged, never raised
@@ -603,11 +603,8 @@ async def _record_index_size(ctx: dict[str, Any], metrics: WorkerMetrics, collec
     Called after the answer is delivered, and only when the answer's index version is not the one
     last measured, so a question costs nothing extra unless the index moved on (then one GET, and
     the snapshot the search has just cached)."""
-    snapshot_of: Callable[[str], Any] | None = getattr(ctx["engine"], "snapshot", None)
-    if snapshot_of is None:  # a stand-in engine
-        return
     try:
-        snapshot = await asyncio.to_thread(snapshot_of, collection)
+        snapshot = await asyncio.to_thread(ctx["engine"].snapshot, collection)
     except REDIS_ERRORS as exc:  # the heartbeat reports Redis being away
         log.debug("index size of %s not read: %s", collection, exc)
         return
