@@ -23,10 +23,11 @@ Imports only ``syllabot.shared`` (tests/test_layout.py). Tests need neither Redi
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import enum
 import logging
 import re
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -281,11 +282,12 @@ def clip_partial(text: str, limit: int, *, guard: CutGuard | None = None) -> str
 
 
 class LiveAsker(Protocol):
-    """What :func:`ask_streamed` needs of a queue (``shared.queue.QueueClient.ask_live``)."""
+    """What :func:`ask_streamed` needs of a queue (``shared.queue.QueueClient.ask_live``): partials
+    that pile up while the consumer is busy are collapsed to the newest, and the answer comes last."""
 
     def ask_live(
         self, request: AskRequest, timeout: float | None = None
-    ) -> AsyncIterator[Partial | Answer]: ...
+    ) -> AsyncGenerator[Partial | Answer, None]: ...
 
 
 #: A platform's edit call: show this partial answer text (unescaped) in place of the last one.
@@ -297,57 +299,27 @@ async def ask_streamed(
 ) -> Answer:
     """Ask, call ``show`` with the answer's text while it is written, and return the final answer.
 
-    The pace is the platform's: an edit starts at least ``every_s`` after the previous one ended
-    (so the platform never sees two closer than that, however long an edit takes), the newest text
-    is shown and those in between are skipped. The final answer is returned no sooner than
-    ``every_s`` after the last partial edit, so the caller's final edit keeps the same pace. An
-    edit that fails is logged and the flow goes on: partials are a nicety, the answer is not.
-    Failures of the question itself are raised as :meth:`QueueClient.ask` raises them.
+    The pace is the platform's: after an edit ends, nothing more happens for ``every_s`` (so the
+    platform never sees two edits closer than that, however long an edit takes), then the newest
+    text is shown -- ``ask_live`` keeps only the newest while we wait -- and the final answer,
+    should it come meanwhile, is returned at the end of that wait, so the caller's final edit keeps
+    the same pace. An edit that fails is logged and the flow goes on: partials are a nicety, the
+    answer is not. Failures of the question itself are raised as :meth:`QueueClient.ask` raises them.
     """
-    loop = asyncio.get_running_loop()
-    latest: str | None = None
-    arrived = asyncio.Event()
-
-    async def consume() -> Answer:
-        nonlocal latest
-        async for update in queue.ask_live(request, timeout):
+    shown: str | None = None
+    async with contextlib.aclosing(queue.ask_live(request, timeout)) as updates:
+        async for update in updates:
             if isinstance(update, Answer):
                 return update
-            latest = update.text
-            arrived.set()
-        raise QueueError("the queue ended without an answer")
-
-    task = asyncio.ensure_future(consume())
-    shown: str | None = None
-    ready_at = loop.time()
-    try:
-        while not task.done():
-            waiter = asyncio.ensure_future(arrived.wait())
+            if not update.text or update.text == shown:
+                continue
+            shown = update.text
             try:
-                await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
-            finally:
-                waiter.cancel()
-            if task.done():
-                break
-            if ready_at > loop.time():  # too soon after the last edit: wait, unless the answer comes
-                await asyncio.wait({task}, timeout=ready_at - loop.time())
-                if task.done():
-                    break
-            arrived.clear()
-            if latest and latest != shown:
-                shown = latest
-                try:
-                    await show(latest)
-                except Exception as exc:  # a failed edit must not lose the answer
-                    log.warning("could not show a partial answer: %s", exc, exc_info=not is_expected(exc))
-                ready_at = loop.time() + every_s
-        answer = task.result()
-        if shown is not None and ready_at > loop.time():
-            await asyncio.sleep(ready_at - loop.time())
-        return answer
-    finally:
-        if not task.done():
-            task.cancel()
+                await show(shown)
+            except Exception as exc:  # a failed edit must not lose the answer
+                log.warning("could not show a partial answer: %s", exc, exc_info=not is_expected(exc))
+            await asyncio.sleep(every_s)
+    raise QueueError("the queue ended without an answer")
 
 
 # --- the weekly gap report (both bots) ------------------------------------------------------------

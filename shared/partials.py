@@ -20,7 +20,7 @@ import contextlib
 import json
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -97,7 +97,7 @@ def newest(raw_items: list[bytes]) -> Partial | None:
 
 async def live(
     call: Callable[[Callable[[Partial], None]], Awaitable[_T]],
-) -> AsyncIterator[Partial | _T]:
+) -> AsyncGenerator[Partial | _T, None]:
     """Run ``call(on_partial)`` and yield each partial it reports, then its result, last.
 
     The call runs in its own task, so a consumer that is slow (an edit in flight) does not hold up

@@ -38,7 +38,7 @@ import logging
 import socket
 import time
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from typing import Any, TypeVar, cast
 
 import redis.exceptions
@@ -267,7 +267,9 @@ class QueueClient:
         answer.timings.queue = max(0.0, round(round_trip - answer.timings.total, 3))
         return answer
 
-    def ask_live(self, request: AskRequest, timeout: float | None = None) -> AsyncIterator[Partial | Answer]:
+    def ask_live(
+        self, request: AskRequest, timeout: float | None = None
+    ) -> AsyncGenerator[Partial | Answer, None]:
         """Ask a worker and iterate over what comes back: :class:`~shared.partials.Partial` texts
         while an LLM writes the answer (none from an extractive answerer), then the final
         :class:`Answer`, always last and the only authoritative one. Errors are those of :meth:`ask`,

@@ -14,14 +14,14 @@ import itertools
 import json
 import re
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 
 import pytest
 
 from syllabot.bots import discord_render, frontend, slack_render
 from syllabot.shared.config import Settings
 from syllabot.shared.keys import Keys
-from syllabot.shared.partials import Partial
+from syllabot.shared.partials import Partial, live
 from syllabot.shared.queue import QueueClient
 from syllabot.shared.schema import NOT_IN_MATERIALS, Answer, AskRequest
 from syllabot.worker.answerers.llm import LLMAnswerer, visible_text
@@ -182,18 +182,22 @@ async def test_without_a_sink_or_with_streaming_off_one_request_one_reply(llm: S
 
 # --- the front-end core's pace --------------------------------------------------------------------
 class ScriptedQueue:
-    """Partials every 50 ms, then the answer: stands in for the queue to test the pace alone."""
+    """Partials every 50 ms, then the answer: stands in for the queue to test the pace alone. Built
+    on ``shared.partials.live`` as ``QueueClient.ask_live`` is (partials collapse to the newest)."""
 
     def __init__(self, texts: list[str]) -> None:
         self.texts = texts
 
-    async def ask_live(
+    def ask_live(
         self, request: AskRequest, timeout: float | None = None
-    ) -> AsyncIterator[Partial | Answer]:
-        for seq, text in enumerate(self.texts, start=1):
-            await asyncio.sleep(0.05)
-            yield Partial(seq, text)
-        yield Answer(text=self.texts[-1] + " [1]", collection="default")
+    ) -> AsyncGenerator[Partial | Answer, None]:
+        async def call(on_partial: Callable[[Partial], None]) -> Answer:
+            for seq, text in enumerate(self.texts, start=1):
+                await asyncio.sleep(0.05)
+                on_partial(Partial(seq, text))
+            return Answer(text=self.texts[-1] + " [1]", collection="default")
+
+        return live(call)
 
 
 async def test_ask_streamed_edits_at_most_once_per_interval_and_shows_the_newest() -> None:
