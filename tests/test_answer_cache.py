@@ -74,7 +74,6 @@ async def test_the_cache_is_off_with_a_zero_ttl_and_keyed_by_what_decides_the_an
     )
     assert cache_digest(base, "extractive") != cache_digest(base.model_copy(update={"k": 3}), "extractive")
     assert cache_digest(base, "extractive") != cache_digest(base, "openai")
-    assert cache_digest(base, "extractive") != cache_digest(base, "extractive", context="earlier turn")
 
 
 async def test_questions_in_a_conversation_are_always_computed(settings: Settings) -> None:

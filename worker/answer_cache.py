@@ -2,10 +2,11 @@
 
 Keyed by collection, index version, the question as the pipeline reads it
 (:func:`~worker.question.clean_question`, so "hi, what's CO3??" and "what's CO3?" share an entry
-only when they search and answer alike), ``k``, the answerer and a conversation ``context`` (empty
-for now: a follow-up that depends on earlier turns passes them there). The version is part of the
-key name, so a re-index, an upload or a removal, each of which publishes a new version, never
-serves an answer computed from the old index; old entries simply expire.
+only when they search and answer alike), ``k`` and the answerer. A question in a conversation (a
+follow-up) is never cached: its answer depends on the turns before it, which no key here holds.
+The version is part of the key name, so a re-index, an upload or a removal, each of which
+publishes a new version, never serves an answer computed from the old index; old entries simply
+expire.
 
 A hit costs one script call (the current version, then the entry under it) and no thread: the
 worker answers it on its event loop. Answers carrying an operator note (an LLM that fell back) are not stored, so a
@@ -44,10 +45,10 @@ return {version, redis.call('GET', ARGV[1] .. version .. ARGV[2])}
 """
 
 
-def cache_digest(request: AskRequest, answerer: str, context: str = "") -> str:
+def cache_digest(request: AskRequest, answerer: str) -> str:
     """Everything besides the index version that decides the answer, hashed."""
     question = " ".join(clean_question(request.question).split())
-    material = json.dumps([question, request.k, answerer, context], ensure_ascii=False)
+    material = json.dumps([question, request.k, answerer], ensure_ascii=False)
     return hashlib.sha256(material.encode("utf-8")).hexdigest()[:32]
 
 
@@ -83,8 +84,8 @@ class AnswerCache:
         self.answerer = answerer
         self._lookup = redis.register_script(_LOOKUP)
 
-    async def get(self, request: AskRequest, context: str = "") -> CachedAnswer | None:
-        digest = cache_digest(request, self.answerer, context)
+    async def get(self, request: AskRequest) -> CachedAnswer | None:
+        digest = cache_digest(request, self.answerer)
         head, tail = self.keys.answer_cache(request.collection, _VERSION_SLOT, digest).rsplit(
             _VERSION_SLOT, 1
         )
@@ -113,11 +114,10 @@ class AnswerCache:
         answer: Answer,
         vector: np.ndarray | None = None,
         closest: str = "",
-        context: str = "",
     ) -> None:
         if answer.index_version is None or answer.note:
             return
-        digest = cache_digest(request, self.answerer, context)
+        digest = cache_digest(request, self.answerer)
         payload = {
             "answer": answer.model_dump(mode="json", exclude=_PER_ASK_FIELDS),
             "vector": encode_vector(vector),
