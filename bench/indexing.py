@@ -4,7 +4,7 @@ Why: an admin who uploads a syllabus in chat waits for this, and knowing which s
 what is worth optimising. Two measurements per document set, both with the product's own code:
 
 1. **Stages**, timed one by one: ``load_document`` (text extraction), ``chunk_document``, the
-   default embedder's ``embed_documents`` in the engine's batches of 64 (no cache: the real cost),
+   default embedder's ``embed_documents`` on all the chunks, in its own calls (no cache: the real cost),
    ``build_snapshot`` (unit check + keyword index), snapshot serialisation, and
    ``CollectionStore.publish`` into a real Redis.
 2. **End to end**: ``Engine.ingest`` on a fresh collection, the path ``syllabot index`` runs.
@@ -30,7 +30,6 @@ from bench.common import write_section as _write_section
 
 REDIS_URL = os.environ.get("SYLLABOT_BENCH_REDIS", "redis://127.0.0.1:6379/0")
 SUFFIXES = (".pdf", ".md", ".markdown", ".txt", ".docx")
-EMBED_BATCH = 64  # worker.engine.EMBED_PROGRESS_BATCH
 
 
 @dataclass
@@ -95,12 +94,10 @@ def measure_stages(label: str, paths: list[Path], embedder, client, prefix: str)
     out.chunk = time.perf_counter() - t0
     out.chunks = len(chunks)
 
-    import numpy as np
 
     t0 = time.perf_counter()
     texts = [c.text for c in chunks]
-    parts = [embedder.embed_documents(texts[i : i + EMBED_BATCH]) for i in range(0, len(texts), EMBED_BATCH)]
-    matrix = np.vstack(parts)
+    matrix = embedder.embed_documents(texts)
     out.embed = time.perf_counter() - t0
 
     t0 = time.perf_counter()
@@ -220,7 +217,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "",
         f"`python -m bench.indexing{' --quick' if args.quick else ''}` — {machine_stamp()} "
         f"Default embedder `{embedder.id}` (loaded once beforehand in {load_s:.1f} s, not counted), "
-        f"batches of {EMBED_BATCH}; Redis {REDIS_URL.split('@')[-1]} under a throw-away key prefix. "
+        f"{getattr(embedder, 'batch_size', '?')} texts per call, length-sorted; Redis {REDIS_URL.split('@')[-1]} under a throw-away key prefix. "
         f"Run took {elapsed:.0f} s.",
         "",
         markdown_table(
