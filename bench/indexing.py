@@ -94,7 +94,6 @@ def measure_stages(label: str, paths: list[Path], embedder, client, prefix: str)
     out.chunk = time.perf_counter() - t0
     out.chunks = len(chunks)
 
-
     t0 = time.perf_counter()
     texts = [c.text for c in chunks]
     matrix = embedder.embed_documents(texts)

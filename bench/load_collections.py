@@ -39,7 +39,16 @@ from typing import Any
 
 import numpy as np
 
-from bench.common import ROOT, bench_settings, default_embedder, embed_cached, machine_stamp, markdown_table
+from bench.common import (
+    PLOTS,
+    ROOT,
+    bench_settings,
+    default_embedder,
+    embed_cached,
+    machine_stamp,
+    markdown_table,
+    save_figure,
+)
 from bench.common import publish as _publish
 from bench.indexing import REDIS_URL
 from bench.indexing import cleanup as _cleanup
@@ -169,6 +178,7 @@ def measure(prefix: str, count: int, budget_mb: float) -> dict[str, Any]:
     order = list(range(count))
     random.Random(7).shuffle(order)
     cold_wall, cold_over, cold_load = [], [], []
+    rss_trace = [(0, rss_start)]
     for n, i in enumerate(order):
         before = engine.cache.stats()
         t0 = time.perf_counter()
@@ -179,6 +189,8 @@ def measure(prefix: str, count: int, budget_mb: float) -> dict[str, Any]:
         cold_wall.append(wall)
         cold_over.append(wall - result.embed_ms)
         cold_load.append((after.load_seconds - before.load_seconds) * 1000)
+        if (n + 1) % RSS_EVERY == 0:
+            rss_trace.append((n + 1, _status_mb("VmRSS")))
     recent = engine.cache.collections()[-20:]
     warm_after, warm_search_after = _warm_p50(engine, recent, WARM_REPEATS)
     stats = engine.cache.stats()
@@ -201,6 +213,8 @@ def measure(prefix: str, count: int, budget_mb: float) -> dict[str, Any]:
         "warm_after": warm_after,
         "warm_search_before": warm_search_before,
         "warm_search_after": warm_search_after,
+        "rss_trace": rss_trace,
+        "cold_over": cold_over,
     }
 
 
@@ -268,6 +282,45 @@ def section(results: list[dict[str, Any]], count: int, gen_s: float, stored: int
     ]
 
 
+PLOT = PLOTS / "load_collections.png"
+#: The worker's RSS is read after every this many first questions (the plot's left panel).
+RSS_EVERY = 25
+
+
+def plot(results: list[dict[str, Any]], path: Path = PLOT) -> bool:
+    """RSS as collections are first asked, and the first questions' cost; False without matplotlib."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return False
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.2))
+    for r in results:
+        asked, rss = zip(*r["rss_trace"], strict=True)
+        line = left.plot(asked, rss, label=f"budget {r['budget_mb']:.0f} MB")[0]
+        left.axhline(r["budget_mb"] + RSS_MARGIN_MB, color=line.get_color(), linestyle=":", linewidth=1)
+        over = np.sort(np.asarray(r["cold_over"]))
+        right.plot(over, np.arange(1, len(over) + 1) / len(over), label=f"budget {r['budget_mb']:.0f} MB")
+    right.axvline(COLD_TARGET_MS, color="grey", linestyle=":", linewidth=1)
+    left.set(
+        xlabel="collections asked (each a first question)",
+        ylabel="worker RSS (MB)",
+        title=f"RSS (dotted: budget + {RSS_MARGIN_MB} MB)",
+    )
+    right.set(
+        xlabel="first question minus its embedding (ms)",
+        ylabel="share of first questions",
+        title=f"First questions (dotted: {COLD_TARGET_MS:.0f} ms)",
+    )
+    for axis in (left, right):
+        axis.grid(alpha=0.3)
+        axis.legend(fontsize=8)
+    save_figure(fig, path)
+    return True
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--collections", type=int, default=1000)
@@ -294,11 +347,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     finally:
         _cleanup(client, prefix)
         client.close()
-    _publish(
-        "load_collections",
-        section(results, args.collections, gen_s, stored, time.perf_counter() - started),
-        not args.no_write,
-    )
+    lines = section(results, args.collections, gen_s, stored, time.perf_counter() - started)
+    if not args.no_write and plot(results):
+        lines += ["", f"![worker RSS and first questions across 1,000 collections](plots/{PLOT.name})"]
+    _publish("load_collections", lines, not args.no_write)
     return 0
 
 

@@ -26,9 +26,10 @@ import argparse
 import time
 import uuid
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
-from bench.common import DATA, ROOT, bench_settings, machine_stamp, markdown_table
+from bench.common import DATA, PLOTS, ROOT, bench_settings, machine_stamp, markdown_table, save_figure
 from bench.common import publish as _publish
 from bench.indexing import REDIS_URL, cleanup
 from bench.load_collections import scratch_redis
@@ -66,6 +67,7 @@ def measure(threads: int, files: list[tuple[str, bytes]], repeats: int) -> dict[
     # Warm up on the longest batch: onnxruntime's arena grows to its peak once, not inside a timing.
     embedder.embed_documents(sorted(texts, key=len)[-embedder.batch_size :])
     raw, read, ingest = [], [], []
+    timelines: list[list[tuple[float, str, int, int]]] = []
     for _ in range(repeats):
         t0 = time.perf_counter()
         embedder.embed_documents(texts)
@@ -74,10 +76,16 @@ def measure(threads: int, files: list[tuple[str, bytes]], repeats: int) -> dict[
         prefix = f"syllabot-bench-{uuid.uuid4().hex[:10]}:"
         settings = bench_settings(redis_url=REDIS_URL, key_prefix=prefix)
         engine = Engine(settings, embedder=embedder)
+        timeline: list[tuple[float, str, int, int]] = []
+        t0 = time.perf_counter()
+
+        def progress(stage: str, done: int, total: int, timeline: list = timeline, t0: float = t0) -> None:
+            timeline.append((time.perf_counter() - t0, stage, done, total))
+
         try:
-            t0 = time.perf_counter()
-            report = engine.ingest("term", files, "bench")
+            report = engine.ingest("term", files, "bench", progress)
             ingest.append(time.perf_counter() - t0)
+            timelines.append(timeline)
             assert report.total_chunks == len(texts), (report.total_chunks, len(texts))
         finally:
             cleanup(engine.client, prefix)
@@ -94,6 +102,8 @@ def measure(threads: int, files: list[tuple[str, bytes]], repeats: int) -> dict[
         "ingest_rate": ingest_rate,
         "share": ingest_rate / raw_rate,
         "sequential_share": min(raw) / (min(raw) + min(read)),
+        # The fastest ingest's progress reports, for the plot: (seconds, stage, done, total).
+        "timeline": timelines[ingest.index(min(ingest))],
     }
 
 
@@ -142,6 +152,46 @@ def section(results: list[dict[str, Any]], files: int, repeats: int, took: float
     return lines
 
 
+PLOT = PLOTS / "load_ingest.png"
+
+
+def plot(results: list[dict[str, Any]], path: Path = PLOT) -> bool:
+    """Chunks embedded against time in the fastest ingest, beside the raw embedder's pace, per thread
+    count; the end of reading marked. False without matplotlib."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return False
+    fig, axis = plt.subplots(figsize=(8, 4.2))
+    for r in results:
+        embedded = [(t, done) for t, stage, done, _ in r["timeline"] if stage == "embedding"]
+        read_end = max((t for t, stage, _, _ in r["timeline"] if stage == "reading"), default=0.0)
+        line = axis.plot(*zip(*embedded, strict=True), marker=".", label=f"ingest, {r['threads']} thread(s)")[
+            0
+        ]
+        color = line.get_color()
+        axis.plot(
+            [0, r["raw_s"]],
+            [0, r["chunks"]],
+            linestyle="--",
+            color=color,
+            label=f"raw embedder, {r['threads']}",
+        )
+        axis.axvline(read_end, color=color, linestyle=":", linewidth=1)
+    axis.set(
+        xlabel="seconds since the upload started (dotted: reading done)",
+        ylabel="chunks embedded",
+        title="Ingest against the raw embedder",
+    )
+    axis.grid(alpha=0.3)
+    axis.legend(fontsize=8)
+    save_figure(fig, path)
+    return True
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--threads", default="1,2", help="onnxruntime intra-op thread counts to compare")
@@ -163,11 +213,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"({100 * r['share']:.0f}%), extract {r['read_s']:.2f} s",
             flush=True,
         )
-    _publish(
-        "load_ingest",
-        section(results, len(files), args.repeats, time.perf_counter() - started),
-        not args.no_write,
-    )
+    lines = section(results, len(files), args.repeats, time.perf_counter() - started)
+    if not args.no_write and plot(results):
+        lines += ["", f"![chunks embedded against time, ingest and raw embedder](plots/{PLOT.name})"]
+    _publish("load_ingest", lines, not args.no_write)
     return 0
 
 
