@@ -264,6 +264,8 @@ def test_cli_index_and_ask_go_through_a_running_worker(
         assert answer.in_materials and answer.index_version == report.index_version
         time.sleep(0.2)
         assert any(line["platform"] == "cli" for line in _answer_lines(log))
+    # `syllabot worker` keeps its snapshots out of full garbage collections (worker/heap.py).
+    assert "snapshots frozen after each load" in log.read_text(encoding="utf-8")
 
 
 def test_cli_ask_reports_unreachable_redis(settings: Settings, capsys: pytest.CaptureFixture[str]) -> None:

@@ -33,7 +33,7 @@ from syllabot.shared.queue_protocol import (
     claim,
 )
 from syllabot.shared.redis_conn import REDIS_ERRORS, describe, resolve_redis_url
-from syllabot.worker import jobs
+from syllabot.worker import heap, jobs
 from syllabot.worker.hooks import WorkerHooks, install_hooks
 
 log = logging.getLogger("syllabot.worker")
@@ -281,6 +281,7 @@ def run_worker(settings: Settings | None = None) -> None:
         Keys(settings.key_prefix).queue,
         settings.worker_max_jobs,
     )
+    heap.enable()  # snapshots out of the garbage collector's way (worker/heap.py)
     # arq's Worker binds to the current event loop at construction; give it a fresh one.
     asyncio.set_event_loop(asyncio.new_event_loop())
     build_worker(settings).run()

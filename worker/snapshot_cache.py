@@ -27,6 +27,8 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
+from syllabot.worker.heap import after_snapshot_load
+
 if TYPE_CHECKING:
     from syllabot.worker.index import IndexSnapshot
 
@@ -160,6 +162,7 @@ class SnapshotCache:
             size = snapshot_bytes(snapshot)
             seconds = time.perf_counter() - t0
             self._put(collection, snapshot, size, seconds)
+            after_snapshot_load()
             return snapshot
 
     def stats(self) -> CacheStats:
