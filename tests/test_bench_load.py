@@ -34,11 +34,11 @@ def test_report_sections_render_targets() -> None:
         "cache_mb": 127.0, "entries": 120, "misses": 1000, "evictions": 880, "snapshot_kb_mean": 1000.0,
         "cold_wall_p50": 30.0, "cold_over_p50": 15.0, "cold_over_p95": 60.0, "cold_load_p50": 12.0,
         "cold_load_p95": 40.0, "warm_before": 14.0, "warm_after": 14.5, "warm_search_before": 2.0,
-        "warm_search_after": 2.1,
+        "warm_search_after": 2.1, "cold_over": [10.0] * 98 + [70.0, 80.0],
     }  # fmt: skip
     lines = "\n".join(load_collections.section([result], 1000, 20.0, 2**28, 90.0))
     # 400 MB is over 128 + 200 in all, its 150 MB growth is not; 60 ms p95 misses 50 ms.
-    assert "250 → 380 (peak 400) ✗ | 150 ✓" in lines and "15.0 / 60.0 ✗" in lines
+    assert "250 → 380 (peak 400) ✗ | 150 ✓" in lines and "15.0 / 60.0 ✗ / 70.1 / 80.0" in lines
     ingest = {
         "threads": 2, "chunks": 200, "raw_s": 10.0, "read_s": 2.0, "ingest_s": 10.5, "raw_rate": 20.0,
         "ingest_rate": 19.0, "share": 0.95, "sequential_share": 0.83,
