@@ -911,7 +911,10 @@ def build_app(settings: Settings, queue: QueueClient, redis_client: aioredis.Red
         signing_secret=settings.slack_signing_secret or None,
         # Socket Mode requests are not signed (the websocket is authenticated instead); HTTP ones are.
         request_verification_enabled=bool(settings.slack_signing_secret),
-        name="syllabot",
+        # Bolt names its logger after the app and copies the root logger's level onto it: named
+        # "syllabot", it set our whole namespace to the root's level (WARNING unless configured),
+        # silencing every syllabot.* INFO line of the process that built it.
+        name="syllabot.slack.bolt",
     )
     fe = SlackFrontEnd(settings, queue, redis_client if redis_client is not None else async_client(settings))
     app._syllabot = fe  # type: ignore[attr-defined]  # for tests and shutdown

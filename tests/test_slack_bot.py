@@ -338,6 +338,19 @@ async def test_redis_unreachable_gives_a_clear_message(slack_settings: Settings,
         await queue.close()
 
 
+async def test_serving_leaves_the_syllabot_loggers_levels_alone(
+    bot: Bot, fake: FakeSlack, corpus: None
+) -> None:
+    """Bolt configures the logger named after its app from the root logger when a listener runs;
+    named "syllabot", it set our namespace to the root's level (WARNING unless configured), silencing
+    every syllabot.* INFO line of the process -- the per-question answer log among them."""
+    ours = logging.getLogger("syllabot")
+    ours.setLevel(logging.NOTSET)
+    await bot.command(fake, "/ask", "How many days do I have to return a new bike?", STUDENT, "levels")
+    await fake.wait_for("response", "levels", timeout=WAIT)
+    assert ours.level == logging.NOTSET and not ours.disabled
+
+
 def test_every_queue_failure_has_words(settings: Settings) -> None:
     assert "took too long" in describe_error(QueueTimeout("x"), settings)
     assert "worker" in describe_error(NoWorker("x"), settings)
