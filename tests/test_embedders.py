@@ -174,7 +174,7 @@ def test_minilm_embeds_queries_together_exactly_as_one_by_one(minilm: MiniLMEmbe
 
 
 def test_minilm_calls_hold_four_texts_unless_the_setting_says_otherwise() -> None:
-    """Per text, calls of 32 cost up to 1.8x the CPU of calls of 4 (bench.embed_speed --batches):
+    """Per text, calls of 32 cost 1.2-1.9x the CPU of calls of 4 (bench.embed_speed --batches):
     MiniLM's calls hold 4 texts, length-sorted, unless SYLLABOT_EMBED_BATCH_SIZE says otherwise."""
     calls: list[int] = []
 

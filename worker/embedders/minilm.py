@@ -44,10 +44,10 @@ TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f41157
 #: Size of the model's position-embedding table: no input may be longer.
 MODEL_MAX_POSITIONS = 512
 DEFAULT_MAX_TOKENS = 256
-#: Texts per onnxruntime call. Small on purpose: per text, a call of 32 cost 1.3x (passages of ~126
-#: tokens) to 1.8x (questions of 8-28 tokens) the CPU of a call of 4, length-sorted alike -- the
+#: Texts per onnxruntime call. Small on purpose: per text, a call of 32 cost 1.9x (passages of ~127
+#: tokens) and 1.2-1.4x (questions of ~12 tokens) the CPU of a call of 4, length-sorted alike -- the
 #: activations of a big call no longer fit the cores' caches -- while 4 still spreads the fixed cost
-#: of a call (python -m bench.embed_speed --batches; docs/BENCHMARKS.md, "Embedder batch size").
+#: of a call (python -m bench.embed_speed --batches; docs/BENCHMARKS.md, "Embedder: texts per call").
 DEFAULT_BATCH_SIZE = 4
 
 # Digests already verified in this process, keyed by (path, size, mtime): the model is 23 MB, so
