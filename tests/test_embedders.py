@@ -196,6 +196,8 @@ def test_minilm_calls_hold_four_texts_unless_the_setting_says_otherwise() -> Non
         clear_embedder_cache()
     with pytest.raises(ValidationError):
         Settings(embed_batch_size=0, _env_file=None)
+    with pytest.raises(EmbedderError, match="embed_batch_size must be >= 1"):
+        MiniLMEmbedder(batch_size=0)
 
 
 def test_hashing_embeds_queries_together_exactly_as_one_by_one() -> None:

@@ -4,7 +4,7 @@ Why: a worker serving hundreds of collections holds hundreds of thousands of lon
 (chunks, catalogs, keyword indexes), and every full (generation 2) collection walks all of them:
 ~50 ms with 500 collections cached, a pause for every question in flight, and 45 such pauses over
 1,000 first questions (``python -m bench.load_collections``: first questions p99 55 ms, max 58 ms;
-with this module p99 8.4 ms, max 8.6 ms, the same RSS). Snapshots hold no reference cycles, so
+with this module p99 15 ms, max 22 ms, the same RSS). Snapshots hold no reference cycles, so
 after a load the process's objects go to the permanent generation (``gc.freeze``), which
 collections skip; reference counting still frees them when the cache evicts them.
 

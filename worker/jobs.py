@@ -187,8 +187,8 @@ async def _keep_answer(
     answer: Answer,
     result: SearchResult,
 ) -> None:
-    """Store a computed answer for the next asker (not one read against a conversation: its key has
-    no context yet), and the question for the gap report (in a task)."""
+    """Store a computed answer for the next asker (not one read against a conversation: no cache
+    key holds its turns), and the question for the gap report (in a task)."""
     closest = result.hits[0].label if result.hits else ""
     vector = result.vector
     if cache is not None and not request.thread:

@@ -134,7 +134,7 @@ class MiniLMEmbedder(Embedder):
                 f"embed_max_tokens={max_tokens} is out of range for {MODEL_ID}: use 8..{MODEL_MAX_POSITIONS} "
                 f"(the model has {MODEL_MAX_POSITIONS} positions; 256 is what it was trained with)"
             )
-        batch_size = batch_size or DEFAULT_BATCH_SIZE
+        batch_size = DEFAULT_BATCH_SIZE if batch_size is None else batch_size
         if batch_size < 1:
             raise EmbedderError(f"embed_batch_size must be >= 1, got {batch_size}")
         self.max_tokens = max_tokens

