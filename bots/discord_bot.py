@@ -24,12 +24,13 @@ from __future__ import annotations
 import asyncio
 import io
 import logging
+import re
 import sys
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import discord
 import redis.asyncio as aioredis
@@ -206,8 +207,17 @@ class FollowUpButton(
         await interaction.response.send_modal(FollowUpModal(self.conversation, self.private))
 
 
+#: A follow-up modal's custom_id: the privacy and the conversation, so a submission is answered by
+#: :meth:`SyllabotBot.on_interaction` whichever process opened the modal (one restarted meanwhile,
+#: another replica). Modals of before the privacy was added carry the conversation alone: public.
+FOLLOW_UP_MODAL = re.compile(
+    r"syllabot:followup-modal:(?:(?P<privacy>p|o):)?(?P<conversation>[0-9A-Za-z-]{1,64})"
+)
+
+
 class FollowUpModal(discord.ui.Modal, title="Ask a follow-up"):
-    """The follow-up question; answered like ``/ask`` in the same conversation."""
+    """The follow-up question's form. Its submission is answered from the custom_id alone (see
+    :data:`FOLLOW_UP_MODAL`), not by this object, which a restart would lose."""
 
     question: discord.ui.TextInput[FollowUpModal] = discord.ui.TextInput(
         label="Your follow-up",
@@ -217,14 +227,7 @@ class FollowUpModal(discord.ui.Modal, title="Ask a follow-up"):
     )
 
     def __init__(self, conversation: str, private: bool) -> None:
-        super().__init__(custom_id=f"syllabot:followup-modal:{conversation}")
-        self.conversation = conversation
-        self.private = private
-
-    async def on_submit(self, interaction: discord.Interaction) -> None:
-        await _bot(interaction).handle_ask(
-            interaction, self.question.value, private=self.private, conversation=self.conversation
-        )
+        super().__init__(custom_id=f"syllabot:followup-modal:{'p' if private else 'o'}:{conversation}")
 
 
 def answer_view(answer_id: str | None, conversation: str, private: bool) -> discord.ui.View:
@@ -296,6 +299,27 @@ class SyllabotBot(discord.Client):
         if self.redis is not None:
             await self.redis.aclose()
             self.redis = None
+
+    async def on_interaction(self, interaction: discord.Interaction) -> None:
+        """A follow-up modal's submission, answered from its custom_id (:data:`FOLLOW_UP_MODAL`):
+        discord.py hands a modal only to the process that opened it, and a restart forgets it."""
+        if interaction.type is not discord.InteractionType.modal_submit:
+            return
+        data = cast("dict[str, Any]", interaction.data or {})
+        match = FOLLOW_UP_MODAL.fullmatch(str(data.get("custom_id", "")))
+        if match is None:
+            return
+        typed = [
+            str(component.get("value") or "")
+            for row in data.get("components", [])
+            for component in row.get("components", [])
+        ]
+        await self.handle_ask(
+            interaction,
+            typed[0] if typed else "",
+            private=match["privacy"] == "p",
+            conversation=match["conversation"],
+        )
 
     async def on_ready(self) -> None:
         log.info("connected as %s (%s) to %d guild(s)", self.user, self.application_id, len(self.guilds))

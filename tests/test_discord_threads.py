@@ -56,6 +56,7 @@ async def test_a_follow_up_from_the_button_is_answered_in_the_conversations_cour
     answer = await submitted.final(TIMEOUT)
     first = submitted.requests()[0]
     assert first.kind == "callback" and first.json["type"] == 5
+    assert [r.kind for r in submitted.requests()].count("callback") == 1  # answered once
     sources = sources_field(answer)
     assert sources and "KCAI205-machine-learning.pdf" in sources
     assert "KC21CS47" not in sources  # the follow-up names no course: the conversation's is kept
@@ -67,6 +68,34 @@ async def test_a_follow_up_from_the_button_is_answered_in_the_conversations_cour
         "and the textbooks for that?",
     ]
     assert json.loads(turns[1])["courses"] == ["22AI205 Machine Learning"]
+
+
+async def test_a_follow_up_modal_opened_before_a_restart_is_still_answered(
+    fake: DiscordFake, bot: SyllabotBot, worker: None, settings: Settings, redis_client: aioredis.Redis
+) -> None:
+    """discord.py hands a modal's submission only to the process that opened it; a student who
+    opened the form before the bot restarted (or on another replica) must still get an answer."""
+    await index(settings, "default", *SYLLABI)
+    ix = await fake.command("ask", question="which unit of ML has SVM?", user_id=502)
+    await ix.final(TIMEOUT)
+    # The form as another process opened it: this one never saw it.
+    opened_elsewhere = Recorded(
+        "callback",
+        "POST",
+        "",
+        {
+            "type": 9,
+            "data": {
+                "custom_id": f"syllabot:followup-modal:o:{ix.id}",
+                "components": [{"type": 1, "components": [{"type": 4, "custom_id": "a1b2c3"}]}],
+            },
+        },
+    )
+    submitted = await fake.submit_modal(opened_elsewhere, ["and the textbooks for that?"], user_id=502)
+    answer = await submitted.final(TIMEOUT)
+    assert "KCAI205-machine-learning.pdf" in sources_field(answer)
+    turns = await redis_client.lrange(Keys(settings.key_prefix).thread(f"discord:{ix.id}"), 0, -1)
+    assert [json.loads(t)["question"] for t in turns][-1] == "and the textbooks for that?"
 
 
 async def test_ask_in_a_discord_thread_continues_that_threads_conversation(
