@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Awaitable, Sequence
+from collections.abc import Awaitable
 from dataclasses import asdict, dataclass, field
 from typing import cast
 
@@ -27,7 +27,7 @@ import redis.asyncio as aioredis
 from syllabot.shared.config import Settings
 from syllabot.shared.keys import Keys
 
-__all__ = ["ThreadContext", "ThreadStore", "Turn", "context_text", "thread_id"]
+__all__ = ["ThreadContext", "ThreadStore", "Turn", "thread_id"]
 
 
 def thread_id(platform: str, *parts: str) -> str:
@@ -74,14 +74,6 @@ class ThreadContext:
     expired: bool = False
 
 
-def context_text(turns: Sequence[Turn]) -> str:
-    """A conversation's context as one stable string (e.g. part of an answer-cache key): the same
-    turns give the same text; the time of each turn is left out."""
-    return "\n".join(
-        f"{t.question} | {','.join(t.courses)} | {','.join(t.modules)} | {t.topic}" for t in turns
-    )
-
-
 class ThreadStore:
     """Redis I/O for conversations: :meth:`load` before answering, :meth:`record` after."""
 
@@ -108,10 +100,6 @@ class ThreadStore:
         if now - turns[-1].at > self.ttl_s:
             return ThreadContext((), expired=True)
         return ThreadContext(turns)
-
-    async def context(self, thread: str) -> str:
-        """:func:`context_text` of the thread's live turns ("" for a new or expired thread)."""
-        return context_text((await self.load(thread)).turns)
 
     async def exists(self, thread: str) -> bool:
         """Whether the thread has turns (live or within the expiry grace): a platform thread Syllabot

@@ -7,6 +7,7 @@ from syllabot.shared.config import Settings
 from syllabot.shared.keys import Keys
 from syllabot.shared.queue import QueueClient
 from syllabot.shared.schema import Answer, AskRequest
+from syllabot.shared.threads import Turn
 from syllabot.worker.answer_cache import cache_digest
 from syllabot.worker.sample import sample_files
 from tests.queue_helpers import NEW_DOC, NEW_QUESTION, running_worker
@@ -76,21 +77,35 @@ async def test_the_cache_is_off_with_a_zero_ttl_and_keyed_by_what_decides_the_an
     assert cache_digest(base, "extractive") != cache_digest(base, "openai")
 
 
-async def test_questions_in_a_conversation_are_always_computed(settings: Settings) -> None:
-    """A follow-up is read against its conversation, whose turn is recorded from the search: it is
-    neither served from the cache nor stored in it."""
+async def test_a_conversations_first_question_is_served_from_the_cache_and_a_follow_up_never_is(
+    settings: Settings,
+) -> None:
+    """Every Discord /ask starts a conversation: its first question reads nothing of it, so it is
+    served like any other, and records the turn the search would have recorded. A follow-up is read
+    against its conversation's turns, which no key holds: it is computed, and not stored."""
 
-    def in_thread(question: str) -> AskRequest:
-        return AskRequest(question=question, collection="shop", platform="test", thread="test:c1:t1")
+    def in_thread(question: str, thread: str) -> AskRequest:
+        return AskRequest(question=question, collection="shop", platform="test", thread=thread)
 
+    keys = Keys(settings.key_prefix)
     async with running_worker(settings), QueueClient(settings) as client:
         await client.ingest_many("shop", sample_files(), who="admin")
-        first = await client.ask(in_thread(QUESTION))
-        second = await client.ask(in_thread(QUESTION))
+        computed = await client.ask(in_thread(QUESTION, "test:c1:t0"))  # stored, with its turn
+        served = await client.ask(in_thread(QUESTION, "test:c1:t1"))
+        follow_up = await client.ask(in_thread(QUESTION, "test:c1:t1"))
         alone = await _ask(client, QUESTION)
-        again = await _ask(client, QUESTION)
-    assert not first.timings.cached and not second.timings.cached
-    assert not alone.timings.cached and again.timings.cached
+        redis = await client._redis()
+        t0 = [Turn.from_json(t) for t in await redis.lrange(keys.thread("test:c1:t0"), 0, -1)]
+        t1 = [Turn.from_json(t) for t in await redis.lrange(keys.thread("test:c1:t1"), 0, -1)]
+    assert not computed.timings.cached and served.timings.cached
+    assert not follow_up.timings.cached and alone.timings.cached
+    _same(computed, served)
+    assert [t.question for t in t1] == [QUESTION, QUESTION]  # the served question's turn is recorded
+    assert t0[0].topic and (t1[0].courses, t1[0].modules, t1[0].topic) == (
+        t0[0].courses,
+        t0[0].modules,
+        t0[0].topic,
+    )
 
 
 async def test_a_streamed_ask_can_be_served_from_the_cache(settings: Settings) -> None:

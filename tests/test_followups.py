@@ -13,7 +13,7 @@ from syllabot import cli, cli_queue
 from syllabot.shared.config import Settings
 from syllabot.shared.keys import Keys
 from syllabot.shared.schema import AskRequest
-from syllabot.shared.threads import ThreadStore, Turn, context_text, thread_id
+from syllabot.shared.threads import ThreadStore, Turn, thread_id
 from syllabot.worker.answerers import get_answerer
 from syllabot.worker.answerers.llm import build_messages
 from syllabot.worker.conversation import EXPIRED_NOTE, follow_up, turn_for
@@ -67,13 +67,6 @@ def test_a_turn_without_a_named_course_records_its_best_passage() -> None:
     assert "k-means" in turn.topic and "where" not in turn.topic
 
 
-def test_context_text_is_stable_and_leaves_time_out() -> None:
-    a = [Turn("q1", (ML,), ("Unit I",), "regression", 1.0)]
-    b = [Turn("q1", (ML,), ("Unit I",), "regression", 99.0)]
-    assert context_text(a) == context_text(b) != context_text([])
-    assert context_text([]) == ""
-
-
 def test_the_llm_sees_earlier_questions_outside_the_fence() -> None:
     messages = build_messages("and the lab?", [], nonce="n0", earlier=["which unit of ML has SVM?"])
     user = messages[1]["content"]
@@ -107,7 +100,7 @@ async def test_the_store_keeps_the_last_turns_and_expires_idle_threads(store: Th
     assert late.turns == () and late.expired
     await store.record(thread, Turn("fresh", at=9000.0), restart=True)
     assert [t.question for t in (await store.load(thread, now=9001.0)).turns] == ["fresh"]
-    assert await store.context(thread) == ""  # at the real clock, "fresh" (at 9000 s) is long expired
+    assert (await store.load(thread)).turns == ()  # at the real clock, "fresh" (at 9000 s) is long expired
 
 
 # --- the pipeline on the sample corpus ------------------------------------------------------------

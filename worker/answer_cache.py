@@ -2,8 +2,11 @@
 
 Keyed by collection, index version, the question as the pipeline reads it
 (:func:`~worker.question.clean_question`, so "hi, what's CO3??" and "what's CO3?" share an entry
-only when they search and answer alike), ``k`` and the answerer. A question in a conversation (a
-follow-up) is never cached: its answer depends on the turns before it, which no key here holds.
+only when they search and answer alike), ``k`` and the answerer. A follow-up (a question whose
+conversation has turns) is never served nor stored: its answer depends on the turns before it, which
+no key here holds. A conversation's *first* question reads nothing of it, so it is served like any
+other, and the entry carries the turn to record for it (``CachedAnswer.turn``): on Discord every
+``/ask`` starts a conversation, and without this none of them was ever served from the cache.
 The version is part of the key name, so a re-index, an upload or a removal, each of which
 publishes a new version, never serves an answer computed from the old index; old entries simply
 expire.
@@ -27,6 +30,7 @@ import numpy as np
 from syllabot.shared.keys import Keys
 from syllabot.shared.redis_conn import REDIS_ERRORS
 from syllabot.shared.schema import Answer, AskRequest, Timings
+from syllabot.shared.threads import Turn
 from syllabot.worker.question import clean_question
 
 log = logging.getLogger("syllabot.worker")
@@ -67,11 +71,14 @@ def decode_vector(text: str | None) -> np.ndarray | None:
 
 @dataclass(frozen=True)
 class CachedAnswer:
-    """A stored answer and what the question log needs about it (its query vector, closest passage)."""
+    """A stored answer and what the question log needs about it (its query vector, closest passage),
+    and what a conversation remembers of it (``turn``: its courses, module and topic, with no
+    question or time; None in entries older than that field)."""
 
     answer: Answer
     vector: np.ndarray | None
     closest: str
+    turn: Turn | None = None
 
 
 class AnswerCache:
@@ -106,7 +113,13 @@ class AnswerCache:
             return None
         if answer.index_version != version:
             return None
-        return CachedAnswer(answer, decode_vector(stored.get("vector")), str(stored.get("closest") or ""))
+        turn = stored.get("turn")
+        return CachedAnswer(
+            answer,
+            decode_vector(stored.get("vector")),
+            str(stored.get("closest") or ""),
+            None if not isinstance(turn, dict) else Turn.from_json(json.dumps(turn)),
+        )
 
     async def put(
         self,
@@ -114,6 +127,7 @@ class AnswerCache:
         answer: Answer,
         vector: np.ndarray | None = None,
         closest: str = "",
+        turn: Turn | None = None,
     ) -> None:
         if answer.index_version is None or answer.note:
             return
@@ -122,6 +136,9 @@ class AnswerCache:
             "answer": answer.model_dump(mode="json", exclude=_PER_ASK_FIELDS),
             "vector": encode_vector(vector),
             "closest": closest,
+            "turn": None
+            if turn is None
+            else {"courses": list(turn.courses), "modules": list(turn.modules), "topic": turn.topic},
         }
         key = self.keys.answer_cache(request.collection, answer.index_version, digest)
         try:

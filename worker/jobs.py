@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import functools
 import json
 import logging
@@ -43,7 +44,7 @@ from syllabot.shared.queue_protocol import (
 )
 from syllabot.shared.redis_conn import REDIS_ERRORS
 from syllabot.shared.schema import SCHEMA_VERSION, Answer, AskRequest, IngestReport, Timings, wire_version
-from syllabot.shared.threads import ThreadContext, ThreadStore
+from syllabot.shared.threads import ThreadContext, ThreadStore, Turn
 from syllabot.worker.answer_cache import AnswerCache, served_from_cache
 from syllabot.worker.answerers import get_answerer
 from syllabot.worker.answerers.streaming import streaming_to
@@ -98,21 +99,24 @@ async def answer_question(
     in-process CLI has no queue), recorded in the timings and so in the log line. The client
     replaces it with its own round-trip view on arrival (``QueueClient.ask``).
     ``cache``: answers already computed for this question and index version (worker/answer_cache.py);
-    a question in a conversation (``request.thread``) is always computed, since its turn is recorded
-    from the search. ``questions``: where the question is kept for the gap report, when keeping is on.
+    a follow-up (its conversation has turns) is always computed, since it is read against them; a
+    conversation's first question may be served, and its turn is then recorded from the entry.
+    ``questions``: where the question is kept for the gap report, when keeping is on.
     ``threads``: where a question with ``request.thread`` finds its conversation so far (a
     follow-up is searched with it) and where its own turn is recorded afterwards.
     ``cpu``: the worker's CPU pool (query batching, one thread per core); without it (the
     in-process CLI) the search runs on asyncio's default threads.
     """
     started = time.perf_counter()
-    if cache is not None and not request.thread:
-        hit = await _from_cache(cache, questions, request, started, queue_ms)
-        if hit is not None:
-            return hit
     conversation = ThreadContext()
     if request.thread and threads is not None:
         conversation = await threads.load(request.thread)
+    # Nothing of the conversation is read before its first turn: such a question is any question.
+    standalone = not conversation.turns and not conversation.expired
+    if cache is not None and standalone:
+        hit = await _from_cache(cache, questions, threads, request, started, queue_ms)
+        if hit is not None:
+            return hit
     if cpu is not None:
         result = await cpu.search(request.collection, request.question, request.k, conversation.turns)
     else:
@@ -133,8 +137,9 @@ async def answer_question(
         with llm_deadline(budget):
             answer = await answerer.answer(request.question, result, request.collection)
     finished = time.perf_counter()
+    turn = turn_for(request.question, result.query, result.courses, result.topic, result.hits, time.time())
     if request.thread and threads is not None:
-        await _remember(threads, request, result, conversation)
+        await _remember(threads, request.thread, turn, conversation.expired)
     answer = answer.model_copy(
         update={
             "note": _with_expiry(answer.note, conversation),
@@ -150,7 +155,7 @@ async def answer_question(
             ),
         }
     )
-    await _keep_answer(cache, questions, request, answer, result)
+    await _keep_answer(cache if standalone else None, questions, request, answer, result, turn)
     log_answer(request, answer)
     return answer
 
@@ -158,14 +163,22 @@ async def answer_question(
 async def _from_cache(
     cache: AnswerCache,
     questions: QuestionLog | None,
+    threads: ThreadStore | None,
     request: AskRequest,
     started: float,
     queue_ms: float | None,
 ) -> Answer | None:
-    """The answer computed before for this question on the current index, as this asker's; None on a miss."""
+    """The answer computed before for this question on the current index, as this asker's; None on a
+    miss. A conversation's first question records its turn from the entry (an entry without one is a
+    miss for it)."""
     cached = await cache.get(request)
     if cached is None:
         return None
+    if request.thread and threads is not None:
+        if cached.turn is None:
+            return None
+        turn = dataclasses.replace(cached.turn, question=request.question, at=time.time())
+        await _remember(threads, request.thread, turn, False)
     answer = served_from_cache(cached, request, (time.perf_counter() - started) * 1000.0, queue_ms)
     if questions is not None:
         questions.record_soon(
@@ -186,29 +199,26 @@ async def _keep_answer(
     request: AskRequest,
     answer: Answer,
     result: SearchResult,
+    turn: Turn,
 ) -> None:
-    """Store a computed answer for the next asker (not one read against a conversation: no cache
-    key holds its turns), and the question for the gap report (in a task)."""
+    """Store a computed answer for the next asker (``cache`` is None for a follow-up: no cache key
+    holds the turns it was read against), and the question for the gap report (in a task)."""
     closest = result.hits[0].label if result.hits else ""
     vector = result.vector
-    if cache is not None and not request.thread:
-        await cache.put(request, answer, vector, closest)
+    if cache is not None:
+        await cache.put(request, answer, vector, closest, turn)
     if questions is not None:
         questions.record_soon(
             request.collection, request.question, answer.status, vector, closest, answer.index_version
         )
 
 
-async def _remember(
-    threads: ThreadStore, request: AskRequest, result: SearchResult, conversation: ThreadContext
-) -> None:
+async def _remember(threads: ThreadStore, thread: str, turn: Turn, restart: bool) -> None:
     """Record the question's turn; a conversation store that fails costs the follow-up, not the answer."""
-    assert request.thread is not None
-    turn = turn_for(request.question, result.query, result.courses, result.topic, result.hits, time.time())
     try:
-        await threads.record(request.thread, turn, restart=conversation.expired)
+        await threads.record(thread, turn, restart=restart)
     except REDIS_ERRORS as exc:
-        log.warning("could not record a turn of thread %s: %s", request.thread, exc)
+        log.warning("could not record a turn of thread %s: %s", thread, exc)
 
 
 def _with_expiry(note: str | None, conversation: ThreadContext) -> str | None:
