@@ -19,6 +19,7 @@ import re
 import signal
 import sys
 import time
+import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -546,7 +547,7 @@ class SlackFrontEnd:
             answer_id = await self.feedback.record_answer(result, PLATFORM, f"slack:{user}")
         except Exception:  # feedback is a nicety: still show the answer, just without buttons
             log.warning("could not record the answer for feedback", exc_info=True)
-        message = render.render_answer(result, answer_id)
+        message = render.render_answer(result, answer_id, thread)
         await deliver(lambda: out.answer(message), out, message, "an answer")
 
     async def _report_failure(self, exc: BaseException, out: Reporter, doing: str) -> None:
@@ -789,12 +790,28 @@ class SlackFrontEnd:
             return
         await deliver(lambda: out.private(message), out, message, "a privacy notice")
 
-    async def follow_up_thread(self, channel: str, thread_ts: str) -> str | None:
-        """The conversation of a Slack thread Syllabot answered in, else None (a thread of others)."""
+    async def follow_up_thread(
+        self, client: AsyncWebClient, channel: str, thread_ts: str, under_ours: bool
+    ) -> str | None:
+        """The conversation of a Slack thread Syllabot answered in, else None (a thread of others).
+
+        A mention's thread is named after its ts. A ``/ask`` answer came through a response_url,
+        which gives no ts to name a thread after, so under one of our messages (``under_ours``: the
+        thread's parent is the bot's) the conversation is read off the answer's footer -- one
+        ``conversations.replies`` call (scope ``channels:history``, which replies need anyway)."""
         thread = thread_id(PLATFORM, channel, thread_ts)
         try:
-            return thread if await self.threads.exists(thread) else None
-        except (*REDIS_ERRORS, RedisUnavailable) as exc:
+            if await self.threads.exists(thread):
+                return thread
+            if not under_ours:
+                return None
+            replies = await client.conversations_replies(channel=channel, ts=thread_ts, limit=1)
+            messages = replies.get("messages") or []
+            conversation = render.conversation_of(messages[0]) if messages else None
+            if conversation is None or not await self.threads.exists(conversation):
+                return None
+            return conversation
+        except (*REDIS_ERRORS, RedisUnavailable, SlackApiError) as exc:
             log.warning("thread lookup failed: %s", exc)
             return None
 
@@ -932,7 +949,13 @@ def build_app(settings: Settings, queue: QueueClient, redis_client: aioredis.Red
         await ack(response_type="ephemeral", text=":mag: Looking it up…")
         channel, team = command.get("channel_id"), command.get("team_id")
         kind = await fe.response_type(channel, team)
-        await fe.answer(question, command["user_id"], channel, team, ResponseUrlReporter(respond, kind))
+        # An answer the channel sees begins a conversation: replies in the thread under it are
+        # follow-ups (found through the answer's footer, see follow_up_thread).
+        conversation = None
+        if kind == "in_channel" and channel:
+            conversation = thread_id(PLATFORM, channel, f"ask-{uuid.uuid4().hex[:16]}")
+        out = ResponseUrlReporter(respond, kind)
+        await fe.answer(question, command["user_id"], channel, team, out, conversation)
 
     @app.command("/syllabot-reindex")
     async def on_reindex(ack: Any, command: dict, respond: Any, client: AsyncWebClient) -> None:
@@ -964,7 +987,8 @@ def build_app(settings: Settings, queue: QueueClient, redis_client: aioredis.Red
 
     @app.event("message")
     async def on_message(event: dict, body: dict, context: Any, client: AsyncWebClient, request: Any) -> None:
-        """A reply in a thread Syllabot answered in (under a mention's answer) is a follow-up."""
+        """A reply in a thread Syllabot answered in (a mention's, or under a ``/ask`` answer) is a
+        follow-up."""
         user, channel, thread_ts = event.get("user"), event.get("channel"), event.get("thread_ts")
         if not user or not channel or not thread_ts or thread_ts == event.get("ts"):
             return  # not a reply in a thread
@@ -974,7 +998,8 @@ def build_app(settings: Settings, queue: QueueClient, redis_client: aioredis.Red
         bot_user = context.get("bot_user_id")
         if bot_user and f"<@{bot_user}" in text:
             return  # a mention: on_mention answers it
-        thread = await fe.follow_up_thread(channel, thread_ts)
+        under_ours = bool(bot_user) and event.get("parent_user_id") == bot_user
+        thread = await fe.follow_up_thread(client, channel, thread_ts, under_ours)
         if thread is None:
             return
         if not await fe.first_delivery(body.get("event_id"), retry_number(request.headers)):

@@ -44,6 +44,8 @@ SECTION_LIMIT = 3000
 MAX_BLOCKS = 50
 #: Slack's limit on elements in one context block.
 CONTEXT_ELEMENTS = 10
+#: Slack's limit on a block_id.
+BLOCK_ID_LIMIT = 255
 #: Our cap on all text in one message's blocks together. Slack's cumulative limit is undocumented:
 #: chat.postMessage answers ``msg_blocks_too_long`` from about 12-13k characters (slackapi/bolt-js
 #: issues 2509 and 2867, one report already at 11.3k), so we stay well below it.
@@ -214,14 +216,29 @@ def answer_fallback_text(answer: Answer) -> str:
     return _truncate(safe(text) + sources, FALLBACK_LIMIT).strip() or safe(parts.label)
 
 
-def render_answer(answer: Answer, answer_id: str | None = None) -> Message:
+#: The footer's block_id under an answer that began a conversation: the prefix, then its id. A
+#: ``/ask`` answer is posted through a response_url, which returns no message ts, so a reply in the
+#: thread under it finds its conversation by reading this off the answer (``conversation_of``).
+CONVERSATION_BLOCK = "syllabot-conversation:"
+
+
+def conversation_of(message: dict[str, Any]) -> str | None:
+    """The conversation an answer message carries in its footer's block_id, if any."""
+    for block in message.get("blocks") or []:
+        block_id = str(block.get("block_id") or "")
+        if block_id.startswith(CONVERSATION_BLOCK):
+            return block_id.removeprefix(CONVERSATION_BLOCK) or None
+    return None
+
+
+def render_answer(answer: Answer, answer_id: str | None = None, conversation: str | None = None) -> Message:
     """The full Block Kit message for an answer.
 
     Order: the status's own lead when the materials do not plainly answer (the marker for
     ``not_in_materials``, "I can't tell …" for ``uncertain``; chosen by ``answer.status``: the
     worker sends only the body), the answer, a labelled general-knowledge
-    part, numbered sources headed by status, a footer (collection, operator note), then the
-    feedback buttons.
+    part, numbered sources headed by status, a footer (collection, operator note; its block_id
+    names the ``conversation`` when there is one), then the feedback buttons.
     """
     parts = frontend.answer_parts(answer)
     head: list[Block] = []
@@ -242,7 +259,10 @@ def render_answer(answer: Answer, answer_id: str | None = None) -> Message:
     footer_bits = [f"Collection `{safe(answer.collection)}`"]
     if answer.note:
         footer_bits.append(f"_{safe(answer.note)}_")
-    tail.append(context([" · ".join(footer_bits)]))
+    footer = context([" · ".join(footer_bits)])
+    if conversation:
+        footer["block_id"] = f"{CONVERSATION_BLOCK}{conversation}"[:BLOCK_ID_LIMIT]
+    tail.append(footer)
     if answer_id:
         tail.append(feedback_actions(answer_id))
 

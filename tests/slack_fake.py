@@ -98,6 +98,11 @@ class FakeSlack:
         self._api_failures: dict[str, list[str]] = {}
         self._response_failures: dict[str, dict[int, tuple[int, str]]] = {}
         self._response_counts: dict[str, int] = {}
+        #: Messages the bot posted to channels (chat.postMessage, in_channel response_url posts), by ts,
+        #: as ``conversations.replies`` returns them.
+        self.messages: dict[str, dict[str, Any]] = {}
+        #: The ts of the channel message each response_url key last posted or replaced.
+        self.response_messages: dict[str, str] = {}
 
     # --- lifecycle ---------------------------------------------------------------------------
     async def start(self) -> FakeSlack:
@@ -261,8 +266,23 @@ class FakeSlack:
             "bot_id": "BBOT",
         }
 
+    def _m_conversations_replies(self, args: dict[str, Any]) -> dict[str, Any]:
+        """The thread's parent message only (``limit=1`` is all the bot asks for)."""
+        message = self.messages.get(str(args.get("ts")))
+        if message is None:
+            return {"ok": False, "error": "thread_not_found"}
+        return {"ok": True, "messages": [message], "has_more": False}
+
+    def _message(self, ts: str, args: dict[str, Any]) -> None:
+        blocks = args.get("blocks")
+        if isinstance(blocks, str):  # form-encoded calls send them as JSON text
+            blocks = json.loads(blocks)
+        self.messages[ts] = {"type": "message", "ts": ts, "user": BOT_USER_ID, "bot_id": "BBOT",
+                             "text": args.get("text"), "blocks": blocks or []}  # fmt: skip
+
     def _m_chat_postMessage(self, args: dict[str, Any]) -> dict[str, Any]:
         ts = self._next_ts()
+        self._message(ts, args)
         return {
             "ok": True,
             "channel": args.get("channel"),
@@ -347,6 +367,10 @@ class FakeSlack:
             status, text = 404, "used_url"
         elif status == 200 and blocks_too_long(body):
             status, text = 400, "invalid_blocks"
+        if status == 200 and body.get("response_type") == "in_channel":
+            replaced = self.response_messages.get(key) if body.get("replace_original") else None
+            self.response_messages[key] = ts = replaced or self._next_ts()
+            self._message(ts, body)
         await self._record(Recorded("response", key, body, dict(request.headers), status=status))
         return web.Response(status=status, text=text)
 

@@ -113,6 +113,64 @@ async def test_a_reply_in_a_mentions_thread_is_a_follow_up(
     assert await redis_client.llen(key) == 3
 
 
+async def test_a_reply_under_an_ask_answer_is_a_follow_up(
+    bot: Bot, fake: FakeSlack, syllabi: None, settings: Settings, redis_client: aioredis.Redis
+) -> None:
+    """A /ask answer comes through a response_url, which returns no ts: the reply's thread is found
+    from the answer itself (the conversation in its footer's block_id, read back with
+    conversations.replies)."""
+    await bot.command(fake, "/ask", "which unit of machine learning covers SVM?", STUDENT, "f1")
+    answer = await fake.wait_for("response", "f1", timeout=WAIT)
+    assert answer.args["response_type"] == "in_channel"
+    answer_ts = fake.response_messages["f1"]
+    conversation = next(
+        b["block_id"].removeprefix("syllabot-conversation:")
+        for b in answer.args["blocks"]
+        if str(b.get("block_id", "")).startswith("syllabot-conversation:")
+    )
+    assert conversation.startswith(f"slack:{CHANNEL}:ask-")
+
+    reply = _message(
+        "and which textbook chapters for that?", "1700000201.000100", thread_ts=answer_ts,
+        parent_user_id=BOT_USER_ID,
+    )  # fmt: skip
+    await bot.event(reply, event_id="EvA1")
+    second = await fake.wait_for(
+        "api", "chat.postMessage", predicate=lambda r: "blocks" in r.args, timeout=WAIT
+    )
+    assert second.args["thread_ts"] == answer_ts  # answered in the thread under the answer
+    text = _texts(_blocks(second))
+    assert "KCAI205-machine-learning.pdf" in text and "KC21CS47" not in text
+    turns = await redis_client.lrange(Keys(settings.key_prefix).thread(conversation), 0, -1)
+    assert [json.loads(t)["question"] for t in turns] == [
+        "which unit of machine learning covers SVM?",
+        "and which textbook chapters for that?",
+    ]
+    replies = fake.find("api", "conversations.replies")
+    assert replies and replies[-1].args["ts"] == answer_ts
+
+    # A reply under somebody else's message costs no lookup and no answer.
+    before = len(fake.find("api", "conversations.replies"))
+    await bot.event(
+        _message("and unit 2?", "1700000202.000100", thread_ts="1600000000.2", parent_user_id="UOTHER"),
+        event_id="EvA2",
+    )
+    await bot.event(  # a marker after it: once it is answered, the one above was seen
+        _message("and the reference books?", "1700000203.000100", thread_ts=answer_ts,
+                 parent_user_id=BOT_USER_ID),
+        event_id="EvA3",
+    )  # fmt: skip
+    await fake.wait_for(
+        "api",
+        "chat.postMessage",
+        predicate=lambda r: "blocks" in r.args and "reference" in _texts(_blocks(r)).lower(),
+        timeout=WAIT,
+    )
+    assert len(fake.find("api", "conversations.replies")) == before + 1  # the marker's, not the other's
+    posted = [r for r in fake.find("api", "chat.postMessage") if "blocks" in r.args]
+    assert {r.args["thread_ts"] for r in posted} == {answer_ts}
+
+
 async def test_ask_is_in_channel_by_default_and_private_where_set_and_votes_still_work(
     bot: Bot, fake: FakeSlack, syllabi: None, settings: Settings, redis_client: aioredis.Redis
 ) -> None:
