@@ -11,6 +11,7 @@ import re
 import redis.asyncio as aioredis
 
 from syllabot.shared.keys import Keys
+from syllabot.shared.redis_conn import as_text
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
@@ -78,5 +79,5 @@ class Privacy:
         values = await self.redis.mget([self.keys.privacy(self.platform, s) for s in scopes])
         for value in values:
             if value:
-                return (value.decode() if isinstance(value, bytes) else str(value)) == "private"
+                return as_text(value) == "private"
         return None

@@ -20,7 +20,7 @@ import json
 import time
 from collections.abc import Awaitable
 from dataclasses import asdict, dataclass, field
-from typing import cast
+from typing import Any, cast
 
 import redis.asyncio as aioredis
 
@@ -55,7 +55,10 @@ class Turn:
 
     @classmethod
     def from_json(cls, raw: str | bytes) -> Turn:
-        data = json.loads(raw)
+        return cls.from_dict(json.loads(raw))
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Turn:
         return cls(
             question=str(data.get("question", "")),
             courses=tuple(data.get("courses") or ()),

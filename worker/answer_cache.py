@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from syllabot.shared.keys import Keys
-from syllabot.shared.redis_conn import REDIS_ERRORS
+from syllabot.shared.redis_conn import REDIS_ERRORS, as_text
 from syllabot.shared.schema import Answer, AskRequest, Timings
 from syllabot.shared.threads import Turn
 from syllabot.worker.question import clean_question
@@ -103,7 +103,7 @@ class AnswerCache:
             return None
         if not found or len(found) < 2 or not found[1]:
             return None
-        version = found[0].decode() if isinstance(found[0], bytes) else str(found[0])
+        version = as_text(found[0])
         raw = found[1]
         try:
             stored = json.loads(raw)
@@ -118,7 +118,7 @@ class AnswerCache:
             answer,
             decode_vector(stored.get("vector")),
             str(stored.get("closest") or ""),
-            None if not isinstance(turn, dict) else Turn.from_json(json.dumps(turn)),
+            Turn.from_dict(turn) if isinstance(turn, dict) else None,
         )
 
     async def put(

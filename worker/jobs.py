@@ -317,6 +317,7 @@ async def startup(ctx: dict[str, Any]) -> None:
             ctx["redis"], ctx["keys"], settings.answer_cache_ttl_s, settings.answerer
         )
     ctx["questions"] = QuestionLog(ctx["redis"], ctx["keys"], settings.keep_questions_days)
+    ctx["threads"] = ThreadStore.from_settings(ctx["redis"], settings)
     if ctx.get("metrics") is None:  # tests may hand in their own
         ctx["metrics"] = WorkerMetrics()
     ctx["metrics"].watch_cache(ctx["engine"].cache.stats)
@@ -562,9 +563,13 @@ async def ask(ctx: dict[str, Any], request: dict[str, Any]) -> None:
     async def work() -> dict:
         margin = ctx["settings"].answer_margin_s
         # The asker shows the answer while it is written: partials go to Keys.partials (shared/partials.py).
-        publisher = PartialPublisher(ctx["redis"], ctx["keys"].partials(ctx["job_id"]), RESULT_TTL_S)
+        publish = None
+        if question.stream:
+            publish = PartialPublisher(
+                ctx["redis"], ctx["keys"].partials(ctx["job_id"]), RESULT_TTL_S
+            ).publish
         try:
-            with streaming_to(publisher.publish if question.stream else None):
+            with streaming_to(publish):
                 answer = await answer_question(
                     ctx["engine"],
                     ctx["answerer"],
@@ -572,7 +577,7 @@ async def ask(ctx: dict[str, Any], request: dict[str, Any]) -> None:
                     left,
                     margin,
                     queue_ms=queue_ms,
-                    threads=ThreadStore.from_settings(ctx["redis"], ctx["settings"]),
+                    threads=ctx.get("threads"),
                     cpu=ctx.get("cpu"),
                     cache=ctx.get("answer_cache"),
                     questions=ctx.get("questions"),
@@ -712,7 +717,7 @@ async def gap_report(ctx: dict[str, Any], collection: str, days: int) -> None:
             questions,
             collection,
             days,
-            lambda text: engine.embedder.embed_query(text),
+            lambda texts: engine.embedder.embed_queries(texts),
         )
         log.info("gap report of %s over %d days: %d topics", collection, days, len(report.topics))
         return report.model_dump(mode="json")

@@ -27,8 +27,9 @@ from syllabot.worker.question_log import DAY_MS, QuestionLog, QuestionRecord
 
 GAP_STATUSES = frozenset({"not_in_materials", "uncertain"})
 
-#: Embeds one question (the worker's embedder, off the event loop).
-EmbedQuery = Callable[[str], np.ndarray]
+#: Embeds questions in one call, a row each (the worker's embedder's ``embed_queries``, off the
+#: event loop).
+EmbedQueries = Callable[[list[str]], np.ndarray]
 
 
 async def voted_down(redis: Any, keys: Keys, collection: str, since_ms: int) -> list[dict[str, str]]:
@@ -98,19 +99,23 @@ def same_dimension(questions: list[GapQuestion]) -> list[GapQuestion]:
 
 
 async def build_report(
-    redis: Any, keys: Keys, log: QuestionLog, collection: str, days: int, embed: EmbedQuery
+    redis: Any, keys: Keys, log: QuestionLog, collection: str, days: int, embed: EmbedQueries
 ) -> GapReport:
     now_ms, records = await log.read(collection, days)
     since_ms = now_ms - days * DAY_MS
     downs = await voted_down(redis, keys, collection, since_ms)
     picked = select(records, downs)[-MAX_GROUPED:]
+    # Voted-down questions that were not kept have no vector yet: all of them in one embedder call.
+    unkept = [vote for question, vote in picked if question is None and vote is not None and vote["question"]]
+    vectors = iter(await asyncio.to_thread(embed, [vote["question"] for vote in unkept]) if unkept else ())
     questions: list[GapQuestion] = []
     for question, vote in picked:
         if question is not None:
             questions.append(question)
         elif vote is not None and vote["question"]:
-            vector = await asyncio.to_thread(embed, vote["question"])
-            questions.append(GapQuestion(vote["question"], vector, vote["status"], True, vote["closest"]))
+            questions.append(
+                GapQuestion(vote["question"], next(vectors), vote["status"], True, vote["closest"])
+            )
     questions = same_dimension(questions)
     topics = await asyncio.to_thread(build_topics, questions)
     stamp = lambda ms: datetime.fromtimestamp(ms / 1000, UTC).isoformat(timespec="seconds")  # noqa: E731

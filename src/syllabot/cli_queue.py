@@ -571,7 +571,12 @@ async def report_in_process(settings: Settings, collection: str, days: int) -> G
     try:
         questions = QuestionLog(redis_client, keys, settings.keep_questions_days)
         return await build_report(
-            redis_client, keys, questions, collection, days, lambda text: engine.embedder.embed_query(text)
+            redis_client,
+            keys,
+            questions,
+            collection,
+            days,
+            lambda texts: engine.embedder.embed_queries(texts),
         )
     finally:
         await redis_client.aclose()
