@@ -17,6 +17,7 @@ import statistics
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -94,6 +95,19 @@ def time_ms(call: Callable[[], object], repeats: int, warmup: int = 2) -> list[f
 
 
 # --- docs/BENCHMARKS.md ----------------------------------------------------------------------------
+def pyplot() -> Any:
+    """matplotlib's pyplot drawing to files (the Agg backend), or None when matplotlib is not
+    installed (it comes with the ``bench`` extra): a bench then writes its table without the plot."""
+    try:
+        import matplotlib
+    except ImportError:
+        return None
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
 def save_figure(fig, path: Path) -> None:
     """Write a matplotlib figure as the PNG the docs link to, and free it."""
     import matplotlib.pyplot as plt

@@ -49,6 +49,7 @@ from bench.common import (
     mark,
     markdown_table,
     percentiles,
+    pyplot,
     save_figure,
     write_section,
 )
@@ -306,12 +307,8 @@ def targets(bursts: list[Burst]) -> list[str]:
 
 def plot(bursts: list[Burst], path: Path = PLOT) -> bool:
     """Throughput and p95 against burst size, one line per setup; False without matplotlib."""
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
+    plt = pyplot()
+    if plt is None:
         return False
     fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.2))
     for key in dict.fromkeys(b.setup for b in bursts):

@@ -47,6 +47,7 @@ from bench.common import (
     embed_cached,
     machine_stamp,
     markdown_table,
+    pyplot,
     save_figure,
 )
 from bench.common import publish as _publish
@@ -294,12 +295,8 @@ RSS_EVERY = 25
 
 def plot(results: list[dict[str, Any]], path: Path = PLOT) -> bool:
     """RSS as collections are first asked, and the first questions' cost; False without matplotlib."""
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
+    plt = pyplot()
+    if plt is None:
         return False
     fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.2))
     for r in results:

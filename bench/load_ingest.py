@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from bench.common import DATA, PLOTS, ROOT, bench_settings, machine_stamp, markdown_table, save_figure
+from bench.common import DATA, PLOTS, ROOT, bench_settings, machine_stamp, markdown_table, pyplot, save_figure
 from bench.common import publish as _publish
 from bench.indexing import REDIS_URL, cleanup
 from bench.load_collections import scratch_redis
@@ -158,12 +158,8 @@ PLOT = PLOTS / "load_ingest.png"
 def plot(results: list[dict[str, Any]], path: Path = PLOT) -> bool:
     """Chunks embedded against time in the fastest ingest, beside the raw embedder's pace, per thread
     count; the end of reading marked. False without matplotlib."""
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
+    plt = pyplot()
+    if plt is None:
         return False
     fig, axis = plt.subplots(figsize=(8, 4.2))
     for r in results:

@@ -3,13 +3,11 @@ Discord and Slack front-ends against their fakes (``tests/test_streaming.py``, `
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 from collections.abc import AsyncIterator
 from typing import Any
 
-from syllabot.bots.discord_bot import SyllabotBot, apply_endpoint_overrides, restore_endpoints
 from syllabot.shared.config import Settings
 from syllabot.shared.queue import QueueClient
 from tests.discord_fake import DiscordFake, FakeInteraction, Recorded
@@ -17,6 +15,7 @@ from tests.fake_openai import StreamingLLM
 from tests.queue_helpers import running_worker
 from tests.slack_fake import BOT_TOKEN, FakeSlack
 from tests.slack_fake import Recorded as SlackRecorded
+from tests.test_discord_bot import running_bot
 from tests.test_slack_bot import SECRET, STUDENT, Bot, _serve_bot
 
 WAIT = 30.0
@@ -82,19 +81,10 @@ async def discord_bot(settings: Settings) -> AsyncIterator[DiscordFake]:
             "discord_gateway_url": fake.gateway_url,
         }
     )
-    previous = apply_endpoint_overrides(settings)
-    client = SyllabotBot(settings, guild_ready_timeout=0.1)
-    task = asyncio.create_task(client.start("fake-token"))
     try:
-        await asyncio.wait_for(fake.commands_synced.wait(), WAIT)
-        await asyncio.wait_for(client.wait_until_ready(), WAIT)
-        yield fake
+        async with running_bot(settings, fake, WAIT):
+            yield fake
     finally:
-        await asyncio.wait_for(client.close(), WAIT)
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError, Exception):
-            await asyncio.wait_for(task, WAIT)
-        restore_endpoints(previous)
         await fake.stop()
 
 

@@ -12,6 +12,7 @@ import json
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from types import SimpleNamespace
+from typing import Any
 
 import pytest
 import redis.asyncio as aioredis
@@ -71,8 +72,8 @@ async def fake() -> AsyncIterator[DiscordFake]:
     await fake.stop()
 
 
-@pytest.fixture
-def bot_settings(settings: Settings, fake: DiscordFake) -> Settings:
+def discord_settings(settings: Settings, fake: DiscordFake, **extra: Any) -> Settings:
+    """The test's settings pointed at the Discord fake, its admin role an admin role."""
     return settings.model_copy(
         update={
             "discord_token": "fake-token",
@@ -82,25 +83,40 @@ def bot_settings(settings: Settings, fake: DiscordFake) -> Settings:
             "discord_gateway_url": fake.gateway_url,
             "ask_timeout_s": 20.0,
             "rate_limit_per_minute": 5,
+            **extra,
         }
     )
 
 
 @pytest.fixture
-async def bot(bot_settings: Settings, fake: DiscordFake) -> AsyncIterator[SyllabotBot]:
-    previous = apply_endpoint_overrides(bot_settings)
-    client = SyllabotBot(bot_settings, guild_ready_timeout=0.1)  # one guild: no need to wait 2 s
+def bot_settings(settings: Settings, fake: DiscordFake) -> Settings:
+    return discord_settings(settings, fake)
+
+
+@contextlib.asynccontextmanager
+async def running_bot(
+    settings: Settings, fake: DiscordFake, timeout: float = TIMEOUT
+) -> AsyncIterator[SyllabotBot]:
+    """The real discord.py bot connected to ``fake`` until the block ends (the one way tests run it)."""
+    previous = apply_endpoint_overrides(settings)
+    client = SyllabotBot(settings, guild_ready_timeout=0.1)  # one guild: no need to wait 2 s
     task = asyncio.create_task(client.start("fake-token"))
     try:
-        await asyncio.wait_for(fake.commands_synced.wait(), TIMEOUT)
-        await asyncio.wait_for(client.wait_until_ready(), TIMEOUT)
+        await asyncio.wait_for(fake.commands_synced.wait(), timeout)
+        await asyncio.wait_for(client.wait_until_ready(), timeout)
         yield client
     finally:
-        await asyncio.wait_for(client.close(), TIMEOUT)
+        await asyncio.wait_for(client.close(), timeout)
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError, Exception):
-            await asyncio.wait_for(task, TIMEOUT)
+            await asyncio.wait_for(task, timeout)
         restore_endpoints(previous)
+
+
+@pytest.fixture
+async def bot(bot_settings: Settings, fake: DiscordFake) -> AsyncIterator[SyllabotBot]:
+    async with running_bot(bot_settings, fake) as client:
+        yield client
 
 
 async def index(settings: Settings, collection: str, *files: tuple[str, bytes]) -> None:

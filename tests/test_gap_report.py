@@ -39,6 +39,12 @@ PARKING = ["parking for exams", "exam day parking spot", "where is exam parking"
 USER = "discord:424242"
 
 
+def csv_rows(data: bytes | str) -> list[dict[str, str]]:
+    """A report's CSV as rows by column (the report tests of both platforms read their attachments)."""
+    text = data.decode("utf-8") if isinstance(data, bytes) else data
+    return list(csv.DictReader(io.StringIO(text)))
+
+
 def _unit(v: np.ndarray) -> np.ndarray:
     return (v / np.linalg.norm(v)).astype(np.float32)
 
@@ -212,7 +218,7 @@ def test_cli_report_csv_and_json(settings: Settings, monkeypatch: pytest.MonkeyP
     asyncio.run(keep_some())
     monkeypatch.setattr(cli, "get_settings", lambda: keeping)
     assert cli.main(["report", "-c", "shop", "--days", "7", "--csv"]) == 0
-    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    rows = csv_rows(capsys.readouterr().out)
     assert tuple(rows[0]) == CSV_FIELDS and len(rows) == 1 and rows[0]["count"] == "4"
     assert cli.main(["report", "-c", "shop", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)

@@ -3,8 +3,6 @@ a private table with the CSV attached to the follow-up; and the weekly post in t
 
 from __future__ import annotations
 
-import csv
-import io
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -17,29 +15,15 @@ from syllabot.shared.schema import AskRequest
 from syllabot.worker.sample import sample_files
 from tests.discord_fake import MANAGE_GUILD, MEMBER_PERMISSIONS, DiscordFake
 from tests.queue_helpers import running_worker
-from tests.test_discord_bot import TIMEOUT, bot, fake, text_of  # noqa: F401 - fixtures
-from tests.test_gap_report import FIELD_TRIP, USER
+from tests.test_discord_bot import TIMEOUT, bot, discord_settings, fake, text_of  # noqa: F401 - fixtures
+from tests.test_gap_report import FIELD_TRIP, USER, csv_rows
 
 pytestmark = pytest.mark.slow
 
 
 @pytest.fixture
 def bot_settings(settings: Settings, fake: DiscordFake) -> Settings:  # noqa: F811 - used by `bot`
-    return settings.model_copy(
-        update={
-            "discord_token": "fake-token",
-            "discord_guild_ids": [fake.guild_id],
-            "discord_admin_role_ids": [fake.admin_role_id],
-            "discord_api_base": fake.api_base,
-            "discord_gateway_url": fake.gateway_url,
-            "discord_report_channel_id": fake.channel_id,
-            "ask_timeout_s": 20.0,
-        }
-    )
-
-
-def _rows(data: bytes) -> list[dict[str, str]]:
-    return list(csv.DictReader(io.StringIO(data.decode("utf-8"))))
+    return discord_settings(settings, fake, discord_report_channel_id=fake.channel_id)
 
 
 async def test_report_is_admin_only_private_with_a_csv_and_posted_weekly(
@@ -73,7 +57,7 @@ async def test_report_is_admin_only_private_with_a_csv_and_posted_weekly(
         assert "field trip" in text and "4 of 4 questions" in text
         [(name, data)] = reply.files.items()
         assert name.startswith("syllabot-gaps-default-") and name.endswith(".csv")
-        rows = _rows(data)
+        rows = csv_rows(data)
         assert tuple(rows[0]) == CSV_FIELDS and rows[0]["count"] == "4"
         assert "424242" not in text and b"424242" not in data
 
@@ -84,5 +68,5 @@ async def test_report_is_admin_only_private_with_a_csv_and_posted_weekly(
         posted = [r for r in fake.requests if r.kind == "channel_message"]
         assert len(posted) == 1 and posted[0].path.endswith(f"/channels/{fake.channel_id}/messages")
         assert "field trip" in text_of(posted[0]) and "the last 7 days" in text_of(posted[0])
-        assert _rows(next(iter(posted[0].files.values())))[0]["count"] == "4"
+        assert csv_rows(next(iter(posted[0].files.values())))[0]["count"] == "4"
         assert await bot.post_weekly_report(now + timedelta(days=7)) is True  # the next week

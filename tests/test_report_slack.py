@@ -4,8 +4,6 @@ messages; and the weekly post in SLACK_REPORT_CHANNEL."""
 
 from __future__ import annotations
 
-import csv
-import io
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -19,7 +17,7 @@ from syllabot.shared.schema import AskRequest
 from syllabot.worker.sample import sample_files
 from tests.queue_helpers import running_worker
 from tests.slack_fake import FakeSlack
-from tests.test_gap_report import FIELD_TRIP, USER
+from tests.test_gap_report import FIELD_TRIP, USER, csv_rows
 from tests.test_slack_bot import (  # noqa: F401 - fixtures
     ADMIN,
     STUDENT,
@@ -33,10 +31,6 @@ from tests.test_slack_bot import (  # noqa: F401 - fixtures
 )
 
 pytestmark = pytest.mark.slow
-
-
-def _rows(data: bytes) -> list[dict[str, str]]:
-    return list(csv.DictReader(io.StringIO(data.decode("utf-8"))))
 
 
 async def test_report_is_admin_only_private_with_the_csv_in_a_direct_message(
@@ -73,7 +67,7 @@ async def test_report_is_admin_only_private_with_the_csv_in_a_direct_message(
         assert done.args["channel_id"] == f"D{ADMIN}"  # the admin's direct messages, nobody else's
         [upload] = fake.uploads.values()
         assert upload["complete"] and upload["filename"].endswith(".csv")
-        rows = _rows(upload["content"])
+        rows = csv_rows(upload["content"])
         assert tuple(rows[0]) == CSV_FIELDS and rows[0]["count"] == "4"
         assert "424242" not in text and b"424242" not in upload["content"]
         assert [r.args["users"] for r in fake.find("api", "conversations.open")] == [ADMIN]
@@ -100,4 +94,4 @@ async def test_weekly_post_goes_to_the_report_channel_once_a_week(
     [post] = fake.find("api", "chat.postMessage")
     assert post.args["channel"] == "CREPORTS" and "field trip" in str(post.args["blocks"])
     [upload] = fake.uploads.values()
-    assert upload["channel"] == "CREPORTS" and _rows(upload["content"])[0]["count"] == "4"
+    assert upload["channel"] == "CREPORTS" and csv_rows(upload["content"])[0]["count"] == "4"
