@@ -571,10 +571,19 @@ def test_unstructured_text_falls_back_to_overlapping_windows() -> None:
     assert [c.chunk_id for c in chunks] == [f"notes:{i}" for i in range(len(chunks))]
 
 
-def test_windows_track_pages_in_unstructured_pdfs() -> None:
+def test_windows_never_cross_a_page_break() -> None:
+    # A student opens the page a citation names: a window of pp. 1-2 would cite p. 1 for Gamma.
     doc = pdf_doc("Alpha is first. Beta is second.", "Gamma is third. Delta is fourth.")
     chunks = chunk_document(doc, window_sentences=3, overlap_sentences=1)
+    assert [(c.page, c.page_end) for c in chunks] == [(1, 1), (2, 2)]
+    assert "Gamma" not in chunks[0].text and "Alpha" not in chunks[1].text
+
+
+def test_a_sentence_running_over_the_break_stays_whole_on_its_first_page() -> None:
+    doc = pdf_doc("Alpha is first. Beta runs", "over the page. Gamma is third.")
+    chunks = chunk_document(doc, window_sentences=3, overlap_sentences=1)
     assert [(c.page, c.page_end) for c in chunks] == [(1, 2), (2, 2)]
+    assert "Beta runs over the page." in chunks[0].text
 
 
 def test_chunking_is_deterministic_and_validates_arguments() -> None:

@@ -811,10 +811,23 @@ def _content_pages(section: _Section) -> tuple[int | None, int | None]:
 def _emit_windows(
     builder: _Builder, section: _Section, lines: list[_Line], max_chars: int, size: int, overlap: int
 ) -> None:
+    """Sentence windows that never cross a page break.
+
+    Why: a student opens the page a citation names. A window spanning pp. 2-6 of a slide deck
+    (slides hold a few sentences each) cites p. 2 for a fact on p. 5. A sentence that itself runs
+    over the break stays whole, on the page it starts on.
+    """
     sentences = _sentences(lines, max_chars)
-    for window in _windows(sentences, max_chars, size, overlap):
-        body = " ".join(s.text for s in window)
-        builder.add(section, "window", body, window[0].page, max(s.page_end for s in window))
+    runs: list[list[_Sentence]] = []
+    for s in sentences:
+        if runs and runs[-1][-1].page == s.page:
+            runs[-1].append(s)
+        else:
+            runs.append([s])
+    for run in runs:
+        for window in _windows(run, max_chars, size, overlap):
+            body = " ".join(s.text for s in window)
+            builder.add(section, "window", body, window[0].page, max(s.page_end for s in window))
 
 
 def _emit_section(
@@ -877,7 +890,8 @@ def chunk_document(
     if _is_structured(lines, courses):
         for section in _structured_sections(lines, courses, doc.subject):
             _emit_section(builder, section, max_chars, window_sentences, overlap_sentences, syllabus=True)
-    elif any(_MD_SECTION.match(ln.text) for ln in lines):
+    elif doc.kind != "pdf" and any(_MD_SECTION.match(ln.text) for ln in lines):
+        # Not for PDFs: R and Jupyter notes print console output as "## [1] 6" lines.
         for section in _markdown_sections(lines, doc.subject):
             _emit_section(builder, section, max_chars, window_sentences, overlap_sentences, syllabus=False)
     else:

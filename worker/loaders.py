@@ -29,6 +29,7 @@ from pathlib import PurePath, PureWindowsPath
 from syllabot.shared.formats import DOCUMENT_KINDS, SUPPORTED_TYPES
 from syllabot.worker.chunking import detect_subject
 from syllabot.worker.documents import Document, Page
+from syllabot.worker.pdf_repair import repair_page_text
 
 log = logging.getLogger("syllabot.loaders")
 
@@ -403,7 +404,7 @@ def _load_pdf(data: bytes, name: str) -> Document:
                 log.warning("%s: page %d unreadable", name, number, exc_info=True)
                 failed.append(number)
                 text = ""
-            pages.append(Page(number, _clean(text, compat=True)))
+            pages.append(Page(number, _clean(repair_page_text(text, number), compat=True)))
         title = _pdf_title(reader)
     finally:
         pypdf_log.setLevel(level)
