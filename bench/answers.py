@@ -286,7 +286,9 @@ def summary(rows: Sequence[Row]) -> dict[str, float | int]:
     out["ans_uncertain_share"] = share(int(out["ans_uncertain"]), len(ans))
     out["ans_answered_share"] = share(int(out["ans_answered"]), len(ans))
     checked = [r for r in ans if r.expect is not None]
-    out["expect_and_answered"] = share(sum(bool(r.expect) and r.status == "answered" for r in checked), len(checked))
+    out["expect_and_answered"] = share(
+        sum(bool(r.expect) and r.status == "answered" for r in checked), len(checked)
+    )
     lists = [r for r in checked if r.question.extra.get("kind") == "list"]
     out["list_whole"] = share(sum(bool(r.expect) for r in lists), len(lists))
     out["list_n"] = len(lists)
