@@ -513,16 +513,60 @@ class _Sentence:
     page_end: int
 
 
+_FIELD_LINE = re.compile(r"^(?P<key>[A-Z][A-Za-z&/.' -]{0,30}?)\s*:\s+\S")
+_BULLET_VALUE = re.compile(r"^[•●▪◦■\-*–]\s*\S")
+
+
+def _field_key(text: str) -> str | None:
+    """ "Office Hours" of "Office Hours:   By appointment": a header block's label, else None."""
+    m = _FIELD_LINE.match(text)
+    if not m or len(m.group("key").split()) > 4 or "http" in text[: m.end()].lower():
+        return None
+    return m.group("key").strip().lower()
+
+
+def _records(fields: list[tuple[str, _Line]]) -> list[list[_Line]]:
+    """Cut a run of "Label: value" lines into records, one per person or thing.
+
+    Why: a syllabus's header stacks the instructor and each TA as Name / Email / Office / Hours; as
+    one "sentence" the fixed hours of one TA were quoted as everybody's. A record ends where a label
+    repeats: at the record's own first label, the next record starts there; at another label (the
+    second "Email:" after "Teaching Assistant: Sarah Kerns"), the line before it heads the next.
+    """
+    records: list[list[_Line]] = []
+    keys: list[str] = []
+    current: list[_Line] = []
+    for key, line in fields:
+        if key in keys:
+            # The record's own first label again: the next record starts here. Another label
+            # again: the line before it is the next record's head (its name line).
+            if key != keys[0] and len(current) >= 2:
+                records.append(current[:-1])
+                current, keys = [current[-1]], [keys[-1]]
+            else:
+                records.append(current)
+                current, keys = [], []
+        current.append(line)
+        keys.append(key)
+    if current:
+        records.append(current)
+    return records
+
+
 def _sentences(lines: Sequence[_Line], max_chars: int) -> list[_Sentence]:
     """Sentences with the pages they span, from wrapped lines.
 
     Line breaks inside a paragraph are joined (PDF text wraps mid-sentence); blank lines and list
-    items ("1.", "•", "CO1") start a new sentence. Over-long "sentences" (tables, URL lists) are cut
-    at word boundaries so no window ever exceeds ``max_chars`` on their account.
+    items ("1.", "•", "CO1") start a new sentence. A run of "Label: value" lines (a header block:
+    meeting times, rooms, each person's email, office and hours) becomes one sentence per record
+    (``_records``), its fields joined by "; ", so each fact is found and quoted with its owner.
+    Over-long "sentences" (tables, URL lists) are cut at word boundaries so no window ever exceeds
+    ``max_chars`` on their account.
     """
     out: list[_Sentence] = []
     buf: list[str] = []
     first = last = 0
+    fields: list[tuple[str, _Line]] = []
 
     def flush() -> None:
         nonlocal buf
@@ -530,8 +574,32 @@ def _sentences(lines: Sequence[_Line], max_chars: int) -> list[_Sentence]:
             out.append(_Sentence(" ".join(buf), first, last))
             buf = []
 
+    def flush_fields() -> None:
+        if not fields:
+            return
+        if len(fields) == 1:  # one "Note: ..." line is prose, not a block
+            key, line = fields[0]
+            fields.clear()
+            out.append(_Sentence(line.text.strip(), line.page, line.page))
+            return
+        for record in _records(fields):
+            text = "; ".join(" ".join(ln.text.split()) for ln in record)
+            out.append(_Sentence(text, record[0].page, record[-1].page))
+        fields.clear()
+
     for line in lines:
         text = line.text.strip()
+        key = _field_key(text) if text else None
+        if key:
+            flush()
+            fields.append((key, _Line(line.page, text)))
+            continue
+        if fields and text and _BULLET_VALUE.match(text):
+            # "Who: Grant McDermott" / "• grantmcd@uoregon.edu" / "• Mon & Wed, 09:00-10:30"
+            k, prev = fields[-1]
+            fields[-1] = (k, _Line(prev.page, f"{prev.text}, {text.lstrip('•●▪◦■-*– ').strip()}"))
+            continue
+        flush_fields()
         if not text:
             flush()
             continue
@@ -546,6 +614,7 @@ def _sentences(lines: Sequence[_Line], max_chars: int) -> list[_Sentence]:
             if k < len(parts) - 1 or part.rstrip().endswith((".", "!", "?", "।", ".”", '."')):
                 flush()
     flush()
+    flush_fields()
     result: list[_Sentence] = []
     for s in out:
         if len(s.text) <= max_chars:
