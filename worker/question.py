@@ -120,6 +120,72 @@ _SLANG: dict[str, str] = {
     "refs": "references",
     "txtbook": "textbook",
     "txtbooks": "textbooks",
+    # Chat words of any class, not of one course (issue 19): what students type in a class chat
+    # mapped to what syllabi and slides print.
+    "hw": "homework",
+    "hws": "homeworks",
+    "hwk": "homework",
+    "hmwk": "homework",
+    "pset": "problem set",
+    "psets": "problem sets",
+    "assgn": "assignment",
+    "assgns": "assignments",
+    "prof": "instructor",
+    "profs": "instructors",
+    "prof's": "instructor's",
+    "professor's": "instructor's",
+    "ta": "TA",
+    "tas": "TAs",
+    "ya": "you",
+    "w/o": "without",
+    "w/": "with",
+    "b4": "before",
+    "ppl": "people",
+    "bc": "because",
+    "b/c": "because",
+    "smth": "something",
+    "sth": "something",
+    "bout": "about",
+    "tho": "though",
+    "rn": "right now",
+    "tmrw": "tomorrow",
+    "tmr": "tomorrow",
+    "hr": "hour",
+    "mins": "minutes",
+    "min": "minutes",
+    "wk": "week",
+    "wks": "weeks",
+    "yr": "year",
+    "lec": "lecture",
+    "lecs": "lectures",
+    "mid": "midterm",
+    "mids": "midterms",
+    "midsem": "midterm",
+    "appt": "appointment",
+    "appts": "appointments",
+    "info": "information",
+    "reqs": "requirements",
+    "req": "requirement",
+    "prereq": "prerequisite",
+    "prereqs": "prerequisites",
+    "pts": "points",
+    "proj": "project",
+    "pres": "presentation",
+    "prez": "presentation",
+    "diff": "difference",
+    "wanna": "want to",
+    "gonna": "going to",
+    "gotta": "have to",
+    "dont": "don't",
+    "cant": "can't",
+    "doesnt": "doesn't",
+    "isnt": "isn't",
+    "im": "I'm",
+    "ive": "I've",
+    "whens": "when is",
+    "wheres": "where is",
+    "hows": "how is",
+    "whos": "who is",
 }
 # A lone "r" is "are" between words, but the language R or a variable after these words and before these.
 _R_NOT_AFTER = frozenset(
@@ -168,6 +234,7 @@ _TRAIL_FILLER = "|".join(
         _THANKS,
         r"tia|cheers|asap|anyone|any(?:one|body)\s+knows?",
         r"bro+|bros|bruh+|bhai|dude|sir|ma['’]?am|madam|mam|guys|folks|lol|lmao|haha+",
+        r"or\s+nah|or\s+no|or\s+not|fr|ngl|tbh|pls\s+say\s+yes|i\s+keep\s+forgetting",
         "ধন্যবাদ",
     ]
 )
@@ -444,6 +511,12 @@ def _expand_slang(text: str) -> str:
             core = repl[0].upper() + repl[1:] if core[:1].isupper() else repl
         elif low in ("mod", "mods") and prev in _MOD_AFTER:
             core = "module" if low == "mod" else "modules"
+        elif (
+            core == "r"
+            and i == 0
+            and nxt in ("we", "you", "u", "they", "there", "the", "these", "those", "all", "any")
+        ):
+            core = "Are"  # "r we allowed to ..."
         elif (
             core == "r"
             and prev
