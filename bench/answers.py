@@ -104,44 +104,117 @@ def run(questions, snapshots_for, embedder, settings) -> list[Row]:
     return rows
 
 
-def tune(cases, base) -> None:
-    """Grid-search the decision thresholds on tuning rows: meet the two error targets, then answer
-    as much as possible with as little ``uncertain`` as possible. Prints the best few."""
+def tune(families: dict[str, list], base) -> None:
+    """Grid-search the decision bands on the tuning halves: the mean of the families' costs
+    (``family_cost``, each family once), among settings that leave SyllabusQA's tuning half no
+    worse than the shipped bands on any rate (its adversarial near-misses must not be answered more
+    often to help the slide decks). Prints the best few."""
+    import dataclasses
     import itertools
 
-    from syllabot.worker.answerers.decision import Thresholds
     from syllabot.worker.answerers.extractive import reply_for
 
+    def rates(t) -> list[tuple[float, float, float, float]]:
+        return [
+            family_cost([(a, reply_for(q, h, fb, t, c, tp).status) for a, q, h, fb, c, tp in cases])
+            for cases in families.values()
+        ]
+
+    names = list(families)
+    shipped = dict(zip(names, rates(base), strict=True))
     grid = itertools.product(
-        (0.25, 0.30, 0.35, 0.40), (0.3, 0.4, 0.5, 0.6), (0.5, 0.55, 0.6, 0.65),
-        (0.15, 0.2, 0.25), (0.1, 0.2, 0.3), (0.5, 0.6, 0.7, 0.8),
+        (0.25, 0.30, 0.35, 0.40), (0.3, 0.4, 0.5, 0.6), (0.45, 0.5, 0.55, 0.6, 0.65),
+        (0.15, 0.2, 0.25), (0.05, 0.1, 0.15),
     )  # fmt: skip
     scored = []
-    for mc, mv, sc, fc, fv, vo in grid:
-        t = Thresholds(mc, mv, sc, fc, fv, vo)
-        statuses = [
-            (answerable, reply_for(query, hits, fb, t, courses, topic).status)
-            for answerable, query, hits, fb, courses, topic in cases
-        ]
-        ans = [s for a, s in statuses if a]
-        una = [s for a, s in statuses if not a]
-        not_in = sum(s == "not_in_materials" for s in ans) / max(len(ans), 1)
-        wrong = sum(s == "answered" for s in una) / max(len(una), 1)
-        unsure = sum(s == "uncertain" for _, s in statuses) / len(statuses)
-        # The two errors are the harms (a syllabus answer denied, an answer invented); "uncertain"
-        # shows the closest passages honestly, so its excess over target weighs half as much.
-        cost = (
-            max(0.0, not_in - 0.05) * 4
-            + max(0.0, wrong - 0.15) * 4
-            + max(0.0, unsure - 0.25) * 2
-            + not_in
-            + wrong
-            + 0.5 * unsure
+    for mc, mv, sc, fc, fv in grid:
+        t = dataclasses.replace(
+            base, min_cosine=mc, min_coverage=mv, sure_cosine=sc, floor_cosine=fc, floor_coverage=fv
         )
-        scored.append((round(cost, 4), t, round(not_in, 3), round(wrong, 3), round(unsure, 3)))
+        got = dict(zip(names, rates(t), strict=True))
+        if "syllabusqa" in got and any(
+            got["syllabusqa"][k] > shipped["syllabusqa"][k] + 1e-9 for k in (1, 2)
+        ):
+            continue  # more of SyllabusQA denied or invented than today
+        mean = sum(r[0] for r in got.values()) / len(got)
+        scored.append(
+            (
+                round(mean, 4),
+                (mc, mv, sc, fc, fv),
+                {k: tuple(round(x, 3) for x in v[1:]) for k, v in got.items()},
+            )
+        )
     scored.sort(key=lambda r: r[0])
+    print("shipped:", {k: tuple(round(x, 3) for x in v[1:]) for k, v in shipped.items()})
     for row in scored[:8]:
         print(row)
+
+
+def family_cases(split: str, embedder, settings) -> dict[str, list]:
+    """The last run's CASES of each family's ``split`` half, by family."""
+    out: dict[str, list] = {}
+    if VTU_QUESTIONS.exists() and SYLLABI.exists():
+        vtu_rows(split, embedder, settings)
+        out["vtu"] = list(CASES)
+    if courses_available(split):
+        course_rows(split, embedder, settings)
+        out["course"] = list(CASES)
+    if (SQA / "test.eval.jsonl").exists():
+        sqa_rows(split, embedder, settings)
+        out["syllabusqa"] = list(CASES)
+    return out
+
+
+def family_cost(statuses: Sequence[tuple[bool, str]]) -> tuple[float, float, float, float]:
+    """(cost, ans→not in, unans→answered, uncertain share of answerable) against issue 19's targets:
+    not-in ≤ 3%, unanswerable answered ≤ 1 in 15, uncertain ≤ 10% of answerable; the two harms
+    weigh double the hedge."""
+    ans = [st for a, st in statuses if a]
+    una = [st for a, st in statuses if not a]
+    not_in = sum(st == "not_in_materials" for st in ans) / max(len(ans), 1)
+    wrong = sum(st == "answered" for st in una) / max(len(una), 1)
+    unsure = sum(st == "uncertain" for st in ans) / max(len(ans), 1)
+    cost = (
+        4 * max(0.0, not_in - 0.03) + 4 * max(0.0, wrong - 1 / 15) + 2 * max(0.0, unsure - 0.10)
+        + not_in + wrong + 0.5 * unsure
+    )  # fmt: skip
+    return cost, not_in, wrong, unsure
+
+
+def _probe_features(case) -> list[float]:
+    """Retrieval features a learned decision could combine: the bands' two axes, the best
+    sentence's word overlap and the best keyword score of the focus chunks."""
+    from syllabot.worker.answerers.extractive import _FILLER, _weigh
+    from syllabot.worker.intent import read_intent
+
+    _a, query, hits, fallback, _c, topic = case
+    question = _FILLER.sub(" ", topic or query).strip() or query
+    focus, ranked, _v, ev = _weigh(question, read_intent(query), hits, fallback)
+    top_kw = max((hits[i].keyword for i in focus[:3]), default=0.0)
+    return [ev.top_cosine, ev.coverage, ranked[0].overlap if ranked else 0.0, top_kw]
+
+
+def probe_learned(embedder, settings) -> None:
+    """Can a logistic regression over retrieval features beat the bands' own axes on held-out
+    families? Fitted on the tuning halves (VTU dev, the psychology course, SyllabusQA's first 7),
+    scored by AUC on the held-out halves. Measured 2026-12-01: no (docs/BENCHMARKS.md), so the
+    product keeps the bands and their cut-offs are re-tuned instead (``--tune``)."""
+    import numpy as np
+
+    tune_fams = family_cases("dev", embedder, settings)
+    x = np.array([_probe_features(c) for cases in tune_fams.values() for c in cases])
+    y = np.array([c[0] for cases in tune_fams.values() for c in cases], dtype=float)
+    mean, std = x.mean(0), x.std(0) + 1e-9
+    w, b = _logistic((x - mean) / std, y, l2=1.0)
+    print("standardised weights (cosine, coverage, sentence overlap, keyword):", np.round(w, 3), round(b, 3))
+    for name, cases in family_cases("test", embedder, settings).items():
+        feats = np.array([_probe_features(c) for c in cases])
+        labels = [c[0] for c in cases]
+        learned = ((feats - mean) / std) @ w + b
+        axes = feats[:, 0] + 0.5 * feats[:, 1]
+        print(
+            f"held-out {name}: AUC learned {auc(list(learned), labels):.3f}, bands' axes {auc(list(axes), labels):.3f}"
+        )
 
 
 def auc(scores: Sequence[float], positive: Sequence[bool]) -> float:
@@ -405,6 +478,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--no-write", action="store_true")
     parser.add_argument("--tune", action="store_true", help="grid-search the thresholds on the dev split")
     parser.add_argument("--signals", action="store_true", help="AUC of each evidence signal (SyllabusQA)")
+    parser.add_argument(
+        "--probe-learned", action="store_true", help="a logistic decision vs the bands, by held-out AUC"
+    )
     parser.add_argument("--alpha", type=float, default=None, help="hybrid alpha (default: the shipped one)")
     args = parser.parse_args(argv)
     if args.signals:
@@ -413,19 +489,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0
         signals(default_embedder(), bench_settings())
         return 0
+    if args.probe_learned:
+        probe_learned(default_embedder(), bench_settings())
+        return 0
     if args.tune:
-        embedder, settings = default_embedder(), bench_settings()
-        cases = []
-        if VTU_QUESTIONS.exists():
-            vtu_rows("dev", embedder, settings)
-            cases += CASES
-        if courses_available("dev"):
-            course_rows("dev", embedder, settings)
-            cases += CASES
-        if (SQA / "test.eval.jsonl").exists():
-            sqa_rows("dev", embedder, settings)
-            cases += CASES
-        tune(cases, settings)
+        from syllabot.worker.answerers.decision import thresholds_for
+
+        tune(family_cases("dev", default_embedder(), bench_settings()), thresholds_for("minilm"))
         return 0
     embedder = default_embedder()
     settings = bench_settings() if args.alpha is None else bench_settings(hybrid_alpha=args.alpha)

@@ -724,3 +724,35 @@ def test_prose_headings_close_a_textbook_section() -> None:
         ("outcomes", "Course outcomes"),
     ]
     assert "Friday" not in chunks[0].text and chunks[1].text.startswith("Math 233 — Homework Policy\n")
+
+
+def test_a_header_block_is_one_sentence_per_person() -> None:
+    # A syllabus's staff block: each TA's email, office and hours stay with that TA, so the one
+    # TA's fixed hours are never quoted as everybody's.
+    doc = pdf_doc(
+        "Meeting Times: MWF 10:10 - 11:15AM\nClassroom: Moore B03\nStaff\n"
+        "Instructor: Dr. Ada Lovelace\nEmail: ada@example.edu\nOffice Hours: By appointment\n"
+        "Teaching Assistant: Sam Kerns\nEmail: sam@example.edu\nOffice Hours: MWF 11:30AM - 1PM\n"
+        "Teaching Assistant: Lee Park\nEmail: lee@example.edu\nOffice Hours: By appointment\n"
+        "Course Description\nThis course is about machines.",
+        "Grading is on the next page.",
+    )
+    from syllabot.worker.chunking import _lines, _sentences
+
+    sentences = [s.text for s in _sentences(_lines(doc.pages), 1200)]
+    assert "Meeting Times: MWF 10:10 - 11:15AM; Classroom: Moore B03" in sentences
+    assert (
+        "Teaching Assistant: Sam Kerns; Email: sam@example.edu; Office Hours: MWF 11:30AM - 1PM" in sentences
+    )
+    assert "Instructor: Dr. Ada Lovelace; Email: ada@example.edu; Office Hours: By appointment" in sentences
+    assert not any("Sam Kerns" in s and "Lee Park" in s for s in sentences)
+
+
+def test_a_single_label_line_is_prose_and_bullets_continue_a_field() -> None:
+    from syllabot.worker.chunking import _lines, _sentences
+
+    doc = pdf_doc("Who: Grant McDermott\n• grant@example.edu\n• Mon & Wed, 09:00-10:30\nWhere: Remote")
+    sentences = [s.text for s in _sentences(_lines(doc.pages), 1200)]
+    assert sentences == ["Who: Grant McDermott, grant@example.edu, Mon & Wed, 09:00-10:30; Where: Remote"]
+    one = pdf_doc("Note: the schedule may change. Read it weekly.")
+    assert _sentences(_lines(one.pages), 1200)[0].text == "Note: the schedule may change. Read it weekly."

@@ -660,3 +660,27 @@ def test_long_or_adversarial_input_stays_fast(text: str) -> None:
     references(text)
     assert cleaned
     assert time.perf_counter() - start < 1.0  # no quadratic peeling, no regex blow-up
+
+
+@pytest.mark.parametrize(
+    ("typed", "cleaned"),
+    [
+        ("late hw accepted or nah", "late homework accepted"),
+        ("how often do we get hw", "how often do we get homework"),
+        ("where is prof fox's office", "where is instructor fox's office"),
+        (
+            "r we allowed to use chatgpt on the lab reports",
+            "Are we allowed to use chatgpt on the lab reports",
+        ),
+        ("can i do it w/o a partner lol", "can i do it without a partner"),
+        ("do we need the prereqs b4 the mid?", "do we need the prerequisites before the midterm?"),
+        ("which lec covers spark tbh", "which lecture covers spark"),
+    ],
+)
+def test_chat_words_of_any_class(typed: str, cleaned: str) -> None:
+    assert clean_question(typed) == cleaned
+
+
+def test_chat_words_leave_code_and_acronyms_alone() -> None:
+    assert clean_question("what is a TA in R") == "what is a TA in R"
+    assert clean_question("is u v an edge") == "is u v an edge"

@@ -578,7 +578,7 @@ def _sentences(lines: Sequence[_Line], max_chars: int) -> list[_Sentence]:
         if not fields:
             return
         if len(fields) == 1:  # one "Note: ..." line is prose, not a block
-            key, line = fields[0]
+            _key, line = fields[0]
             fields.clear()
             out.append(_Sentence(line.text.strip(), line.page, line.page))
             return

@@ -28,6 +28,7 @@ from pathlib import PurePath, PureWindowsPath
 
 from syllabot.shared.formats import DOCUMENT_KINDS, SUPPORTED_TYPES
 from syllabot.worker.chunking import detect_subject
+from syllabot.worker.doc_titles import document_title
 from syllabot.worker.documents import Document, Page
 from syllabot.worker.pdf_repair import repair_page_text
 
@@ -437,6 +438,8 @@ def _load_pdf(data: bytes, name: str) -> Document:
         )
     stem = _stem(name)
     subject = detect_subject(pages, prefer=stem)
+    if subject is None:  # slides, notes, US-style syllabi: the course and title their first page prints
+        title = document_title(pages[0].text, title or stem, name)
     return Document(
         doc_id=slugify(stem),
         file=name,

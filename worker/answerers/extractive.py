@@ -34,6 +34,7 @@ from syllabot.shared.schema import Answer, AnswerStatus, Hit
 from syllabot.worker.answerers.base import AnswerContext, cite_marker, finalise_citations, quotable
 from syllabot.worker.answerers.decision import (
     DEFAULT_THRESHOLDS,
+    Evidence,
     Thresholds,
     decide,
     evidence,
@@ -496,6 +497,29 @@ def _values_per_course(
     return Reply("answered", "\n".join([lead, *lines]))
 
 
+def _weigh(
+    question: str, intent: Intent, hits: Sequence[Hit], fallback: bool
+) -> tuple[list[int], list[_Sentence], list[_Sentence], Evidence]:
+    """The focus chunks, their ranked sentences (value-holding ones first when a value is asked
+    for), those with the value, and the evidence the decision reads."""
+    focus = _focus(hits, 2 * TOP_HITS if intent.wants else TOP_HITS)
+    ranked = _rank(question, intent, hits, focus, hits)
+    with_value: list[_Sentence] = []
+    type_found = True
+    if intent.wants:
+        with_value = [s for s in ranked if s.has_value and s.overlap > 0]
+        type_found = bool(with_value)
+        ranked = with_value + [s for s in ranked if not (s.has_value and s.overlap > 0)]
+    focus_hits = [hits[i] for i in focus[:TOP_HITS]]
+    return focus, ranked, with_value, evidence(question, focus_hits, fallback, type_found)
+
+
+def evidence_for(query: str, hits: Sequence[Hit], fallback: bool, topic: str = "") -> Evidence:
+    """The evidence ``reply_for`` would decide on for this cleaned question (for fitting)."""
+    question = _FILLER.sub(" ", topic or query).strip() or query
+    return _weigh(question, read_intent(query), hits, fallback)[3]
+
+
 def general_reply(
     question: str,
     intent: Intent,
@@ -504,22 +528,13 @@ def general_reply(
     thresholds: Thresholds,
     named: Sequence[str],
 ) -> Reply:
-    focus = _focus(hits, 2 * TOP_HITS if intent.wants else TOP_HITS)
-    ranked = _rank(question, intent, hits, focus, hits)
-    if intent.wants:
-        with_value = [s for s in ranked if s.has_value and s.overlap > 0]
-        type_found = bool(with_value)
-        ranked = with_value + [s for s in ranked if not (s.has_value and s.overlap > 0)]
-        if with_value and not fallback and with_value[0].overlap >= thresholds.value_overlap:
-            if not named:
-                per_course = _values_per_course(question, intent, hits, with_value[0], thresholds)
-                if per_course is not None:
-                    return per_course
-            return Reply("answered", _quote(with_value[:1]))
-    else:
-        type_found = True
-    focus_hits = [hits[i] for i in focus[:TOP_HITS]]
-    ev = evidence(question, focus_hits, fallback, type_found)
+    focus, ranked, with_value, ev = _weigh(question, intent, hits, fallback)
+    if with_value and not fallback and with_value[0].overlap >= thresholds.value_overlap:
+        if not named:
+            per_course = _values_per_course(question, intent, hits, with_value[0], thresholds)
+            if per_course is not None:
+                return per_course
+        return Reply("answered", _quote(with_value[:1]))
     status = decide(ev, thresholds)
     if status == "answered":
         chosen = _best_sentences(ranked, 1 if intent.wants else TOP_HITS)

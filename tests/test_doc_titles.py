@@ -1,0 +1,59 @@
+"""Citations name the course and the document's own title, read from its first page."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import shared_data
+
+from syllabot.shared.labels import citation_label
+from syllabot.worker.doc_titles import course_code, document_title
+
+
+@pytest.mark.parametrize(
+    ("first_page", "file_name", "title"),
+    [
+        (
+            "Data Science for Economists\nLecture 6: Webscraping (1)\nGrant R. McDermott\n"
+            "University of Oregon | EC 607\nContents",
+            "06-web-css.pdf",
+            "EC 607 — Lecture 6: Webscraping (1)",
+        ),
+        (  # pypdf glues a deck's title to the course line under it
+            "Statistical building\nblocksPSYC 11: Laboratory in Psychological Science\nJeremy Manning\n"
+            "jeremy@dartmouth.edu",
+            "statistical_building_blocks.pdf",
+            "PSYC 11 — Statistical building blocks",
+        ),
+        (
+            "Syllabus for COMPSCI 466\nApplied Cryptography\nTerm: Spring 2021",
+            "cs.pdf",
+            "COMPSCI 466 — Syllabus",
+        ),
+        (
+            "PSYC 11: Laboratory in Psychological Science\n(Spring 2025)\nMeeting Times: MWF",
+            "PSYC_11.pdf",
+            "PSYC 11 — Laboratory in Psychological Science",
+        ),
+    ],
+)
+def test_titles_from_the_first_page(first_page: str, file_name: str, title: str) -> None:
+    assert document_title(first_page, "stem", file_name) == title
+
+
+def test_a_first_page_without_a_course_keeps_the_fallback() -> None:
+    assert document_title("Returns policy\nYou may return a bike within 30 days.", "returns") == "returns"
+    assert course_code("Spring 2023, Week 5, Room 302") is None
+    assert course_code("University of Oregon | EC 607") == "EC 607"
+
+
+def test_real_slide_decks_are_cited_by_course_and_title() -> None:
+    from syllabot.worker.chunking import chunk_document
+    from syllabot.worker.loaders import load_document
+
+    folder = shared_data("courses")
+    path = folder / "psyc11-lab-psych" / "logistics_week_5.pdf"
+    doc = load_document(path.read_bytes(), path.name, 50 * 1024 * 1024)
+    assert doc.title == "PSYC 11 — Logistics and announcements"
+    chunk = chunk_document(doc)[-1]
+    assert citation_label(chunk).startswith("PSYC 11 — Logistics and announcements, p. ")
+    assert chunk.page == chunk.page_end  # one slide, one page
