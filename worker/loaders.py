@@ -438,11 +438,13 @@ def _load_pdf(data: bytes, name: str) -> Document:
         )
     stem = _stem(name)
     subject = detect_subject(pages, prefer=stem)
+    context_title = title or subject or stem
     if subject is None:  # slides, notes, US-style syllabi: the course and title their first page prints
-        title = document_title(pages[0].text, title or stem, name)
+        title = document_title(pages[0].text, context_title, name)
     return Document(
         doc_id=slugify(stem),
         file=name,
+        context_title=context_title,
         title=title or subject or stem,
         pages=pages,
         kind="pdf",
