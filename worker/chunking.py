@@ -596,8 +596,8 @@ def _sentences(lines: Sequence[_Line], max_chars: int) -> list[_Sentence]:
             continue
         if fields and text and _BULLET_VALUE.match(text):
             # "Who: Grant McDermott" / "• grantmcd@uoregon.edu" / "• Mon & Wed, 09:00-10:30"
-            k, prev = fields[-1]
-            fields[-1] = (k, _Line(prev.page, f"{prev.text}, {text.lstrip('•●▪◦■-*– ').strip()}"))
+            label, prev = fields[-1]
+            fields[-1] = (label, _Line(prev.page, f"{prev.text}, {text.lstrip('•●▪◦■-*– ').strip()}"))
             continue
         flush_fields()
         if not text:
