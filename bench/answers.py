@@ -166,7 +166,7 @@ def family_cases(split: str, embedder, settings) -> dict[str, list]:
 
 
 def family_cost(statuses: Sequence[tuple[bool, str]]) -> tuple[float, float, float, float]:
-    """(cost, ans→not in, unans→answered, uncertain share of answerable) against issue 19's targets:
+    """(cost, ans→not in, unans→answered, uncertain share of answerable) against the targets for courses from elsewhere:
     not-in ≤ 3%, unanswerable answered ≤ 1 in 15, uncertain ≤ 10% of answerable; the two harms
     weigh double the hedge."""
     ans = [st for a, st in statuses if a]

@@ -120,7 +120,7 @@ _SLANG: dict[str, str] = {
     "refs": "references",
     "txtbook": "textbook",
     "txtbooks": "textbooks",
-    # Chat words of any class, not of one course (issue 19): what students type in a class chat
+    # Chat words of any class, not of one course: what students type in a class chat
     # mapped to what syllabi and slides print.
     "hw": "homework",
     "hws": "homeworks",
