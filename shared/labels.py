@@ -28,7 +28,8 @@ def citation_label(item: Citable) -> str:
     ready = getattr(item, "label", "")
     if ready:
         return ready
-    head = item.subject or item.title or item.file
+    # A document's display title ("PSYC 11 — Statistical building blocks") over its file's own name.
+    head = item.subject or getattr(item, "cite_title", None) or item.title or item.file
     module = item.module
     if module and not module.lower().startswith(("module", "unit", "chapter", "part")):
         module = f"Module {module}"  # a bare "3" from an older worker or a hand-made citation

@@ -53,7 +53,8 @@ def test_real_slide_decks_are_cited_by_course_and_title() -> None:
     folder = shared_data("courses")
     path = folder / "psyc11-lab-psych" / "logistics_week_5.pdf"
     doc = load_document(path.read_bytes(), path.name, 50 * 1024 * 1024)
-    assert doc.title == "PSYC 11 — Logistics and announcements"
+    assert doc.cite_title == "PSYC 11 — Logistics and announcements"
+    assert doc.title == "logistics_week_5"  # what the embedded context line carries
     chunk = chunk_document(doc)[-1]
     assert citation_label(chunk).startswith("PSYC 11 — Logistics and announcements, p. ")
     assert chunk.page == chunk.page_end  # one slide, one page

@@ -845,7 +845,7 @@ class _Builder:
         self.chunks: list[Chunk] = []
 
     def add(self, section: _Section, kind: str, body: str, page: int | None, page_end: int | None) -> None:
-        head = section.subject or self.doc.context_title or self.doc.title
+        head = section.subject or self.doc.title
         text = f"{context_line(head, _label(section))}\n{body}"
         self.chunks.append(
             Chunk(
@@ -853,6 +853,7 @@ class _Builder:
                 doc_id=self.doc.doc_id,
                 file=self.doc.file,
                 title=self.doc.title,
+                cite_title=self.doc.cite_title,
                 text=text,
                 subject=section.subject,
                 module=section.module,

@@ -31,11 +31,11 @@ class Document:
     lang: str = "en"
     subject: str | None = None  # course code and title when a loader already knows it
     warnings: list[str] = field(default_factory=list)
-    #: The name each chunk's embedded context line carries, when it differs from ``title`` (what
-    #: citations show). Why apart: the course-and-deck title read from a first page
-    #: (``doc_titles``) helps a student find the page, but embedding it moved retrieval (SyllabusQA
-    #: held-out page R@1 0.825 -> 0.802), so vectors keep the file's own name.
-    context_title: str | None = None
+    #: What citations call the document when its first page names it better than ``title`` (the
+    #: file's own name, which every chunk's embedded context line carries): "PSYC 11 — Statistical
+    #: building blocks" (``doc_titles``). Apart from ``title`` because embedding it moved retrieval
+    #: (SyllabusQA held-out page R@1 0.825 -> 0.802) and the decision reads ``title``'s words.
+    cite_title: str | None = None
 
 
 @dataclass
@@ -56,6 +56,8 @@ class Chunk:
     status: str = "current"
     lang: str = "en"
     kind: str = "body"  # "module" | "outcomes" | "textbooks" | "references" | "header" | "section" | "window"
+    #: The document's display name for citations (``Document.cite_title``); None: ``title``.
+    cite_title: str | None = None
     #: Belongs to another course than the document's own (a syllabus page that starts with the tail of
     #: the previous course, or ends with the next one's header): the course's own file is the better
     #: citation when both are indexed.

@@ -438,14 +438,14 @@ def _load_pdf(data: bytes, name: str) -> Document:
         )
     stem = _stem(name)
     subject = detect_subject(pages, prefer=stem)
-    context_title = title or subject or stem
-    if subject is None:  # slides, notes, US-style syllabi: the course and title their first page prints
-        title = document_title(pages[0].text, context_title, name)
+    own = title or subject or stem
+    # Slides, notes, US-style syllabi: the course and title their first page prints, for citations.
+    shown = document_title(pages[0].text, own, name) if subject is None else own
     return Document(
         doc_id=slugify(stem),
         file=name,
-        context_title=context_title,
-        title=title or subject or stem,
+        cite_title=shown if shown != own else None,
+        title=own,
         pages=pages,
         kind="pdf",
         lang=_guess_lang(" ".join(p.text for p in pages)[:20000]),
