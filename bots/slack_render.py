@@ -24,6 +24,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from syllabot.bots import frontend
+from syllabot.shared.answer_text import status_tail
 from syllabot.shared.gap_report import GapReport, summary_line, table
 from syllabot.shared.labels import citation_label
 from syllabot.shared.schema import (
@@ -213,6 +214,8 @@ def answer_fallback_text(answer: Answer) -> str:
     if parts.citations and parts.status != "not_in_materials":
         sources = f" ({plural(len(parts.citations), 'source' if parts.status == 'answered' else 'passage')})"
     text = " ".join(piece for piece in (parts.lead, parts.body) if piece)
+    tail = status_tail(parts.status)
+    text = f"{text} — {tail}" if tail else text
     return _truncate(safe(text) + sources, FALLBACK_LIMIT).strip() or safe(parts.label)
 
 

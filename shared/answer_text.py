@@ -22,14 +22,20 @@ __all__ = [
     "GENERAL_KNOWLEDGE_LABEL",
     "STATUS_LABELS",
     "UNCERTAIN_INTRO",
+    "UNCERTAIN_TAIL",
     "AnswerParts",
     "answer_parts",
     "answer_text",
     "status_lead",
+    "status_tail",
 ]
 
-#: What an ``uncertain`` answer's body is: the closest passages, said after the lead.
-UNCERTAIN_INTRO = "The closest passages:"
+#: What an ``uncertain`` answer's plain text opens with: the closest passages come first, so the
+#: reply is useful before it hedges ("Your materials say: Late homework will not be accepted. [1]
+#: — I can't tell whether that answers your question.").
+UNCERTAIN_INTRO = "Your materials say:"
+#: What an ``uncertain`` answer's plain text ends with, after the passages.
+UNCERTAIN_TAIL = "I can't tell whether that answers your question."
 #: The label in front of general knowledge (text from outside the materials, LLM answerer only).
 GENERAL_KNOWLEDGE_LABEL = "General knowledge (not from your course materials):"
 
@@ -45,13 +51,19 @@ def status_lead(status: AnswerStatus) -> str:
     """The plain-text words an answer of ``status`` starts with ("" for ``answered``).
 
     ``not_in_materials`` starts with the exact marker (students, scripts and the evaluation look
-    for it); ``uncertain`` with its own plain words, unlike the marker, then "The closest passages:".
+    for it); ``uncertain`` with "Your materials say:", the passages, then :data:`UNCERTAIN_TAIL`
+    (:func:`status_tail`): never the marker, never claimed as an answer.
     """
     if status == "not_in_materials":
         return f"{NOT_IN_MATERIALS}."
     if status == "uncertain":
-        return f"{UNCERTAIN_LEAD}. {UNCERTAIN_INTRO}"
+        return UNCERTAIN_INTRO
     return ""
+
+
+def status_tail(status: AnswerStatus) -> str:
+    """The words after the body: the uncertain hedge, "" for the other outcomes."""
+    return UNCERTAIN_TAIL if status == "uncertain" else ""
 
 
 @dataclass(frozen=True)
@@ -77,6 +89,9 @@ class AnswerParts:
         """The whole answer as plain text: lead and body, then the labelled general knowledge
         (no sources list: each front-end lays citations out its own way)."""
         first = " ".join(part for part in (self.lead, self.body) if part)
+        tail = status_tail(self.status)
+        if tail:
+            first = f"{first} — {tail}"
         if not self.general_knowledge:
             return first
         return f"{first}\n\n{GENERAL_KNOWLEDGE_LABEL}\n{self.general_knowledge}"

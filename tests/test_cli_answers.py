@@ -51,7 +51,10 @@ def test_plain_text_of_each_status() -> None:
     uncertain = cli_queue.render_answer(
         Answer(text="returns within 30 days [1].", status="uncertain", **base)
     )
-    assert uncertain.splitlines()[0] == f"{UNCERTAIN_LEAD}. The closest passages: returns within 30 days [1]."
+    assert uncertain.splitlines()[0] == (
+        "Your materials say: returns within 30 days [1]. — I can't tell whether that answers your question."
+    )
+    assert UNCERTAIN_LEAD not in uncertain
     assert "\nClosest passages (may not answer it):\n  [1] Returns policy" in uncertain
     assert "Sources:" not in uncertain
 

@@ -140,7 +140,7 @@ def test_expect_is_matched_in_the_full_text_with_the_status_lead() -> None:
     row = EvalRow.of(q, [], Answer(text=body, status="not_in_materials", collection="c"))
     assert row.text == f"Not in your materials. {body}" and row.expect_met is True
     unsure = LabelledQuestion(
-        "q", None, [], False, expect=["I can't tell whether your materials answer this"]
+        "q", None, [], False, expect=["I can't tell whether that answers your question"]
     )
     assert EvalRow.of(unsure, [], Answer(text="x [1].", status="uncertain", collection="c")).expect_met
     assert EvalRow.of(q, [], Answer(text=body, status="answered", collection="c")).expect_met is False

@@ -164,7 +164,10 @@ def test_answer_parts_add_the_status_words_to_the_body_the_worker_sent() -> None
 
     unsure = fe.answer_parts(Answer(text="returns [1].", status="uncertain", collection="c"))
     assert unsure.body == "returns [1]." and unsure.label == UNCERTAIN_LEAD
-    assert unsure.text == f"{UNCERTAIN_LEAD}. The closest passages: returns [1]."
+    # The passages first, so the reply is useful before it hedges.
+    assert (
+        unsure.text == "Your materials say: returns [1]. — I can't tell whether that answers your question."
+    )
     assert not unsure.text.startswith(NOT_IN_MATERIALS)
 
     general = fe.answer_parts(

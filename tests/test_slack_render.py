@@ -193,14 +193,14 @@ def test_uncertain_has_its_own_lead_and_passages_header() -> None:
     assert r.UNCERTAIN_MRKDWN.startswith(":grey_question: *I can't tell whether your materials answer this*")
     assert blocks[1]["text"]["text"] == "Paging is covered in Module 2 [1]. Ask @\u2060here [2]."
     dumped = _all_text(msg)
-    assert dumped.count(UNCERTAIN_LEAD) == 2  # the lead block and the fallback text, never repeated
+    assert dumped.count(UNCERTAIN_LEAD) == 1  # the lead block; the fallback text hedges after the passages
     assert NOT_IN_MATERIALS not in dumped and r.MARKER_MRKDWN not in dumped
     contexts = " ".join(e["text"] for b in blocks if b["type"] == "context" for e in b["elements"])
     assert contexts.startswith("*Closest passages* (may not answer it)")
     assert "*Sources*" not in contexts
     assert msg["text"] == (
-        f"{UNCERTAIN_LEAD}. The closest passages: Paging is covered in Module 2 [1]. "
-        "Ask @\u2060here [2]. (2 passages)"
+        "Your materials say: Paging is covered in Module 2 [1]. Ask @\u2060here [2]. "
+        "— I can't tell whether that answers your question. (2 passages)"
     )
     assert blocks[-1]["type"] == "actions"
 
@@ -221,7 +221,7 @@ def test_each_status_has_its_own_lead_and_sources_header() -> None:
     assert seen["not_in_materials"][0] == r.MARKER_MRKDWN
     assert len({header for _, header, _ in seen.values()}) == 3
     assert seen["not_in_materials"][2].startswith(NOT_IN_MATERIALS)
-    assert seen["uncertain"][2].startswith(UNCERTAIN_LEAD)
+    assert seen["uncertain"][2].startswith("Your materials say: ")
     assert seen["answered"][2] == "Paging [1]. (2 sources)"
 
 

@@ -313,9 +313,9 @@ def render_answer(answer: Answer) -> str:
     """Plain text for a terminal: the answer, any labelled general knowledge, numbered sources.
 
     The text is the front-end core's :attr:`~syllabot.shared.answer_text.AnswerParts.text`, chosen by
-    ``answer.status``: it starts with its status's words ("Not in your materials", or the uncertain
-    lead and "The closest passages:"), so a terminal never shows closest passages as if they were
-    an answer.
+    ``answer.status``: it starts with its status's words ("Not in your materials", or "Your
+    materials say:" with the uncertain hedge after the passages), so a terminal never shows closest
+    passages as if they were an answer.
     """
     parts = answer_parts(answer)
     lines = [parts.text]
