@@ -205,7 +205,8 @@ def _ask(vtu: Any, question: str) -> Any:
 def test_politeness_emoji_and_mentions_do_not_flip_the_answer(vtu: Any, question: str) -> None:
     answer = _ask(vtu, question)
     assert answer.status == "answered"
-    assert answer.text.startswith("Module 4 of 21CS44 Operating Systems")
+    # "Paging" is Module 3 of 21CS44, "Demand paging" Module 4: both are named, in order.
+    assert answer.text.startswith("Module 3, p. 2 [1] and Module 4, p. 2 [2] of 21CS44 Operating Systems")
 
 
 @pytest.mark.slow
@@ -245,3 +246,28 @@ def test_a_value_question_naming_no_course_is_answered_per_course() -> None:
     assert lines[0].startswith("Your materials have this for 2 courses")
     assert lines[1] == "21CS53 Database Management Systems: Credits 03 Exam Hours 03. [1]"
     assert lines[2] == "21CS44 Operating Systems: Credits 03 Exam Hours 03. [2]"
+
+
+def test_which_module_names_every_module_of_the_course_that_holds_the_topic() -> None:
+    m3 = make_hit(
+        1,
+        "21CS44 Operating Systems — Module 3\nMemory management: Swapping; Paging; Segmentation.",
+        module="Module 3",
+        page=2,
+        file="21CS44.pdf",
+    )
+    m4 = make_hit(
+        2,
+        "21CS44 Operating Systems — Module 4\nVirtual memory: Demand paging; Thrashing.",
+        module="Module 4",
+        page=2,
+        file="21CS44.pdf",
+    )
+    reply = reply_for("which module covers paging", [m4, m3], False)
+    text, citations = finalise_citations(reply.text, [m4, m3], brackets=False)
+    assert reply.status == "answered"
+    assert text.startswith("Module 3, p. 2 [1] and Module 4, p. 2 [2] of 21CS44 Operating Systems.")
+    assert text.index("Swapping") < text.index("Demand paging")
+    assert [c.module for c in citations] == ["Module 3", "Module 4"]
+    only = reply_for("which module covers thrashing", [m4, m3], False)
+    assert only.text.startswith("Module 4 of 21CS44 Operating Systems, p. 2.")

@@ -448,18 +448,48 @@ def where_reply(question: str, intent: Intent, hits: Sequence[Hit], thresholds: 
     if share < 0.5 and hits[best].cosine < thresholds.sure_cosine:
         return None
     top = hits[best]
-    pages = ""
-    if top.page is not None and top.file.lower().endswith(".pdf"):
-        pages = (
-            f", p. {top.page}"
-            if not top.page_end or top.page_end == top.page
-            else f", pp. {top.page}–{top.page_end}"
-        )
-    lead = quotable(f"{top.module} of {_name(top)}{pages}.") + f" {cite_marker(best + 1)}"
-    ranked = _rank(question, intent, hits, [best], hits)
-    chosen = _best_sentences(ranked, 1)
-    quote = f" {_quote(chosen)}" if chosen and chosen[0].overlap > 0 else ""
+    # Another module of the same course holding the topic just as fully is named too: "Paging" is
+    # Module 3 of 21CS44 and "Demand paging" Module 4; naming one would hide the other.
+    also: dict[str, int] = {}
+    for i in candidates:
+        module = hits[i].module or ""
+        if (
+            i != best
+            and module != top.module
+            and module not in also
+            and course_of(hits[i]) == course_of(top)
+            and share >= 0.5
+            and round(cover(i), 3) >= round(share, 3)
+        ):
+            also[module] = i
+    if also:
+        named = sorted([best, *also.values()], key=lambda i: _module_number(hits[i].module))
+        parts = [f"{quotable(f'{hits[i].module}{_pages(hits[i])}')} {cite_marker(i + 1)}" for i in named]
+        lead = f"{', '.join(parts[:-1])} and {parts[-1]} of {quotable(_name(top))}."
+    else:
+        lead = quotable(f"{top.module} of {_name(top)}{_pages(top)}.") + f" {cite_marker(best + 1)}"
+    quotes = []
+    order = sorted([best, *also.values()], key=lambda i: _module_number(hits[i].module))
+    for i in order:  # each named module's own line, in the lead's order
+        chosen = _best_sentences(_rank(question, intent, hits, [i], hits), 1)
+        if chosen and chosen[0].overlap > 0:
+            quotes.append(_quote(chosen))
+    quote = "".join(f" {q}" for q in quotes)
     return Reply("answered" if share >= 0.5 else "uncertain", lead + quote)
+
+
+def _pages(hit: Hit) -> str:
+    """ ", p. 2" or ", pp. 1–2" for a PDF hit, else ""."""
+    if hit.page is None or not hit.file.lower().endswith(".pdf"):
+        return ""
+    if not hit.page_end or hit.page_end == hit.page:
+        return f", p. {hit.page}"
+    return f", pp. {hit.page}–{hit.page_end}"
+
+
+def _module_number(module: str | None) -> int:
+    m = re.search(r"\d+", module or "")
+    return int(m.group()) if m else 0
 
 
 # --- the general answer ----------------------------------------------------------------------------
