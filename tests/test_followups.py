@@ -158,9 +158,19 @@ def test_cli_thread_must_name_a_conversation(capsys: pytest.CaptureFixture[str])
 
 def test_prepare_query_starts_over_when_the_follow_up_names_a_course(sample: Settings) -> None:
     snapshot = Engine(sample).snapshot("default")
-    previous = Turn("ML textbooks", (ML,), (), "textbooks", 0.0)
+    previous = Turn("which unit of ML has SVM", (ML,), ("Unit III",), "which unit has SVM", 0.0)
+    query = prepare_query("what are the COs of cloud computing?", snapshot, [previous])
+    assert query.courses == (CC,) and query.carried == ()  # its own question: nothing carried
+
+
+def test_a_follow_up_naming_only_another_course_asks_the_same_of_it(sample: Settings) -> None:
+    # "what about for DBMS?" after "textbooks for OS?": the textbooks of the other course, not its
+    # module (modules are numbered per course) and not the old course.
+    snapshot = Engine(sample).snapshot("default")
+    previous = Turn("ML textbooks", (ML,), ("Unit II",), "textbooks", 0.0)
     query = prepare_query("and for cloud computing?", snapshot, [previous])
-    assert query.courses == (CC,) and query.carried == ()
+    assert query.courses == (CC,) and query.carried == ("textbooks",)
+    assert "textbooks" in query.text and "Unit II" not in query.text
 
 
 def test_the_benchmark_conversations_follow_their_rules() -> None:

@@ -6,7 +6,8 @@ deadlocks?". On its own that question names no course and no topic, so it search
 of 21CS44, about deadlocks, Module 3".
 
 What is carried over, when the follow-up names no course of its own (a question that names one
-starts over in that course, whatever came before):
+starts over in that course; if it names nothing else, "what about for DBMS?", it asks the previous
+question's topic of that course: :func:`switched_course`):
 
 * the **courses** of the previous turn: search is scoped to them, as if the follow-up had named them;
 * the previous turn's **module**, when the follow-up names none;
@@ -30,7 +31,7 @@ from syllabot.worker.intent import read_intent
 from syllabot.worker.keyword import STOPWORDS
 from syllabot.worker.question import references
 
-__all__ = ["EXPIRED_NOTE", "FollowUp", "follow_up", "turn_for"]
+__all__ = ["EXPIRED_NOTE", "FollowUp", "follow_up", "switched_course", "turn_for"]
 
 #: What an answer says when its conversation had expired (the answerer's ``note``, shown by every
 #: front-end under the answer).
@@ -102,6 +103,25 @@ def follow_up(
     resolved = " ".join([text, *carried]).strip()
     topic = " ".join([own_topic or text, *carried]).strip()
     return FollowUp(resolved, courses, topic, tuple(carried))
+
+
+def _content_words(text: str) -> list[str]:
+    words = _WORD.findall(_MODULE_REF.sub(" ", text))
+    return [w for w in words if w.lower() not in STOPWORDS and w.lower() not in _ASKING and len(w) > 1]
+
+
+_ONLY_SWITCH = frozenset("and what about for how same then also again this that one".split())
+
+
+def switched_course(own_topic: str, previous_question: str) -> tuple[str, ...]:
+    """What a follow-up that names another course and nothing else ("what about for DBMS?" after
+    "textbooks for OS?") asks: the previous question's words, its request included ("textbooks"),
+    its course names removed by the caller (``previous_question``) and its module left behind
+    (modules are numbered per course); () when the follow-up says anything of its own."""
+    own = [w for w in _WORD.findall(own_topic) if w.lower() not in _ONLY_SWITCH]
+    if own or read_intent(own_topic) != read_intent(""):
+        return ()
+    return tuple(dict.fromkeys(_content_words(previous_question)))
 
 
 def turn_for(

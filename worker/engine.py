@@ -28,7 +28,7 @@ from syllabot.shared.schema import FileReport, Hit, IngestReport, SourceInfo
 from syllabot.shared.threads import Turn
 from syllabot.worker.buildlock import BuildLock
 from syllabot.worker.chunking import chunk_document, link_course_tails, may_be_relinked
-from syllabot.worker.conversation import follow_up
+from syllabot.worker.conversation import follow_up, switched_course
 from syllabot.worker.documents import Chunk, Document
 from syllabot.worker.embedders import get_embedder
 from syllabot.worker.embedders.base import Embedder
@@ -131,6 +131,12 @@ def prepare_query(question: str, snapshot: IndexSnapshot | None, turns: Sequence
         follow = follow_up(text, topic, turns, lambda key: catalog.get(key) is not None)
         if follow is not None:
             return PreparedQuery(follow.text, follow.courses, follow.topic, follow.carried)
+    if turns and courses:
+        previous = clean_question(turns[-1].question)
+        carried = switched_course(topic, snapshot.catalog.without_mentions(previous))
+        if carried:
+            words = " ".join(carried)
+            return PreparedQuery(f"{text} {words}", tuple(courses), f"{topic} {words}".strip(), carried)
     return PreparedQuery(text, tuple(courses), topic or text)
 
 
