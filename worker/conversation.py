@@ -67,13 +67,15 @@ class FollowUp:
 _MODULE_REF = re.compile(r"\b(?:module|unit|mod|chapter)\s*[-.]?\s*(?:\d{1,2}|[ivx]{1,4})\b", re.IGNORECASE)
 
 
-def _topic_words(text: str) -> list[str]:
+def _topic_words(text: str, *, requests: bool = False) -> list[str]:
+    """The words of ``text`` that name a topic; with ``requests``, also those that on their own ask
+    for something ("textbooks", "hours"), which a follow-up normally leaves behind."""
     words = []
     for word in _WORD.findall(_MODULE_REF.sub(" ", text)):
         lower = word.lower()
         if lower in STOPWORDS or lower in _ASKING or len(lower) < 2:
             continue
-        if read_intent(lower) != read_intent(""):  # on its own it asks for something: leave it
+        if not requests and read_intent(lower) != read_intent(""):  # it asks for something: leave it
             continue
         words.append(word)
     return words
@@ -105,11 +107,6 @@ def follow_up(
     return FollowUp(resolved, courses, topic, tuple(carried))
 
 
-def _content_words(text: str) -> list[str]:
-    words = _WORD.findall(_MODULE_REF.sub(" ", text))
-    return [w for w in words if w.lower() not in STOPWORDS and w.lower() not in _ASKING and len(w) > 1]
-
-
 _ONLY_SWITCH = frozenset("and what about for how same then also again this that one".split())
 
 
@@ -121,7 +118,7 @@ def switched_course(own_topic: str, previous_question: str) -> tuple[str, ...]:
     own = [w for w in _WORD.findall(own_topic) if w.lower() not in _ONLY_SWITCH]
     if own or read_intent(own_topic) != read_intent(""):
         return ()
-    return tuple(dict.fromkeys(_content_words(previous_question)))
+    return tuple(dict.fromkeys(_topic_words(previous_question, requests=True)))
 
 
 def turn_for(

@@ -451,25 +451,21 @@ def where_reply(question: str, intent: Intent, hits: Sequence[Hit], thresholds: 
     # Another module of the same course holding the topic just as fully is named too: "Paging" is
     # Module 3 of 21CS44 and "Demand paging" Module 4; naming one would hide the other.
     also: dict[str, int] = {}
-    for i in candidates:
+    for i in candidates if share >= 0.5 else ():
         module = hits[i].module or ""
         if (
-            i != best
-            and module != top.module
-            and module not in also
+            module not in (top.module, *also)
             and course_of(hits[i]) == course_of(top)
-            and share >= 0.5
             and round(cover(i), 3) >= round(share, 3)
         ):
             also[module] = i
+    order = sorted([best, *also.values()], key=lambda i: _module_number(hits[i].module))
     if also:
-        named = sorted([best, *also.values()], key=lambda i: _module_number(hits[i].module))
-        parts = [f"{quotable(f'{hits[i].module}{_pages(hits[i])}')} {cite_marker(i + 1)}" for i in named]
+        parts = [f"{quotable(f'{hits[i].module}{_pages(hits[i])}')} {cite_marker(i + 1)}" for i in order]
         lead = f"{', '.join(parts[:-1])} and {parts[-1]} of {quotable(_name(top))}."
     else:
         lead = quotable(f"{top.module} of {_name(top)}{_pages(top)}.") + f" {cite_marker(best + 1)}"
     quotes = []
-    order = sorted([best, *also.values()], key=lambda i: _module_number(hits[i].module))
     for i in order:  # each named module's own line, in the lead's order
         chosen = _best_sentences(_rank(question, intent, hits, [i], hits), 1)
         if chosen and chosen[0].overlap > 0:
