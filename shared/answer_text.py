@@ -85,13 +85,17 @@ class AnswerParts:
     note: str
 
     @property
-    def text(self) -> str:
-        """The whole answer as plain text: lead and body, then the labelled general knowledge
-        (no sources list: each front-end lays citations out its own way)."""
+    def said(self) -> str:
+        """Lead, body and (uncertain) the hedge after it: the answer without general knowledge."""
         first = " ".join(part for part in (self.lead, self.body) if part)
         tail = status_tail(self.status)
-        if tail:
-            first = f"{first} — {tail}"
+        return f"{first} — {tail}" if tail else first
+
+    @property
+    def text(self) -> str:
+        """The whole answer as plain text: :attr:`said`, then the labelled general knowledge
+        (no sources list: each front-end lays citations out its own way)."""
+        first = self.said
         if not self.general_knowledge:
             return first
         return f"{first}\n\n{GENERAL_KNOWLEDGE_LABEL}\n{self.general_knowledge}"

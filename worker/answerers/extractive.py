@@ -540,10 +540,17 @@ def _weigh(
     return focus, ranked, with_value, evidence(question, focus_hits, fallback, type_found)
 
 
-def evidence_for(query: str, hits: Sequence[Hit], fallback: bool, topic: str = "") -> Evidence:
-    """The evidence ``reply_for`` would decide on for this cleaned question (for fitting)."""
-    question = _FILLER.sub(" ", topic or query).strip() or query
-    return _weigh(question, read_intent(query), hits, fallback)[3]
+def _about(query: str, topic: str) -> str:
+    """What the passages must be about: the topic (course names out), syllabus filler out."""
+    return _FILLER.sub(" ", topic or query).strip() or query
+
+
+def weigh_query(
+    query: str, hits: Sequence[Hit], fallback: bool, topic: str = ""
+) -> tuple[list[int], list[_Sentence], list[_Sentence], Evidence]:
+    """What ``reply_for``'s general answer weighs for this cleaned question: its focus chunks,
+    ranked sentences, value sentences and evidence (for the benchmarks' probes)."""
+    return _weigh(_about(query, topic), read_intent(query), hits, fallback)
 
 
 def general_reply(
@@ -600,7 +607,7 @@ def reply_for(
     used (what the passages must be about), ``named`` the courses it named.
     """
     intent = read_intent(query)
-    question = _FILLER.sub(" ", topic or query).strip() or query
+    question = _about(query, topic)
     if not fallback:
         if intent.modules and not intent.where and intent.section is None:
             reply = module_reply(intent, hits, named)
