@@ -23,6 +23,11 @@ class Keys:
         """List the worker LPUSHes a finished job's result to, awaited by the client with BLPOP."""
         return f"{self.prefix}result:{job_id}"
 
+    def delivered(self, job_id: str) -> str:
+        """Set (with the result's expiry) when a job's result is pushed, so a job run again after
+        its worker died between pushing and finishing is not delivered twice."""
+        return f"{self.prefix}delivered:{job_id}"
+
     def partials(self, job_id: str) -> str:
         """List of a question's partial answer texts (shared/partials.py), newest last: the worker
         RPUSHes while an LLM streams, the asking client pops them alongside ``result_list``."""

@@ -13,7 +13,8 @@
   renews the claims of the jobs still running (:func:`beat`'s ``running``), so the job of a worker
   that died is free again, and retried by arq, within that time.
 * **Results**: a job pushes one JSON envelope (:func:`ok_envelope`, :func:`error_envelope`) onto
-  ``Keys.result_list(job_id)`` for :data:`RESULT_TTL_S` (:func:`push_result`); the client pops it
+  ``Keys.result_list(job_id)`` for :data:`RESULT_TTL_S`, once per job (:func:`push_result`, script
+  :data:`PUSH_ONCE`, marked by ``Keys.delivered``); the client pops it
   with BLPOP and reads it with :func:`read_envelope`. Envelopes carry the worker's
   :data:`~syllabot.shared.schema.SCHEMA_VERSION`.
 
@@ -48,6 +49,7 @@ __all__ = [
     "JOB_REMOVE",
     "JOB_REPORT",
     "JOB_SOURCES",
+    "PUSH_ONCE",
     "RESULT_TTL_S",
     "Claimed",
     "Envelope",
@@ -234,10 +236,26 @@ def read_envelope(raw: bytes | str) -> Envelope:
     )
 
 
-async def push_result(redis_client: Any, keys: Keys, job_id: str, payload: bytes) -> None:
-    """Push a job's envelope for its waiting client, kept :data:`RESULT_TTL_S` should nobody pop it."""
-    key = keys.result_list(job_id)
-    async with redis_client.pipeline(transaction=True) as pipe:
-        pipe.rpush(key, payload)
-        pipe.expire(key, RESULT_TTL_S)
-        await pipe.execute()
+#: KEYS: result list, delivered marker. ARGV: envelope, ttl s. Pushes only the first envelope of a
+#: job: returns 1 when pushed, 0 when this job had delivered already.
+PUSH_ONCE = """
+if redis.call('SET', KEYS[2], '1', 'NX', 'EX', ARGV[2]) then
+  redis.call('RPUSH', KEYS[1], ARGV[1])
+  redis.call('EXPIRE', KEYS[1], ARGV[2])
+  return 1
+end
+return 0
+"""
+
+
+async def push_result(redis_client: Any, keys: Keys, job_id: str, payload: bytes) -> bool:
+    """Push a job's envelope for its waiting client, kept :data:`RESULT_TTL_S` should nobody pop it;
+    False (nothing pushed) when the job had delivered already.
+
+    Why once: a worker SIGKILLed after pushing but before arq marked the job done leaves its claim
+    to lapse, and another worker runs the job again; its asker must get one answer, not two (a
+    real drill, ``tests/test_fault_drills.py``, saw the second push under load)."""
+    pushed = await redis_client.eval(
+        PUSH_ONCE, 2, keys.result_list(job_id), keys.delivered(job_id), payload, str(RESULT_TTL_S)
+    )
+    return bool(pushed)

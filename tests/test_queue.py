@@ -330,3 +330,24 @@ def test_a_new_event_loop_closes_the_old_connections(settings: Settings) -> None
             observer.close()
         asyncio.run(client.close())
     assert connected <= 1, connected
+
+
+async def test_a_job_run_twice_delivers_its_result_once(settings: Settings) -> None:
+    """A worker killed after pushing but before arq marked the job done leaves it to be run again:
+    the second run's push must not give the asker a second answer."""
+    import redis.asyncio as aioredis
+
+    from syllabot.shared.queue_protocol import RESULT_TTL_S, push_result
+
+    keys = Keys(settings.key_prefix)
+    client = aioredis.Redis.from_url(settings.redis_url or "")
+    try:
+        assert await push_result(client, keys, "job-twice", b"first") is True
+        assert await push_result(client, keys, "job-twice", b"second") is False
+        assert await client.lrange(keys.result_list("job-twice"), 0, -1) == [b"first"]
+        assert 0 < await client.ttl(keys.delivered("job-twice")) <= RESULT_TTL_S
+        assert await push_result(client, keys, "another-job", b"its own") is True
+    finally:
+        await client.delete(keys.result_list("job-twice"), keys.delivered("job-twice"))
+        await client.delete(keys.result_list("another-job"), keys.delivered("another-job"))
+        await client.aclose()
