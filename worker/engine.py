@@ -27,6 +27,7 @@ from syllabot.shared.redis_conn import sync_client
 from syllabot.shared.schema import FileReport, Hit, IngestReport, SourceInfo
 from syllabot.shared.threads import Turn
 from syllabot.worker.buildlock import BuildLock
+from syllabot.worker.cancel import CancelToken
 from syllabot.worker.chunking import chunk_document, link_course_tails, may_be_relinked
 from syllabot.worker.conversation import follow_up, switched_course
 from syllabot.worker.documents import Chunk, Document
@@ -232,9 +233,16 @@ def _modules(chunks: Sequence[Chunk]) -> list[str]:
 
 class Engine:
     def __init__(
-        self, settings: Settings, client: redis.Redis | None = None, embedder: Embedder | None = None
+        self,
+        settings: Settings,
+        client: redis.Redis | None = None,
+        embedder: Embedder | None = None,
+        cancel: CancelToken | None = None,
     ) -> None:
+        """``cancel``: a token whose cancellation stops a build before it publishes (Ctrl-C in the
+        terminal); builds check it between files, pages, embedding batches and lock polls."""
         self.settings = settings
+        self.cancel = cancel or CancelToken()
         self.keys = Keys(settings.key_prefix)
         self._client = client
         self._embedder = embedder
@@ -359,12 +367,17 @@ class Engine:
             if progress:
                 progress(f"waiting for another build ({owner})", 0, 0)
 
-        return self.store.build_lock(collection, what, ttl_s=self.settings.build_lock_ttl_s, on_wait=on_wait)
+        return self.store.build_lock(
+            collection, what, ttl_s=self.settings.build_lock_ttl_s, on_wait=on_wait, check=self.cancel.check
+        )
 
     def _pipeline(self, progress: Progress | None) -> EmbedPipeline:
         """Embeds passages while the build goes on reading (see worker/pipeline.py)."""
         return EmbedPipeline(
-            self.embedder, self.settings.embed_batch_size or self.embedder.batch_size, progress
+            self.embedder,
+            self.settings.embed_batch_size or self.embedder.batch_size,
+            progress,
+            check=self.cancel.check,
         )
 
     @staticmethod
@@ -373,7 +386,8 @@ class Engine:
         pipe.feed([c.text for c in chunks if not may_be_relinked(c)])
 
     def _parse(self, filename: str, data: bytes) -> tuple[Document, list[Chunk]]:
-        document = load_document(data, filename, self.settings.max_document_bytes)
+        self.cancel.check()
+        document = load_document(data, filename, self.settings.max_document_bytes, self.cancel.check)
         chunks = chunk_document(document)
         if not chunks:
             raise IngestError(f"{filename}: no text could be cut into passages; is the file empty?")
@@ -507,6 +521,7 @@ class Engine:
                 )
                 for d, cs, data in parsed.values()
             ]
+            self.cancel.commit()
             self.store.publish(
                 snapshot, previous.version if previous else None, put_documents=puts, lock=lock
             )
@@ -593,6 +608,7 @@ class Engine:
         ]
         new_docs = [(m, data) for m, data in metas if m["doc_id"] in extra]
         updated = [m for m, _ in metas if m["doc_id"] not in extra]
+        self.cancel.commit()
         self.store.publish(snapshot, previous_version, put_documents=new_docs, update_meta=updated, lock=lock)
         return _published(report, snapshot, progress)
 
@@ -616,6 +632,7 @@ class Engine:
                 chunks, embedder_id, dim = [], self.embedder.id, self.embedder.dim
                 matrix = np.zeros((0, dim), dtype=np.float32)
             snapshot = build_snapshot(new_version(), collection, embedder_id, dim, chunks, matrix, _now())
+            self.cancel.commit()
             self.store.publish(
                 snapshot, previous.version if previous else None, delete_doc_ids=[doc_id], lock=lock
             )

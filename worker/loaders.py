@@ -24,6 +24,7 @@ import logging
 import re
 import unicodedata
 import zipfile
+from collections.abc import Callable
 from pathlib import PurePath, PureWindowsPath
 
 from syllabot.shared.formats import DOCUMENT_KINDS, SUPPORTED_TYPES
@@ -168,11 +169,14 @@ def _advice_for(kind: str) -> str:
 # ----------------------------------------------------------------------------------------------
 
 
-def load_document(data: bytes, filename: str, max_bytes: int) -> Document:
+def load_document(
+    data: bytes, filename: str, max_bytes: int, check: Callable[[], None] | None = None
+) -> Document:
     """Load one uploaded file; raise a specific :class:`IngestError` subclass when it cannot be used.
 
     The size limit is checked first, before anything looks inside the bytes, so an oversized upload
-    costs no parsing.
+    costs no parsing. ``check`` is called between a PDF's pages (a cancelled build raises from it:
+    a long PDF must not hold a Ctrl-C for seconds).
     """
     name = PureWindowsPath(filename).name if "\\" in filename else PurePath(filename).name
     name = name or "document"
@@ -196,7 +200,7 @@ def load_document(data: bytes, filename: str, max_bytes: int) -> Document:
                 f"{name} is named {ext or 'without an extension'} but contains {_DESCRIPTIONS[actual]}; "
                 f"loaded it as {_DESCRIPTIONS[actual]}"
             )
-        doc = _load_pdf(data, name) if actual == "pdf" else _load_docx(data, name)
+        doc = _load_pdf(data, name, check) if actual == "pdf" else _load_docx(data, name)
         doc.warnings[:0] = warnings
         return doc
     if actual == "ooxml-encrypted":
@@ -338,7 +342,7 @@ _JUNK_TITLES = re.compile(
 )
 
 
-def _load_pdf(data: bytes, name: str) -> Document:
+def _load_pdf(data: bytes, name: str, check: Callable[[], None] | None = None) -> Document:
     """Page by page with pypdf; physical page numbers; scans and encryption reported clearly."""
     from pypdf import PasswordType, PdfReader
     from pypdf.errors import DependencyError, FileNotDecryptedError, PyPdfError
@@ -393,6 +397,8 @@ def _load_pdf(data: bytes, name: str) -> Document:
         pages: list[Page] = []
         failed: list[int] = []
         for number, page in enumerate(page_objects, start=1):
+            if check is not None:
+                check()
             try:
                 text = page.extract_text() or ""
             except DependencyError as exc:  # a missing crypto library is no broken page: say so

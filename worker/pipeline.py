@@ -72,8 +72,12 @@ class EmbedPipeline:
         batch_size: int = 32,
         progress: Progress | None = None,
         window: int = WINDOW,
+        check: Callable[[], None] | None = None,
     ) -> None:
+        """``check``: called before each batch; what it raises (a cancelled build) ends the
+        embedding and is re-raised by :meth:`finish`."""
         self.embedder = embedder
+        self._check = check
         self.batch_size = max(1, batch_size)
         self.window = max(self.batch_size, window)
         #: Passages held back while reading, so each batch can be cut from similar lengths.
@@ -190,6 +194,8 @@ class EmbedPipeline:
         if self._error is not None:
             return
         try:
+            if self._check is not None:
+                self._check()
             vectors = self.embedder.embed_documents(texts)
         except Exception as exc:  # noqa: BLE001 - re-raised in the reader by finish()
             self._error = exc

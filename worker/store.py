@@ -57,6 +57,7 @@ class CollectionStore:
         what: str = "build",
         ttl_s: float = BUILD_LOCK_TTL_S,
         on_wait: Callable[[str], None] | None = None,
+        check: Callable[[], None] | None = None,
     ) -> BuildLock:
         """Serialises builds of one collection across workers, so two uploads never lose each other.
 
@@ -69,6 +70,7 @@ class CollectionStore:
             ttl_s=ttl_s,
             wait_s=BUILD_LOCK_TIMEOUT_S,
             on_wait=on_wait,
+            check=check,
         )
 
     def publish(

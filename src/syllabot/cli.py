@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from syllabot.shared.config import Settings, get_settings
 from syllabot.shared.formats import SUPPORTED_TYPES, is_document_name
 from syllabot.shared.gap_report import DEFAULT_REPORT_DAYS, MAX_REPORT_DAYS
+from syllabot.worker.cancel import Cancelled
 
 if TYPE_CHECKING:
     from pydantic import ValidationError
@@ -672,7 +673,11 @@ def _run(args: argparse.Namespace) -> int:
     except UsageError as exc:
         _err(str(exc))
         return 2
+    except Cancelled as exc:  # Ctrl-C or SIGTERM stopped a build run here before it published
+        _err(str(exc))
+        return 130
     except KeyboardInterrupt:
+        _err("interrupted")
         return 130
     except Exception as exc:
         message = runtime_failure(exc)

@@ -15,12 +15,15 @@ and a question answered by a worker never needs the model.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import getpass
 import json
+import signal
 import sys
 import threading
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
+from types import FrameType
 from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
 from syllabot.shared.answer_text import answer_parts, answer_text
@@ -28,11 +31,13 @@ from syllabot.shared.config import Settings
 from syllabot.shared.gap_report import GapReport
 from syllabot.shared.redis_conn import RedisUnavailable, embedded_running, started_here
 from syllabot.shared.schema import Answer, AskRequest, IngestReport
+from syllabot.worker.cancel import Cancelled, CancelToken
 
 if TYPE_CHECKING:
     from syllabot.shared.queue import QueueClient
     from syllabot.shared.schema import SourceInfo
     from syllabot.worker.embedders.base import Embedder
+    from syllabot.worker.engine import Engine
 
 T = TypeVar("T")
 
@@ -336,13 +341,15 @@ def run_index(settings: Settings, collection: str, files: list[tuple[str, bytes]
     """Index through a running worker (with progress), or in this process when none runs.
 
     Queue failures are raised as ``ValueError`` (the CLI prints those as one line and exits 1);
-    Redis being unreachable as :class:`RedisUnavailable`.
+    Redis being unreachable as :class:`RedisUnavailable`; a build here cancelled by Ctrl-C or
+    SIGTERM as :class:`Cancelled` (nothing published).
     """
-    return _run_write(index(settings, collection, files))
+    with _cancel_on_signals() as token:
+        return _run_write(index(settings, collection, files, cancel=token), collection)
 
 
-def _run_write(work: Awaitable[T]) -> T:
-    """Run a write (index, reindex, remove) and map queue failures as :func:`run_index` says."""
+def _run_write(work: Awaitable[T], collection: str) -> T:
+    """Run a write (index, reindex, remove) and map failures as :func:`run_index` says."""
     from syllabot.shared.queue import QueueError, RedisUnreachable
 
     async def run() -> T:
@@ -350,10 +357,48 @@ def _run_write(work: Awaitable[T]) -> T:
 
     try:
         return asyncio.run(run())
+    except Cancelled as exc:
+        raise Cancelled(
+            f"cancelled: nothing was published; the index of '{collection}' is as it was"
+        ) from exc
     except RedisUnreachable as exc:
         raise RedisUnavailable(str(exc)) from exc
     except QueueError as exc:
         raise ValueError(str(exc)) from exc
+
+
+@contextlib.contextmanager
+def _cancel_on_signals() -> Iterator[CancelToken]:
+    """A token that SIGINT and SIGTERM cancel while a build runs in this process.
+
+    Without this, Ctrl-C interrupted only the event loop, which then waited for the build's thread
+    to finish -- and publish. Before a build here arms the token (the work is a worker's, or is
+    not a build yet), the signals act as they did: KeyboardInterrupt, or the CLI's SIGTERM exit.
+    """
+    token = CancelToken()
+    if threading.current_thread() is not threading.main_thread():
+        yield token
+        return
+    previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+
+    def handle(signum: int, frame: FrameType | None) -> None:
+        if not token.armed:
+            token.cancel()  # a build about to start here must not start (and publish) after this
+            before = previous[signal.Signals(signum)]
+            if callable(before):
+                before(signum, frame)
+                return
+            raise KeyboardInterrupt
+        if not token.cancel():
+            _say("the new index was already being published; it completes")
+
+    for sig in previous:
+        signal.signal(sig, handle)
+    try:
+        yield token
+    finally:
+        for sig, before in previous.items():
+            signal.signal(sig, before)
 
 
 #: Most file bytes sent in one ingest job: the files travel inside the job through Redis, and arq
@@ -388,11 +433,15 @@ def merge_reports(collection: str, reports: list[IngestReport]) -> IngestReport:
 
 
 async def index(
-    settings: Settings, collection: str, files: list[tuple[str, bytes]], who: str | None = None
+    settings: Settings,
+    collection: str,
+    files: list[tuple[str, bytes]],
+    who: str | None = None,
+    cancel: CancelToken | None = None,
 ) -> IngestReport:
     who = who or _user()
     if _no_worker_possible(settings):
-        return await asyncio.to_thread(_index_locally, settings, collection, files, who)
+        return await asyncio.to_thread(_index_locally, settings, collection, files, who, cancel)
     from syllabot.shared.queue import NoWorker, QueueClient
 
     line = _ProgressLine()
@@ -412,18 +461,19 @@ async def index(
     finally:
         line.close()
         await client.close()
-    return await asyncio.to_thread(_index_locally, settings, collection, files, who)
+    return await asyncio.to_thread(_index_locally, settings, collection, files, who, cancel)
 
 
 def run_reindex(settings: Settings, collection: str) -> IngestReport:
     """Re-embed every stored document: through a running worker (so it serves the result at once)
     or in this process. Errors are raised as for :func:`run_index`."""
-    return _run_write(reindex(settings, collection))
+    with _cancel_on_signals() as token:
+        return _run_write(reindex(settings, collection, token), collection)
 
 
-async def reindex(settings: Settings, collection: str) -> IngestReport:
+async def reindex(settings: Settings, collection: str, cancel: CancelToken | None = None) -> IngestReport:
     if _no_worker_possible(settings):
-        return await asyncio.to_thread(_reindex_locally, settings, collection)
+        return await asyncio.to_thread(_reindex_locally, settings, collection, cancel)
     from syllabot.shared.queue import NoWorker, QueueClient
 
     line = _ProgressLine()
@@ -438,27 +488,36 @@ async def reindex(settings: Settings, collection: str) -> IngestReport:
     finally:
         line.close()
         await client.close()
-    return await asyncio.to_thread(_reindex_locally, settings, collection)
+    return await asyncio.to_thread(_reindex_locally, settings, collection, cancel)
 
 
-def _reindex_locally(settings: Settings, collection: str) -> IngestReport:
+def _local_engine(settings: Settings, cancel: CancelToken | None) -> Engine:
+    """The engine of a build run here, its token armed: from now on a signal cancels the build."""
     from syllabot.worker.engine import Engine
 
+    if cancel is not None:
+        cancel.armed = True
+    return Engine(settings, cancel=cancel)
+
+
+def _reindex_locally(settings: Settings, collection: str, cancel: CancelToken | None = None) -> IngestReport:
     line = _ProgressLine()
     try:
-        return Engine(settings).reindex(collection, progress=line.update)
+        return _local_engine(settings, cancel).reindex(collection, progress=line.update)
     finally:
         line.close()
 
 
 def _index_locally(
-    settings: Settings, collection: str, files: list[tuple[str, bytes]], who: str
+    settings: Settings,
+    collection: str,
+    files: list[tuple[str, bytes]],
+    who: str,
+    cancel: CancelToken | None = None,
 ) -> IngestReport:
-    from syllabot.worker.engine import Engine
-
     line = _ProgressLine()
     try:
-        return Engine(settings).ingest(collection, files, who=who, progress=line.update)
+        return _local_engine(settings, cancel).ingest(collection, files, who=who, progress=line.update)
     finally:
         line.close()
 
@@ -500,10 +559,13 @@ def run_remove(settings: Settings, collection: str, name: str) -> tuple[SourceIn
     Returns the document removed and the build's report; errors are raised as for :func:`run_index`,
     an unknown document as :class:`UnknownDocument`.
     """
-    return _run_write(remove(settings, collection, name))
+    with _cancel_on_signals() as token:
+        return _run_write(remove(settings, collection, name, token), collection)
 
 
-async def remove(settings: Settings, collection: str, name: str) -> tuple[SourceInfo, IngestReport]:
+async def remove(
+    settings: Settings, collection: str, name: str, cancel: CancelToken | None = None
+) -> tuple[SourceInfo, IngestReport]:
     note = None
     if not _no_worker_possible(settings):
         from syllabot.shared.queue import NoWorker, QueueClient
@@ -519,15 +581,13 @@ async def remove(settings: Settings, collection: str, name: str) -> tuple[Source
             note = "the worker went away; removing in this process instead"
         finally:
             await client.close()
-    return await asyncio.to_thread(_remove_locally, settings, collection, name, note)
+    return await asyncio.to_thread(_remove_locally, settings, collection, name, note, cancel)
 
 
 def _remove_locally(
-    settings: Settings, collection: str, name: str, note: str | None
+    settings: Settings, collection: str, name: str, note: str | None, cancel: CancelToken | None = None
 ) -> tuple[SourceInfo, IngestReport]:
-    from syllabot.worker.engine import Engine
-
-    engine = Engine(settings)  # removing drops rows of the stored index: no model is loaded
+    engine = _local_engine(settings, cancel)  # removing drops rows of the stored index: no model is loaded
     document = find_document(engine.sources(collection), name, collection)
     if note:  # said once the document is known, so a mistyped name gets a single line
         _say(note)
