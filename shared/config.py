@@ -8,6 +8,7 @@ rather than platform conventions carry the ``SYLLABOT_`` prefix through an expli
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Literal
@@ -299,6 +300,23 @@ class Settings(BaseSettings):
             return None
         return value
 
+    @field_validator("redis_url", mode="before")
+    @classmethod
+    def _redis_url(cls, value: object) -> object:
+        """A URL redis-py can open, or unset: ``REDIS_URL=notaurl`` must fail here, naming the
+        setting, not later as a traceback from inside the queue."""
+        if isinstance(value, str):
+            text = value.strip()
+            if not text:
+                return None
+            if not text.startswith(REDIS_URL_SCHEMES) or len(text.split("://", 1)[1]) == 0:
+                raise ValueError(
+                    "a URL starting with redis://, rediss:// or unix:// (e.g. redis://localhost:6379/0); "
+                    "unset it to use the embedded Redis"
+                )
+            return text
+        return value
+
     @property
     def max_document_bytes(self) -> int:
         return int(self.max_document_mb * 1024 * 1024)
@@ -306,6 +324,56 @@ class Settings(BaseSettings):
     @property
     def snapshot_cache_bytes(self) -> int:
         return int(self.snapshot_cache_mb * 1024 * 1024)
+
+
+#: What ``REDIS_URL`` may start with (redis-py's ``from_url`` schemes).
+REDIS_URL_SCHEMES = ("redis://", "rediss://", "unix://")
+
+#: Prefixes of the variables Syllabot reads; an unknown variable with one of them is a likely typo.
+OWN_PREFIXES = ("SYLLABOT_", "DISCORD_", "SLACK_")
+
+
+#: Variables read outside :class:`Settings`: by the benchmarks and the test suite.
+OTHER_VARIABLES = (
+    "SYLLABOT_BENCH_DATA",
+    "SYLLABOT_BENCH_REDIS",
+    "SYLLABOT_BENCH_THREADS",
+    "SYLLABOT_TEST_REDIS_URL",
+)
+
+
+def setting_names() -> list[str]:
+    """Every environment variable a setting reads."""
+    names = list(OTHER_VARIABLES)
+    for name, field in Settings.model_fields.items():
+        alias = field.validation_alias
+        names += [str(a) for a in alias.choices] if isinstance(alias, AliasChoices) else [name.upper()]
+    return names
+
+
+def unknown_settings(
+    environ: Mapping[str, str] | None = None, env_file: Path | None = Path(".env")
+) -> list[str]:
+    """One warning per variable that looks like a setting but is none (``SYLLABOT_TOPK=3``),
+    naming the closest real one: pydantic ignores unknown variables, so a typo silently kept the
+    default. Reads the environment and the ``.env`` file, as :class:`Settings` does."""
+    import difflib
+    import os
+
+    found = dict(os.environ if environ is None else environ)
+    if env_file is not None and env_file.is_file():
+        from dotenv import dotenv_values
+
+        found.update({k: v or "" for k, v in dotenv_values(env_file).items() if k not in found})
+    known = setting_names()
+    warnings = []
+    for variable in sorted(found):
+        if not variable.startswith(OWN_PREFIXES) or variable in known:
+            continue
+        close = difflib.get_close_matches(variable, known, n=1, cutoff=0.6)
+        hint = f"; did you mean {close[0]}?" if close else " (see deploy/.env.example)"
+        warnings.append(f"{variable} is not a setting Syllabot reads, so it has no effect{hint}")
+    return warnings
 
 
 @lru_cache(maxsize=1)

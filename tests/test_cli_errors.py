@@ -106,6 +106,59 @@ def test_a_secret_setting_is_never_echoed(
     assert not any("not" in line.split("is not valid")[0] for line in lines)
 
 
+@pytest.mark.parametrize("url", ["notaurl", "localhost:6379", "http://host/0", "redis://"])
+def test_a_bad_redis_url_exits_2_naming_the_setting(
+    env: Settings, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, url: str
+) -> None:
+    monkeypatch.setenv("REDIS_URL", url)
+    get_settings.cache_clear()
+    code, _, err = run(["sources", "-c", "shop"], capsys)
+    assert code == 2
+    assert one_line(err).startswith(f"syllabot: REDIS_URL='{url}' is not valid: expected a URL starting with")
+
+
+def test_a_bad_redis_url_never_shows_its_password(
+    env: Settings, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("REDIS_URL", "http://admin:hunter2@cache:6379/0")
+    get_settings.cache_clear()
+    code, _, err = run(["sources"], capsys)
+    assert code == 2 and "REDIS_URL" in one_line(err) and "hunter2" not in err
+
+
+def test_an_unknown_setting_is_warned_about_naming_the_closest_one(
+    shop: Settings, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("SYLLABOT_TOPK", "3")
+    (tmp_path / ".env").write_text("SLACK_BOT_TOKN=xoxb-1\n")  # the working directory's .env counts too
+    code, out, err = run(["sources", "-c", "shop"], capsys)
+    assert code == 0 and "returns" in out.lower()
+    assert (
+        "syllabot: warning: SYLLABOT_TOPK is not a setting Syllabot reads, so it has no effect; "
+        "did you mean SYLLABOT_TOP_K?"
+    ) in err.splitlines()
+    assert any("SLACK_BOT_TOKN" in line and "SLACK_BOT_TOKEN?" in line for line in err.splitlines()), err
+    assert "xoxb-1" not in err
+
+
+def test_a_batch_with_a_refused_file_exits_3_and_indexes_the_rest(
+    env: Settings, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    good = tmp_path / "plan.md"
+    good.write_text("# Course plan\n\n## Module 1\n\nDeadlocks and their four conditions.\n")
+    broken = tmp_path / "syllabus.pdf"
+    broken.write_bytes(b"not a pdf at all")
+    code, out, err = run(["index", str(good), str(broken), str(tmp_path / "missing.pdf"), "-c", "os"], capsys)
+    assert code == cli.EXIT_PARTLY_INDEXED == 3
+    assert "ERROR syllabus.pdf" in out
+    assert err.strip().splitlines()[-1] == (
+        "syllabot: indexed 1 of 3 files into 'os'; 2 refused (see the lines above); exit 3"
+    )
+    assert [s.file for s in Engine(env).sources("os")] == ["plan.md"]
+    code, _, _ = run(["index", str(good), "-c", "os"], capsys)
+    assert code == 0
+
+
 def test_a_missing_or_malformed_eval_file(
     shop: Settings, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:

@@ -396,3 +396,23 @@ def test_sigterm_stops_a_reindex_and_leaves_the_previous_index(tmp_path: Path) -
     )  # same indexed_at
     assert subprocess.run(search, env=env, capture_output=True, text=True).stdout == before
     assert _no_server_soon(tmp_path) == []
+
+
+@pytest.mark.parametrize("command", [["sources", "-c", "os", "--json"], ["report", "-c", "os", "--json"]])
+def test_a_reader_that_goes_away_early_gets_no_traceback(tmp_path: Path, command: list[str]) -> None:
+    """`syllabot sources | head`: the pipe closes before the output is written."""
+    data = tmp_path / "data"
+    doc = tmp_path / "notes.md"
+    doc.write_text("# OS\n\n## Module 3\n\nDeadlocks: conditions, avoidance, detection.\n")
+    assert syllabot(data, "index", str(doc), "-c", "os").returncode == 0
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "syllabot", *command],
+        env=cli_env(data),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()  # the reader is gone before anything is printed
+    assert proc.wait(60) == 141
+    assert proc.stderr.read() == ""

@@ -5,7 +5,9 @@ Subcommands: index, search, ask, eval, sources, remove, report, doctor, worker, 
 Exit codes: 0 success; 1 the work ran but failed (Redis unreachable, a worker's error, nothing
 indexed); 2 a user error -- a bad argument or setting, a question too long, a missing or malformed
 eval file, a collection or document that does not exist -- told in one line that names the
-argument or setting and what it accepts, so a script can tell "fix the command" from "try again".
+argument or setting and what it accepts, so a script can tell "fix the command" from "try again";
+3 an index that refused some files (the usable ones are indexed; a summary line says how many);
+130 cancelled by Ctrl-C or SIGTERM (nothing published); 141 stdout was closed early (``| head``).
 
 Modules are imported where a command needs them: `syllabot ask` answered in-process loads
 neither the bots' platforms nor the queue's worker side, and only loads the model when it searches.
@@ -16,12 +18,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import signal
 import sys
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 from syllabot.shared.config import Settings, get_settings
 from syllabot.shared.formats import SUPPORTED_TYPES, is_document_name
@@ -158,9 +161,14 @@ def settings_error_lines(exc: ValidationError) -> list[str]:
         elif kind in ("bool_parsing", "bool_type"):
             accepts = "true or false"
         else:
-            accepts = str(error.get("msg", "a valid value")).rstrip(".")
+            accepts = str(error.get("msg", "a valid value")).removeprefix("Value error, ").rstrip(".")
         secret = any(word in variable.lower() for word in _SECRET_WORDS)
-        shown = "" if secret or "input" not in error else f"={str(error['input'])[:60]!r}"
+        value = str(error.get("input", ""))
+        if variable.endswith("_URL"):
+            from syllabot.shared.redis_conn import describe
+
+            value = describe(value)  # a URL may carry a password
+        shown = "" if secret or "input" not in error else f"={value[:60]!r}"
         lines.append(f"{variable}{shown} is not valid: expected {accepts} (see deploy/.env.example)")
     return lines or [str(exc).splitlines()[0]]
 
@@ -216,7 +224,8 @@ def collect_files(paths: Sequence[str]) -> tuple[list[Path], list[str]]:
     return files, problems
 
 
-def print_ingest_report(report: IngestReport, stream=sys.stdout) -> None:
+def print_ingest_report(report: IngestReport, stream: TextIO | None = None) -> None:
+    stream = stream or sys.stdout  # as it is now (a test's capture replaces it)
     for f in report.files:
         if f.ok:
             modules = f", modules: {', '.join(f.modules)}" if f.modules else ""
@@ -238,6 +247,30 @@ def print_ingest_report(report: IngestReport, stream=sys.stdout) -> None:
         )
 
 
+#: Exit code of an index that refused some of its files while indexing the others.
+EXIT_PARTLY_INDEXED = 3
+
+#: Exit code when stdout was closed before everything was printed (``syllabot sources | head``),
+#: as for a program stopped by SIGPIPE.
+EXIT_BROKEN_PIPE = 141
+
+
+def _index_outcome(report: IngestReport, refused_before: int) -> int:
+    """0, 1 (nothing indexed) or :data:`EXIT_PARTLY_INDEXED`, with a summary line for the last:
+    a script must be able to tell that one syllabus of the batch is missing."""
+    if not report.changed:
+        return 1
+    refused = refused_before + sum(1 for f in report.files if not f.ok)
+    if not refused:
+        return 0
+    indexed = sum(1 for f in report.files if f.ok)
+    _err(
+        f"indexed {indexed} of {indexed + refused} files into '{report.collection}'; {refused} refused "
+        f"(see the lines above); exit {EXIT_PARTLY_INDEXED}"
+    )
+    return EXIT_PARTLY_INDEXED
+
+
 def cmd_index(args: argparse.Namespace, settings: Settings) -> int:
     from syllabot.cli_queue import run_index, run_reindex
 
@@ -248,7 +281,7 @@ def cmd_index(args: argparse.Namespace, settings: Settings) -> int:
             return 2
         report = run_reindex(settings, require_collection(settings, collection))
         print_ingest_report(report)
-        return 0 if report.changed else 1
+        return _index_outcome(report, 0)
     files, problems = collect_files(args.paths)
     for problem in problems:
         _err(problem)
@@ -262,6 +295,7 @@ def cmd_index(args: argparse.Namespace, settings: Settings) -> int:
     except ValueError as exc:
         raise UsageError(f"--collection: {exc}") from exc
     payload = []
+    refused = len(problems)
     for path in files:
         size = path.stat().st_size
         if size > settings.max_document_bytes:  # refused before reading, as the bots do
@@ -269,6 +303,7 @@ def cmd_index(args: argparse.Namespace, settings: Settings) -> int:
                 f"{path}: {size / 1_048_576:.1f} MB is over the {settings.max_document_mb:g} MB limit "
                 "(SYLLABOT_MAX_DOCUMENT_MB); split the file or raise the limit"
             )
+            refused += 1
             continue
         payload.append((path.name, path.read_bytes()))
     if not payload:
@@ -276,7 +311,7 @@ def cmd_index(args: argparse.Namespace, settings: Settings) -> int:
         return 1
     report = run_index(settings, collection, payload)
     print_ingest_report(report)
-    return 0 if report.changed else 1
+    return _index_outcome(report, refused)
 
 
 def cmd_search(args: argparse.Namespace, settings: Settings) -> int:
@@ -632,7 +667,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command not in SERVERS and threading.current_thread() is threading.main_thread():
         restore = signal.signal(signal.SIGTERM, _exit_on_sigterm)
     try:
-        return _run(args)
+        code = _run(args)
+        sys.stdout.flush()  # inside the try: a closed pipe is reported here, not at interpreter exit
+        return code
+    except BrokenPipeError:
+        # The reader went away (`| head`): nothing more can be shown, and a traceback would be noise.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
     finally:
         if restore is not None:
             signal.signal(signal.SIGTERM, restore)
@@ -668,6 +710,10 @@ def _run(args: argparse.Namespace) -> int:
     except SettingsError as exc:  # a value pydantic-settings could not even decode (e.g. a list)
         _err(f"{str(exc).splitlines()[0]} (see deploy/.env.example)")
         return 2
+    from syllabot.shared.config import unknown_settings
+
+    for warning in unknown_settings():
+        _err(f"warning: {warning}")
     try:
         return int(args.func(args, settings) or 0)
     except UsageError as exc:
