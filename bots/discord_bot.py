@@ -7,7 +7,7 @@ a worker through :class:`shared.queue.QueueClient`, and renders what comes back 
 asks must always see *something*.
 
 Commands: ``/ask``, ``/sources`` for everyone; ``/upload``, ``/reindex``, ``/remove``,
-``/collection set|show`` and ``/report`` (the gap report, with its CSV attached) for admins (Manage
+``/collection set|show|list|drop`` and ``/report`` (the gap report, with its CSV attached) for admins (Manage
 Server, or a role in ``DISCORD_ADMIN_ROLE_IDS``); with ``DISCORD_REPORT_CHANNEL_ID`` set, the gap
 report is also posted there once a week.
 Admin commands are registered with ``default_permissions(manage_guild=True)`` so Discord hides them
@@ -41,12 +41,15 @@ from discord.utils import MISSING
 
 from syllabot.bots import discord_render as render
 from syllabot.bots.frontend import (
+    AdminReply,
     QuestionRejected,
     UsageError,
     ask_streamed,
     check_question,
     classify,
+    drop_collection,
     is_expected,
+    list_collections,
     repeat_weekly_post,
 )
 from syllabot.shared.bindings import Bindings, InvalidCollectionName, validate_collection_name
@@ -832,6 +835,40 @@ class SyllabotBot(discord.Client):
             ephemeral=True,
         )
 
+    async def handle_collection_admin(
+        self, interaction: discord.Interaction, work: Callable[[], Awaitable[AdminReply]], what: str
+    ) -> None:
+        """``/collection list`` and ``/collection drop``: admins only, answered privately."""
+        if not await self.require_admin(interaction):
+            return
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        try:
+            reply = await work()
+        except Exception as exc:
+            log.info("%s failed: %r", what, exc, exc_info=not is_expected(exc))
+            await safe_send(interaction, [failure_message(exc)], ephemeral=True)
+            return
+        if reply.ok and what == "drop":
+            self._sources_cache.clear()
+        body = "\n".join(f"• {line}" if len(reply.lines) > 1 else line for line in reply.lines)
+        await safe_send(interaction, [render.notice(reply.title, body, error=not reply.ok)], ephemeral=True)
+
+    async def handle_collection_list(self, interaction: discord.Interaction) -> None:
+        await self.handle_collection_admin(
+            interaction, lambda: list_collections(self.queue, timeout=self.budget(interaction, 60)), "list"
+        )
+
+    async def handle_collection_drop(
+        self, interaction: discord.Interaction, name: str, confirm: bool
+    ) -> None:
+        await self.handle_collection_admin(
+            interaction,
+            lambda: drop_collection(
+                self.queue, name, confirm, self.who(interaction), timeout=self.budget(interaction, None)
+            ),
+            "drop",
+        )
+
     async def handle_collection_show(self, interaction: discord.Interaction) -> None:
         if not await self.require_admin(interaction):
             return
@@ -1025,6 +1062,19 @@ async def collection_set_command(
 @collection_group.command(name="show", description="Show which collection this channel answers from")
 async def collection_show_command(interaction: discord.Interaction) -> None:
     await _bot(interaction).handle_collection_show(interaction)
+
+
+@collection_group.command(name="list", description="List every collection: documents, chunks, size")
+async def collection_list_command(interaction: discord.Interaction) -> None:
+    await _bot(interaction).handle_collection_list(interaction)
+
+
+@collection_group.command(name="drop", description="Delete a collection for good (asks first)")
+@app_commands.describe(
+    name="The collection to delete", confirm="True to delete it; without, see what would go"
+)
+async def collection_drop_command(interaction: discord.Interaction, name: str, confirm: bool = False) -> None:
+    await _bot(interaction).handle_collection_drop(interaction, name, confirm)
 
 
 COMMANDS: list[app_commands.Command[Any, ..., Any] | app_commands.Group] = [

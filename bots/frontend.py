@@ -50,7 +50,7 @@ from syllabot.shared.queue import (
     SchemaMismatch,
 )
 from syllabot.shared.redis_conn import REDIS_ERRORS, RedisUnavailable
-from syllabot.shared.schema import MAX_QUESTION_CHARS, Answer, AskRequest
+from syllabot.shared.schema import MAX_QUESTION_CHARS, Answer, AskRequest, CollectionInfo, DropReport
 
 log = logging.getLogger("syllabot.frontend")
 
@@ -332,3 +332,103 @@ async def repeat_weekly_post(post_once: Callable[[], Awaitable[bool]]) -> None:
         except Exception as exc:
             log.warning("weekly gap report not posted: %s", exc, exc_info=not is_expected(exc))
         await asyncio.sleep(WEEKLY_CHECK_S)
+
+
+# --- collections (admins: list and drop) ---------------------------------------------------------
+
+#: Most collections a chat reply lists (a message has a size limit; the CLI lists them all).
+COLLECTIONS_SHOWN = 25
+
+
+def size_text(n: int) -> str:
+    """Bytes as a person reads them: 812 B, 45.3 kB, 12.1 MB (the CLI's wording too)."""
+    for unit, scale in (("MB", 1_000_000), ("kB", 1_000)):
+        if n >= scale:
+            return f"{n / scale:.1f} {unit}"
+    return f"{n} B"
+
+
+def collection_line(info: CollectionInfo) -> str:
+    """One collection in a chat list: name, documents, chunks, size, last indexed (a day)."""
+    when = f", last indexed {info.indexed_at[:10]}" if info.indexed_at else ""
+    return f"{info.name}: {info.documents} documents, {info.chunks} chunks, {size_text(info.bytes)}{when}"
+
+
+def collections_text(infos: list[CollectionInfo]) -> list[str]:
+    """The lines of a chat reply listing collections (at most :data:`COLLECTIONS_SHOWN`)."""
+    if not infos:
+        return ["No collections yet: upload a document to start one."]
+    lines = [collection_line(i) for i in infos[:COLLECTIONS_SHOWN]]
+    if len(infos) > COLLECTIONS_SHOWN:
+        lines.append(f"… and {len(infos) - COLLECTIONS_SHOWN} more (`syllabot collections` lists all)")
+    return lines
+
+
+def drop_question(info: CollectionInfo) -> str:
+    """What dropping would delete, asked before anything is deleted."""
+    return (
+        f"This deletes {collection_line(info)} for good, with its kept questions and every channel "
+        "bound to it. Run the command again with confirm to drop it."
+    )
+
+
+def dropped_text(report: DropReport) -> str:
+    """The confirmation after a drop."""
+    bound = (
+        f" {report.bindings} channel or server bindings to it were removed: those channels now "
+        "answer from their server's collection."
+        if report.bindings
+        else ""
+    )
+    return (
+        f"Dropped {report.dropped.name} ({report.dropped.documents} documents, "
+        f"{report.dropped.chunks} chunks).{bound}"
+    )
+
+
+def unknown_collection_text(name: str, infos: list[CollectionInfo]) -> str:
+    known = ", ".join(i.name for i in infos[:COLLECTIONS_SHOWN]) or "none"
+    return f"There is no collection {name}. Collections: {known}."
+
+
+@dataclass(frozen=True)
+class AdminReply:
+    """An admin command's reply in platform-free words: each bot renders title and lines its way."""
+
+    title: str
+    lines: list[str]
+    ok: bool = True
+
+
+async def list_collections(queue: CollectionAdmin, timeout: float | None = None) -> AdminReply:
+    """``/collection list`` (Discord), ``/syllabot-collections`` (Slack). Queue errors propagate."""
+    infos = await queue.collections(timeout=timeout)
+    return AdminReply("Collections", collections_text(infos))
+
+
+async def drop_collection(
+    queue: CollectionAdmin, name: str, confirm: bool, who: str, timeout: float | None = None
+) -> AdminReply:
+    """Drop ``name`` when ``confirm``; without it, say what would be deleted and delete nothing."""
+    from syllabot.shared.bindings import InvalidCollectionName, validate_collection_name
+
+    try:
+        name = validate_collection_name(name)
+    except InvalidCollectionName as exc:
+        return AdminReply("Invalid collection name", [str(exc)], ok=False)
+    infos = await queue.collections(timeout=timeout)
+    info = next((i for i in infos if i.name == name), None)
+    if info is None:
+        return AdminReply(f"No collection “{name}”", [unknown_collection_text(name, infos)], ok=False)
+    if not confirm:
+        return AdminReply(f"Drop “{name}”?", [drop_question(info)], ok=False)
+    report = await queue.drop(name, who, timeout=timeout)
+    return AdminReply(f"Dropped “{name}”", [dropped_text(report)])
+
+
+class CollectionAdmin(Protocol):
+    """What the collection commands need of the queue client (a fake in tests)."""
+
+    async def collections(self, timeout: float | None = None) -> list[CollectionInfo]: ...
+
+    async def drop(self, collection: str, who: str, timeout: float | None = None) -> DropReport: ...

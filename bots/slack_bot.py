@@ -37,13 +37,16 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from syllabot.bots import slack_render as render
 from syllabot.bots.frontend import (
+    AdminReply,
     FailureKind,
     QuestionRejected,
     UsageError,
     ask_streamed,
     check_question,
     classify,
+    drop_collection,
     is_expected,
+    list_collections,
     repeat_weekly_post,
 )
 from syllabot.shared.bindings import Bindings, InvalidCollectionName, Privacy, validate_collection_name
@@ -742,6 +745,44 @@ class SlackFrontEnd:
             return
         await deliver(lambda: out.private(message), out, message, "a collection notice")
 
+    async def collections_command(
+        self,
+        client: AsyncWebClient,
+        text: str,
+        user: str,
+        channel: str | None,
+        team: str | None,
+        out: Reporter,
+    ) -> None:
+        """``/syllabot-collections``: no argument lists every collection; ``drop NAME`` says what
+        dropping would delete; ``drop NAME confirm`` deletes it. Admins only, answered privately."""
+        words = text.split()
+        try:
+            await self.require_admin(client, user, "list or drop collections")
+            wait = out.job_wait(self.settings.ask_timeout_s)
+            if not words:
+                reply: AdminReply = await list_collections(self.queue, timeout=wait)
+            elif words[0].lower() == "drop" and len(words) in (2, 3):
+                confirm = len(words) == 3 and words[2].lower() == "confirm"
+                if len(words) == 3 and not confirm:
+                    raise BotUsageError("Use `/syllabot-collections drop NAME confirm` to drop a collection.")
+                reply = await drop_collection(self.queue, words[1], confirm, f"slack:{user}", timeout=wait)
+            else:
+                raise BotUsageError(
+                    "Use `/syllabot-collections` to list collections, or `/syllabot-collections drop NAME` "
+                    "to drop one."
+                )
+        except Exception as exc:  # noqa: BLE001 - _report_failure logs it, with its traceback when unexpected
+            await self._report_failure(exc, out, "listing or dropping collections")
+            return
+        lines = "\n".join(
+            f"• {render.safe(line)}" if len(reply.lines) > 1 else render.safe(line) for line in reply.lines
+        )
+        message = render.render_notice(
+            f"*{render.safe(reply.title)}*\n{lines}", ":white_check_mark:" if reply.ok else ":warning:"
+        )
+        await deliver(lambda: out.private(message), out, message, "a collections notice")
+
     async def privacy_command(
         self,
         client: AsyncWebClient,
@@ -983,6 +1024,7 @@ def build_app(settings: Settings, queue: QueueClient, redis_client: aioredis.Red
 
     admin_text_command("/syllabot-report", fe.report)
     admin_text_command("/syllabot-collection", fe.collection_command)
+    admin_text_command("/syllabot-collections", fe.collections_command)
     admin_text_command("/syllabot-privacy", fe.privacy_command)
 
     @app.event("message")

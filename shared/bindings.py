@@ -20,6 +20,10 @@ class InvalidCollectionName(ValueError):
     """A collection name must be 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit."""
 
 
+#: The collection the bundled sample corpus is indexed into, and the only one it ever enters.
+SAMPLE_COLLECTION = "sample"
+
+
 def validate_collection_name(name: str) -> str:
     name = name.strip()
     if not _NAME.match(name):

@@ -75,6 +75,14 @@ class Keys:
         """Hash with fields meta, matrix, chunks, keyword: one immutable index snapshot."""
         return f"{self.prefix}c:{collection}:snap:{version}"
 
+    def collection_glob(self, collection: str) -> str:
+        """A SCAN pattern for every key of one collection (names hold no glob characters)."""
+        return f"{self.prefix}c:{collection}:*"
+
+    def binding_glob(self) -> str:
+        """A SCAN pattern for every platform's collection bindings."""
+        return f"{self.prefix}bind:*"
+
     def build_lock(self, collection: str) -> str:
         return f"{self.prefix}c:{collection}:lock"
 

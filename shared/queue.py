@@ -57,6 +57,8 @@ from syllabot.shared.queue_protocol import (
     ENQUEUE,
     INGEST_TIMEOUT_S,
     JOB_ASK,
+    JOB_COLLECTIONS,
+    JOB_DROP,
     JOB_INGEST,
     JOB_REINDEX,
     JOB_REMOVE,
@@ -75,6 +77,8 @@ from syllabot.shared.schema import (
     SCHEMA_VERSION,
     Answer,
     AskRequest,
+    CollectionInfo,
+    DropReport,
     IngestReport,
     SourceInfo,
     version_mismatch,
@@ -337,6 +341,20 @@ class QueueClient:
             JOB_REMOVE, collection, doc_id, who, timeout=timeout or INGEST_TIMEOUT_S, collection=collection
         )
         return _validate(IngestReport, result)
+
+    async def collections(self, timeout: float | None = None) -> list[CollectionInfo]:
+        """Every collection, as `syllabot collections` lists them."""
+        result = await self._call(JOB_COLLECTIONS, timeout=timeout or self.settings.ask_timeout_s)
+        if not isinstance(result, list):
+            raise JobFailed(f"worker returned {type(result).__name__} for collections, expected a list")
+        return [_validate(CollectionInfo, item) for item in result]
+
+    async def drop(self, collection: str, who: str, timeout: float | None = None) -> DropReport:
+        """Delete ``collection`` completely (an admin's, confirmed): see ``Engine.drop``."""
+        result = await self._call(
+            JOB_DROP, collection, who, timeout=timeout or INGEST_TIMEOUT_S, collection=collection
+        )
+        return _validate(DropReport, result)
 
     async def report(self, collection: str, days: int, timeout: float | None = None) -> GapReport:
         """The teacher's gap report of ``collection`` over the last ``days`` days (worker/report.py)."""

@@ -44,6 +44,8 @@ __all__ = [
     "INGEST_TIMEOUT_S",
     "IN_PROGRESS_TTL_S",
     "JOB_ASK",
+    "JOB_COLLECTIONS",
+    "JOB_DROP",
     "JOB_INGEST",
     "JOB_REINDEX",
     "JOB_REMOVE",
@@ -70,6 +72,8 @@ JOB_REINDEX = "reindex"
 JOB_SOURCES = "sources"
 JOB_REPORT = "report"
 JOB_REMOVE = "remove"
+JOB_COLLECTIONS = "collections"
+JOB_DROP = "drop"
 
 # --- timing --------------------------------------------------------------------------------------
 

@@ -193,6 +193,25 @@ class IngestReport(BaseModel):
     changed: bool = Field(default=False, description="False when nothing succeeded and the old index stays.")
 
 
+class CollectionInfo(BaseModel):
+    """One collection as `syllabot collections` and the bots' collection lists show it."""
+
+    name: str
+    documents: int
+    chunks: int
+    embedder: str | None = Field(default=None, description="The embedder its index was built with.")
+    bytes: int = Field(default=0, description="Stored documents plus the index snapshot, in bytes.")
+    indexed_at: str | None = Field(default=None, description="When a document was last indexed.")
+
+
+class DropReport(BaseModel):
+    """What `drop` removed: the collection as it was, its Redis keys and the bindings to it."""
+
+    dropped: CollectionInfo
+    keys: int
+    bindings: int
+
+
 class SourceInfo(BaseModel):
     doc_id: str
     file: str

@@ -216,12 +216,75 @@ def test_a_bad_collection_name_is_a_usage_error(env: Settings, capsys: pytest.Ca
     assert code == 2 and one_line(err).startswith("syllabot: --collection:")
 
 
-def test_ask_on_the_default_collection_of_a_fresh_prefix_still_seeds_the_sample(
+def test_ask_with_nothing_indexed_answers_from_the_sample_collection_and_says_so(
     env: Settings, capsys: pytest.CaptureFixture[str]
 ) -> None:
     code, out, err = run(["ask", "How many days do I have to return a new bike?", "--json"], capsys)
     assert code == 0, err
-    assert "sample corpus" in err and json.loads(out)["collection"] == "default"
+    assert json.loads(out)["collection"] == "sample"
+    assert "comes from the 'sample' collection" in err and "-c my-course" in err
+    assert "sample corpus" in err
+    assert Engine(env).store.documents("default") == {}
+
+
+def test_the_samples_never_mix_into_your_own_materials(
+    env: Settings, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Following the first-run advice (`syllabot index FILE`, no -c) leaves the samples out."""
+    run(["ask", "what's the warranty on the battery?"], capsys)  # seeds 'sample'
+    syllabus = tmp_path / "21CS44.md"
+    syllabus.write_text(
+        "# Operating Systems\n\n## Module 3\n\nDeadlocks: prevention, avoidance, detection.\n"
+    )
+    assert run(["index", str(syllabus)], capsys)[0] == 0  # into 'default'
+    assert [s.file for s in Engine(env).sources("default")] == ["21CS44.md"]
+    code, out, err = run(["ask", "what's the warranty on the battery?", "--json"], capsys)
+    assert code == 0 and json.loads(out)["collection"] == "default"
+    assert json.loads(out)["status"] != "answered" and "warranty" not in json.loads(out)["body"].lower()
+    assert "sample" not in err
+
+
+# --- collections -------------------------------------------------------------------------------
+
+
+def test_collections_lists_each_with_documents_chunks_size_embedder_and_date(
+    shop: Settings, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = run(["collections", "--json"], capsys)
+    assert code == 0
+    [info] = json.loads(out)
+    assert info["name"] == "shop" and info["documents"] == len(sample_files()) and info["chunks"] > 50
+    assert info["embedder"].startswith("hashing") and info["bytes"] > 10_000 and info["indexed_at"]
+    code, out, _ = run(["collections"], capsys)
+    assert code == 0 and out.splitlines()[1].split()[:3] == [
+        "shop",
+        str(len(sample_files())),
+        str(info["chunks"]),
+    ]
+
+
+def test_drop_asks_for_confirmation_then_removes_everything(
+    shop: Settings, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from syllabot.shared.redis_conn import sync_client
+
+    client = sync_client(shop)
+    client.set(f"{shop.key_prefix}bind:discord:channel:42", "shop")
+    client.set(f"{shop.key_prefix}bind:slack:channel:C1", "other")
+    code, _, err = run(["drop", "-c", "shop"], capsys)
+    assert code == 2 and "run it again with --yes" in one_line(err) and "15 documents" in err
+    assert Engine(shop).sources("shop")  # nothing deleted without --yes
+    code, out, err = run(["drop", "-c", "shop", "--yes"], capsys)
+    assert code == 0, err
+    assert out.startswith("dropped collection 'shop': 15 documents") and "1 channel or server binding" in out
+    assert list(client.scan_iter(match=f"{shop.key_prefix}c:shop:*")) == []
+    assert client.get(f"{shop.key_prefix}bind:discord:channel:42") is None
+    assert client.get(f"{shop.key_prefix}bind:slack:channel:C1") == b"other"  # another collection's
+    client.close()
+    code, _, err = run(["sources", "-c", "shop"], capsys)
+    assert code == 2 and ("does not exist" in err or "no collections yet" in err)
+    code, _, err = run(["drop", "-c", "shop", "--yes"], capsys)
+    assert code == 2
 
 
 # --- remove ------------------------------------------------------------------------------------

@@ -697,3 +697,36 @@ async def test_admin_upload_of_a_scan_or_a_corrupt_pdf_says_what_is_wrong_and_lo
     listed = text_of(await ix.final(TIMEOUT))
     assert "os-notes.md" in listed  # the earlier document is still there...
     assert "week1-scan.pdf" not in listed and "broken.pdf" not in listed  # ...and nothing half-added
+
+
+async def test_collection_list_and_drop_for_admins_only(
+    fake: DiscordFake, bot: SyllabotBot, worker: None, settings: Settings, redis_client: aioredis.Redis
+) -> None:
+    await index(settings, "os-2026", ("os-notes.md", OS_NOTES))
+    bindings = Bindings(redis_client, Keys(settings.key_prefix), "discord")
+    await bindings.bind(f"channel:{fake.other_channel_id}", "os-2026")
+    admin = {"roles": [fake.admin_role_id]}
+
+    ix = await fake.command("collection list")  # a plain member
+    assert "Admins only" in text_of(await ix.callback(TIMEOUT))
+    ix = await fake.command("collection drop", name="os-2026", confirm=True)
+    assert "Admins only" in text_of(await ix.callback(TIMEOUT))
+
+    ix = await fake.command("collection list", **admin)
+    text = text_of(await ix.final(TIMEOUT))
+    assert "os-2026: 1 documents" in text and "chunks" in text
+
+    ix = await fake.command("collection drop", name="os-2026", **admin)  # no confirm: nothing deleted
+    text = text_of(await ix.final(TIMEOUT))
+    assert "Drop “os-2026”?" in text and "confirm" in text
+    assert await redis_client.sismember(Keys(settings.key_prefix).collections, "os-2026")
+
+    ix = await fake.command("collection drop", name="os-2026", confirm=True, **admin)
+    text = text_of(await ix.final(TIMEOUT))
+    assert "Dropped “os-2026”" in text and "1 channel or server bindings" in text
+    assert not await redis_client.sismember(Keys(settings.key_prefix).collections, "os-2026")
+    assert [k async for k in redis_client.scan_iter(match=f"{settings.key_prefix}c:os-2026:*")] == []
+    assert await bindings.resolve(f"channel:{fake.other_channel_id}", f"guild:{fake.guild_id}") == "default"
+
+    ix = await fake.command("collection drop", name="os-2026", confirm=True, **admin)
+    assert "No collection “os-2026”" in text_of(await ix.final(TIMEOUT))

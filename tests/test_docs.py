@@ -102,6 +102,7 @@ def outputs(
         "ask": ["ask", "How long do I have to return a bike?", "-c", "shop", "--json"],
         "eval": ["eval", str(questions), "-c", "shop", "--json"],
         "sources": ["sources", "-c", "shop", "--json"],
+        "collections": ["collections", "--json"],
         "report": ["report", "-c", "shop", "--json"],
         "doctor": ["doctor", "--json"],
     }
@@ -117,7 +118,15 @@ def outputs(
 
 def test_the_documented_json_fields_are_what_each_command_prints(outputs: dict[str, Any]) -> None:
     documented = documented_fields()
-    assert {command for command, _ in documented} == {"search", "ask", "eval", "sources", "report", "doctor"}
+    assert {command for command, _ in documented} == {
+        "search",
+        "ask",
+        "eval",
+        "sources",
+        "collections",
+        "report",
+        "doctor",
+    }
     for (command, path), fields in documented.items():
         for obj in resolve(outputs[command], path):
             assert list(obj) == fields, f"{command} --json, {path or 'top level'}"

@@ -696,6 +696,7 @@ def test_manifest_matches_the_app() -> None:
         "/ask",
         "/syllabot-reindex",
         "/syllabot-collection",
+        "/syllabot-collections",
         "/syllabot-privacy",
         "/syllabot-report",
     }
@@ -1027,3 +1028,25 @@ async def test_unsupported_file_type_refused_before_download(bot: Bot, fake: Fak
     fake.add_file("FSCAN", "scan", b"%PDF-1.4 tiny", filetype="pdf")
     await bot.event(_file_mention("FSCAN", "scan", ADMIN, ts="1700000009.000100"), "EvScan")
     await fake.wait_for("download", "FSCAN", timeout=WAIT)
+
+
+async def test_collections_list_and_drop_for_admins_only(
+    bot: Bot, fake: FakeSlack, settings: Settings, redis_client: aioredis.Redis, corpus: None
+) -> None:
+    await bot.command(fake, "/syllabot-collections", "", STUDENT, "k1")
+    assert "Only Syllabot admins" in (await fake.wait_for("response", "k1", timeout=WAIT)).args["text"]
+
+    await bot.command(fake, "/syllabot-collections", "", ADMIN, "k2")
+    rec = await fake.wait_for("response", "k2", timeout=WAIT * 2)
+    assert "default: 1 documents" in rec.args["text"] and rec.args["response_type"] == "ephemeral"
+
+    await bot.command(fake, "/syllabot-collections", "drop default", ADMIN, "k3")
+    assert "confirm" in (await fake.wait_for("response", "k3", timeout=WAIT * 2)).args["text"]
+    assert await redis_client.sismember(Keys(settings.key_prefix).collections, "default")
+
+    await bot.command(fake, "/syllabot-collections", "drop default confirm", ADMIN, "k4")
+    assert "Dropped “default”" in (await fake.wait_for("response", "k4", timeout=WAIT * 2)).args["text"]
+    assert not await redis_client.sismember(Keys(settings.key_prefix).collections, "default")
+
+    await bot.command(fake, "/syllabot-collections", "remove everything", ADMIN, "k5")
+    assert "/syllabot-collections drop NAME" in (await fake.wait_for("response", "k5", timeout=WAIT)).args["text"]

@@ -230,7 +230,7 @@ def test_cli_ask_on_a_fresh_machine_runs_in_process_on_embedded_redis(
         key_prefix="syllabot:",
         _env_file=None,
     )
-    code = cli_queue.run_ask(fresh, "How many days do I have to return a new bike?", "default", as_json=False)
+    code = cli_queue.run_ask(fresh, "How many days do I have to return a new bike?", "sample", as_json=False)
     out, err = capsys.readouterr()
     assert code == 0, err
     assert "sample corpus" in err
@@ -238,11 +238,11 @@ def test_cli_ask_on_a_fresh_machine_runs_in_process_on_embedded_redis(
     assert (tmp_path / "fresh" / "redis").is_dir()  # the embedded Redis lives under the data directory
 
     # Second time: already seeded, nothing said about it; --json prints the Answer.
-    code = cli_queue.run_ask(fresh, "Can I pay with a gift card?", "default", as_json=True)
+    code = cli_queue.run_ask(fresh, "Can I pay with a gift card?", "sample", as_json=True)
     out, err = capsys.readouterr()
     assert code == 0 and "sample corpus" not in err
     answer = Answer.model_validate_json(out)
-    assert answer.collection == "default" and answer.index_version
+    assert answer.collection == "sample" and answer.index_version
 
 
 @pytest.mark.slow

@@ -24,7 +24,7 @@ from syllabot.shared.config import Settings
 from syllabot.shared.keys import Keys
 from syllabot.shared.labels import citation_label
 from syllabot.shared.redis_conn import sync_client
-from syllabot.shared.schema import FileReport, Hit, IngestReport, SourceInfo
+from syllabot.shared.schema import CollectionInfo, DropReport, FileReport, Hit, IngestReport, SourceInfo
 from syllabot.shared.threads import Turn
 from syllabot.worker.buildlock import BuildLock
 from syllabot.worker.cancel import CancelToken
@@ -49,6 +49,10 @@ Progress = Callable[[str, int, int], None]
 
 class NothingToIndex(ValueError):
     """A reindex or remove found nothing to work on."""
+
+
+class UnknownCollection(NothingToIndex):
+    """A command named a collection that does not exist (the message names the ones that do)."""
 
 
 @dataclass
@@ -341,6 +345,27 @@ class Engine:
             tuple(t.question for t in pending.turns),
             vector=query_vector,
         )
+
+    def collections(self) -> list[CollectionInfo]:
+        """Every collection with its documents, chunks, embedder, size and last indexing."""
+        store = self.store
+        found = (store.collection_info(name) for name in store.collections())
+        return [info for info in found if info is not None]
+
+    def drop(self, collection: str) -> DropReport:
+        """Delete a collection completely -- documents, index, kept questions, cached answers and the
+        bindings to it -- under its build lock, so no build publishes into it half-way."""
+        collection = validate_collection_name(collection)
+        with self._build_lock(collection, "drop", None) as lock:
+            store = self.store
+            info = store.collection_info(collection)
+            if info is None:
+                known = ", ".join(store.collections()) or "none"
+                raise UnknownCollection(f"collection '{collection}' does not exist; known: {known}")
+            self.cancel.commit()
+            keys, bindings = store.drop(collection, lock)
+        self.cache.drop(collection)
+        return DropReport(dropped=info, keys=keys, bindings=bindings)
 
     def sources(self, collection: str) -> list[SourceInfo]:
         docs = self.store.documents(collection)

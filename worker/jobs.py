@@ -705,6 +705,23 @@ async def remove(ctx: dict[str, Any], collection: str, doc_id: str, who: str = "
     await _deliver(ctx, work())
 
 
+async def collections(ctx: dict[str, Any]) -> None:
+    async def work() -> list:
+        infos = await asyncio.to_thread(ctx["engine"].collections)
+        return [info.model_dump(mode="json") for info in infos]
+
+    await _deliver(ctx, work())
+
+
+async def drop(ctx: dict[str, Any], collection: str, who: str = "") -> None:
+    async def work() -> dict:
+        report = await _write(ctx, collection, ctx["engine"].drop, collection)
+        log.info("dropped collection %s by %s: %d keys", collection, who or "?", report.keys)
+        return report.model_dump(mode="json")
+
+    await _deliver(ctx, work())
+
+
 async def gap_report(ctx: dict[str, Any], collection: str, days: int) -> None:
     """The teacher's gap report of ``collection`` over the last ``days`` days (worker/report.py)."""
 

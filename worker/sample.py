@@ -1,7 +1,9 @@
 """The sample corpus shipped inside the distribution (package ``syllabot.corpus``).
 
-A fresh install has something to ask about: the first question against an empty default
-collection indexes these files, and the terminal says so.
+A fresh install has something to ask about: `syllabot ask` with nothing indexed yet answers from
+the ``sample`` collection, indexing these files into it first, and the terminal says so. The
+samples live only there: never in ``default`` or any collection a user indexes into, so a bike
+shop's warranty can never answer a question about a syllabus.
 """
 
 from __future__ import annotations

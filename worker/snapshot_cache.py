@@ -231,6 +231,13 @@ class SnapshotCache:
                 )
             )
 
+    def drop(self, collection: str) -> None:
+        """Forget one collection (it was dropped): its memory is free at once, not at eviction."""
+        with self._lock:
+            entry = self._entries.pop(collection, None)
+            if entry is not None:
+                self._bytes -= entry.size
+
     def clear(self) -> None:
         with self._lock:
             self._entries.clear()

@@ -16,6 +16,7 @@ from typing import Any, cast
 import redis
 
 from syllabot.shared.keys import Keys
+from syllabot.shared.schema import CollectionInfo
 from syllabot.worker.buildlock import BUILD_LOCK_TTL_S, BuildLock, owner_name
 from syllabot.worker.index import IndexSnapshot
 
@@ -50,7 +51,56 @@ class CollectionStore:
     def collections(self) -> list[str]:
         return sorted(m.decode() for m in cast(set[bytes], self.r.smembers(self.keys.collections)))
 
+    def collection_info(self, collection: str) -> CollectionInfo | None:
+        """Counts, embedder, size and last indexing of ``collection`` without loading its index;
+        None when it does not exist."""
+        if not self.r.sismember(self.keys.collections, collection):
+            return None
+        docs = self.documents(collection)
+        version = self.current_version(collection)
+        meta: dict[str, Any] = {}
+        snapshot_bytes = 0
+        if version is not None:
+            key = self.keys.snapshot(collection, version)
+            raw = cast(bytes | None, self.r.hget(key, "meta"))
+            meta = json.loads(raw) if raw else {}
+            try:
+                snapshot_bytes = int(cast(int | None, self.r.memory_usage(key, samples=0)) or 0)
+            except redis.ResponseError:  # MEMORY USAGE renamed or disabled: the documents still count
+                snapshot_bytes = 0
+        indexed = [str(m.get("indexed_at")) for m in docs.values() if m.get("indexed_at")]
+        return CollectionInfo(
+            name=collection,
+            documents=len(docs),
+            chunks=int(meta.get("count", 0)),
+            embedder=meta.get("embedder_id"),
+            bytes=sum(int(m.get("bytes", 0)) for m in docs.values()) + snapshot_bytes,
+            indexed_at=max(indexed) if indexed else None,
+        )
+
     # --- writes ---------------------------------------------------------------------------------
+    def drop(self, collection: str, lock: BuildLock) -> tuple[int, int]:
+        """Delete every key of ``collection`` (documents, snapshots, kept questions, cached answers)
+        and every channel or server binding to it, in one transaction while ``lock`` is held.
+        Returns (keys deleted, bindings deleted). The lock's own key is left to the lock."""
+        lock_key = self.keys.build_lock(collection).encode()
+        keys = [
+            k
+            for k in self.r.scan_iter(match=self.keys.collection_glob(collection), count=500)
+            if k != lock_key
+        ]
+        bindings = [
+            key
+            for key in self.r.scan_iter(match=self.keys.binding_glob(), count=500)
+            if cast(bytes | None, self.r.get(key)) == collection.encode()
+        ]
+        with self.r.pipeline(transaction=True) as pipe, lock.fenced(pipe):
+            for start in range(0, len(keys) + len(bindings), 500):
+                pipe.unlink(*(keys + bindings)[start : start + 500])
+            pipe.srem(self.keys.collections, collection)
+            pipe.execute()
+        return len(keys), len(bindings)
+
     def build_lock(
         self,
         collection: str,

@@ -1,6 +1,7 @@
 """`syllabot`: the terminal front-end, and the entry point of the worker and both bots.
 
-Subcommands: index, search, ask, eval, sources, remove, report, doctor, worker, discord, slack.
+Subcommands: index, search, ask, eval, sources, collections, drop, remove, report, doctor, worker,
+discord, slack.
 
 Exit codes: 0 success; 1 the work ran but failed (Redis unreachable, a worker's error, nothing
 indexed); 2 a user error -- a bad argument or setting, a question too long, a missing or malformed
@@ -74,16 +75,16 @@ def require_collection(settings: Settings, collection: str, *, seeded: bool = Fa
     """``collection``, or :class:`UsageError` when it does not exist, naming the ones that do.
 
     A mistyped ``-c`` must never look like an empty result (``[]``, all-zero recall) with exit 0.
-    ``seeded``: the default collection is accepted even before it exists, because `syllabot ask`
-    fills it with the sample corpus on a fresh data directory.
+    ``seeded``: the sample collection is accepted even before it exists, because `syllabot ask`
+    fills it with the sample corpus on first use.
     """
-    from syllabot.shared.bindings import validate_collection_name
+    from syllabot.shared.bindings import SAMPLE_COLLECTION, validate_collection_name
 
     try:
         collection = validate_collection_name(collection)
     except ValueError as exc:
         raise UsageError(f"--collection: {exc}") from exc
-    if seeded and collection == settings.default_collection:
+    if seeded and collection == SAMPLE_COLLECTION:
         return collection
     known = known_collections(settings)
     if collection in known:
@@ -502,6 +503,48 @@ def cmd_sources(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def cmd_collections(args: argparse.Namespace, settings: Settings) -> int:
+    from syllabot.bots.frontend import size_text
+    from syllabot.worker.engine import Engine
+
+    infos = Engine(settings).collections()
+    if args.json:
+        print(json.dumps([i.model_dump() for i in infos], indent=2))
+        return 0
+    if not infos:
+        print("no collections yet; add documents with `syllabot index PATH -c my-course`")
+        return 0
+    print(f"{'collection':24} {'documents':>9} {'chunks':>7} {'size':>9}  {'embedder':28} last indexed")
+    for i in infos:
+        print(
+            f"{i.name:24} {i.documents:>9} {i.chunks:>7} {size_text(i.bytes):>9}  {i.embedder or '-':28} "
+            f"{i.indexed_at or '-'}"
+        )
+    return 0
+
+
+def cmd_drop(args: argparse.Namespace, settings: Settings) -> int:
+    from syllabot.bots.frontend import size_text
+    from syllabot.worker.engine import Engine
+
+    collection = require_collection(settings, args.collection)
+    engine = Engine(settings)
+    if not args.yes:
+        info = next(i for i in engine.collections() if i.name == collection)
+        raise UsageError(
+            f"drop deletes collection '{collection}' for good ({info.documents} documents, {info.chunks} "
+            f"chunks, {size_text(info.bytes)}, its kept questions and the bindings to it); run it again with "
+            "--yes to confirm"
+        )
+    report = engine.drop(collection)
+    bound = f"; {report.bindings} channel or server bindings to it removed" if report.bindings else ""
+    print(
+        f"dropped collection '{collection}': {report.dropped.documents} documents, "
+        f"{report.dropped.chunks} chunks, {report.keys} keys{bound}"
+    )
+    return 0
+
+
 def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
     from syllabot.cli_queue import preload_embedder, run_ask
 
@@ -509,8 +552,26 @@ def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
     if thread is not None and not thread:
         raise UsageError("--thread: give a conversation id, e.g. --thread os-revision")
     preload_embedder(settings)
-    collection = require_collection(settings, args.collection or settings.default_collection, seeded=True)
+    collection = require_collection(settings, _ask_collection(settings, args.collection), seeded=True)
     return run_ask(settings, args.question, collection, args.json, thread)
+
+
+def _ask_collection(settings: Settings, given: str | None) -> str:
+    """``-c``, else the default collection -- or, while nothing of the user's is indexed at all,
+    the sample collection, said on stderr (so `syllabot ask "..."` answers on a fresh machine
+    without the samples ever entering a collection of the user's)."""
+    from syllabot.shared.bindings import SAMPLE_COLLECTION
+
+    if given:
+        return given
+    if set(known_collections(settings)) - {SAMPLE_COLLECTION}:
+        return settings.default_collection
+    _err(
+        f"nothing of yours is indexed yet, so this answer comes from the '{SAMPLE_COLLECTION}' collection "
+        "(the bike-shop samples shipped with Syllabot); index your own materials into a collection "
+        'of their own: `syllabot index PATH -c my-course`, then `syllabot ask "..." -c my-course`'
+    )
+    return SAMPLE_COLLECTION
 
 
 def cmd_remove(args: argparse.Namespace, settings: Settings) -> int:
@@ -617,6 +678,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--collection", "-c")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_sources)
+
+    p = sub.add_parser(
+        "collections", help="list the collections: documents, chunks, size, embedder, last indexed"
+    )
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_collections)
+
+    p = sub.add_parser("drop", help="delete a collection completely (documents, index, kept questions)")
+    p.add_argument("--collection", "-c", required=True)
+    p.add_argument(
+        "--yes", action="store_true", help="confirm: without it, drop only says what it would delete"
+    )
+    p.set_defaults(func=cmd_drop)
 
     p = sub.add_parser("remove", help="remove one document from a collection and rebuild its index")
     p.add_argument("document", help="its doc_id or file name (see `syllabot sources`)")

@@ -3,9 +3,9 @@
 ``ask``, ``index`` and ``remove`` go through a worker when one is running (so a running worker
 serves the new index at once and the CLI loads no model), and otherwise run the very same code in
 this process — on the embedded Redis when ``REDIS_URL`` is unset — so `syllabot ask "..."` answers
-on a fresh machine with nothing else started. On a fresh data directory the default collection is
-seeded from the sample corpus shipped in the distribution, and the terminal says so (on stderr, so
-``--json`` output stays clean).
+on a fresh machine with nothing else started. While nothing of the user's is indexed, `ask`
+answers from the ``sample`` collection, seeded on first use from the sample corpus shipped in the
+distribution, and the terminal says so (on stderr, so ``--json`` output stays clean).
 
 Imports of the queue (arq), the engine (numpy) and the model are made where they are needed: a
 question answered in-process on an embedded Redis this process started never needs the queue,
@@ -27,6 +27,7 @@ from types import FrameType
 from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
 from syllabot.shared.answer_text import answer_parts, answer_text
+from syllabot.shared.bindings import SAMPLE_COLLECTION
 from syllabot.shared.config import Settings
 from syllabot.shared.gap_report import GapReport
 from syllabot.shared.redis_conn import RedisUnavailable, embedded_running, started_here
@@ -219,8 +220,8 @@ async def ask(settings: Settings, request: AskRequest) -> Answer:
         try:
             return await client.ask(request)
         except EmptyCollection:
-            # A fresh default collection: seed it from the sample corpus through the worker, ask again.
-            if request.collection != settings.default_collection:
+            # The sample collection on first use: seed it through the worker, ask again.
+            if request.collection != SAMPLE_COLLECTION:
                 raise
             if not await _seed_via_queue(client, request.collection):
                 raise
@@ -252,7 +253,7 @@ async def ask_in_process(settings: Settings, request: AskRequest) -> Answer:
     from syllabot.worker.jobs import answer_question
 
     engine = Engine(settings, embedder=preloaded_embedder(settings))
-    if request.collection == settings.default_collection:
+    if request.collection == SAMPLE_COLLECTION:
         await asyncio.to_thread(_seed_locally, engine, request.collection)
     answerer = get_answerer(settings)
     threads = None
@@ -300,9 +301,9 @@ async def _seed_via_queue(client: QueueClient, collection: str) -> bool:
 def _announce_seed(report: IngestReport) -> None:
     documents = sum(1 for f in report.files if f.ok)
     _say(
-        f"the '{report.collection}' collection was empty, so it now holds the sample corpus shipped "
-        f"with Syllabot ({documents} documents, {report.total_chunks} passages). "
-        "Add your own materials with `syllabot index PATH`."
+        f"the '{report.collection}' collection now holds the sample corpus shipped with Syllabot "
+        f"({documents} documents, {report.total_chunks} passages); it is never mixed with yours "
+        "(`syllabot drop -c sample --yes` removes it)"
     )
 
 
