@@ -1049,4 +1049,7 @@ async def test_collections_list_and_drop_for_admins_only(
     assert not await redis_client.sismember(Keys(settings.key_prefix).collections, "default")
 
     await bot.command(fake, "/syllabot-collections", "remove everything", ADMIN, "k5")
-    assert "/syllabot-collections drop NAME" in (await fake.wait_for("response", "k5", timeout=WAIT)).args["text"]
+    assert (
+        "/syllabot-collections drop NAME"
+        in (await fake.wait_for("response", "k5", timeout=WAIT)).args["text"]
+    )
