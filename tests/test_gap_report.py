@@ -203,7 +203,7 @@ def test_cli_report_csv_and_json(settings: Settings, monkeypatch: pytest.MonkeyP
     engine = Engine(keeping)
     engine.ingest("shop", sample_files(), "admin")
 
-    async def keep_some() -> None:  # as a worker keeps them (the CLI's own `ask` keeps none)
+    async def keep_some() -> None:  # as a worker keeps them
         client = async_client(keeping)
         try:
             log = QuestionLog(client, Keys(keeping.key_prefix), 7)
@@ -239,3 +239,27 @@ def test_vectors_of_an_earlier_embedder_are_left_out() -> None:
     old = [GapQuestion("old", _unit(np.ones(4)), "uncertain")]
     assert same_dimension(new + old) == new
     assert same_dimension(new) == new
+
+
+def test_questions_asked_in_the_terminal_without_a_worker_are_kept_too(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    """A class that only uses the CLI: `syllabot ask` answers in-process and keeps the question
+    under the worker's rules, so `syllabot report` is not empty."""
+    keeping = settings.model_copy(update={"keep_questions_days": 7})
+    Engine(keeping).ingest("shop", sample_files(), "admin")
+    monkeypatch.setattr(cli, "get_settings", lambda: keeping)
+    for q in FIELD_TRIP:
+        assert cli.main(["ask", q, "-c", "shop"]) == 0
+    capsys.readouterr()
+    assert cli.main(["report", "-c", "shop", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["questions"] == len(FIELD_TRIP) and data["gaps"] == len(FIELD_TRIP)
+
+    off = settings.model_copy(update={"key_prefix": settings.key_prefix + "off:"})
+    Engine(off).ingest("shop", sample_files(), "admin")
+    monkeypatch.setattr(cli, "get_settings", lambda: off)
+    assert cli.main(["ask", FIELD_TRIP[0], "-c", "shop"]) == 0
+    capsys.readouterr()
+    assert cli.main(["report", "-c", "shop", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["questions"] == 0  # keeping is off by default

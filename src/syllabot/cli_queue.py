@@ -247,29 +247,39 @@ def _no_worker_possible(settings: Settings) -> bool:
 
 
 async def ask_in_process(settings: Settings, request: AskRequest) -> Answer:
-    """The worker's ``ask`` job, run here: engine, optional sample seeding, answerer."""
+    """The worker's ``ask`` job, run here: engine, optional sample seeding, answerer; the question
+    is kept for the gap report under the worker's rules (``SYLLABOT_KEEP_QUESTIONS_DAYS``), so a
+    class that only uses the terminal still gets a report."""
+    from syllabot.shared.keys import Keys
+    from syllabot.shared.redis_conn import async_client
     from syllabot.worker.answerers import get_answerer
     from syllabot.worker.engine import Engine
     from syllabot.worker.jobs import answer_question
+    from syllabot.worker.question_log import QuestionLog
 
     engine = Engine(settings, embedder=preloaded_embedder(settings))
     if request.collection == SAMPLE_COLLECTION:
         await asyncio.to_thread(_seed_locally, engine, request.collection)
     answerer = get_answerer(settings)
-    threads = None
-    if request.thread:
-        from syllabot.shared.redis_conn import async_client
+    redis_client = None
+    threads = questions = None
+    if request.thread or settings.keep_questions_days:
+        redis_client = async_client(settings)
+        questions = QuestionLog(redis_client, Keys(settings.key_prefix), settings.keep_questions_days)
+    if request.thread and redis_client is not None:
         from syllabot.shared.threads import ThreadStore
 
-        threads = ThreadStore.from_settings(async_client(settings), settings)
+        threads = ThreadStore.from_settings(redis_client, settings)
     try:
-        return await answer_question(engine, answerer, request, threads=threads)
+        return await answer_question(engine, answerer, request, threads=threads, questions=questions)
     finally:
         close = getattr(answerer, "aclose", None)
         if close is not None:
             await close()
-        if threads is not None:
-            await threads.redis.aclose()
+        if questions is not None:
+            await questions.flush()  # the append runs in a task: it must land before the command exits
+        if redis_client is not None:
+            await redis_client.aclose()
 
 
 def _seed_locally(engine: object, collection: str) -> None:
