@@ -161,7 +161,8 @@ def test_healthy_setup_reports_every_check_ok(settings: Settings) -> None:
 # --- workers -------------------------------------------------------------------------------------------
 
 
-def test_no_live_worker_is_a_failure(settings: Settings) -> None:
+def test_no_live_worker_is_a_failure_when_a_bot_is_configured(settings: Settings) -> None:
+    settings = settings.model_copy(update={"discord_token": "configured-bot-token"})
     _index(settings)
     client = _client(settings)
     keys = Keys(settings.key_prefix)
@@ -178,6 +179,21 @@ def test_no_live_worker_is_a_failure(settings: Settings) -> None:
     assert [w["id"] for w in workers.data["stale"]] == ["host-b:9:dead"]
     line = next(row for row in render_table(report).splitlines() if row.startswith("workers "))
     assert "FAIL" in line
+
+
+def test_no_worker_is_how_a_terminal_only_class_runs(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """No bot configured: the CLI answers in its own process, so no worker is no failure."""
+    from syllabot import cli
+
+    assert not settings.discord_token and not settings.slack_bot_token
+    _index(settings)
+    workers = _by_name(run_checks(settings))["workers"]
+    assert workers.status == "ok" and "no bot is configured" in workers.detail
+    assert "run in their own process" in workers.detail and "syllabot worker" in workers.detail
+    monkeypatch.setattr(cli, "get_settings", lambda: settings)
+    assert cli.main(["doctor"]) == 0, capsys.readouterr().out
 
 
 def test_queue_depth_running_waiting_and_oldest_wait(settings: Settings) -> None:
@@ -548,9 +564,12 @@ def test_cli_doctor_exits_non_zero_on_a_failure_and_prints_json(
 ) -> None:
     from syllabot import cli
 
+    settings = settings.model_copy(
+        update={"slack_bot_token": "xoxb-configured", "slack_signing_secret": "s3cret-value"}
+    )
     _index(settings)
     monkeypatch.setattr(cli, "get_settings", lambda: settings)
-    assert cli.main(["doctor", "--json"]) == 1  # no worker beats: a failure
+    assert cli.main(["doctor", "--json"]) == 1  # a bot is configured and no worker beats: a failure
     report = json.loads(capsys.readouterr().out)
     assert report["ok"] is False
     assert {c["name"]: c["status"] for c in report["checks"]}["workers"] == "fail"

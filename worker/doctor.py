@@ -217,7 +217,7 @@ def run_checks(settings: Settings, *, embedder: Embedder | None = None) -> Docto
             "workers": _Group(
                 "workers",
                 lambda: [
-                    check_workers(live, keys),
+                    check_workers(live, keys, bots=bool(settings.discord_token or settings.slack_bot_token)),
                     check_queue(live, keys),
                     check_snapshot_cache(live, keys),
                 ],
@@ -515,11 +515,13 @@ def _server_time(client: redis.Redis) -> float:
     return float(seconds) + float(micros) / 1e6
 
 
-def check_workers(client: redis.Redis, keys: Keys) -> Check:
+def check_workers(client: redis.Redis, keys: Keys, bots: bool = True) -> Check:
     """Live heartbeats, with the product's rule (``shared.queue_protocol``: score = beat time + TTL, live
     while the score is not in the past by the server's clock).
 
     The age of a beat assumes the worker used :data:`HEARTBEAT_TTL_S`, as ``worker.jobs`` does.
+    ``bots``: whether a bot is configured (a token set). Without one, no worker is how a
+    terminal-only class runs (every command answers in its own process), not a failure.
     """
     now = _server_time(client)
     entries: Any = client.zrange(keys.workers, 0, -1, withscores=True)
@@ -529,6 +531,15 @@ def check_workers(client: redis.Redis, keys: Keys) -> Check:
         entry = {"id": _text(raw_id), "last_beat_s": round(max(0.0, now - (score - HEARTBEAT_TTL_S)), 2)}
         (live if score >= int(now) else stale).append(entry)
     data: dict[str, Any] = {"live": len(live), "workers": live, "stale": stale}
+    if not live and not bots:
+        return Check(
+            "workers",
+            "ok",
+            "no worker is running and no bot is configured: `syllabot ask`, `index` and `report` run "
+            "in their own process (loading the model each time); start `syllabot worker` to answer "
+            "faster or to serve Discord or Slack",
+            data,
+        )
     if not live:
         gone = f"; {len(stale)} stopped beating" if stale else ""
         return Check(
