@@ -66,6 +66,7 @@ from syllabot.shared.gap_report import (
 )
 from syllabot.shared.keys import Keys
 from syllabot.shared.metrics import QuestionMetrics, start_endpoint
+from syllabot.shared.pseudonyms import pseudonym, pseudonym_key
 from syllabot.shared.queue import QueueClient, QueueError, QueueTimeout, RedisUnreachable
 from syllabot.shared.ratelimit import RateLimiter
 from syllabot.shared.redis_conn import REDIS_ERRORS, RedisUnavailable, async_client_at, resolve_redis_url
@@ -251,6 +252,7 @@ class SyllabotBot(discord.Client):
         super().__init__(intents=intents, allowed_mentions=NO_PINGS, **options)
         self.settings = settings
         self.keys = Keys(settings.key_prefix)
+        self._pseudonym_key = pseudonym_key(settings, PLATFORM)
         self.queue = queue or QueueClient(settings)
         self.redis: aioredis.Redis | None = None
         self.tree = app_commands.CommandTree(self)
@@ -392,9 +394,9 @@ class SyllabotBot(discord.Client):
     async def collection_for(self, interaction: discord.Interaction) -> str:
         return await self.bindings.resolve(*self.scopes(interaction))
 
-    @staticmethod
-    def who(interaction: discord.Interaction) -> str:
-        return f"discord:{interaction.user.id}"
+    def who(self, interaction: discord.Interaction) -> str:
+        """The member as a keyed hash (shared/pseudonyms.py): their id never leaves this process."""
+        return pseudonym(self._pseudonym_key, PLATFORM, interaction.user.id)
 
     @staticmethod
     def budget(interaction: discord.Interaction, wanted: float | None) -> float:
@@ -485,7 +487,7 @@ class SyllabotBot(discord.Client):
         limiter = RateLimiter(self._redis(), self.keys, self.settings.rate_limit_per_minute)
         try:
             decision = await asyncio.wait_for(
-                limiter.check(PLATFORM, str(interaction.user.id)), timeout=PRE_DEFER_REDIS_S
+                limiter.check(PLATFORM, self.who(interaction)), timeout=PRE_DEFER_REDIS_S
             )
         except (TimeoutError, *REDIS_ERRORS) as exc:
             log.warning("rate limit check failed: %s", exc)

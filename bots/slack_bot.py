@@ -63,6 +63,7 @@ from syllabot.shared.gap_report import (
 )
 from syllabot.shared.keys import Keys
 from syllabot.shared.metrics import QuestionMetrics, start_endpoint
+from syllabot.shared.pseudonyms import pseudonym, pseudonym_key
 from syllabot.shared.queue import QueueClient, QueueError, QueueTimeout
 from syllabot.shared.queue_protocol import INGEST_TIMEOUT_S
 from syllabot.shared.ratelimit import RateLimiter
@@ -441,6 +442,7 @@ class SlackFrontEnd:
         self.threads = ThreadStore.from_settings(redis_client, settings)
         self.feedback = Feedback(redis_client, keys)
         self.keys = keys
+        self._pseudonym_key = pseudonym_key(settings, PLATFORM)
         self._admin_cache: dict[str, tuple[float, bool]] = {}
         # Served by serve() when SYLLABOT_METRICS_PORT is set; counted either way.
         self.metrics = QuestionMetrics()
@@ -466,6 +468,10 @@ class SlackFrontEnd:
         if private is None:
             return self.settings.slack_response_type
         return "ephemeral" if private else "in_channel"
+
+    def who(self, user: str) -> str:
+        """The user as a keyed hash (shared/pseudonyms.py): their id never leaves this process."""
+        return pseudonym(self._pseudonym_key, PLATFORM, user)
 
     async def is_admin(self, client: AsyncWebClient, user: str) -> bool:
         """SLACK_ADMIN_USER_IDS when set (and then only those), else workspace admins and owners."""
@@ -515,7 +521,7 @@ class SlackFrontEnd:
         ``thread``: the conversation (a Slack thread) the question is part of."""
         collection = ""  # not resolved yet when the rate limit or the binding lookup fails
         try:
-            decision = await self.rate.check(PLATFORM, user)
+            decision = await self.rate.check(PLATFORM, self.who(user))
             if not decision.allowed:
                 wait = max(1, round(decision.retry_after_s))
                 await out.private(
@@ -529,7 +535,7 @@ class SlackFrontEnd:
             request = AskRequest(
                 question=question,
                 collection=collection,
-                user=f"slack:{user}",
+                user=self.who(user),
                 platform="slack",
                 thread=thread,
             )
@@ -547,7 +553,7 @@ class SlackFrontEnd:
         self.metrics.count(collection, PLATFORM, result.status)
         answer_id: str | None = None
         try:
-            answer_id = await self.feedback.record_answer(result, PLATFORM, f"slack:{user}")
+            answer_id = await self.feedback.record_answer(result, PLATFORM, self.who(user))
         except Exception:  # feedback is a nicety: still show the answer, just without buttons
             log.warning("could not record the answer for feedback", exc_info=True)
         message = render.render_answer(result, answer_id, thread)
@@ -672,7 +678,7 @@ class SlackFrontEnd:
             await out.status(render.render_progress("indexing", what=names), force=True)
             # One job for all files of the message, so the index is rebuilt once.
             report = await self.queue.ingest_many(
-                collection, fetched, f"slack:{user}", progress=progress, timeout=wait
+                collection, fetched, self.who(user), progress=progress, timeout=wait
             )
         except QueueTimeout as exc:
             await _finish(out, still_running(exc, wait, render.safe(names)), "a still-indexing notice")
@@ -693,7 +699,7 @@ class SlackFrontEnd:
                 render.render_progress("re-indexing", what=f"collection {collection}"), force=True
             )
             wait = out.job_wait(INGEST_TIMEOUT_S)
-            report: IngestReport = await self.queue.reindex(collection, f"slack:{user}", timeout=wait)
+            report: IngestReport = await self.queue.reindex(collection, self.who(user), timeout=wait)
         except QueueTimeout as exc:
             what = f"collection `{render.safe(collection)}`"
             await _finish(out, still_running(exc, wait, what), "a still-indexing notice")
@@ -766,7 +772,7 @@ class SlackFrontEnd:
                 confirm = len(words) == 3 and words[2].lower() == "confirm"
                 if len(words) == 3 and not confirm:
                     raise BotUsageError("Use `/syllabot-collections drop NAME confirm` to drop a collection.")
-                reply = await drop_collection(self.queue, words[1], confirm, f"slack:{user}", timeout=wait)
+                reply = await drop_collection(self.queue, words[1], confirm, self.who(user), timeout=wait)
             else:
                 raise BotUsageError(
                     "Use `/syllabot-collections` to list collections, or `/syllabot-collections drop NAME` "
@@ -912,7 +918,7 @@ class SlackFrontEnd:
 
     async def vote(self, answer_id: str, user: str, vote: str) -> Message:
         try:
-            changed = await self.feedback.vote(answer_id, f"slack:{user}", vote)  # type: ignore[arg-type]
+            changed = await self.feedback.vote(answer_id, self.who(user), vote)  # type: ignore[arg-type]
         except UnknownAnswer:
             return render.render_notice("That answer is too old to vote on now — thanks anyway!", "")
         except Exception as exc:

@@ -231,6 +231,12 @@ class Settings(BaseSettings):
 
     # --- front-ends (shared) -----------------------------------------------------------------
     rate_limit_per_minute: int = Field(default=5, validation_alias=_alias("SYLLABOT_RATE_LIMIT_PER_MINUTE"))
+    pseudonym_key: str | None = Field(
+        default=None,
+        validation_alias=_alias("SYLLABOT_PSEUDONYM_KEY"),
+        description="Key of the hash that replaces platform user ids (rate limits, votes, logs); "
+        "unset: derived from the bot's own token or signing secret.",
+    )
     thread_ttl_hours: float = Field(
         default=24.0,
         gt=0.0,

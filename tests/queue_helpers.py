@@ -305,3 +305,30 @@ an easy 25 km loop with lights and reflective vests. Membership of the moonlight
 """,
 )
 NEW_QUESTION = "When does the moonlight riding club meet?"
+
+
+async def redis_texts(client: Any, prefix: str) -> list[str]:
+    """Every key under ``prefix`` and every value stored there, as text (strings, hashes, lists,
+    sets, sorted sets and streams), for tests that grep what is stored for something that must
+    not be (a raw user id)."""
+    texts: list[str] = []
+    async for raw in client.scan_iter(match=f"{prefix}*", count=500):
+        key = raw.decode(errors="replace")
+        texts.append(key)
+        kind = (await client.type(raw)).decode()
+        if kind == "string":
+            values: list[Any] = [await client.get(raw)]
+        elif kind == "hash":
+            values = [item for pair in (await client.hgetall(raw)).items() for item in pair]
+        elif kind == "list":
+            values = await client.lrange(raw, 0, -1)
+        elif kind == "set":
+            values = list(await client.smembers(raw))
+        elif kind == "zset":
+            values = await client.zrange(raw, 0, -1)
+        elif kind == "stream":
+            values = [v for _, fields in await client.xrange(raw) for pair in fields.items() for v in pair]
+        else:
+            values = []
+        texts += [v.decode(errors="replace") if isinstance(v, bytes) else str(v) for v in values]
+    return texts

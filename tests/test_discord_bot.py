@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from types import SimpleNamespace
@@ -29,6 +30,7 @@ from syllabot.bots.discord_bot import (
 from syllabot.shared.bindings import Bindings
 from syllabot.shared.config import Settings
 from syllabot.shared.keys import Keys
+from syllabot.shared.pseudonyms import pseudonym
 from syllabot.shared.queue import QueueClient
 from syllabot.shared.queue_protocol import beat
 from syllabot.shared.schema import NOT_IN_MATERIALS, Answer, AskRequest, SourceInfo
@@ -213,14 +215,16 @@ async def test_ask_defers_first_then_edits_with_cited_embed_and_votes_are_stored
     assert reply.json["flags"] & 64  # only the voter sees the thanks
     assert_pings_nobody(reply)
     assert "Thanks" in text_of(reply)
-    assert await redis_client.hget(keys.feedback_vote(answer_id), "discord:777") == b"up"
+    voter = pseudonym(bot._pseudonym_key, "discord", 777)  # never the raw member id
+    assert voter.startswith("discord:u") and "777" not in voter
+    assert await redis_client.hget(keys.feedback_vote(answer_id), voter) == b"up"
 
     click = await fake.click(ix.original, down, user_id=777)
     reply = await click.followup(TIMEOUT)
     assert_vote_acknowledged_first(click)
     assert "changed" in text_of(reply).lower()
     assert json.dumps(ix.original, sort_keys=True) == answer_before  # the answer itself is untouched
-    assert await redis_client.hgetall(keys.feedback_vote(answer_id)) == {b"discord:777": b"down"}
+    assert await redis_client.hgetall(keys.feedback_vote(answer_id)) == {voter.encode(): b"down"}
     entries = await redis_client.xrange(keys.feedback_stream)
     assert [(e[b"vote"], e[b"changed"]) for _, e in entries] == [(b"up", b"0"), (b"down", b"1")]
     assert entries[0][1][b"question"] == b"What is a semaphore?"
@@ -730,3 +734,46 @@ async def test_collection_list_and_drop_for_admins_only(
 
     ix = await fake.command("collection drop", name="os-2026", confirm=True, **admin)
     assert "No collection “os-2026”" in text_of(await ix.final(TIMEOUT))
+
+
+async def test_no_log_line_metric_or_stored_value_carries_a_member_id(
+    fake: DiscordFake,
+    bot: SyllabotBot,
+    worker: None,
+    settings: Settings,
+    redis_client: aioredis.Redis,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A full run -- a question, a vote, an admin upload and re-index -- at DEBUG for our loggers:
+    the members' ids appear in no log line (the worker's included), no metric, no Redis key or
+    value; a keyed hash stands in for them wherever a per-user key is needed."""
+    from prometheus_client import generate_latest
+
+    from tests.queue_helpers import redis_texts
+
+    caplog.set_level(logging.DEBUG, logger="syllabot")
+    student, admin = 918273645546372819, 918273645546372820
+    await index(settings, "default", ("os-notes.md", OS_NOTES))
+    ix = await fake.command("ask", question="What is a semaphore?", user_id=student)
+    final = await ix.final(TIMEOUT)
+    buttons = [c for row in final.json["components"] for c in row["components"]]
+    up = next(b["custom_id"] for b in buttons if b["custom_id"].startswith("syllabot:vote:up"))
+    click = await fake.click(ix.original, up, user_id=student)
+    assert "Thanks" in text_of(await click.followup(TIMEOUT))
+    attachment = fake.add_attachment("compilers.pdf", make_pdf())
+    ix = await fake.command(
+        "upload", file=attachment, user_id=admin, permissions=MANAGE_GUILD | MEMBER_PERMISSIONS
+    )
+    assert "Uploaded" in text_of(await ix.final(TIMEOUT))
+    ix = await fake.command("reindex", user_id=admin, permissions=MANAGE_GUILD | MEMBER_PERMISSIONS)
+    assert "Re-indexed" in text_of(await ix.final(TIMEOUT))
+
+    lines = [record.getMessage() for record in caplog.records]
+    assert any('"event": "answer"' in line for line in lines)  # the worker's line is among them
+    stored = await redis_texts(redis_client, settings.key_prefix)
+    metrics = generate_latest(bot.metrics.registry).decode()
+    for raw in (str(student), str(admin)):
+        assert not [line for line in lines if raw in line]
+        assert not [text for text in stored if raw in text]
+        assert raw not in metrics
+    assert any(text.startswith("discord:u") for text in stored)  # the votes' and the upload's keyed hash

@@ -32,6 +32,7 @@ from syllabot.bots.slack_bot import ADD_SHORTCUT_ID, build_app, describe_error, 
 from syllabot.shared.bindings import Bindings
 from syllabot.shared.config import Settings
 from syllabot.shared.keys import Keys
+from syllabot.shared.pseudonyms import pseudonym, pseudonym_key
 from syllabot.shared.queue import (
     EmptyCollection,
     JobFailed,
@@ -111,6 +112,7 @@ class Bot:
     url: str
     settings: Settings
     http: aiohttp.ClientSession
+    app: Any = None
 
     async def post(
         self,
@@ -181,7 +183,7 @@ async def _serve_bot(settings: Settings, queue: QueueClient) -> AsyncIterator[Bo
     await site.start()
     port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
     async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=WAIT)) as http:
-        yield Bot(f"http://127.0.0.1:{port}/slack/events", settings, http)
+        yield Bot(f"http://127.0.0.1:{port}/slack/events", settings, http, app)
     await runner.cleanup()
     await app._syllabot.redis.aclose()  # type: ignore[attr-defined]
 
@@ -408,7 +410,10 @@ async def test_vote_is_stored_and_changeable(
     assert len(entries) == 1
     fields = {k.decode(): v.decode() for k, v in entries[0][1].items()}
     assert (
-        fields["vote"] == "up" and fields["user"] == f"slack:{STUDENT}" and fields["answer_id"] == answer_id
+        fields["vote"] == "up"
+        and fields["user"] == pseudonym(pseudonym_key(bot.settings, "slack"), "slack", STUDENT)
+        and STUDENT not in fields["user"]
+        and fields["answer_id"] == answer_id
     )
     assert fields["platform"] == "slack" and "translation lookaside" in fields["question"]
 
@@ -422,7 +427,8 @@ async def test_vote_is_stored_and_changeable(
     assert [e[1][b"vote"] for e in entries] == [b"up", b"down"]
     assert entries[1][1][b"changed"] == b"1"
     votes = await redis_client.hgetall(keys.feedback_vote(answer_id))
-    assert votes == {f"slack:{STUDENT}".encode(): b"down"}  # one vote per user, changed in place
+    voter = pseudonym(pseudonym_key(bot.settings, "slack"), "slack", STUDENT)
+    assert votes == {voter.encode(): b"down"}  # one vote per user, changed in place
 
 
 # --- mentions ------------------------------------------------------------------------------------
@@ -1053,3 +1059,59 @@ async def test_collections_list_and_drop_for_admins_only(
         "/syllabot-collections drop NAME"
         in (await fake.wait_for("response", "k5", timeout=WAIT)).args["text"]
     )
+
+
+async def test_no_log_line_metric_or_stored_value_carries_a_user_id(
+    bot: Bot,
+    fake: FakeSlack,
+    corpus: None,
+    settings: Settings,
+    redis_client: aioredis.Redis,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A question, a vote and an admin re-index at DEBUG for our loggers: the users' ids appear
+    in no log line (the worker's included), no metric, no Redis key or value."""
+    from prometheus_client import generate_latest
+
+    from tests.queue_helpers import redis_texts
+
+    caplog.set_level(logging.DEBUG, logger="syllabot")
+    await bot.command(fake, "/ask", "What does a translation lookaside buffer cache?", STUDENT, "p1")
+    rec = await fake.wait_for("response", "p1", timeout=WAIT)
+    answer_id = _answer_id(rec.args["blocks"])
+    vote = {
+        "type": "block_actions",
+        "user": {"id": STUDENT, "username": "student"},
+        "team": {"id": TEAM_ID, "domain": "fake"},
+        "api_app_id": "AFAKE",
+        "trigger_id": "t",
+        "container": {"type": "message", "message_ts": "1.1", "channel_id": CHANNEL, "is_ephemeral": False},
+        "channel": {"id": CHANNEL, "name": "general"},
+        "message": {"ts": "1.1", "text": "answer"},
+        "response_url": fake.response_url("p2"),
+        "actions": [
+            {
+                "action_id": render.VOTE_UP_ACTION,
+                "block_id": render.FEEDBACK_BLOCK_ID,
+                "value": answer_id,
+                "type": "button",
+                "action_ts": "1.2",
+            }
+        ],
+    }
+    assert (await bot.interactive(vote)).status == 200
+    await fake.wait_for("response", "p2", timeout=WAIT)
+    await bot.command(fake, "/syllabot-reindex", "", ADMIN, "p3")
+    await fake.wait_for(
+        "response", "p3", predicate=lambda r: "Re-indexed" in json.dumps(r.args), timeout=WAIT * 2
+    )
+
+    lines = [record.getMessage() for record in caplog.records]
+    assert any('"event": "answer"' in line for line in lines)
+    stored = await redis_texts(redis_client, settings.key_prefix)
+    metrics = generate_latest(bot.app._syllabot.metrics.registry).decode()
+    for raw in (STUDENT, ADMIN):
+        assert not [line for line in lines if raw in line]
+        assert not [text for text in stored if raw in text]
+        assert raw not in metrics
+    assert any(text.startswith("slack:u") for text in stored)

@@ -267,7 +267,6 @@ def log_answer(request: AskRequest, answer: Answer) -> None:
                 "pid": os.getpid(),
                 "collection": request.collection,
                 "platform": request.platform,
-                "user": request.user,
                 "question_chars": len(request.question),
                 "thread": request.thread is not None,
                 "status": answer.status,
@@ -530,7 +529,6 @@ async def _drop_expired(ctx: dict[str, Any], request: AskRequest, late_s: float)
                 "pid": os.getpid(),
                 "collection": request.collection,
                 "platform": request.platform,
-                "user": request.user,
                 "late_s": round(late_s, 3),
                 "job_try": ctx.get("job_try"),
             }
