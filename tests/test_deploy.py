@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
 from pathlib import Path
 
 import yaml
@@ -10,7 +12,8 @@ import yaml
 from syllabot.shared.config import Settings
 
 ROOT = Path(__file__).resolve().parents[1]
-COMPOSE = ROOT / "deploy" / "docker-compose.yml"
+DEPLOY = ROOT / "deploy"
+COMPOSE = DEPLOY / "docker-compose.yml"
 CLI_COMMANDS = {"index", "search", "ask", "eval", "sources", "worker", "discord", "slack"}
 
 
@@ -64,3 +67,31 @@ def test_every_variable_the_deploy_files_set_is_a_setting() -> None:
     for service in _compose()["services"].values():
         for variable in service.get("environment", {}):
             assert variable in known, variable
+
+
+def test_the_systemd_install_runs_every_step_into_a_folder(tmp_path: Path) -> None:
+    """The README's systemd steps, run by deploy/install-systemd.sh into a folder instead of /: the
+    system user (no login), the virtual environment, a private settings file, the units, each
+    checked by ``systemd-analyze verify`` with its paths under the folder."""
+    root = tmp_path / "root"
+    env = {**os.environ, "SYLLABOT_ROOT": str(root), "SYLLABOT_VENV_ARGS": "--system-site-packages"}
+    done = subprocess.run(
+        ["bash", str(DEPLOY / "install-systemd.sh"), str(DEPLOY.parent)],
+        env=env, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "trial: nothing started" in done.stdout
+    user = next(
+        line for line in (root / "etc" / "passwd").read_text().splitlines() if line.startswith("syllabot:")
+    )
+    assert user.endswith(":/opt/syllabot:/usr/sbin/nologin")
+    home = root / "opt" / "syllabot"
+    assert (home / ".env").stat().st_mode & 0o777 == 0o600
+    units = sorted(p.name for p in (root / "etc" / "systemd" / "system").glob("*.service"))
+    assert units == ["syllabot-discord.service", "syllabot-slack.service", "syllabot-worker.service"]
+    helped = subprocess.run(
+        [str(home / "venv" / "bin" / "syllabot"), "--help"], capture_output=True, text=True
+    )
+    assert helped.returncode == 0 and "collections" in helped.stdout
+    readme = (DEPLOY.parent / "README.md").read_text()
+    assert "deploy/install-systemd.sh" in readme and "daemon-reload" in readme
