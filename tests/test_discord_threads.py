@@ -12,6 +12,7 @@ import redis.asyncio as aioredis
 from syllabot.bots.discord_bot import SyllabotBot
 from syllabot.shared.config import Settings
 from syllabot.shared.keys import Keys
+from syllabot.shared.pseudonyms import pseudonym
 from syllabot.worker.sample import sample_files
 from tests.discord_fake import DiscordFake, FakeInteraction, Recorded
 from tests.test_discord_bot import (  # noqa: F401  (fixtures; `worker` is conftest's)
@@ -130,7 +131,8 @@ async def test_a_private_question_is_ephemeral_from_the_deferral_on_and_takes_vo
     reply = await click.followup(TIMEOUT)
     assert reply.json["flags"] & 64 and "Thanks" in text_of(reply)
     answer_id = up.rsplit(":", 1)[1]
-    vote = await redis_client.hget(Keys(settings.key_prefix).feedback_vote(answer_id), "discord:610")
+    voter = pseudonym(bot._pseudonym_key, "discord", 610)
+    vote = await redis_client.hget(Keys(settings.key_prefix).feedback_vote(answer_id), voter)
     assert vote == b"up"
 
     # Its follow-up stays private too.

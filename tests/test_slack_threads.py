@@ -13,6 +13,7 @@ import redis.asyncio as aioredis
 from syllabot.shared.bindings import Privacy
 from syllabot.shared.config import Settings
 from syllabot.shared.keys import Keys
+from syllabot.shared.pseudonyms import pseudonym, pseudonym_key
 from syllabot.shared.queue import QueueClient
 from syllabot.worker.sample import sample_files
 from tests.slack_fake import BOT_USER_ID, TEAM_ID, FakeSlack
@@ -207,7 +208,8 @@ async def test_ask_is_in_channel_by_default_and_private_where_set_and_votes_stil
     await bot.interactive(click)
     await fake.wait_for("response", "v1", timeout=WAIT)
     votes = await redis_client.hgetall(Keys(settings.key_prefix).feedback_vote(answer_id))
-    assert votes == {f"slack:{STUDENT}".encode(): b"up"}
+    voter = pseudonym(pseudonym_key(bot.settings, "slack"), "slack", STUDENT)
+    assert votes == {voter.encode(): b"up"}
 
     # A workspace setting applies where the channel has none; the channel's own wins.
     await bot.command(fake, "/syllabot-privacy", "public workspace", ADMIN, "p5")
