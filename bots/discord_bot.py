@@ -55,7 +55,7 @@ from syllabot.bots.frontend import (
 from syllabot.shared.bindings import Bindings, InvalidCollectionName, validate_collection_name
 from syllabot.shared.config import Settings
 from syllabot.shared.feedback import Feedback, UnknownAnswer
-from syllabot.shared.formats import SUPPORTED_TYPES, is_document_name
+from syllabot.shared.formats import SUPPORTED_TYPES, clean_name, is_document_name
 from syllabot.shared.gap_report import (
     DEFAULT_REPORT_DAYS,
     MAX_REPORT_DAYS,
@@ -613,13 +613,14 @@ class SyllabotBot(discord.Client):
     async def handle_upload(self, interaction: discord.Interaction, file: discord.Attachment) -> None:
         if not await self.require_admin(interaction):
             return
-        if not is_document_name(file.filename):
+        filename = clean_name(file.filename)  # no bidi override or NUL is shown or stored
+        if not is_document_name(filename):
             await send(
                 interaction,
                 [
                     render.notice(
                         "Unsupported file type",
-                        f"`{render.plain(file.filename)}`: upload {SUPPORTED_TYPES} files.",
+                        f"`{render.plain(filename)}`: upload {SUPPORTED_TYPES} files.",
                     )
                 ],
                 ephemeral=True,
@@ -632,7 +633,7 @@ class SyllabotBot(discord.Client):
                 [
                     render.notice(
                         "File too large",
-                        f"`{render.plain(file.filename)}` is {file.size / 1_048_576:.1f} MB; "
+                        f"`{render.plain(filename)}` is {file.size / 1_048_576:.1f} MB; "
                         f"the limit is {limit / 1_048_576:.1f} MB (SYLLABOT_MAX_DOCUMENT_MB).",
                     )
                 ],
@@ -643,16 +644,16 @@ class SyllabotBot(discord.Client):
         timeout = self.budget(interaction, None)
         try:
             collection = await self.collection_for(interaction)
-            await safe_edit_content(interaction, f"⏳ Downloading {render.plain(file.filename)}…")
+            await safe_edit_content(interaction, f"⏳ Downloading {render.plain(filename)}…")
             data = await asyncio.wait_for(file.read(), timeout=min(120.0, timeout))
             if len(data) > limit:  # the metadata lied; still refuse
-                raise UsageError(f"{file.filename} is larger than the {limit / 1_048_576:.1f} MB limit")
+                raise UsageError(f"{filename} is larger than the {limit / 1_048_576:.1f} MB limit")
             report = await self.queue.ingest(
                 collection,
-                file.filename,
+                filename,
                 data,
                 self.who(interaction),
-                progress=self.progress_editor(interaction, file.filename),
+                progress=self.progress_editor(interaction, filename),
                 timeout=self.budget(interaction, None),
             )
         except (TimeoutError, QueueTimeout) as exc:

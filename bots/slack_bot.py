@@ -52,7 +52,7 @@ from syllabot.bots.frontend import (
 from syllabot.shared.bindings import Bindings, InvalidCollectionName, Privacy, validate_collection_name
 from syllabot.shared.config import Settings
 from syllabot.shared.feedback import Feedback, UnknownAnswer
-from syllabot.shared.formats import is_document_name
+from syllabot.shared.formats import clean_name, is_document_name
 from syllabot.shared.gap_report import (
     DEFAULT_REPORT_DAYS,
     MAX_REPORT_DAYS,
@@ -578,7 +578,7 @@ class SlackFrontEnd:
     async def fetch_file(self, client: AsyncWebClient, ref: FileRef) -> tuple[str, bytes]:
         """files.info, the type and size checks *before* download, then the download with the bot token."""
         info = (await client.files_info(file=ref.id)).get("file") or {}
-        name = str(info.get("name") or ref.name or ref.id)
+        name = clean_name(str(info.get("name") or ref.name or ref.id))  # no bidi override or NUL
         filetype = str(info.get("filetype") or "").lower()
         if not is_document_name(name) and filetype not in SUPPORTED_FILETYPES:
             ext = PurePath(name).suffix.lower()
@@ -1076,7 +1076,11 @@ def build_app(settings: Settings, queue: QueueClient, redis_client: aioredis.Red
         team = event.get("team") or context.get("team_id")
         thread_ts: str = event.get("thread_ts") or event["ts"]
         out = ThreadReporter(client, channel, thread_ts, user)
-        files = [FileRef(f["id"], f.get("name", "")) for f in event.get("files") or [] if f.get("id")]
+        files = [
+            FileRef(f["id"], clean_name(f.get("name") or "", ""))
+            for f in event.get("files") or []
+            if f.get("id")
+        ]
         if files:
             await fe.add_files(client, files, user, channel, team, out)
             return
@@ -1096,7 +1100,11 @@ def build_app(settings: Settings, queue: QueueClient, redis_client: aioredis.Red
         channel = (shortcut.get("channel") or {}).get("id")
         team = (shortcut.get("team") or {}).get("id")
         message = shortcut.get("message") or {}
-        files = [FileRef(f["id"], f.get("name", "")) for f in message.get("files") or [] if f.get("id")]
+        files = [
+            FileRef(f["id"], clean_name(f.get("name") or "", ""))
+            for f in message.get("files") or []
+            if f.get("id")
+        ]
         await fe.add_files(client, files, user, channel, team, ResponseUrlReporter(respond, "ephemeral"))
 
     @app.action(re.compile(f"^({render.VOTE_UP_ACTION}|{render.VOTE_DOWN_ACTION})$"))

@@ -22,3 +22,23 @@ SUPPORTED_TYPES = "PDF (.pdf), Markdown (.md), plain text (.txt) and Word (.docx
 
 def is_document_name(name: str) -> bool:
     return name.lower().endswith(DOCUMENT_SUFFIXES)
+
+
+#: Unicode categories never kept in a file name or title: controls (NUL, newlines), format
+#: characters (bidi overrides such as U+202E, zero-width spaces and joiners), surrogates and
+#: private-use characters. A name with U+202E shows "syllabus\u202efdp.md" as "syllabusdm.pdf".
+_UNSAFE_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co"})
+
+
+def clean_name(text: str, fallback: str = "document") -> str:
+    """``text`` without control, format (bidi, zero-width), surrogate and private-use characters,
+    its runs of spaces collapsed; ``fallback`` when nothing is left. Applied to every file name and
+    title before it is stored or shown."""
+    import unicodedata
+
+    kept = "".join(
+        " " if ch in "\t\r\n" else ch
+        for ch in text
+        if ch in "\t\r\n" or unicodedata.category(ch) not in _UNSAFE_CATEGORIES
+    )
+    return " ".join(kept.split()) or fallback

@@ -27,7 +27,7 @@ import zipfile
 from collections.abc import Callable
 from pathlib import PurePath, PureWindowsPath
 
-from syllabot.shared.formats import DOCUMENT_KINDS, SUPPORTED_TYPES
+from syllabot.shared.formats import DOCUMENT_KINDS, SUPPORTED_TYPES, clean_name
 from syllabot.worker.chunking import detect_subject
 from syllabot.worker.doc_titles import document_title
 from syllabot.worker.documents import Document, Page
@@ -176,10 +176,21 @@ def load_document(
 
     The size limit is checked first, before anything looks inside the bytes, so an oversized upload
     costs no parsing. ``check`` is called between a PDF's pages (a cancelled build raises from it:
-    a long PDF must not hold a Ctrl-C for seconds).
+    a long PDF must not hold a Ctrl-C for seconds). The file name and the titles come back without
+    control or format characters (``clean_name``): a bidi override must never reach a citation.
     """
+    doc = _load_document(data, filename, max_bytes, check)
+    doc.title = clean_name(doc.title, doc.file)
+    if doc.cite_title is not None:
+        doc.cite_title = clean_name(doc.cite_title, doc.title)
+    return doc
+
+
+def _load_document(
+    data: bytes, filename: str, max_bytes: int, check: Callable[[], None] | None = None
+) -> Document:
     name = PureWindowsPath(filename).name if "\\" in filename else PurePath(filename).name
-    name = name or "document"
+    name = clean_name(name)
     size = len(data)
     if size > max_bytes:
         raise TooLarge(
