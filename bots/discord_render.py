@@ -320,12 +320,13 @@ def render_ingest_report(report: IngestReport, action: str = "Indexed") -> list[
     """Summary of an upload, re-index or removal: per file pages, chunks, modules, warnings, errors."""
     failed = [f for f in report.files if not f.ok]
     warned = any(f.warnings for f in report.files)
+    into = "from" if action == "Removed" else "into"
     if report.files and len(failed) == len(report.files):
         colour, title = COLOUR_ERROR, f"{action}: nothing changed in “{report.collection}”"
     elif failed or warned:
-        colour, title = COLOUR_WARNING, f"{action} into “{report.collection}”, with warnings"
+        colour, title = COLOUR_WARNING, f"{action} {into} “{report.collection}”, with warnings"
     else:
-        colour, title = COLOUR_ANSWERED, f"{action} into “{report.collection}”"
+        colour, title = COLOUR_ANSWERED, f"{action} {into} “{report.collection}”"
     modules = sorted({m for f in report.files for m in f.modules})
     pages = sum(f.pages for f in report.files if f.ok)
     chunks = sum(f.chunks for f in report.files if f.ok)

@@ -29,6 +29,7 @@ from typing import Any
 import aiohttp
 import redis.asyncio as aioredis
 from aiohttp import web
+from slack_bolt import BoltResponse
 from slack_bolt.adapter.aiohttp import to_aiohttp_response, to_bolt_request
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 from slack_bolt.async_app import AsyncApp
@@ -126,8 +127,8 @@ def failure_code(exc: BaseException) -> str:
     """The short reason Slack gave for refusing a post, e.g. ``invalid_blocks``."""
     if isinstance(exc, DeliveryFailed):
         return exc.body or f"HTTP {exc.status}"
-    if isinstance(exc, SlackApiError) and exc.response is not None:
-        return str(exc.response.get("error") or "unknown_error")
+    if isinstance(exc, SlackApiError):
+        return slack_error_code(exc)
     return type(exc).__name__
 
 
@@ -152,13 +153,24 @@ def describe_error(exc: BaseException, settings: Settings) -> str:
     if isinstance(exc, BotUsageError):
         return str(exc)  # already mrkdwn-safe
     if isinstance(exc, SlackApiError):
-        error = exc.response.get("error", "unknown_error") if exc.response is not None else "unknown_error"
+        error = slack_error_code(exc)
         hint = " (the app may be missing a scope; see docs/SLACK.md)" if error == "missing_scope" else ""
         return f"Slack refused a request: `{render.safe(str(error))}`{hint}."
     failure = classify(exc, timeout_s=settings.ask_timeout_s)
     if failure.kind is FailureKind.JOB_FAILED:
         return f"The worker could not finish this: {render.safe(failure.detail)}"
     return render.safe(failure.detail)
+
+
+def slack_error_code(exc: SlackApiError) -> str:
+    """Slack's error code (``missing_scope``), or ``HTTP 503`` for a body that is not a JSON
+    object (a proxy's text/plain page): the failure must still reach the admin."""
+    response = exc.response
+    data = getattr(response, "data", None)
+    if isinstance(data, dict):
+        return str(data.get("error") or "unknown_error")
+    status = getattr(response, "status_code", None)
+    return f"HTTP {status}" if status else "unknown_error"
 
 
 def question_refusal(rejected: QuestionRejected) -> Message:
@@ -980,6 +992,18 @@ def build_app(settings: Settings, queue: QueueClient, redis_client: aioredis.Red
         # silencing every syllabot.* INFO line of the process that built it.
         name="syllabot.slack.bolt",
     )
+    if settings.slack_team_id:
+        pinned = settings.slack_team_id
+
+        @app.middleware
+        async def pin_workspace(context: Any, next: Callable[[], Awaitable[Any]]) -> Any:
+            """Every request must come from the one workspace SLACK_TEAM_ID names."""
+            team = context.team_id or context.enterprise_id
+            if team != pinned:
+                log.warning("refused a request for workspace %s: SLACK_TEAM_ID pins %s", team, pinned)
+                return BoltResponse(status=403, body="This Syllabot serves another workspace.")
+            return await next()
+
     fe = SlackFrontEnd(settings, queue, redis_client if redis_client is not None else async_client(settings))
     app._syllabot = fe  # type: ignore[attr-defined]  # for tests and shutdown
 
@@ -1210,8 +1234,10 @@ async def serve(
     try:
         auth = await app.client.auth_test()
     except SlackApiError as exc:
-        error = exc.response.get("error") if exc.response is not None else exc
-        print(f"syllabot slack: Slack rejected SLACK_BOT_TOKEN ({error}). Check the token.", file=sys.stderr)
+        print(
+            f"syllabot slack: Slack rejected SLACK_BOT_TOKEN ({slack_error_code(exc)}). Check the token.",
+            file=sys.stderr,
+        )
         await _close(queue if own_queue else None, redis_client)
         return 2
     except (aiohttp.ClientError, OSError) as exc:

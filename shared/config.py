@@ -279,6 +279,11 @@ class Settings(BaseSettings):
     )
     slack_api_url: str | None = Field(default=None, validation_alias=_alias("SLACK_API_URL"))
     slack_port: int = Field(default=3000, validation_alias=_alias("SLACK_PORT"))
+    slack_team_id: str | None = Field(
+        default=None,
+        validation_alias=_alias("SLACK_TEAM_ID"),
+        description="The one workspace this bot serves (T…); requests signed for another are refused.",
+    )
     slack_response_type: Literal["in_channel", "ephemeral"] = Field(
         default="in_channel", validation_alias=_alias("SLACK_RESPONSE_TYPE")
     )

@@ -96,6 +96,7 @@ class FakeSlack:
         self._sockets: set[web.WebSocketResponse] = set()
         self.port = 0
         self._api_failures: dict[str, list[str]] = {}
+        self._api_plain_failures: dict[str, list[tuple[int, str]]] = {}
         self._response_failures: dict[str, dict[int, tuple[int, str]]] = {}
         self._response_counts: dict[str, int] = {}
         #: Messages the bot posted to channels (chat.postMessage, in_channel response_url posts), by ts,
@@ -181,6 +182,11 @@ class FakeSlack:
         """Answer the next ``times`` calls of ``method`` with ``{"ok": false, "error": error}``."""
         self._api_failures.setdefault(method, []).extend([error] * times)
 
+    def fail_api_plain(self, method: str, status: int, text: str) -> None:
+        """Answer the next call of ``method`` with HTTP ``status`` and a text/plain body (what a
+        proxy or an outage page sends): not the JSON object Slack's API always returns."""
+        self._api_plain_failures.setdefault(method, []).append((status, text))
+
     def fail_response(self, key: str, status: int, body: str, nth: int = 1) -> None:
         """Answer the ``nth`` post (1-based) to response_url ``key`` with HTTP ``status`` and ``body``."""
         self._response_failures.setdefault(key, {})[nth] = (status, body)
@@ -232,6 +238,11 @@ class FakeSlack:
             else:
                 args.update(dict(parse_qsl(body.decode())))
         headers = dict(request.headers)
+        plain = self._api_plain_failures.get(method)
+        if plain:
+            status, text = plain.pop(0)
+            await self._record(Recorded("api", method, args, headers, error=f"HTTP {status}"))
+            return web.Response(status=status, text=text, content_type="text/plain")
         pending = self._api_failures.get(method)
         error = pending.pop(0) if pending else None
         if error is None and method in ("chat.postMessage", "chat.update") and blocks_too_long(args):

@@ -19,7 +19,7 @@ import pytest
 import redis.asyncio as aioredis
 from fpdf import FPDF
 
-from syllabot.bots import discord_bot
+from syllabot.bots import discord_bot, discord_render
 from syllabot.bots.discord_bot import (
     SyllabotBot,
     apply_endpoint_overrides,
@@ -360,7 +360,8 @@ async def test_admin_upload_indexes_pdf_then_sources_autocomplete_and_remove(
 
     ix = await fake.command("remove", document=choice["value"], **admin)
     final = await ix.final(TIMEOUT)
-    assert "Removed" in text_of(final)
+    assert "Removed from “default”" in text_of(final) and "with warnings" not in text_of(final)
+    assert embeds_of(final)[0]["color"] == discord_render.COLOUR_ANSWERED.value  # a success, not a warning
     ix = await fake.command("sources")
     assert "No documents" in text_of(await ix.final(TIMEOUT))
 

@@ -25,6 +25,7 @@ import aiohttp
 import pytest
 import redis.asyncio as aioredis
 from aiohttp import web
+from slack_sdk.errors import SlackApiError
 
 from syllabot.bots import slack_bot
 from syllabot.bots import slack_render as render
@@ -1115,3 +1116,46 @@ async def test_no_log_line_metric_or_stored_value_carries_a_user_id(
         assert not [text for text in stored if raw in text]
         assert raw not in metrics
     assert any(text.startswith("slack:u") for text in stored)
+
+
+async def test_a_slack_error_body_that_is_not_json_still_reaches_the_admin(bot: Bot, fake: FakeSlack) -> None:
+    """files.info answered 503 text/plain: describe_error used to crash on the body ('str' has no
+    .get) and the admin's "Downloading …" line never changed."""
+    fake.add_file("F503", "notes.pdf", b"%PDF-1.4")
+    fake.fail_api_plain("files.info", 503, "Service Unavailable")
+    await bot.event(_file_mention("F503", "notes.pdf", ADMIN))
+    update = await fake.wait_for(
+        "api", "chat.update", predicate=lambda r: "HTTP 503" in json.dumps(r.args), timeout=WAIT
+    )
+    assert "Slack refused a request" in json.dumps(update.args)
+    assert fake.find("download") == []
+
+
+def test_slack_error_codes_of_any_shape() -> None:
+    from slack_sdk.web.async_slack_response import AsyncSlackResponse
+
+    def error(data: Any, status: int) -> SlackApiError:
+        response = AsyncSlackResponse(
+            client=None, http_verb="POST", api_url="u", req_args={}, data=data, headers={}, status_code=status
+        )
+        return SlackApiError("failed", response)
+
+    assert slack_bot.slack_error_code(error({"ok": False, "error": "missing_scope"}, 200)) == "missing_scope"
+    assert slack_bot.slack_error_code(error("Bad Gateway", 502)) == "HTTP 502"
+    assert slack_bot.slack_error_code(error("", 500)) == "HTTP 500"
+
+
+async def test_a_request_for_another_workspace_is_refused_when_the_team_is_pinned(
+    slack_settings: Settings, queue: QueueClient, fake: FakeSlack
+) -> None:
+    pinned = slack_settings.model_copy(update={"slack_team_id": "TOTHERTEAM"})
+    async for bot in _serve_bot(pinned, queue):
+        resp = await bot.command(fake, "/ask", "what is a semaphore?", STUDENT, "pin")
+        assert resp.status == 403
+        await asyncio.sleep(0.3)
+        assert fake.find("response", "pin") == []  # nothing answered
+    right = slack_settings.model_copy(update={"slack_team_id": TEAM_ID})
+    async for bot in _serve_bot(right, queue):
+        resp = await bot.command(fake, "/syllabot-collection", "", STUDENT, "pin2")
+        assert resp.status == 200
+        await fake.wait_for("response", "pin2", timeout=WAIT)

@@ -674,7 +674,6 @@ class Engine:
                     ok=True,
                     pages=removed.get("pages", 0),
                     chunks=0,
-                    warnings=["removed"],
                 )
             ],
         )
