@@ -29,6 +29,7 @@ import atexit
 import contextlib
 import fcntl
 import os
+import re
 import shutil
 import signal
 import sys
@@ -357,12 +358,20 @@ def resolve_redis_url(settings: Settings) -> str:
     return _embedded_url(settings.data_dir)
 
 
+#: Query parameters whose value is a credential (redis-py's ``?password=``, tokens, API keys).
+_SECRET_PARAMS = re.compile(r"(?i)([?&](?:password|passwd|pass|pwd|token|secret|api[_-]?key|key|auth)=)[^&#]*")
+
+
 def describe(url: str) -> str:
-    """A URL safe to print: the password is hidden."""
-    if "@" in url and "://" in url:
+    """A URL safe to print or log: the user and password (``user:pass@``) and every credential in
+    the query (``?password=``, ``?token=``, ``?api_key=``) are replaced by ``***``."""
+    if "://" in url:
         scheme, rest = url.split("://", 1)
-        return f"{scheme}://***@{rest.split('@', 1)[1]}"
-    return url
+        authority, sep, tail = rest.partition("/")
+        if "@" in authority:
+            authority = "***@" + authority.rsplit("@", 1)[1]
+        url = f"{scheme}://{authority}{sep}{tail}"
+    return _SECRET_PARAMS.sub(r"\1***", url)
 
 
 def sync_client(settings: Settings) -> redis.Redis:

@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 import httpx
 
 from syllabot.shared.deadline import llm_budget
+from syllabot.shared.redis_conn import describe
 from syllabot.shared.schema import NOT_IN_MATERIALS, Answer, AnswerStatus, Hit
 from syllabot.worker.answerers.base import AnswerContext, finalise_citations, hit_label, strip_markers
 from syllabot.worker.answerers.extractive import ExtractiveAnswerer
@@ -46,6 +47,13 @@ if TYPE_CHECKING:
     from syllabot.worker.engine import SearchResult
 
 log = logging.getLogger(__name__)
+
+#: The note an answer carries when the LLM could not give one: plain words for a student, with no
+#: URL, host, status or key in it (those go to the log, masked). Starts with
+#: ``worker.metrics.LLM_FALLBACK_NOTE``, which counts fallbacks.
+LLM_UNAVAILABLE_NOTE = (
+    "LLM unavailable: the language model could not answer, so this answer comes straight from your materials."
+)
 
 #: Connections per pooled HTTP client (see LLMAnswerer._http for why there are several). 4, not 16:
 #: 200 answers at once cost the worker 5.5 instead of 5.8 ms of CPU each (2 gave the same as 4).
@@ -376,11 +384,11 @@ class LLMAnswerer:
     def _request_failed(self, exc: Exception, budget: float) -> LLMError:
         if isinstance(exc, TimeoutError | httpx.TimeoutException):
             return LLMError(f"no reply within {budget:.3g} s")
-        return LLMError(f"could not reach {self.settings.llm_base_url} ({type(exc).__name__})")
+        return LLMError(f"could not reach {describe(self.settings.llm_base_url)} ({type(exc).__name__})")
 
     def _check_status(self, response: httpx.Response) -> None:
         if response.status_code != 200:
-            raise LLMError(f"HTTP {response.status_code} from {self.settings.llm_base_url}")
+            raise LLMError(f"HTTP {response.status_code} from {describe(self.settings.llm_base_url)}")
 
     async def complete_streaming(
         self, messages: list[dict[str, str]], on_text: Callable[[str], Awaitable[None]]
@@ -442,10 +450,13 @@ class LLMAnswerer:
             return parse_reply(content, question, result, collection)
         except LLMError as exc:
             log.warning("LLM answer unusable, falling back to extractive: %s", exc)
-            problem = str(exc)
         except Exception as exc:  # a bad setting (URL, key) must not fail every question
-            log.exception("LLM request failed unexpectedly; falling back to extractive")
-            problem = describe_failure(exc)
+            log.warning(
+                "LLM request failed unexpectedly, falling back to extractive: %s",
+                describe_failure(exc),
+                exc_info=True,
+            )
+        # What went wrong (an internal URL, a status, a key's error) is for the log above, never
+        # for the student reading the answer.
         answer = await self.fallback.answer(question, result, collection)
-        note = f"LLM unavailable ({problem}); this is the extractive answer from your materials."
-        return answer.model_copy(update={"note": " ".join(note.split())})
+        return answer.model_copy(update={"note": LLM_UNAVAILABLE_NOTE})

@@ -23,6 +23,7 @@ from typing import Any
 import httpx
 import numpy as np
 
+from syllabot.shared.redis_conn import describe
 from syllabot.worker.embedders.base import Embedder, EmbedderError
 
 #: Status codes worth one more try after a short wait: rate limits and transient gateway errors.
@@ -52,6 +53,8 @@ class OpenAIEmbedder(Embedder):
             raise EmbedderError(f"embed_batch_size must be >= 1, got {batch_size}")
         self.base_url = base_url.rstrip("/")
         self.url = f"{self.base_url}/embeddings"
+        #: The URL as messages and logs show it: credentials masked (shared.redis_conn.describe).
+        self.shown = describe(self.url)
         self.model = model
         self.dimensions = dimensions
         self.batch_size = batch_size
@@ -85,14 +88,14 @@ class OpenAIEmbedder(Embedder):
         ]
         widths = sorted({part.shape[1] for part in parts})
         if len(widths) > 1:
-            raise EmbedderError(f"{self.url} returned vectors of different lengths {widths} in one run")
+            raise EmbedderError(f"{self.shown} returned vectors of different lengths {widths} in one run")
         out = np.vstack(parts)
         with self._dim_lock:
             if self._dim is None:  # native size, learnt from the first real answer: no probe needed
                 self._dim = int(out.shape[1])
         if out.shape[1] != self._dim:
             raise EmbedderError(
-                f"{self.url} returned {out.shape[1]}-d vectors for model {self.model!r}, expected {self._dim}; "
+                f"{self.shown} returned {out.shape[1]}-d vectors for model {self.model!r}, expected {self._dim}; "
                 "the server's model changed or ignores `dimensions` (re-index if the model changed)"
             )
         return out
@@ -116,7 +119,7 @@ class OpenAIEmbedder(Embedder):
             body = response.json()
         except ValueError as exc:
             raise EmbedderError(
-                f"{self.url} answered HTTP {response.status_code} with a body that is not JSON "
+                f"{self.shown} answered HTTP {response.status_code} with a body that is not JSON "
                 f"({response.text[:200]!r}); is SYLLABOT_EMBED_API_BASE an OpenAI-compatible /v1 base?"
             ) from exc
         return self._parse(body, len(texts))
@@ -127,17 +130,17 @@ class OpenAIEmbedder(Embedder):
                 response = self._client.post(self.url, json=payload)
             except httpx.TimeoutException as exc:
                 raise EmbedderError(
-                    f"embedding request to {self.url} timed out ({exc}); raise SYLLABOT_EMBED_TIMEOUT_S "
+                    f"embedding request to {self.shown} timed out ({exc}); raise SYLLABOT_EMBED_TIMEOUT_S "
                     "or lower SYLLABOT_EMBED_BATCH_SIZE"
                 ) from exc
             except httpx.HTTPError as exc:
-                raise EmbedderError(f"could not reach the embeddings endpoint {self.url}: {exc}") from exc
+                raise EmbedderError(f"could not reach the embeddings endpoint {self.shown}: {exc}") from exc
             if response.status_code in _RETRYABLE and attempt < self.max_retries:
                 time.sleep(_retry_delay(response, attempt))
                 continue
             if response.status_code >= 400:
                 raise EmbedderError(
-                    f"embeddings endpoint {self.url} answered HTTP {response.status_code}: "
+                    f"embeddings endpoint {self.shown} answered HTTP {response.status_code}: "
                     f"{_error_detail(response)}" + _hint(response.status_code)
                 )
             return response
@@ -146,26 +149,26 @@ class OpenAIEmbedder(Embedder):
     def _parse(self, body: Any, expected_rows: int) -> np.ndarray:
         data = body.get("data") if isinstance(body, dict) else None
         if not isinstance(data, list):
-            raise EmbedderError(f"{self.url} returned JSON without a 'data' list: {str(body)[:200]}")
+            raise EmbedderError(f"{self.shown} returned JSON without a 'data' list: {str(body)[:200]}")
         if len(data) != expected_rows:
-            raise EmbedderError(f"{self.url} returned {len(data)} embeddings for {expected_rows} inputs")
+            raise EmbedderError(f"{self.shown} returned {len(data)} embeddings for {expected_rows} inputs")
         try:
             # The API does not promise response order; `index` is each vector's input position.
             # (A server that omits every `index` is taken to answer in input order.)
             if all(isinstance(item, dict) and "index" in item for item in data):
                 data = sorted(data, key=lambda item: int(item["index"]))
                 if [int(item["index"]) for item in data] != list(range(expected_rows)):
-                    raise EmbedderError(f"{self.url} returned embeddings with missing or repeated indexes")
+                    raise EmbedderError(f"{self.shown} returned embeddings with missing or repeated indexes")
             array = np.asarray([item["embedding"] for item in data], dtype=np.float32)
         except EmbedderError:
             raise
         except (KeyError, TypeError, ValueError) as exc:
-            raise EmbedderError(f"{self.url} returned malformed embeddings ({exc!r})") from exc
+            raise EmbedderError(f"{self.shown} returned malformed embeddings ({exc!r})") from exc
         if array.ndim != 2 or array.shape[1] == 0:
-            raise EmbedderError(f"{self.url} returned embeddings of uneven or empty length")
+            raise EmbedderError(f"{self.shown} returned embeddings of uneven or empty length")
         if self.dimensions is not None and array.shape[1] != self.dimensions:
             raise EmbedderError(
-                f"{self.url} returned {array.shape[1]}-d vectors but {self.dimensions} were requested; "
+                f"{self.shown} returned {array.shape[1]}-d vectors but {self.dimensions} were requested; "
                 "the model or server may not support `dimensions` (unset SYLLABOT_EMBED_DIMENSIONS)"
             )
         return array
