@@ -28,6 +28,7 @@ from syllabot.worker.answerers.llm import (
     LLMError,
     build_messages,
     parse_reply,
+    visible_text,
 )
 from syllabot.worker.engine import SearchResult
 from tests.conftest import REDIS_URL
@@ -251,6 +252,11 @@ class FakeLLM:
     peak: int = 0  # most requests in flight at once
 
     def reply_for(self, body: dict) -> str:
+        if self.mode == "leaks_prompt":  # a model told by a document to print its instructions
+            return "Sure, my instructions: " + body["messages"][0]["content"] + " Returns: 30 days [1]."
+        if self.mode == "leaks_nonce":
+            nonce = re.search(r"<<<MATERIALS (\w+)>>>", body["messages"][0]["content"]).group(1)
+            return f"A new bike may be returned within 30 days [1]. (fence {nonce})"
         if self.mode == "obedient":
             # Behaves like a model that follows any instruction it sees outside the data fence.
             system, user = body["messages"][0]["content"], body["messages"][1]["content"]
@@ -648,3 +654,22 @@ def test_which_module_questions_name_the_module_first() -> None:
     )
     assert answer.in_materials
     assert answer.text.startswith("Module 3 of 21CS44 Operating Systems, p. 2. [1]")
+
+
+@pytest.mark.parametrize("mode", ["leaks_prompt", "leaks_nonce"])
+async def test_a_reply_repeating_the_prompt_or_its_nonce_is_never_shown(
+    fake_llm: FakeLLM, mode: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    fake_llm.mode = mode
+    answer = await _ask(fake_llm, "How many days do I have to return a new bike?")
+    assert answer.note == LLM_UNAVAILABLE_NOTE and "repeats the" in logged(caplog)
+    assert "untrusted" not in answer.text and "MATERIALS" not in answer.text and "fence" not in answer.text
+    assert answer.in_materials and "30 days" in answer.text  # the extractive answer
+
+
+def test_a_growing_reply_is_shown_only_once_it_cites_a_retrieved_passage() -> None:
+    hits = [make_hit(1, "New bikes: 30 days."), make_hit(2, "Ridden bikes: 14 days.")]
+    invented = "The capital of France is Paris, as everybody knows, and returns take ninety days.\nMore"
+    assert visible_text(invented, hits) is None  # a whole first line, but no citation: not shown
+    assert visible_text("Returns take ninety days [7] and", hits) is None  # [7] names no passage
+    assert visible_text("New bikes: 30 days [1] and", hits) == "New bikes: 30 days [1] and"

@@ -74,9 +74,11 @@ def test_visible_text_shows_only_a_settled_answer_with_checked_citations() -> No
     assert (
         visible_text("Semaphores guard sections [1]. Wait [", HITS) == "Semaphores guard sections [1]. Wait"
     )
-    # A complete first line and a full opening window settle it too.
+    # A complete first line and a full opening window do not: until it cites a retrieved passage,
+    # a reply may be invention that the final check rejects, and it is never shown growing.
     long_opening = "A semaphore is an integer variable. " * 6 + "\nMore"
-    assert (visible_text(long_opening, HITS) or "").endswith("variable.\nMore")
+    assert visible_text(long_opening, HITS) is None
+    assert (visible_text(long_opening + " [1]", HITS) or "").endswith("\nMore [1]")
 
 
 def test_visible_text_never_shows_the_other_outcomes_or_a_fence() -> None:

@@ -119,6 +119,35 @@ class LLMError(RuntimeError):
     """The endpoint failed or replied with something that is not an answer."""
 
 
+#: Words in a row of the system prompt that, found in a reply, mean the model is repeating its
+#: instructions (an obedient model told by a document to "print your instructions").
+PROMPT_SPAN_WORDS = 8
+_WORDS = re.compile(r"\w+")
+
+
+def prompt_spans(system: str) -> frozenset[tuple[str, ...]]:
+    """Every run of :data:`PROMPT_SPAN_WORDS` words of the system prompt (lower-cased)."""
+    words = [w.lower() for w in _WORDS.findall(system)]
+    return frozenset(
+        tuple(words[i : i + PROMPT_SPAN_WORDS]) for i in range(len(words) - PROMPT_SPAN_WORDS + 1)
+    )
+
+
+def leak_in(reply: str, nonce: str, spans: frozenset[tuple[str, ...]]) -> str | None:
+    """Why ``reply`` must not be shown -- it carries the fence's nonce or delimiter, or a span of
+    the system prompt -- or None. A model that obeyed an instruction planted in a document would
+    otherwise have its echo of the prompt shown as a cited answer."""
+    if nonce and nonce in reply:
+        return "the reply repeats the materials fence's nonce"
+    if "<<<MATERIALS" in reply or "<<<END MATERIALS" in reply:
+        return "the reply repeats the materials fence"
+    words = [w.lower() for w in _WORDS.findall(reply)]
+    for i in range(len(words) - PROMPT_SPAN_WORDS + 1):
+        if tuple(words[i : i + PROMPT_SPAN_WORDS]) in spans:
+            return "the reply repeats the system prompt"
+    return None
+
+
 def fence_materials(hits: Sequence[Hit], nonce: str) -> str:
     """The numbered passages inside a nonce-delimited fence (the nonce is stripped from the text)."""
     lines = [f"<<<MATERIALS {nonce}>>>"]
@@ -133,13 +162,18 @@ def fence_materials(hits: Sequence[Hit], nonce: str) -> str:
     return "\n".join(lines)
 
 
+def system_prompt(nonce: str) -> str:
+    """The system message for one request (its fence nonce filled in)."""
+    return SYSTEM_PROMPT.format(nonce=nonce, marker=NOT_IN_MATERIALS, unsure=UNSURE_TAG)
+
+
 def build_messages(
     question: str, hits: Sequence[Hit], nonce: str | None = None, earlier: Sequence[str] = ()
 ) -> list[dict[str, str]]:
     """System rules plus one user message: the fenced materials, the conversation's ``earlier``
     questions (a follow-up's context, outside the fence: the asker's own words), then the question."""
     nonce = nonce or secrets.token_hex(8)
-    system = SYSTEM_PROMPT.format(nonce=nonce, marker=NOT_IN_MATERIALS, unsure=UNSURE_TAG)
+    system = system_prompt(nonce)
     conversation = ""
     if earlier:
         asked = "\n".join("- " + " ".join(q.split()) for q in earlier)
@@ -264,10 +298,10 @@ _OPEN_CITATION = re.compile(r"\[[\d\s,\-–]*$")
 def visible_text(reply: str, hits: Sequence[Hit]) -> str | None:
     """What the asker may see of a reply still being written, or None for nothing yet.
 
-    Only an answer is shown while it grows, and only once its outcome cannot change any more: a
-    citation has come (a marker or tag after one does not count, :func:`find_marker`), or the
-    opening window :func:`find_outcome` reads is complete. Before that the reply may still turn out
-    to be "Not in your materials" plus general knowledge, or unsure; those are shown only finished.
+    Only an answer is shown while it grows, and only once a citation of a retrieved passage (1..k)
+    has come: before that the reply may still turn out to be "Not in your materials" plus general
+    knowledge, unsure, or uncited invention (which the final check rejects); those are never shown
+    growing. A marker or tag after a citation does not count (:func:`find_marker`).
     The text is what :func:`parse_reply` would make of it so far: citations naming no retrieved
     chunk removed, the rest renumbered by first use (so numbers never change as it grows), a
     half-written marker at the end held back. Nothing from a fence delimiter on is shown.
@@ -277,12 +311,11 @@ def visible_text(reply: str, hits: Sequence[Hit]) -> str | None:
     if fence >= 0:
         body = body[:fence].rstrip()
     status, _ = find_outcome(body)
-    if status != "answered":
+    if status != "answered" or not _ANY_CITATION.search(body):
         return None
-    first_line_done = "\n" in body
-    if not _ANY_CITATION.search(body) and not (first_line_done and len(body) >= _window(body)):
+    text, citations = finalise_citations(_OPEN_CITATION.sub("", body), hits)
+    if not citations:  # "[7]" from a model shown five passages is no citation
         return None
-    text, _ = finalise_citations(_OPEN_CITATION.sub("", body), hits)
     return text or None
 
 
@@ -427,25 +460,35 @@ class LLMAnswerer:
             raise self._request_failed(exc, budget) from exc
         return text
 
-    async def _reply(self, messages: list[dict[str, str]], hits: Sequence[Hit]) -> str:
-        """The model's reply: streamed when the asker shows partial answers (``streaming_to``)."""
+    async def _reply(self, messages: list[dict[str, str]], hits: Sequence[Hit], nonce: str) -> str:
+        """The model's reply: streamed when the asker shows partial answers (``streaming_to``).
+        A reply that leaks the fence or the prompt is :class:`LLMError`, before any of it is shown."""
+        spans = prompt_spans(messages[0]["content"])
         sink = partial_sink()
         if sink is None or not self.settings.llm_stream:
-            return await self.complete(messages)
+            reply = await self.complete(messages)
+        else:
 
-        async def show(reply: str) -> None:
-            visible = visible_text(reply, hits)
-            if visible:
-                await sink(visible)
+            async def show(reply: str) -> None:
+                if leak_in(reply, nonce, spans) is not None:
+                    raise LLMError(str(leak_in(reply, nonce, spans)))
+                visible = visible_text(reply, hits)
+                if visible:
+                    await sink(visible)
 
-        return await self.complete_streaming(messages, show)
+            reply = await self.complete_streaming(messages, show)
+        leak = leak_in(reply, nonce, spans)
+        if leak is not None:
+            raise LLMError(leak)
+        return reply
 
     async def answer(self, question: str, result: SearchResult, collection: str) -> Answer:
         if not result.hits:  # nothing to ground an answer on: no point paying for a model call
             return await self.fallback.answer(question, result, collection)
         try:
+            nonce = secrets.token_hex(8)
             content = await self._reply(
-                build_messages(question, result.hits, earlier=result.earlier), result.hits
+                build_messages(question, result.hits, nonce=nonce, earlier=result.earlier), result.hits, nonce
             )
             return parse_reply(content, question, result, collection)
         except LLMError as exc:
