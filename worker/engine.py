@@ -36,7 +36,7 @@ from syllabot.worker.embedders.base import Embedder
 from syllabot.worker.index import IndexSnapshot, build_snapshot
 from syllabot.worker.intent import read_intent
 from syllabot.worker.keyword import keyword_scores
-from syllabot.worker.loaders import IngestError, load_document
+from syllabot.worker.loaders import IngestError, TooLarge, load_document
 from syllabot.worker.pipeline import EmbedPipeline
 from syllabot.worker.question import clean_question
 from syllabot.worker.search import Selection, hybrid_scores, select
@@ -412,10 +412,25 @@ class Engine:
 
     def _parse(self, filename: str, data: bytes) -> tuple[Document, list[Chunk]]:
         self.cancel.check()
-        document = load_document(data, filename, self.settings.max_document_bytes, self.cancel.check)
+        settings = self.settings
+        document = load_document(
+            data,
+            filename,
+            settings.max_document_bytes,
+            self.cancel.check,
+            max_expanded_bytes=settings.max_expanded_bytes,
+            max_text_chars=settings.max_text_chars,
+        )
         chunks = chunk_document(document)
         if not chunks:
             raise IngestError(f"{filename}: no text could be cut into passages; is the file empty?")
+        if len(chunks) > settings.max_chunks:
+            raise TooLarge(
+                f"{document.file} would be cut into {len(chunks)} passages, over the {settings.max_chunks} "
+                "limit for one document; split it into smaller files (an operator can raise "
+                "SYLLABOT_MAX_CHUNKS)",
+                file=document.file,
+            )
         return document, chunks
 
     @staticmethod

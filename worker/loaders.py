@@ -169,8 +169,23 @@ def _advice_for(kind: str) -> str:
 # ----------------------------------------------------------------------------------------------
 
 
+#: Defaults of what an upload may expand to (``SYLLABOT_MAX_EXPANDED_MB``, ``SYLLABOT_MAX_TEXT_MB``).
+DEFAULT_MAX_EXPANDED_BYTES = 100 * 1024 * 1024
+DEFAULT_MAX_TEXT_CHARS = 20_000_000
+#: A DOCX part over :data:`RATIO_CHECKED_BYTES` unpacked that expands more than this many times is
+#: a decompression bomb: real Word XML deflates 5-20x, images and fonts barely at all.
+MAX_EXPANSION_RATIO = 100
+RATIO_CHECKED_BYTES = 1024 * 1024
+
+
 def load_document(
-    data: bytes, filename: str, max_bytes: int, check: Callable[[], None] | None = None
+    data: bytes,
+    filename: str,
+    max_bytes: int,
+    check: Callable[[], None] | None = None,
+    *,
+    max_expanded_bytes: int = DEFAULT_MAX_EXPANDED_BYTES,
+    max_text_chars: int = DEFAULT_MAX_TEXT_CHARS,
 ) -> Document:
     """Load one uploaded file; raise a specific :class:`IngestError` subclass when it cannot be used.
 
@@ -178,8 +193,13 @@ def load_document(
     costs no parsing. ``check`` is called between a PDF's pages (a cancelled build raises from it:
     a long PDF must not hold a Ctrl-C for seconds). The file name and the titles come back without
     control or format characters (``clean_name``): a bidi override must never reach a citation.
+
+    Bounded by what the bytes expand to, not only by their size: a DOCX's parts are checked for
+    their unpacked size (``max_expanded_bytes``) and expansion ratio before anything is parsed, and
+    the text extracted from any format for its length (``max_text_chars``); each refusal is
+    :class:`TooLarge`. A 78 KB DOCX unpacking to 25 MB of XML costs no parsing.
     """
-    doc = _load_document(data, filename, max_bytes, check)
+    doc = _load_document(data, filename, max_bytes, check, max_expanded_bytes, max_text_chars)
     doc.title = clean_name(doc.title, doc.file)
     if doc.cite_title is not None:
         doc.cite_title = clean_name(doc.cite_title, doc.title)
@@ -187,7 +207,12 @@ def load_document(
 
 
 def _load_document(
-    data: bytes, filename: str, max_bytes: int, check: Callable[[], None] | None = None
+    data: bytes,
+    filename: str,
+    max_bytes: int,
+    check: Callable[[], None] | None,
+    max_expanded_bytes: int,
+    max_text_chars: int,
 ) -> Document:
     name = PureWindowsPath(filename).name if "\\" in filename else PurePath(filename).name
     name = clean_name(name)
@@ -211,7 +236,12 @@ def _load_document(
                 f"{name} is named {ext or 'without an extension'} but contains {_DESCRIPTIONS[actual]}; "
                 f"loaded it as {_DESCRIPTIONS[actual]}"
             )
-        doc = _load_pdf(data, name, check) if actual == "pdf" else _load_docx(data, name)
+        if actual == "docx":
+            _check_expansion(data, name, max_expanded_bytes)
+            doc = _load_docx(data, name)
+        else:
+            doc = _load_pdf(data, name, check, max_text_chars)
+        _check_text(doc, max_text_chars)
         doc.warnings[:0] = warnings
         return doc
     if actual == "ooxml-encrypted":
@@ -269,7 +299,48 @@ def _load_document(
             f"Supported types are {SUPPORTED_TYPES}",
             file=name,
         )
-    return _load_markdown(data, name) if claimed == "markdown" else _load_text(data, name)
+    doc = _load_markdown(data, name) if claimed == "markdown" else _load_text(data, name)
+    _check_text(doc, max_text_chars)
+    return doc
+
+
+def _check_expansion(data: bytes, name: str, max_expanded_bytes: int) -> None:
+    """Refuse a DOCX whose parts unpack to more than ``max_expanded_bytes`` together, or one part
+    of which expands more than :data:`MAX_EXPANSION_RATIO` times, from the sizes its ZIP directory
+    declares (zipfile never unpacks a part past its declared size): before python-docx parses it."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            members = archive.infolist()
+    except (zipfile.BadZipFile, OSError, ValueError):
+        return  # the loader reports the damaged container itself
+    total = sum(m.file_size for m in members)
+    if total > max_expanded_bytes:
+        raise TooLarge(
+            f"{name} unpacks to {_mb(total)}, over the {_mb(max_expanded_bytes)} limit for what a Word "
+            "document may expand to; save it again from Word (or as PDF) and upload that (an operator "
+            "can raise SYLLABOT_MAX_EXPANDED_MB)",
+            file=name,
+        )
+    for m in members:
+        if m.file_size > RATIO_CHECKED_BYTES and m.file_size > MAX_EXPANSION_RATIO * max(m.compress_size, 1):
+            raise TooLarge(
+                f"{name} looks like a decompression bomb: its part {m.filename} expands "
+                f"{m.file_size // max(m.compress_size, 1)} times (to {_mb(m.file_size)}); save it again "
+                "from Word (or as PDF) and upload that",
+                file=name,
+            )
+
+
+def _check_text(doc: Document, max_text_chars: int) -> None:
+    """Refuse a document whose extracted text is over ``max_text_chars``."""
+    chars = sum(len(p.text) for p in doc.pages)
+    if chars > max_text_chars:
+        raise TooLarge(
+            f"{doc.file} holds {chars / 1e6:.1f} million characters of text, over the "
+            f"{max_text_chars / 1e6:g} million limit; split it into smaller files (an operator can raise "
+            "SYLLABOT_MAX_TEXT_MB)",
+            file=doc.file,
+        )
 
 
 def _mb(n: int) -> str:
@@ -353,7 +424,12 @@ _JUNK_TITLES = re.compile(
 )
 
 
-def _load_pdf(data: bytes, name: str, check: Callable[[], None] | None = None) -> Document:
+def _load_pdf(
+    data: bytes,
+    name: str,
+    check: Callable[[], None] | None = None,
+    max_text_chars: int = DEFAULT_MAX_TEXT_CHARS,
+) -> Document:
     """Page by page with pypdf; physical page numbers; scans and encryption reported clearly."""
     from pypdf import PasswordType, PdfReader
     from pypdf.errors import DependencyError, FileNotDecryptedError, PyPdfError
@@ -407,6 +483,7 @@ def _load_pdf(data: bytes, name: str, check: Callable[[], None] | None = None) -
 
         pages: list[Page] = []
         failed: list[int] = []
+        extracted = 0
         for number, page in enumerate(page_objects, start=1):
             if check is not None:
                 check()
@@ -423,6 +500,13 @@ def _load_pdf(data: bytes, name: str, check: Callable[[], None] | None = None) -
                 failed.append(number)
                 text = ""
             pages.append(Page(number, _clean(repair_page_text(text, number), compat=True)))
+            extracted += len(pages[-1].text)
+            if extracted > max_text_chars:  # stop reading: the rest is refused anyway
+                raise TooLarge(
+                    f"{name} holds over {max_text_chars / 1e6:g} million characters of text (by page "
+                    f"{number}); split it into smaller files (an operator can raise SYLLABOT_MAX_TEXT_MB)",
+                    file=name,
+                )
         title = _pdf_title(reader)
     finally:
         pypdf_log.setLevel(level)
