@@ -49,6 +49,7 @@ SECTION_ORDER = [
     ("load_bursts", "python -m bench.load --section bursts"),
     ("cache", "python -m bench.cache"),
     ("gaps", "python -m bench.gaps"),
+    ("upload_bombs", "python -m bench.upload_bombs"),
 ]
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from bench.upload_bombs import docx_bomb
 from syllabot.shared.config import Settings
 from syllabot.shared.formats import clean_name
 from syllabot.worker.engine import Engine
@@ -40,38 +41,6 @@ def test_a_hostile_name_and_title_are_stored_clean(settings: Settings) -> None:
 
 
 # --- decompression bombs -------------------------------------------------------------------------
-
-
-def docx_bomb(xml_bytes: int) -> bytes:
-    """A real DOCX whose word/document.xml is padded to ``xml_bytes`` of one paragraph repeated:
-    deflate shrinks it ~1000 times (the issue's 78 KB file held 25 MB of XML)."""
-    import io
-    import zipfile
-
-    import docx
-
-    buffer = io.BytesIO()
-    document = docx.Document()
-    document.add_paragraph("Module 1: deadlocks.")
-    document.save(buffer)
-    source = zipfile.ZipFile(io.BytesIO(buffer.getvalue()))
-    out = io.BytesIO()
-    paragraph = b"<w:p><w:r><w:t>deadlock deadlock deadlock</w:t></w:r></w:p>"
-    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as bomb:
-        for item in source.infolist():
-            data = source.read(item.filename)
-            if item.filename == "word/document.xml":
-                head, _, tail = data.partition(b"</w:body>")
-                with bomb.open("word/document.xml", "w", force_zip64=True) as member:
-                    member.write(head)
-                    count = max(1, (xml_bytes - len(head) - len(tail)) // len(paragraph))
-                    block = 1 << 14
-                    for start in range(0, count, block):  # whole paragraphs: the XML stays valid
-                        member.write(paragraph * min(block, count - start))
-                    member.write(b"</w:body>" + tail)
-            else:
-                bomb.writestr(item, data)
-    return out.getvalue()
 
 
 @pytest.mark.parametrize(("xml_mb", "why"), [(25, "decompression bomb"), (400, "unpacks to")])
