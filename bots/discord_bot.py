@@ -610,7 +610,9 @@ class SyllabotBot(discord.Client):
         self._sources_cache[collection] = (time.monotonic(), sources)
         await safe_send(interaction, render.render_sources(collection, sources), ephemeral=True)
 
-    async def handle_upload(self, interaction: discord.Interaction, file: discord.Attachment) -> None:
+    async def handle_upload(
+        self, interaction: discord.Interaction, file: discord.Attachment, replace: bool = False
+    ) -> None:
         if not await self.require_admin(interaction):
             return
         filename = clean_name(file.filename)  # no bidi override or NUL is shown or stored
@@ -655,6 +657,7 @@ class SyllabotBot(discord.Client):
                 self.who(interaction),
                 progress=self.progress_editor(interaction, filename),
                 timeout=self.budget(interaction, None),
+                replace=replace,
             )
         except (TimeoutError, QueueTimeout) as exc:
             if isinstance(exc, QueueTimeout) and exc.withdrawn:  # no worker started it: nothing changed
@@ -999,11 +1002,16 @@ async def sources_command(interaction: discord.Interaction) -> None:
 
 
 @app_commands.command(name="upload", description="Admin: add a document (PDF, Markdown, text, DOCX)")
-@app_commands.describe(file="The document to index into this channel's collection")
+@app_commands.describe(
+    file="The document to index into this channel's collection",
+    replace="True to let it replace a document of another file name with the same id",
+)
 @app_commands.default_permissions(manage_guild=True)
 @app_commands.guild_only()
-async def upload_command(interaction: discord.Interaction, file: discord.Attachment) -> None:
-    await _bot(interaction).handle_upload(interaction, file)
+async def upload_command(
+    interaction: discord.Interaction, file: discord.Attachment, replace: bool = False
+) -> None:
+    await _bot(interaction).handle_upload(interaction, file, replace)
 
 
 @app_commands.command(name="reindex", description="Admin: rebuild this channel's collection index")

@@ -308,6 +308,8 @@ def _file_report_value(f: FileReport) -> str:
     if not f.ok:
         return truncate(f"❌ {neutralise(f.error or 'could not be indexed')}", FIELD_VALUE_MAX)
     lines = [f"{f.pages} page{'s' * (f.pages != 1)} · {f.chunks} chunk{'s' * (f.chunks != 1)}"]
+    if f.replaced:
+        lines.append(f"Replaced the earlier {plain(f.replaced)}")
     if f.modules:
         lines.append("Modules: " + ", ".join(plain(m) for m in f.modules))
     lines.extend(f"⚠️ {neutralise(w)}" for w in f.warnings)

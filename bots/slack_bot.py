@@ -74,6 +74,9 @@ from syllabot.shared.threads import ThreadStore, thread_id
 
 log = logging.getLogger("syllabot.slack")
 
+#: A mention with files that says "replace" lets them replace documents of other names with their id.
+_REPLACE = re.compile(r"\breplac(?:e|es|ing)\b", re.IGNORECASE)
+
 PLATFORM = "slack"
 EVENTS_PATH = "/slack/events"
 #: callback_id of the message shortcut "Add to course materials" (see deploy/slack-manifest.yml).
@@ -651,8 +654,11 @@ class SlackFrontEnd:
         channel: str | None,
         team: str | None,
         out: Reporter,
+        replace: bool = False,
     ) -> None:
-        """Admin only: fetch each file, ingest it into the channel's collection, report a summary."""
+        """Admin only: fetch each file, ingest it into the channel's collection, report a summary.
+        ``replace``: the mention said "replace", so a file may replace a document of another name
+        with the same id (see ``Engine.ingest``)."""
         try:
             await self.require_admin(client, user, "add documents to the course materials")
             if not refs:
@@ -690,7 +696,7 @@ class SlackFrontEnd:
             await out.status(render.render_progress("indexing", what=names), force=True)
             # One job for all files of the message, so the index is rebuilt once.
             report = await self.queue.ingest_many(
-                collection, fetched, self.who(user), progress=progress, timeout=wait
+                collection, fetched, self.who(user), progress=progress, timeout=wait, replace=replace
             )
         except QueueTimeout as exc:
             await _finish(out, still_running(exc, wait, render.safe(names)), "a still-indexing notice")
@@ -1106,7 +1112,8 @@ def build_app(settings: Settings, queue: QueueClient, redis_client: aioredis.Red
             if f.get("id")
         ]
         if files:
-            await fe.add_files(client, files, user, channel, team, out)
+            replace = bool(_REPLACE.search(_MENTION.sub("", event.get("text") or "")))
+            await fe.add_files(client, files, user, channel, team, out, replace)
             return
         try:
             question = check_question(_MENTION.sub("", event.get("text") or ""))

@@ -434,8 +434,10 @@ def render_ingest_report(report: IngestReport, action: str = "Indexed") -> Messa
         modules = ", ".join(safe(m) for m in f.modules[:12]) if f.modules else "none detected"
         if len(f.modules) > 12:
             modules += f", … ({len(f.modules)} in all)"
+        replaced = f"; replaced the earlier {safe(f.replaced)}" if f.replaced else ""
         lines.append(
             f"• *{safe(f.file)}* — {plural(f.pages, 'page')}, {plural(f.chunks, 'chunk')}; modules: {modules}"
+            f"{replaced}"
         )
         lines.extend(f"    :warning: {safe(w)}" for w in f.warnings[:10])
         if len(f.warnings) > 10:

@@ -288,8 +288,9 @@ class QueueClient:
         who: str,
         progress: ProgressCallback | None = None,
         timeout: float | None = None,
+        replace: bool = False,
     ) -> IngestReport:
-        return await self.ingest_many(collection, [(filename, data)], who, progress, timeout)
+        return await self.ingest_many(collection, [(filename, data)], who, progress, timeout, replace)
 
     async def ingest_many(
         self,
@@ -298,13 +299,17 @@ class QueueClient:
         who: str,
         progress: ProgressCallback | None = None,
         timeout: float | None = None,
+        replace: bool = False,
     ) -> IngestReport:
-        """Several files in one job, so the collection's index is rebuilt once, not once per file."""
+        """Several files in one job, so the collection's index is rebuilt once, not once per file.
+        ``replace``: a file may replace a document of another file name with its id (see
+        ``Engine.ingest``); without it, such a file is refused."""
         result = await self._call(
             JOB_INGEST,
             collection,
             [(name, bytes(data)) for name, data in files],
             who,
+            replace,
             timeout=timeout or INGEST_TIMEOUT_S,
             progress=progress,
             collection=collection,

@@ -183,6 +183,9 @@ class FileReport(BaseModel):
     modules: list[str] = Field(default_factory=list)
     warnings: list[str] = Field(default_factory=list)
     error: str | None = None
+    replaced: str | None = Field(
+        default=None, description="The file name of the document this upload replaced (same id)."
+    )
 
 
 class IngestReport(BaseModel):

@@ -778,3 +778,19 @@ async def test_no_log_line_metric_or_stored_value_carries_a_member_id(
         assert not [text for text in stored if raw in text]
         assert raw not in metrics
     assert any(text.startswith("discord:u") for text in stored)  # the votes' and the upload's keyed hash
+
+
+async def test_an_upload_that_would_replace_another_document_is_refused_unless_asked(
+    fake: DiscordFake, bot: SyllabotBot, worker: None
+) -> None:
+    admin = {"permissions": MANAGE_GUILD | MEMBER_PERMISSIONS}
+    ix = await fake.command("upload", file=fake.add_attachment("Compilers.pdf", make_pdf()), **admin)
+    assert "Uploaded into “default”" in text_of(await ix.final(TIMEOUT))
+    ix = await fake.command("upload", file=fake.add_attachment("compilers.pdf", make_pdf()), **admin)
+    text = text_of(await ix.final(TIMEOUT))
+    assert "nothing changed" in text and "Compilers.pdf" in text and "replace" in text
+    ix = await fake.command(
+        "upload", file=fake.add_attachment("compilers.pdf", make_pdf()), replace=True, **admin
+    )
+    text = text_of(await ix.final(TIMEOUT))
+    assert "Uploaded into “default”" in text and "Replaced the earlier Compilers.pdf" in text

@@ -3,6 +3,8 @@ documents that would silently replace another one."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from bench.upload_bombs import docx_bomb
@@ -73,3 +75,57 @@ def test_text_and_passage_limits_are_settings(settings: Settings) -> None:
     report = Engine(few).ingest("limits", [("long.txt", text.encode())], who="test")
     assert not report.changed and "SYLLABOT_MAX_CHUNKS" in (report.files[0].error or "")
     assert Engine(settings).ingest("limits", [("long.txt", text.encode())], who="test").changed
+
+
+# --- no silent replacement -----------------------------------------------------------------------
+
+PLAN_MD = b"# Course plan\n\n## Module 1\n\nDeadlocks and their four conditions.\n"
+OTHER_MD = b"---\nid: course-plan\n---\n# Lab rules\n\nBring your own laptop to every lab session.\n"
+
+
+def test_a_different_file_with_the_same_id_is_refused_naming_both(settings: Settings) -> None:
+    engine = Engine(settings)
+    assert engine.ingest("os", [("Course Plan.md", PLAN_MD)], who="test").changed
+    report = engine.ingest("os", [("course_plan.md", PLAN_MD.replace(b"Deadlocks", b"Paging"))], who="test")
+    assert not report.changed
+    [line] = report.files
+    assert not line.ok and "Course Plan.md" in (line.error or "") and "course_plan.md" in (line.error or "")
+    assert "replace" in (line.error or "")
+    # a front-matter id another file already has: refused the same way
+    report = engine.ingest("os", [("lab-rules.md", OTHER_MD)], who="test")
+    assert not report.changed and "Course Plan.md" in (report.files[0].error or "")
+    assert [s.file for s in engine.sources("os")] == ["Course Plan.md"]
+    assert "Deadlocks" in engine.search("os", "deadlocks").hits[0].text  # the first one is intact
+
+
+def test_replace_lets_it_through_and_the_same_file_replaces_as_before(settings: Settings) -> None:
+    engine = Engine(settings)
+    engine.ingest("os", [("Course Plan.md", PLAN_MD)], who="test")
+    report = engine.ingest("os", [("course_plan.md", PLAN_MD)], who="test", replace=True)
+    assert report.changed and report.files[0].replaced == "Course Plan.md"
+    assert [s.file for s in engine.sources("os")] == ["course_plan.md"]
+    again = engine.ingest("os", [("course_plan.md", PLAN_MD + b"\nUpdated.\n")], who="test")
+    assert again.changed and again.files[0].ok and again.files[0].replaced == "course_plan.md"
+
+
+def test_two_files_of_one_batch_with_the_same_id_keep_the_first(settings: Settings) -> None:
+    report = Engine(settings).ingest(
+        "os", [("Course Plan.md", PLAN_MD), ("lab-rules.md", OTHER_MD)], who="test"
+    )
+    assert report.changed and [f.ok for f in report.files] == [True, False]
+    assert "in this batch" in (report.files[1].error or "")
+
+
+def test_the_cli_refuses_a_collision_with_exit_3_and_replace_lets_it_through(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    from syllabot import cli
+
+    monkeypatch.setattr(cli, "get_settings", lambda: settings)
+    (tmp_path / "Course Plan.md").write_bytes(PLAN_MD)
+    (tmp_path / "course_plan.md").write_bytes(PLAN_MD)
+    assert cli.main(["index", str(tmp_path / "Course Plan.md"), "-c", "os"]) == 0
+    assert cli.main(["index", str(tmp_path / "course_plan.md"), "-c", "os"]) == 1  # nothing indexed
+    assert "ERROR course_plan.md" in capsys.readouterr().out
+    assert cli.main(["index", str(tmp_path / "course_plan.md"), "-c", "os", "--replace"]) == 0
+    assert "(replaced Course Plan.md)" in capsys.readouterr().out

@@ -221,6 +221,38 @@ def hit_from_chunk(chunk: Chunk, rank: int, score: float, cosine: float, keyword
     )
 
 
+def _collision(document: Document, other: str, where: str) -> str:
+    """Why ``document`` is refused: its id is ``other``'s (a different file)."""
+    return (
+        f"{document.file} has the document id '{document.doc_id}' of {other}, {where}; it would replace "
+        f"{other}. Rename the file (or change its front-matter id), or upload it again with replace "
+        f"to replace {other}"
+    )
+
+
+def _check_collisions(
+    stored: dict[str, dict[str, Any]],
+    parsed: dict[str, tuple[Document, list[Chunk], bytes]],
+    report: IngestReport,
+    replace: bool,
+) -> None:
+    """Refuse (drop from ``parsed``, mark in ``report``) each document whose id belongs to a stored
+    document of another file name, unless ``replace``; note ``replaced`` on each that replaces one."""
+    lines = {(f.doc_id, f.file): f for f in report.files if f.ok}
+    for doc_id, (document, _, _) in list(parsed.items()):
+        other = stored.get(doc_id)
+        line = lines.get((doc_id, document.file))
+        if other is None or line is None:
+            continue
+        if other["file"] != document.file and not replace:
+            del parsed[doc_id]
+            line.ok, line.error = False, _collision(document, other["file"], "already indexed")
+            line.pages = line.chunks = 0
+            line.modules = []
+            continue
+        line.replaced = other["file"]
+
+
 def _published(report: IngestReport, snapshot: IndexSnapshot, progress: Progress | None) -> IngestReport:
     """Fill in what a successful build published."""
     report.index_version = snapshot.version
@@ -480,16 +512,22 @@ class Engine:
         files: list[tuple[str, bytes]],
         who: str = "cli",
         progress: Progress | None = None,
+        replace: bool = False,
     ) -> IngestReport:
         """Store the files and rebuild the index; files that cannot be used are reported, not fatal.
 
         If no file in the batch can be used, nothing is written and the previous index stays as it was.
         Documents already indexed keep their vectors when the embedder is unchanged, so adding one file
         embeds only that file.
+
+        A file whose document id is taken by a *different* file (``Course Plan.pdf`` then
+        ``course_plan.md``, or a front-matter ``id:`` another file has) is refused, naming both,
+        unless ``replace``: it would silently replace that document. Uploading the same file name
+        again replaces it, as before, and the report says so (``FileReport.replaced``).
         """
         collection = validate_collection_name(collection)
         with self._pipeline(progress) as pipe:
-            return self._ingest(collection, files, who, progress, pipe)
+            return self._ingest(collection, files, who, progress, pipe, replace)
 
     def _ingest(
         self,
@@ -498,6 +536,7 @@ class Engine:
         who: str,
         progress: Progress | None,
         pipe: EmbedPipeline,
+        replace: bool = False,
     ) -> IngestReport:
         report = IngestReport(collection=collection)
         parsed: dict[str, tuple[Document, list[Chunk], bytes]] = {}
@@ -510,8 +549,19 @@ class Engine:
                 report.files.append(FileReport(file=filename, ok=False, error=str(exc)))
                 continue
             if document.doc_id in parsed:
+                earlier = parsed[document.doc_id][0].file
+                if not replace:
+                    report.files.append(
+                        FileReport(
+                            file=document.file,
+                            doc_id=document.doc_id,
+                            ok=False,
+                            error=_collision(document, earlier, "in this batch"),
+                        )
+                    )
+                    continue
                 document.warnings.append(
-                    f"replaces {parsed[document.doc_id][0].file} from the same batch (same id {document.doc_id})"
+                    f"replaces {earlier} from the same batch (same id {document.doc_id})"
                 )
             parsed[document.doc_id] = (document, chunks, data)
             self._feed(pipe, chunks)
@@ -522,6 +572,9 @@ class Engine:
             return report
 
         with self._build_lock(collection, "ingest", progress) as lock:
+            _check_collisions(self.store.documents(collection), parsed, report, replace)
+            if not parsed:
+                return report
             previous = self.snapshot(collection)
             embedder = self.embedder
             reuse = (

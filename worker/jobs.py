@@ -657,13 +657,23 @@ async def _count_ingest_failures(
         metrics.ingest_failed(kind)
 
 
-async def ingest(ctx: dict[str, Any], collection: str, files: list[tuple[str, bytes]], who: str) -> None:
+async def ingest(
+    ctx: dict[str, Any], collection: str, files: list[tuple[str, bytes]], who: str, replace: bool = False
+) -> None:
     reports: list[IngestReport] = []
 
     async def work() -> dict:
         progress = _progress_writer(ctx, collection)
         report = await _write(
-            ctx, collection, ctx["engine"].ingest, collection, list(files), who, progress, progress=progress
+            ctx,
+            collection,
+            ctx["engine"].ingest,
+            collection,
+            list(files),
+            who,
+            progress,
+            replace,
+            progress=progress,
         )
         reports.append(report)
         _record_build(ctx, report)

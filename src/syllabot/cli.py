@@ -230,7 +230,8 @@ def print_ingest_report(report: IngestReport, stream: TextIO | None = None) -> N
     for f in report.files:
         if f.ok:
             modules = f", modules: {', '.join(f.modules)}" if f.modules else ""
-            print(f"  ok    {f.file}: {f.pages} pages, {f.chunks} chunks{modules}", file=stream)
+            replaced = f" (replaced {f.replaced})" if f.replaced else ""
+            print(f"  ok    {f.file}: {f.pages} pages, {f.chunks} chunks{modules}{replaced}", file=stream)
             for warning in f.warnings:
                 print(f"        warning: {warning}", file=stream)
         else:
@@ -310,7 +311,7 @@ def cmd_index(args: argparse.Namespace, settings: Settings) -> int:
     if not payload:
         _err("nothing was indexed; the previous index is unchanged")
         return 1
-    report = run_index(settings, collection, payload)
+    report = run_index(settings, collection, payload, replace=args.replace)
     print_ingest_report(report)
     return _index_outcome(report, refused)
 
@@ -639,6 +640,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("paths", nargs="*", help="PDF, Markdown, text or DOCX files, or folders of them")
     p.add_argument("--collection", "-c")
     p.add_argument("--reindex", action="store_true", help="re-read and re-embed every stored document")
+    p.add_argument(
+        "--replace",
+        action="store_true",
+        help="let a file replace a document of another name with the same id (else it is refused)",
+    )
     p.set_defaults(func=cmd_index)
 
     p = sub.add_parser("search", help="show the passages a question retrieves")

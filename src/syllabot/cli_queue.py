@@ -348,7 +348,9 @@ def render_answer(answer: Answer) -> str:
 # --- index ------------------------------------------------------------------------------------
 
 
-def run_index(settings: Settings, collection: str, files: list[tuple[str, bytes]]) -> IngestReport:
+def run_index(
+    settings: Settings, collection: str, files: list[tuple[str, bytes]], replace: bool = False
+) -> IngestReport:
     """Index through a running worker (with progress), or in this process when none runs.
 
     Queue failures are raised as ``ValueError`` (the CLI prints those as one line and exits 1);
@@ -356,7 +358,7 @@ def run_index(settings: Settings, collection: str, files: list[tuple[str, bytes]
     SIGTERM as :class:`Cancelled` (nothing published).
     """
     with _cancel_on_signals() as token:
-        return _run_write(index(settings, collection, files, cancel=token), collection)
+        return _run_write(index(settings, collection, files, cancel=token, replace=replace), collection)
 
 
 def _run_write(work: Awaitable[T], collection: str) -> T:
@@ -449,10 +451,11 @@ async def index(
     files: list[tuple[str, bytes]],
     who: str | None = None,
     cancel: CancelToken | None = None,
+    replace: bool = False,
 ) -> IngestReport:
     who = who or _user()
     if _no_worker_possible(settings):
-        return await asyncio.to_thread(_index_locally, settings, collection, files, who, cancel)
+        return await asyncio.to_thread(_index_locally, settings, collection, files, who, cancel, replace)
     from syllabot.shared.queue import NoWorker, QueueClient
 
     line = _ProgressLine()
@@ -461,7 +464,9 @@ async def index(
         if await client.worker_count():
             _say("indexing through the running worker")
             reports = [
-                await client.ingest_many(collection, batch, who=who, progress=line.from_queue)
+                await client.ingest_many(
+                    collection, batch, who=who, progress=line.from_queue, replace=replace
+                )
                 for batch in batches_by_size(files, JOB_PAYLOAD_BYTES)
             ]
             return merge_reports(collection, reports)
@@ -472,7 +477,7 @@ async def index(
     finally:
         line.close()
         await client.close()
-    return await asyncio.to_thread(_index_locally, settings, collection, files, who, cancel)
+    return await asyncio.to_thread(_index_locally, settings, collection, files, who, cancel, replace)
 
 
 def run_reindex(settings: Settings, collection: str) -> IngestReport:
@@ -525,10 +530,13 @@ def _index_locally(
     files: list[tuple[str, bytes]],
     who: str,
     cancel: CancelToken | None = None,
+    replace: bool = False,
 ) -> IngestReport:
     line = _ProgressLine()
     try:
-        return _local_engine(settings, cancel).ingest(collection, files, who=who, progress=line.update)
+        return _local_engine(settings, cancel).ingest(
+            collection, files, who=who, progress=line.update, replace=replace
+        )
     finally:
         line.close()
 
