@@ -87,7 +87,12 @@ class StandInEngine:
         return search_result([make_hit(1, text, score=0.8, cosine=0.8)])
 
     def ingest(
-        self, collection: str, files: list[tuple[str, bytes]], who: str = "cli", progress: Any = None
+        self,
+        collection: str,
+        files: list[tuple[str, bytes]],
+        who: str = "cli",
+        progress: Any = None,
+        replace: bool = False,
     ) -> IngestReport:
         self.calls.append(("ingest", (collection, [name for name, _ in files], who)))
         if self.ingest_gate is not None:

@@ -810,7 +810,13 @@ class _CannedQueue(QueueClient):
         return await self._job(collection, timeout)
 
     async def ingest_many(
-        self, collection: str, files: Any, who: str, progress: Any = None, timeout: float | None = None
+        self,
+        collection: str,
+        files: Any,
+        who: str,
+        progress: Any = None,
+        timeout: float | None = None,
+        replace: bool = False,
     ) -> Any:
         return await self._job(collection, timeout)
 
