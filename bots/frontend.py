@@ -46,10 +46,11 @@ from syllabot.shared.queue import (
     NoWorker,
     QueueError,
     QueueTimeout,
+    RedisRefused,
     RedisUnreachable,
     SchemaMismatch,
 )
-from syllabot.shared.redis_conn import REDIS_ERRORS, RedisUnavailable
+from syllabot.shared.redis_conn import REDIS_ERRORS, RedisUnavailable, redis_trouble
 from syllabot.shared.schema import MAX_QUESTION_CHARS, Answer, AskRequest, CollectionInfo, DropReport
 
 log = logging.getLogger("syllabot.frontend")
@@ -113,6 +114,7 @@ class FailureKind(enum.Enum):
     TIMEOUT = "timeout"  # a worker took the job, no result in time (it may still finish)
     WITHDRAWN = "withdrawn"  # no worker started the job in time; it was withdrawn, nothing changed
     UNREACHABLE = "unreachable"  # Redis does not answer
+    REFUSED = "refused"  # Redis answers but refuses (full, read-only, loading): an admin must fix it
     JOB_FAILED = "job_failed"  # the worker ran the job and it raised; the message is the worker's
     VERSION = "version"  # the bot and the worker speak different schema versions: an admin upgrades one
     QUEUE = "queue"  # another queue error (e.g. a reply that does not validate)
@@ -167,6 +169,13 @@ def classify(exc: BaseException, *, timeout_s: float | None = None) -> Failure:
             "No answer in time",
             f"That took too long: the worker did not answer{_waited(timeout_s)}. "
             "It may be busy; please try again in a minute.",
+        )
+    trouble = exc.args[0] if isinstance(exc, RedisRefused) and exc.args else redis_trouble(exc)
+    if trouble:
+        return Failure(
+            FailureKind.REFUSED,
+            "Syllabot's database is refusing requests",
+            f"{trouble}. Nothing you sent was lost; please try again once that is fixed.",
         )
     if isinstance(exc, (RedisUnreachable, RedisUnavailable, *REDIS_ERRORS)):
         return Failure(

@@ -75,6 +75,11 @@ class Keys:
         """Hash with fields meta, matrix, chunks, keyword: one immutable index snapshot."""
         return f"{self.prefix}c:{collection}:snap:{version}"
 
+    @property
+    def write_probe(self) -> str:
+        """A key a client writes (expiring at once) to learn whether Redis refuses writes (full)."""
+        return f"{self.prefix}probe"
+
     def collection_glob(self, collection: str) -> str:
         """A SCAN pattern for every key of one collection (names hold no glob characters)."""
         return f"{self.prefix}c:{collection}:*"

@@ -71,6 +71,7 @@ from syllabot.shared.redis_conn import (
     RedisUnavailable,
     async_client_at,
     describe,
+    redis_trouble,
     resolve_redis_url,
 )
 from syllabot.shared.schema import (
@@ -105,6 +106,7 @@ OUTAGE_RETRY_S = 0.25
 
 
 _NO_WORKER = "no Syllabot worker is running (no heartbeat in Redis); start one with `syllabot worker`"
+_REFUSED_FULL = redis_trouble(redis.exceptions.OutOfMemoryError("OOM")) or "Syllabot's database is full"
 
 
 class QueueError(RuntimeError):
@@ -113,6 +115,11 @@ class QueueError(RuntimeError):
 
 class RedisUnreachable(QueueError):
     """Redis did not answer."""
+
+
+class RedisRefused(QueueError):
+    """Redis answered but refused the request for its own state (full, read-only, loading, ...):
+    the message says what, in plain words, for the user and the admin alike."""
 
 
 class NoWorker(QueueError):
@@ -397,7 +404,15 @@ class QueueClient:
                 self._unreachable(f"no reply within {timeout + STALL_GRACE_S:g} s")
             ) from exc
         except REDIS_ERRORS as exc:
+            trouble = redis_trouble(exc)  # LOADING arrives as a connection error
+            if trouble is not None:
+                raise RedisRefused(trouble) from exc
             raise RedisUnreachable(self._unreachable(exc)) from exc
+        except redis.exceptions.ResponseError as exc:
+            trouble = redis_trouble(exc)
+            if trouble is None:
+                raise
+            raise RedisRefused(trouble) from exc
         envelope = read_envelope(raw)
         if envelope.ok:
             return envelope.result
@@ -420,8 +435,22 @@ class QueueClient:
             )
             if score:
                 return
+            if await self._memory_full(pool):
+                # A full Redis refuses the workers' heartbeats too: "no worker" would hide the cause.
+                raise RedisRefused(_REFUSED_FULL)
             if attempt or not await self._worker_after_grace(pool):
                 raise NoWorker(_NO_WORKER)
+
+    async def _memory_full(self, pool: ArqRedis) -> bool:
+        """Whether Redis refuses writes for lack of memory, asked the way that cannot be wrong: a
+        tiny write that expires at once (``used_memory`` hovers around ``maxmemory`` when full)."""
+        try:
+            await pool.set(self.keys.write_probe, b"1", px=1000)
+        except redis.exceptions.OutOfMemoryError:
+            return True
+        except (*REDIS_ERRORS, redis.exceptions.RedisError):
+            return False
+        return False
 
     async def _worker_after_grace(self, pool: ArqRedis) -> bool:
         """No live heartbeat: on a Redis that has just (re)started, wait up to
@@ -472,6 +501,9 @@ class QueueClient:
                 if outage is not None:
                     raise RedisUnreachable(self._unreachable(outage))
                 withdrawn = await self._give_up(pool, job_id)
+                if await self._memory_full(pool):
+                    # The worker ran it but Redis refused its result: say why, not "too long".
+                    raise RedisRefused(_REFUSED_FULL)
                 raise QueueTimeout(
                     _timeout_message(withdrawn, timeout), withdrawn=withdrawn, timeout_s=timeout
                 )

@@ -25,6 +25,7 @@ snapshot can never replace it, since Redis loads the AOF in preference to the RD
 
 from __future__ import annotations
 
+import asyncio
 import atexit
 import contextlib
 import fcntl
@@ -60,6 +61,110 @@ REDIS_ERRORS = (
     redis.exceptions.TimeoutError,
     OSError,
 )
+
+
+#: Redis answered but refused, by the first word of its error: plain words for the cause and what
+#: to do. OOM and READONLY have redis-py classes, MISCONF and BUSY arrive as a plain ResponseError,
+#: LOADING as BusyLoadingError (a ConnectionError).
+_REFUSALS = {
+    "OOM": "Syllabot's database is full: an admin must free memory or raise Redis's maxmemory",
+    "READONLY": "Syllabot's database is a read-only replica: an admin must point REDIS_URL at the primary",
+    "LOADING": "Syllabot's database is still loading its data after a restart; try again in a minute",
+    "MISCONF": (
+        "Syllabot's database cannot save to disk and refuses writes (MISCONF): an admin must fix its "
+        "disk or persistence settings"
+    ),
+    "BUSY": "Syllabot's database is busy running a long script; try again in a moment",
+    "MASTERDOWN": "Syllabot's database lost its primary (MASTERDOWN); try again once it is back",
+    "NOREPLICAS": "Syllabot's database has too few replicas to accept writes (NOREPLICAS)",
+}
+
+
+_SCRIPT_REFUSAL = re.compile(r"-(" + "|".join(_REFUSALS) + r")\b")
+
+
+def redis_trouble(exc: BaseException) -> str | None:
+    """What is wrong, in plain words, when ``exc`` is Redis refusing because of its own state
+    (full, read-only, loading, unable to save, busy) rather than a bug of ours; None otherwise.
+
+    Such an error passes when the admin fixes Redis, so a long-running process must outlive it.
+    """
+    if isinstance(exc, redis.exceptions.OutOfMemoryError):
+        return _REFUSALS["OOM"]
+    if isinstance(exc, redis.exceptions.ReadOnlyError):
+        return _REFUSALS["READONLY"]
+    if isinstance(exc, redis.exceptions.BusyLoadingError):
+        return _REFUSALS["LOADING"]
+    if isinstance(exc, redis.exceptions.ResponseError):
+        text = str(exc)
+        word = text.split(" ", 1)[0].upper()
+        if word in _REFUSALS:
+            return _REFUSALS[word]
+        # Inside a script the refusal comes wrapped: "Error running script (...): @user_script:5:
+        # @user_script: 5: -OOM command not allowed when used memory > 'maxmemory'."
+        inner = _SCRIPT_REFUSAL.search(text) if text.startswith("Error running script") else None
+        return _REFUSALS[inner.group(1)] if inner else None
+    return None
+
+
+#: The classes to catch where a long-running process must outlive Redis trouble; what is caught is
+#: then sorted by :func:`is_redis_outage` (a bug, e.g. a script error, is raised again).
+REDIS_TROUBLE = (*REDIS_ERRORS, redis.exceptions.RedisError)
+
+
+def is_redis_outage(exc: BaseException) -> bool:
+    """Whether ``exc`` is Redis away or refusing for its own state -- something that passes once
+    Redis is back or an admin fixes it -- rather than a bug of ours."""
+    return isinstance(exc, REDIS_ERRORS) or redis_trouble(exc) is not None
+
+
+#: How often :func:`wait_for_redis` says it is still waiting.
+WAIT_LOG_EVERY_S = 5.0
+
+
+async def wait_for_redis(url: str, poll_s: float = 0.5, log: Any = None) -> None:
+    """Return once Redis at ``url`` answers PING and has loaded its data, however long that takes,
+    saying every :data:`WAIT_LOG_EVERY_S` seconds that it still waits: a worker started before its
+    Redis (a reboot, a container started first) must wait for it, not give up after arq's five
+    connection retries and stay gone."""
+    import logging
+
+    logger = log or logging.getLogger("syllabot.redis")
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    last_said = started - WAIT_LOG_EVERY_S
+    client: aioredis.Redis = async_client_at(url)
+    try:
+        while True:
+            try:
+                await client.ping()
+                info = await client.info("persistence")
+                if not int(info.get("loading", 0) or 0):
+                    if loop.time() - started > poll_s:
+                        logger.info("Redis at %s answers after %.1f s", describe(url), loop.time() - started)
+                    return
+                problem = "still loading its data"
+            except REDIS_TROUBLE as exc:
+                if not is_redis_outage(exc):
+                    raise
+                problem = redis_trouble(exc) or str(exc)
+            if loop.time() - last_said >= WAIT_LOG_EVERY_S:
+                logger.warning(
+                    "waiting for Redis at %s (%s); waited %.0f s so far",
+                    describe(url),
+                    problem,
+                    loop.time() - started,
+                )
+                last_said = loop.time()
+            await asyncio.sleep(poll_s)
+    finally:
+        await client.aclose()
+
+
+def memory_full(info: dict[str, Any]) -> bool:
+    """Whether ``INFO memory`` says Redis is at its ``maxmemory`` (0: no limit, never full)."""
+    limit = int(info.get("maxmemory", 0) or 0)
+    return limit > 0 and int(info.get("used_memory", 0) or 0) >= limit
 
 
 _embedded_lock = threading.Lock()

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from syllabot.shared.keys import Keys
-from syllabot.shared.redis_conn import REDIS_ERRORS, as_text
+from syllabot.shared.redis_conn import REDIS_TROUBLE, as_text, is_redis_outage
 from syllabot.shared.schema import Answer, AskRequest, Timings
 from syllabot.shared.threads import Turn
 from syllabot.worker.question import clean_question
@@ -98,7 +98,9 @@ class AnswerCache:
         )
         try:
             found = await self._lookup(keys=[self.keys.current(request.collection)], args=[head, tail])
-        except REDIS_ERRORS as exc:
+        except REDIS_TROUBLE as exc:  # away, or refusing (full, read-only): best effort
+            if not is_redis_outage(exc):
+                raise
             log.warning("answer cache unavailable: %s", exc)
             return None
         if not found or len(found) < 2 or not found[1]:
@@ -143,7 +145,9 @@ class AnswerCache:
         key = self.keys.answer_cache(request.collection, answer.index_version, digest)
         try:
             await self.redis.set(key, json.dumps(payload, ensure_ascii=False), px=self.ttl_ms)
-        except REDIS_ERRORS as exc:
+        except REDIS_TROUBLE as exc:  # away, or refusing (full, read-only): best effort
+            if not is_redis_outage(exc):
+                raise
             log.warning("answer not cached: %s", exc)
 
 

@@ -486,7 +486,7 @@ def assess_memory(info: dict[str, Any]) -> Check:
             "redis memory",
             "warn",
             f"{described}: nearly full; with noeviction Redis will refuse writes (uploads fail). "
-            "Raise maxmemory or remove collections",
+            "Raise maxmemory or drop collections no class uses (`syllabot collections`, `syllabot drop`)",
             data,
         )
     return Check("redis memory", "ok", described, data)

@@ -42,7 +42,7 @@ from syllabot.shared.queue_protocol import (
     ok_envelope,
     push_result,
 )
-from syllabot.shared.redis_conn import REDIS_ERRORS
+from syllabot.shared.redis_conn import REDIS_ERRORS, REDIS_TROUBLE, is_redis_outage, redis_trouble
 from syllabot.shared.schema import SCHEMA_VERSION, Answer, AskRequest, IngestReport, Timings, wire_version
 from syllabot.shared.threads import ThreadContext, ThreadStore, Turn
 from syllabot.worker.answer_cache import AnswerCache, served_from_cache
@@ -322,7 +322,16 @@ async def startup(ctx: dict[str, Any]) -> None:
     ctx["metrics"].watch_cache(ctx["engine"].cache.stats)
     ctx["metrics_endpoint"] = start_endpoint(settings, ctx["metrics"].registry, f"worker {ctx['worker_id']}")
     await _sample_queue_depth(ctx)
-    await beat(ctx["redis"], ctx["keys"], ctx["worker_id"])
+    try:
+        await beat(ctx["redis"], ctx["keys"], ctx["worker_id"])
+    except REDIS_TROUBLE as exc:  # a full or read-only Redis refuses it: the heartbeat retries
+        if not is_redis_outage(exc):
+            raise
+        log.warning(
+            "first heartbeat refused (%s); retrying every %g s",
+            redis_trouble(exc) or exc,
+            HEARTBEAT_INTERVAL_S,
+        )
     await _publish_cache_stats(ctx)
     ctx["heartbeat"] = asyncio.create_task(_heartbeat(ctx), name="syllabot-heartbeat")
     log.info(

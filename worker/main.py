@@ -34,7 +34,15 @@ from syllabot.shared.queue_protocol import (
     beat,
     claim,
 )
-from syllabot.shared.redis_conn import REDIS_ERRORS, describe, resolve_redis_url
+from syllabot.shared.redis_conn import (
+    REDIS_ERRORS,
+    REDIS_TROUBLE,
+    describe,
+    is_redis_outage,
+    redis_trouble,
+    resolve_redis_url,
+    wait_for_redis,
+)
 from syllabot.worker import heap, jobs
 from syllabot.worker.hooks import WorkerHooks, install_hooks
 
@@ -70,10 +78,16 @@ class FastWorker(Worker):
     """
 
     def __init__(
-        self, *args: Any, wake_channel: str, idle_poll_s: float = IDLE_POLL_S, **kwargs: Any
+        self,
+        *args: Any,
+        wake_channel: str,
+        idle_poll_s: float = IDLE_POLL_S,
+        redis_url: str | None = None,
+        **kwargs: Any,
     ) -> None:
         kwargs["poll_delay"] = 0  # the wait happens in _wait_for_work instead
         super().__init__(*args, **kwargs)
+        self.redis_url = redis_url
         self.wake_channel = wake_channel
         self.idle_poll_s = idle_poll_s
         self._pubsub: Any = None
@@ -92,6 +106,13 @@ class FastWorker(Worker):
                 stopping=self.stopping,
             ),
         )
+
+    async def main(self) -> None:
+        """arq's main, once Redis answers: started before its Redis, the worker waits for it
+        (saying so every few seconds) instead of exiting after arq's five connection retries."""
+        if self._pool is None and self.redis_url:
+            await wait_for_redis(self.redis_url, log=log)
+        await super().main()
 
     def claim_loop_alive(self) -> bool:
         """Whether the claim loop still turns (it does at least every ``idle_poll_s`` when healthy)."""
@@ -122,15 +143,20 @@ class FastWorker(Worker):
                 del self.tasks[job_id]
                 try:
                     task.result()  # as arq does: surface errors of run_job itself
-                except REDIS_ERRORS as exc:  # its bookkeeping lost Redis: not the worker's end
+                except REDIS_TROUBLE as exc:  # its bookkeeping lost Redis: not the worker's end
+                    if not is_redis_outage(exc):
+                        raise
                     log.warning("job %s could not record its end in Redis: %s", job_id, exc)
         try:
             if self.allow_pick_jobs and self.job_counter < self.max_jobs:
                 await self._claim_and_start(self.max_jobs - self.job_counter)
-            await self.heart_beat()
-        except REDIS_ERRORS as exc:
+            await self.heart_beat()  # arq's health check: a full Redis refuses it (OOM)
+        except REDIS_TROUBLE as exc:
+            if not is_redis_outage(exc):
+                raise
             if not self._redis_down:
-                log.warning("Redis unavailable (%s); retrying every %.1f s", exc, self.idle_poll_s)
+                cause = redis_trouble(exc) or f"unreachable: {exc}"
+                log.warning("Redis unavailable (%s); retrying every %.1f s", cause, self.idle_poll_s)
             self._redis_down = True
             self._beat_on_reconnect = True
             self._backlog = False
@@ -189,7 +215,9 @@ class FastWorker(Worker):
                 # One poll serves every job published so far: drain what is already buffered.
                 while await self._pubsub.get_message(ignore_subscribe_messages=True, timeout=0.0):
                     pass
-        except REDIS_ERRORS as exc:
+        except REDIS_TROUBLE as exc:
+            if not is_redis_outage(exc):
+                raise
             log.warning(
                 "wake-up channel lost (%s); polling every %.1f s until it is back", exc, self.idle_poll_s
             )
@@ -258,7 +286,9 @@ def build_worker(settings: Settings, **overrides: Any) -> FastWorker:
     """A ready-to-run worker (call ``run()``, or ``await async_run()`` inside a loop)."""
     kwargs = worker_kwargs(settings)
     kwargs.update(overrides)
-    return FastWorker(wake_channel=Keys(settings.key_prefix).wake, **kwargs)
+    return FastWorker(
+        wake_channel=Keys(settings.key_prefix).wake, redis_url=resolve_redis_url(settings), **kwargs
+    )
 
 
 def configure_logging(level: int = logging.INFO) -> None:

@@ -20,7 +20,7 @@ from typing import Any, cast
 import numpy as np
 
 from syllabot.shared.keys import Keys
-from syllabot.shared.redis_conn import REDIS_ERRORS, as_text
+from syllabot.shared.redis_conn import REDIS_TROUBLE, as_text, is_redis_outage
 from syllabot.worker.answer_cache import decode_vector, encode_vector
 from syllabot.worker.question import clean_question
 
@@ -103,7 +103,9 @@ class QuestionLog:
             await self._record(
                 keys=[self.keys.questions(collection)], args=[QUESTIONS_MAXLEN, self.retention_ms, *flat]
             )
-        except REDIS_ERRORS as exc:
+        except REDIS_TROUBLE as exc:  # away, or refusing (full, read-only): best effort
+            if not is_redis_outage(exc):
+                raise
             log.warning("question not kept for the gap report: %s", exc)
 
     def record_soon(

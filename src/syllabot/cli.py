@@ -822,9 +822,12 @@ def runtime_failure(exc: Exception) -> str | None:
     from redis.exceptions import ConnectionError as RedisConnectionError
 
     from syllabot.shared.queue import QueueError
-    from syllabot.shared.redis_conn import RedisUnavailable
+    from syllabot.shared.redis_conn import RedisUnavailable, redis_trouble
     from syllabot.worker.embedders.base import EmbedderError
 
+    trouble = redis_trouble(exc)
+    if trouble is not None:  # Redis answered but refused: full, read-only, loading, ...
+        return trouble
     if isinstance(exc, RedisConnectionError):
         return f"Redis is unreachable ({exc}); check REDIS_URL, or unset it to use the embedded Redis"
     if isinstance(exc, (RedisUnavailable, QueueError, EmbedderError, ValueError)):
