@@ -149,3 +149,18 @@ async def test_a_worker_started_before_redis_waits_for_it_and_answers(
             server.stop()
     assert "30 days" in answer.text and took <= 5.0, took
     assert "waiting for Redis" in log_text
+
+
+def test_doctor_shows_a_full_redis_against_its_maxmemory(settings: Settings) -> None:
+    from syllabot.worker.doctor import run_checks
+
+    with private_redis() as server:
+        private = settings.model_copy(update={"redis_url": server.url})
+        admin = redis.Redis.from_url(server.url)
+        try:
+            _fill(admin)
+            memory = next(c for c in run_checks(private).checks if c.name == "redis memory")
+        finally:
+            admin.close()
+    assert memory.status == "warn" and "nearly full" in memory.detail and "syllabot drop" in memory.detail
+    assert memory.data["used_bytes"] >= memory.data["maxmemory_bytes"] > 0
