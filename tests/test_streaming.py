@@ -382,3 +382,33 @@ async def test_slack_broken_stream_ends_in_the_extractive_answer_with_a_note(
         )
     text = _texts(slack_blocks(final))
     assert "LLM unavailable" in text and "from your materials" in text and "wait() and signal()" in text
+
+
+@pytest.mark.parametrize("platform", ["discord", "slack"])
+async def test_a_planted_llm_secret_reaches_no_message_and_no_log_line(
+    settings: Settings, llm: StreamingLLM, platform: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The LLM's URL carries credentials (user:pass@ and ?api_key=) and its stream breaks: nothing
+    Discord or Slack is sent, and no log line, names the secret, the host or the URL."""
+    import logging
+
+    caplog.set_level(logging.DEBUG, logger="syllabot")
+    secret = "plantedS3cret"
+    llm.mode, llm.stall_after, llm.tokens_per_s = "break", 30, 60
+    host = llm.url.split("://", 1)[1]
+    config = stream_settings(settings, llm, llm_base_url=f"http://tutor:{secret}@{host}?api_key={secret}")
+    if platform == "discord":
+        async with worker_with_notes(config), discord_bot(config) as fake:
+            ix = await fake.command("ask", question=QUESTION)
+            await ix.wait_for(lambda r: r.kind == "edit" and not is_partial_edit(r), WAIT)
+            sent = json.dumps([r.json for r in fake.requests], default=str)
+    else:
+        async with worker_with_notes(config), slack_bot(config) as (fake, bot):
+            await bot.event(_mention("1700000000.000300"))
+            await fake.wait_for(
+                "api", predicate=lambda r: "LLM unavailable" in json.dumps(r.args), timeout=WAIT
+            )
+            sent = json.dumps([r.args for r in fake.records], default=str)
+    assert "LLM unavailable" in sent  # the fallback was shown
+    assert secret not in sent and "tutor" not in sent and host.split("/")[0] not in sent
+    assert not [r.getMessage() for r in caplog.records if secret in r.getMessage()]
