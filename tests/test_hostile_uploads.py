@@ -129,4 +129,3 @@ def test_the_cli_refuses_a_collision_with_exit_3_and_replace_lets_it_through(
     assert "ERROR course_plan.md" in capsys.readouterr().out
     assert cli.main(["index", str(tmp_path / "course_plan.md"), "-c", "os", "--replace"]) == 0
     assert "(replaced Course Plan.md)" in capsys.readouterr().out
-
