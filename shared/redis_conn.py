@@ -430,7 +430,9 @@ def _persistence(db: Path) -> dict[str, str]:
     then writes the AOF from memory -- starting with ``appendonly yes`` and no AOF yet would start
     an empty database and lose the snapshot."""
     config = {"appendfilename": AOF_NAME, "appendfsync": "everysec"}
-    config["appendonly"] = "yes" if (db.parent / AOF_NAME).is_file() else "no"
+    # Redis 6 writes the AOF as one file; Redis 7 as a folder of parts (appenddirname).
+    has_aof = (db.parent / AOF_NAME).is_file() or (db.parent / "appendonlydir").is_dir()
+    config["appendonly"] = "yes" if has_aof else "no"
     return config
 
 
