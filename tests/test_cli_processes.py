@@ -9,6 +9,7 @@ Each test runs the real command as a subprocess on a fresh data directory and lo
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shutil
 import signal
@@ -416,3 +417,40 @@ def test_a_reader_that_goes_away_early_gets_no_traceback(tmp_path: Path, command
     proc.stdout.close()  # the reader is gone before anything is printed
     assert proc.wait(60) == 141
     assert proc.stderr.read() == ""
+
+
+def test_a_worker_and_concurrent_commands_share_the_folders_one_server(tmp_path: Path) -> None:
+    """A `syllabot worker` on the embedded Redis and four commands started at once beside it: one
+    server for all, the commands answered through the worker, and none left once the worker stops."""
+    data = tmp_path / "data"
+    doc = tmp_path / "notes.md"
+    doc.write_text("# OS\n\n## Module 3\n\nDeadlocks: conditions, avoidance, detection.\n")
+    assert syllabot(data, "index", str(doc), "-c", "os").returncode == 0
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "syllabot", "worker"],
+        env=cli_env(data),
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert worker.stderr is not None
+        for line in worker.stderr:
+            if "ready" in line:
+                break
+        procs = [
+            _start(data, "ask", "which module covers deadlocks?", "-c", "os", "--json")
+            for _ in range(DRILL_WIDTH)
+        ]
+        for proc in procs:
+            out, err = proc.communicate(timeout=120)
+            assert proc.returncode == 0 and "Module 3" in out, err
+            assert (
+                json.loads(out)["timings"]["queue"] is not None
+            )  # answered by the worker, through the queue
+        assert len(servers_under(tmp_path)) == 1
+    finally:
+        worker.send_signal(signal.SIGTERM)
+        worker.wait(60)
+    assert _no_server_soon(tmp_path) == []
