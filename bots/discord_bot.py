@@ -856,8 +856,9 @@ class SyllabotBot(discord.Client):
             return
         if reply.ok and what == "drop":
             self._sources_cache.clear()
-        body = "\n".join(f"• {line}" if len(reply.lines) > 1 else line for line in reply.lines)
-        await safe_send(interaction, [render.notice(reply.title, body, error=not reply.ok)], ephemeral=True)
+        await safe_send(
+            interaction, [render.notice(reply.title, reply.body(), error=not reply.ok)], ephemeral=True
+        )
 
     async def handle_collection_list(self, interaction: discord.Interaction) -> None:
         await self.handle_collection_admin(

@@ -322,7 +322,7 @@ def render_ingest_report(report: IngestReport, action: str = "Indexed") -> list[
     """Summary of an upload, re-index or removal: per file pages, chunks, modules, warnings, errors."""
     failed = [f for f in report.files if not f.ok]
     warned = any(f.warnings for f in report.files)
-    into = "from" if action == "Removed" else "into"
+    into = frontend.report_preposition(action)
     if report.files and len(failed) == len(report.files):
         colour, title = COLOUR_ERROR, f"{action}: nothing changed in “{report.collection}”"
     elif failed or warned:

@@ -39,6 +39,7 @@ from syllabot.shared.answer_text import (
     answer_text,
     status_lead,
 )
+from syllabot.shared.bindings import InvalidCollectionName, validate_collection_name
 from syllabot.shared.gap_report import WEEKLY_CHECK_S
 from syllabot.shared.partials import Partial
 from syllabot.shared.queue import (
@@ -408,6 +409,19 @@ class AdminReply:
     lines: list[str]
     ok: bool = True
 
+    def body(self, escape: Callable[[str], str] = str) -> str:
+        """The lines as one message body, bulleted when there are several, each through ``escape``
+        (the platform's own: Slack's mrkdwn escaping; Discord's notice neutralises by itself)."""
+        if len(self.lines) == 1:
+            return escape(self.lines[0])
+        return "\n".join(f"• {escape(line)}" for line in self.lines)
+
+
+def report_preposition(action: str) -> str:
+    """ "Removed from “C”", "Uploaded into “C”": the word between an ingest report's action and its
+    collection, for both platforms' summaries."""
+    return "from" if action == "Removed" else "into"
+
 
 async def list_collections(queue: CollectionAdmin, timeout: float | None = None) -> AdminReply:
     """``/collection list`` (Discord), ``/syllabot-collections`` (Slack). Queue errors propagate."""
@@ -419,8 +433,6 @@ async def drop_collection(
     queue: CollectionAdmin, name: str, confirm: bool, who: str, timeout: float | None = None
 ) -> AdminReply:
     """Drop ``name`` when ``confirm``; without it, say what would be deleted and delete nothing."""
-    from syllabot.shared.bindings import InvalidCollectionName, validate_collection_name
-
     try:
         name = validate_collection_name(name)
     except InvalidCollectionName as exc:

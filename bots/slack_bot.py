@@ -443,6 +443,11 @@ class FileRef:
     name: str = ""
 
 
+def _file_refs(files: list[dict] | None) -> list[FileRef]:
+    """The files of an event or a message, their names cleaned (no bidi override or NUL shown)."""
+    return [FileRef(f["id"], clean_name(f.get("name") or "", "")) for f in files or [] if f.get("id")]
+
+
 class SlackFrontEnd:
     """What every listener shares: settings, the queue, and the Redis-backed shared services."""
 
@@ -799,11 +804,9 @@ class SlackFrontEnd:
         except Exception as exc:  # noqa: BLE001 - _report_failure logs it, with its traceback when unexpected
             await self._report_failure(exc, out, "listing or dropping collections")
             return
-        lines = "\n".join(
-            f"• {render.safe(line)}" if len(reply.lines) > 1 else render.safe(line) for line in reply.lines
-        )
         message = render.render_notice(
-            f"*{render.safe(reply.title)}*\n{lines}", ":white_check_mark:" if reply.ok else ":warning:"
+            f"*{render.safe(reply.title)}*\n{reply.body(render.safe)}",
+            ":white_check_mark:" if reply.ok else ":warning:",
         )
         await deliver(lambda: out.private(message), out, message, "a collections notice")
 
@@ -1106,11 +1109,7 @@ def build_app(settings: Settings, queue: QueueClient, redis_client: aioredis.Red
         team = event.get("team") or context.get("team_id")
         thread_ts: str = event.get("thread_ts") or event["ts"]
         out = ThreadReporter(client, channel, thread_ts, user)
-        files = [
-            FileRef(f["id"], clean_name(f.get("name") or "", ""))
-            for f in event.get("files") or []
-            if f.get("id")
-        ]
+        files = _file_refs(event.get("files"))
         if files:
             replace = bool(_REPLACE.search(_MENTION.sub("", event.get("text") or "")))
             await fe.add_files(client, files, user, channel, team, out, replace)
@@ -1131,11 +1130,7 @@ def build_app(settings: Settings, queue: QueueClient, redis_client: aioredis.Red
         channel = (shortcut.get("channel") or {}).get("id")
         team = (shortcut.get("team") or {}).get("id")
         message = shortcut.get("message") or {}
-        files = [
-            FileRef(f["id"], clean_name(f.get("name") or "", ""))
-            for f in message.get("files") or []
-            if f.get("id")
-        ]
+        files = _file_refs(message.get("files"))
         await fe.add_files(client, files, user, channel, team, ResponseUrlReporter(respond, "ephemeral"))
 
     @app.action(re.compile(f"^({render.VOTE_UP_ACTION}|{render.VOTE_DOWN_ACTION})$"))

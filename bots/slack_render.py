@@ -419,7 +419,7 @@ def render_ingest_report(report: IngestReport, action: str = "Indexed") -> Messa
     failed = [f for f in report.files if not f.ok]
     if report.changed:
         head_text = (
-            f":white_check_mark: *{safe(action)}* {'from' if action == 'Removed' else 'into'} collection "
+            f":white_check_mark: *{safe(action)}* {frontend.report_preposition(action)} collection "
             f"`{safe(report.collection)}` — "
             f"{plural(report.total_chunks, 'chunk')} in the index now"
             + (f" (version `{safe(report.index_version)}`)" if report.index_version else "")

@@ -36,9 +36,6 @@ def clean_name(text: str, fallback: str = "document") -> str:
     title before it is stored or shown."""
     import unicodedata
 
-    kept = "".join(
-        " " if ch in "\t\r\n" else ch
-        for ch in text
-        if ch in "\t\r\n" or unicodedata.category(ch) not in _UNSAFE_CATEGORIES
-    )
+    # Whitespace controls (tab, newline) separate words; the split below collapses them.
+    kept = "".join(ch for ch in text if ch.isspace() or unicodedata.category(ch) not in _UNSAFE_CATEGORIES)
     return " ".join(kept.split()) or fallback

@@ -67,7 +67,9 @@ from syllabot.shared.queue_protocol import (
     read_envelope,
 )
 from syllabot.shared.redis_conn import (
+    DATABASE_FULL,
     REDIS_ERRORS,
+    REDIS_TROUBLE,
     RedisUnavailable,
     async_client_at,
     describe,
@@ -106,7 +108,6 @@ OUTAGE_RETRY_S = 0.25
 
 
 _NO_WORKER = "no Syllabot worker is running (no heartbeat in Redis); start one with `syllabot worker`"
-_REFUSED_FULL = redis_trouble(redis.exceptions.OutOfMemoryError("OOM")) or "Syllabot's database is full"
 
 
 class QueueError(RuntimeError):
@@ -403,16 +404,13 @@ class QueueClient:
             raise RedisUnreachable(
                 self._unreachable(f"no reply within {timeout + STALL_GRACE_S:g} s")
             ) from exc
-        except REDIS_ERRORS as exc:
-            trouble = redis_trouble(exc)  # LOADING arrives as a connection error
+        except REDIS_TROUBLE as exc:
+            trouble = redis_trouble(exc)  # refusing (full, read-only; LOADING is a connection error)
             if trouble is not None:
                 raise RedisRefused(trouble) from exc
+            if not isinstance(exc, REDIS_ERRORS):
+                raise  # a bug (a script error), not Redis being away
             raise RedisUnreachable(self._unreachable(exc)) from exc
-        except redis.exceptions.ResponseError as exc:
-            trouble = redis_trouble(exc)
-            if trouble is None:
-                raise
-            raise RedisRefused(trouble) from exc
         envelope = read_envelope(raw)
         if envelope.ok:
             return envelope.result
@@ -437,7 +435,7 @@ class QueueClient:
                 return
             if await self._memory_full(pool):
                 # A full Redis refuses the workers' heartbeats too: "no worker" would hide the cause.
-                raise RedisRefused(_REFUSED_FULL)
+                raise RedisRefused(DATABASE_FULL)
             if attempt or not await self._worker_after_grace(pool):
                 raise NoWorker(_NO_WORKER)
 
@@ -448,8 +446,8 @@ class QueueClient:
             await pool.set(self.keys.write_probe, b"1", px=1000)
         except redis.exceptions.OutOfMemoryError:
             return True
-        except (*REDIS_ERRORS, redis.exceptions.RedisError):
-            return False
+        except REDIS_TROUBLE:
+            pass  # away or refusing for another reason: not "full"
         return False
 
     async def _worker_after_grace(self, pool: ArqRedis) -> bool:
@@ -503,7 +501,7 @@ class QueueClient:
                 withdrawn = await self._give_up(pool, job_id)
                 if await self._memory_full(pool):
                     # The worker ran it but Redis refused its result: say why, not "too long".
-                    raise RedisRefused(_REFUSED_FULL)
+                    raise RedisRefused(DATABASE_FULL)
                 raise QueueTimeout(
                     _timeout_message(withdrawn, timeout), withdrawn=withdrawn, timeout_s=timeout
                 )

@@ -80,6 +80,9 @@ _REFUSALS = {
 }
 
 
+#: What a client tells its user when Redis refuses writes for lack of memory.
+DATABASE_FULL = _REFUSALS["OOM"]
+
 _SCRIPT_REFUSAL = re.compile(r"-(" + "|".join(_REFUSALS) + r")\b")
 
 
@@ -159,12 +162,6 @@ async def wait_for_redis(url: str, poll_s: float = 0.5, log: Any = None) -> None
             await asyncio.sleep(poll_s)
     finally:
         await client.aclose()
-
-
-def memory_full(info: dict[str, Any]) -> bool:
-    """Whether ``INFO memory`` says Redis is at its ``maxmemory`` (0: no limit, never full)."""
-    limit = int(info.get("maxmemory", 0) or 0)
-    return limit > 0 and int(info.get("used_memory", 0) or 0) >= limit
 
 
 _embedded_lock = threading.Lock()
@@ -266,11 +263,6 @@ def folder_servers(folder: Path) -> list[int]:
         if cwd == folder and _alive(int(entry.name)):
             found.append(int(entry.name))
     return sorted(found)
-
-
-def embedded_servers(data_dir: Path) -> list[int]:
-    """pids of every embedded server of ``data_dir`` now running (one, or none, by construction)."""
-    return folder_servers(data_dir / "redis")
 
 
 def _socket_of(pid: int) -> str | None:

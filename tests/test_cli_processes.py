@@ -52,14 +52,17 @@ def cli_env(data_dir: Path) -> dict[str, str]:
     return env
 
 
-def syllabot(data_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def syllabot(
+    data_dir: Path, *args: str, env: dict[str, str] | None = None, timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
+    """``syllabot ARGS`` run to its end (``env``: default :func:`cli_env`, the hashing embedder)."""
     return subprocess.run(
         [sys.executable, "-m", "syllabot", *args],
-        env=cli_env(data_dir),
+        env=env or cli_env(data_dir),
         cwd=data_dir.parent,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=timeout,
     )
 
 
@@ -91,8 +94,7 @@ HOLDER = textwrap.dedent(
     from pathlib import Path
     from syllabot.shared.config import Settings
     from syllabot.shared.redis_conn import resolve_redis_url
-    resolve_redis_url(Settings(redis_url=None, data_dir=Path(sys.argv[1]), _env_file=None))
-    print("up", flush=True)
+    print(resolve_redis_url(Settings(redis_url=None, data_dir=Path(sys.argv[1]), _env_file=None)), flush=True)
     sys.stdin.readline()
     if len(sys.argv) > 2:
         import shutil; shutil.rmtree(sys.argv[1])
@@ -100,7 +102,9 @@ HOLDER = textwrap.dedent(
 )
 
 
-def _holder(data: Path, *extra: str) -> subprocess.Popen[str]:
+def _holder(data: Path, *extra: str) -> tuple[subprocess.Popen[str], str]:
+    """A process using the folder's embedded server until released (it prints the server's URL;
+    ``"delete"`` in ``extra``: it deletes the data folder before exiting)."""
     proc = subprocess.Popen(
         [sys.executable, "-c", HOLDER, str(data), *extra],
         env=cli_env(data),
@@ -108,8 +112,10 @@ def _holder(data: Path, *extra: str) -> subprocess.Popen[str]:
         stdout=subprocess.PIPE,
         text=True,
     )
-    assert proc.stdout is not None and proc.stdout.readline().strip() == "up"
-    return proc
+    assert proc.stdout is not None
+    url = proc.stdout.readline().strip()
+    assert url.startswith("unix://"), url
+    return proc, url
 
 
 def _release(proc: subprocess.Popen[str]) -> None:
@@ -128,7 +134,7 @@ def _no_server_soon(folder: Path) -> list[int]:
 
 def test_a_server_in_use_by_another_process_stays_until_its_last_user_exits(tmp_path: Path) -> None:
     data = tmp_path / "data"
-    holder = _holder(data)
+    holder, _ = _holder(data)
     try:
         assert len(servers_under(tmp_path)) == 1
         done = syllabot(data, "sources", "-c", "x")  # joins, fails (no collection), exits
@@ -141,17 +147,18 @@ def test_a_server_in_use_by_another_process_stays_until_its_last_user_exits(tmp_
 
 def test_a_server_whose_data_directory_was_deleted_still_stops(tmp_path: Path) -> None:
     data = tmp_path / "data"
-    holder = _holder(data, "delete")
+    holder, _ = _holder(data, "delete")
     assert len(servers_under(tmp_path)) == 1
     _release(holder)  # deletes the data directory, then exits
     assert _no_server_soon(tmp_path) == []
     shutil.rmtree(tmp_path, ignore_errors=True)
 
 
-def _start(data_dir: Path, *args: str) -> subprocess.Popen[str]:
+def _start(data_dir: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
+    """``syllabot ARGS`` started, its output piped (``env`` as for :func:`syllabot`)."""
     return subprocess.Popen(
         [sys.executable, "-m", "syllabot", *args],
-        env=cli_env(data_dir),
+        env=env or cli_env(data_dir),
         cwd=data_dir.parent,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -196,30 +203,9 @@ def test_concurrent_commands_share_one_server_and_lose_no_collection(tmp_path: P
     assert servers_under(tmp_path) == []
 
 
-URL_HOLDER = textwrap.dedent(
-    """
-    import sys
-    from pathlib import Path
-    from syllabot.shared.config import Settings
-    from syllabot.shared.redis_conn import resolve_redis_url
-    print(resolve_redis_url(Settings(redis_url=None, data_dir=Path(sys.argv[1]), _env_file=None)), flush=True)
-    sys.stdin.readline()
-    """
-)
-
-
 def _url_holder(data: Path) -> tuple[subprocess.Popen[str], redis.Redis]:
     """A process using the folder's embedded server, and a client of that server."""
-    proc = subprocess.Popen(
-        [sys.executable, "-c", URL_HOLDER, str(data)],
-        env=cli_env(data),
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert proc.stdout is not None
-    url = proc.stdout.readline().strip()
-    assert url.startswith("unix://"), url
+    proc, url = _holder(data)
     return proc, redis.Redis.from_url(url)
 
 
@@ -328,39 +314,17 @@ def test_ctrl_c_stops_an_index_at_once_and_publishes_nothing(tmp_path: Path) -> 
     env = _model_env(data)
     small = tmp_path / "small.md"
     small.write_text("# Course\n\n## Module 1\n\nDeadlocks and their four conditions.\n")
-    done = subprocess.run(
-        [sys.executable, "-m", "syllabot", "index", str(small), "-c", "os"],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    done = syllabot(data, "index", str(small), "-c", "os", env=env)
     assert done.returncode == 0, done.stderr
-    before = subprocess.run(
-        [sys.executable, "-m", "syllabot", "sources", "-c", "os", "--json"],
-        env=env,
-        capture_output=True,
-        text=True,
-    ).stdout
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "syllabot", "index", str(_big_notes(tmp_path / "long.md")), "-c", "os"],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    before = syllabot(data, "sources", "-c", "os", "--json", env=env).stdout
+    proc = _start(data, "index", str(_big_notes(tmp_path / "long.md")), "-c", "os", env=env)
     took, err = _interrupt_when_embedding(proc, signal.SIGINT)
     assert proc.returncode == 130, err
     assert took < 1.0, took
     assert err.strip().splitlines()[-1] == (
         "syllabot: cancelled: nothing was published; the index of 'os' is as it was"
     )
-    after = subprocess.run(
-        [sys.executable, "-m", "syllabot", "sources", "-c", "os", "--json"],
-        env=env,
-        capture_output=True,
-        text=True,
-    ).stdout
+    after = syllabot(data, "sources", "-c", "os", "--json", env=env).stdout
     assert after == before and "long.md" not in after
     assert _no_server_soon(tmp_path) == []
 
@@ -369,33 +333,19 @@ def test_sigterm_stops_a_reindex_and_leaves_the_previous_index(tmp_path: Path) -
     data = tmp_path / "data"
     env = _model_env(data)
     notes = _big_notes(tmp_path / "long.md", sections=250)
-    done = subprocess.run(
-        [sys.executable, "-m", "syllabot", "index", str(notes), "-c", "os"],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    done = syllabot(data, "index", str(notes), "-c", "os", env=env, timeout=300)
     assert done.returncode == 0, done.stderr
-    search = [sys.executable, "-m", "syllabot", "search", "scheduling policy 7", "-c", "os", "--json"]
-    before = subprocess.run(search, env=env, capture_output=True, text=True).stdout
-    sources = [sys.executable, "-m", "syllabot", "sources", "-c", "os", "--json"]
-    indexed = subprocess.run(sources, env=env, capture_output=True, text=True).stdout
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "syllabot", "index", "--reindex", "-c", "os"],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    search = ("search", "scheduling policy 7", "-c", "os", "--json")
+    before = syllabot(data, *search, env=env).stdout
+    sources = ("sources", "-c", "os", "--json")
+    indexed = syllabot(data, *sources, env=env).stdout
+    proc = _start(data, "index", "--reindex", "-c", "os", env=env)
     took, err = _interrupt_when_embedding(proc, signal.SIGTERM)
     assert proc.returncode == 130, err
     assert took < 1.0, took
     assert "cancelled: nothing was published" in err
-    assert (
-        subprocess.run(sources, env=env, capture_output=True, text=True).stdout == indexed
-    )  # same indexed_at
-    assert subprocess.run(search, env=env, capture_output=True, text=True).stdout == before
+    assert syllabot(data, *sources, env=env).stdout == indexed  # same indexed_at
+    assert syllabot(data, *search, env=env).stdout == before
     assert _no_server_soon(tmp_path) == []
 
 

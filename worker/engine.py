@@ -381,8 +381,7 @@ class Engine:
     def collections(self) -> list[CollectionInfo]:
         """Every collection with its documents, chunks, embedder, size and last indexing."""
         store = self.store
-        found = (store.collection_info(name) for name in store.collections())
-        return [info for info in found if info is not None]
+        return store.collection_infos(store.collections())
 
     def drop(self, collection: str) -> DropReport:
         """Delete a collection completely -- documents, index, kept questions, cached answers and the

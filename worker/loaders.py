@@ -200,6 +200,7 @@ def load_document(
     :class:`TooLarge`. A 78 KB DOCX unpacking to 25 MB of XML costs no parsing.
     """
     doc = _load_document(data, filename, max_bytes, check, max_expanded_bytes, max_text_chars)
+    _check_text(doc, max_text_chars)
     doc.title = clean_name(doc.title, doc.file)
     if doc.cite_title is not None:
         doc.cite_title = clean_name(doc.cite_title, doc.title)
@@ -241,7 +242,6 @@ def _load_document(
             doc = _load_docx(data, name)
         else:
             doc = _load_pdf(data, name, check, max_text_chars)
-        _check_text(doc, max_text_chars)
         doc.warnings[:0] = warnings
         return doc
     if actual == "ooxml-encrypted":
@@ -299,9 +299,7 @@ def _load_document(
             f"Supported types are {SUPPORTED_TYPES}",
             file=name,
         )
-    doc = _load_markdown(data, name) if claimed == "markdown" else _load_text(data, name)
-    _check_text(doc, max_text_chars)
-    return doc
+    return _load_markdown(data, name) if claimed == "markdown" else _load_text(data, name)
 
 
 def _check_expansion(data: bytes, name: str, max_expanded_bytes: int) -> None:

@@ -56,27 +56,45 @@ class CollectionStore:
         None when it does not exist."""
         if not self.r.sismember(self.keys.collections, collection):
             return None
-        docs = self.documents(collection)
-        version = self.current_version(collection)
-        meta: dict[str, Any] = {}
-        snapshot_bytes = 0
-        if version is not None:
-            key = self.keys.snapshot(collection, version)
-            raw = cast(bytes | None, self.r.hget(key, "meta"))
-            meta = json.loads(raw) if raw else {}
-            try:
-                snapshot_bytes = int(cast(int | None, self.r.memory_usage(key, samples=0)) or 0)
-            except redis.ResponseError:  # MEMORY USAGE renamed or disabled: the documents still count
-                snapshot_bytes = 0
-        indexed = [str(m.get("indexed_at")) for m in docs.values() if m.get("indexed_at")]
-        return CollectionInfo(
-            name=collection,
-            documents=len(docs),
-            chunks=int(meta.get("count", 0)),
-            embedder=meta.get("embedder_id"),
-            bytes=sum(int(m.get("bytes", 0)) for m in docs.values()) + snapshot_bytes,
-            indexed_at=max(indexed) if indexed else None,
-        )
+        return self.collection_infos([collection])[0]
+
+    def collection_infos(self, collections: list[str]) -> list[CollectionInfo]:
+        """:meth:`collection_info` of existing collections, in two pipelined round trips whatever
+        their number (documents and pointers, then each snapshot's meta and size)."""
+        with self.r.pipeline(transaction=False) as pipe:
+            for name in collections:
+                pipe.hgetall(self.keys.documents(name))
+                pipe.get(self.keys.current(name))
+            first = pipe.execute()
+        docs = [{k.decode(): json.loads(v) for k, v in raw.items()} for raw in first[0::2]]
+        versions = [v.decode() if v else None for v in first[1::2]]
+        snapshots = [self.keys.snapshot(n, v) for n, v in zip(collections, versions, strict=True) if v]
+        with self.r.pipeline(transaction=False) as pipe:
+            for key in snapshots:
+                pipe.hget(key, "meta")
+                # MEMORY USAGE may be renamed or disabled: the documents still count
+                pipe.memory_usage(key, samples=0)
+            second = iter(pipe.execute(raise_on_error=False))
+        infos = []
+        for name, stored, version in zip(collections, docs, versions, strict=True):
+            meta: dict[str, Any] = {}
+            snapshot_bytes = 0
+            if version is not None:
+                raw, usage = next(second), next(second)
+                meta = json.loads(raw) if isinstance(raw, bytes) else {}
+                snapshot_bytes = usage if isinstance(usage, int) else 0
+            indexed = [str(m.get("indexed_at")) for m in stored.values() if m.get("indexed_at")]
+            infos.append(
+                CollectionInfo(
+                    name=name,
+                    documents=len(stored),
+                    chunks=int(meta.get("count", 0)),
+                    embedder=meta.get("embedder_id"),
+                    bytes=sum(int(m.get("bytes", 0)) for m in stored.values()) + snapshot_bytes,
+                    indexed_at=max(indexed) if indexed else None,
+                )
+            )
+        return infos
 
     # --- writes ---------------------------------------------------------------------------------
     def drop(self, collection: str, lock: BuildLock) -> tuple[int, int]:
@@ -89,14 +107,13 @@ class CollectionStore:
             for k in self.r.scan_iter(match=self.keys.collection_glob(collection), count=500)
             if k != lock_key
         ]
-        bindings = [
-            key
-            for key in self.r.scan_iter(match=self.keys.binding_glob(), count=500)
-            if cast(bytes | None, self.r.get(key)) == collection.encode()
-        ]
+        bound = list(self.r.scan_iter(match=self.keys.binding_glob(), count=500))
+        values = cast(list[bytes | None], self.r.mget(bound)) if bound else []
+        bindings = [key for key, value in zip(bound, values, strict=True) if value == collection.encode()]
+        doomed = keys + bindings
         with self.r.pipeline(transaction=True) as pipe, lock.fenced(pipe):
-            for start in range(0, len(keys) + len(bindings), 500):
-                pipe.unlink(*(keys + bindings)[start : start + 500])
+            for start in range(0, len(doomed), 500):
+                pipe.unlink(*doomed[start : start + 500])
             pipe.srem(self.keys.collections, collection)
             pipe.execute()
         return len(keys), len(bindings)

@@ -531,7 +531,8 @@ def cmd_drop(args: argparse.Namespace, settings: Settings) -> int:
     collection = require_collection(settings, args.collection)
     engine = Engine(settings)
     if not args.yes:
-        info = next(i for i in engine.collections() if i.name == collection)
+        info = engine.store.collection_info(collection)
+        assert info is not None  # require_collection found it
         raise UsageError(
             f"drop deletes collection '{collection}' for good ({info.documents} documents, {info.chunks} "
             f"chunks, {size_text(info.bytes)}, its kept questions and the bindings to it); run it again with "

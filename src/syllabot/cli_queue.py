@@ -357,19 +357,22 @@ def run_index(
     Redis being unreachable as :class:`RedisUnavailable`; a build here cancelled by Ctrl-C or
     SIGTERM as :class:`Cancelled` (nothing published).
     """
-    with _cancel_on_signals() as token:
-        return _run_write(index(settings, collection, files, cancel=token, replace=replace), collection)
+    return _run_write(
+        lambda token: index(settings, collection, files, cancel=token, replace=replace), collection
+    )
 
 
-def _run_write(work: Awaitable[T], collection: str) -> T:
-    """Run a write (index, reindex, remove) and map failures as :func:`run_index` says."""
+def _run_write(work: Callable[[CancelToken], Awaitable[T]], collection: str) -> T:
+    """Run a write (index, reindex, remove), cancellable by SIGINT/SIGTERM through the token it
+    is given (:func:`_cancel_on_signals`), and map failures as :func:`run_index` says."""
     from syllabot.shared.queue import QueueError, RedisUnreachable
 
-    async def run() -> T:
-        return await work
+    async def run(token: CancelToken) -> T:
+        return await work(token)
 
     try:
-        return asyncio.run(run())
+        with _cancel_on_signals() as token:
+            return asyncio.run(run(token))
     except Cancelled as exc:
         raise Cancelled(
             f"cancelled: nothing was published; the index of '{collection}' is as it was"
@@ -483,8 +486,7 @@ async def index(
 def run_reindex(settings: Settings, collection: str) -> IngestReport:
     """Re-embed every stored document: through a running worker (so it serves the result at once)
     or in this process. Errors are raised as for :func:`run_index`."""
-    with _cancel_on_signals() as token:
-        return _run_write(reindex(settings, collection, token), collection)
+    return _run_write(lambda token: reindex(settings, collection, token), collection)
 
 
 async def reindex(settings: Settings, collection: str, cancel: CancelToken | None = None) -> IngestReport:
@@ -578,8 +580,7 @@ def run_remove(settings: Settings, collection: str, name: str) -> tuple[SourceIn
     Returns the document removed and the build's report; errors are raised as for :func:`run_index`,
     an unknown document as :class:`UnknownDocument`.
     """
-    with _cancel_on_signals() as token:
-        return _run_write(remove(settings, collection, name, token), collection)
+    return _run_write(lambda token: remove(settings, collection, name, token), collection)
 
 
 async def remove(

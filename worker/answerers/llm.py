@@ -125,27 +125,35 @@ PROMPT_SPAN_WORDS = 8
 _WORDS = re.compile(r"\w+")
 
 
-def prompt_spans(system: str) -> frozenset[tuple[str, ...]]:
-    """Every run of :data:`PROMPT_SPAN_WORDS` words of the system prompt (lower-cased)."""
-    words = [w.lower() for w in _WORDS.findall(system)]
+def _spans(text: str) -> frozenset[tuple[str, ...]]:
+    """Every run of :data:`PROMPT_SPAN_WORDS` words of ``text`` (lower-cased)."""
+    words = [w.lower() for w in _WORDS.findall(text)]
     return frozenset(
         tuple(words[i : i + PROMPT_SPAN_WORDS]) for i in range(len(words) - PROMPT_SPAN_WORDS + 1)
     )
 
 
-def leak_in(reply: str, nonce: str, spans: frozenset[tuple[str, ...]]) -> str | None:
+def leak_in(reply: str, nonce: str) -> str | None:
     """Why ``reply`` must not be shown -- it carries the fence's nonce or delimiter, or a span of
     the system prompt -- or None. A model that obeyed an instruction planted in a document would
-    otherwise have its echo of the prompt shown as a cited answer."""
+    otherwise have its echo of the prompt shown as a cited answer. The prompt's spans are the same
+    for every request but for its nonce, which is checked on its own."""
     if nonce and nonce in reply:
         return "the reply repeats the materials fence's nonce"
     if "<<<MATERIALS" in reply or "<<<END MATERIALS" in reply:
         return "the reply repeats the materials fence"
     words = [w.lower() for w in _WORDS.findall(reply)]
     for i in range(len(words) - PROMPT_SPAN_WORDS + 1):
-        if tuple(words[i : i + PROMPT_SPAN_WORDS]) in spans:
+        if tuple(words[i : i + PROMPT_SPAN_WORDS]) in _PROMPT_SPANS:
             return "the reply repeats the system prompt"
     return None
+
+
+def _refuse_leak(reply: str, nonce: str) -> None:
+    """:class:`LLMError` when :func:`leak_in` finds the reply leaking the fence or the prompt."""
+    leak = leak_in(reply, nonce)
+    if leak is not None:
+        raise LLMError(leak)
 
 
 def fence_materials(hits: Sequence[Hit], nonce: str) -> str:
@@ -165,6 +173,9 @@ def fence_materials(hits: Sequence[Hit], nonce: str) -> str:
 def system_prompt(nonce: str) -> str:
     """The system message for one request (its fence nonce filled in)."""
     return SYSTEM_PROMPT.format(nonce=nonce, marker=NOT_IN_MATERIALS, unsure=UNSURE_TAG)
+
+
+_PROMPT_SPANS = _spans(system_prompt(""))
 
 
 def build_messages(
@@ -463,23 +474,19 @@ class LLMAnswerer:
     async def _reply(self, messages: list[dict[str, str]], hits: Sequence[Hit], nonce: str) -> str:
         """The model's reply: streamed when the asker shows partial answers (``streaming_to``).
         A reply that leaks the fence or the prompt is :class:`LLMError`, before any of it is shown."""
-        spans = prompt_spans(messages[0]["content"])
         sink = partial_sink()
         if sink is None or not self.settings.llm_stream:
             reply = await self.complete(messages)
         else:
 
             async def show(reply: str) -> None:
-                if leak_in(reply, nonce, spans) is not None:
-                    raise LLMError(str(leak_in(reply, nonce, spans)))
+                _refuse_leak(reply, nonce)
                 visible = visible_text(reply, hits)
                 if visible:
                     await sink(visible)
 
             reply = await self.complete_streaming(messages, show)
-        leak = leak_in(reply, nonce, spans)
-        if leak is not None:
-            raise LLMError(leak)
+        _refuse_leak(reply, nonce)
         return reply
 
     async def answer(self, question: str, result: SearchResult, collection: str) -> Answer:
