@@ -69,7 +69,13 @@ from syllabot.shared.metrics import QuestionMetrics, start_endpoint
 from syllabot.shared.pseudonyms import pseudonym, pseudonym_key
 from syllabot.shared.queue import QueueClient, QueueError, QueueTimeout, RedisUnreachable
 from syllabot.shared.ratelimit import RateLimiter
-from syllabot.shared.redis_conn import REDIS_ERRORS, RedisUnavailable, async_client_at, resolve_redis_url
+from syllabot.shared.redis_conn import (
+    REDIS_ERRORS,
+    Durability,
+    RedisUnavailable,
+    async_client_at,
+    resolve_redis_url,
+)
 from syllabot.shared.schema import MAX_QUESTION_CHARS, Answer, AskRequest, IngestReport, SourceInfo
 from syllabot.shared.threads import thread_id
 
@@ -337,11 +343,17 @@ class SyllabotBot(discord.Client):
 
     @property
     def bindings(self) -> Bindings:
-        return Bindings(self._redis(), self.keys, PLATFORM, default=self.settings.default_collection)
+        return Bindings(
+            self._redis(),
+            self.keys,
+            PLATFORM,
+            default=self.settings.default_collection,
+            durability=Durability.of(self.settings),
+        )
 
     @property
     def feedback(self) -> Feedback:
-        return Feedback(self._redis(), self.keys)
+        return Feedback(self._redis(), self.keys, Durability.of(self.settings))
 
     def is_admin(self, interaction: discord.Interaction) -> bool:
         """Manage Server (or Administrator) in this channel, or one of the configured admin roles."""

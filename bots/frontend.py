@@ -51,7 +51,7 @@ from syllabot.shared.queue import (
     RedisUnreachable,
     SchemaMismatch,
 )
-from syllabot.shared.redis_conn import REDIS_ERRORS, RedisUnavailable, redis_trouble
+from syllabot.shared.redis_conn import REDIS_ERRORS, NotReplicated, RedisUnavailable, redis_trouble
 from syllabot.shared.schema import MAX_QUESTION_CHARS, Answer, AskRequest, CollectionInfo, DropReport
 
 log = logging.getLogger("syllabot.frontend")
@@ -171,6 +171,8 @@ def classify(exc: BaseException, *, timeout_s: float | None = None) -> Failure:
             f"That took too long: the worker did not answer{_waited(timeout_s)}. "
             "It may be busy; please try again in a minute.",
         )
+    if isinstance(exc, NotReplicated):  # done on the primary, not yet safe from its failure
+        return Failure(FailureKind.REFUSED, "Saved, but not yet copied to a replica", str(exc))
     trouble = exc.args[0] if isinstance(exc, RedisRefused) and exc.args else redis_trouble(exc)
     if trouble:
         return Failure(

@@ -68,7 +68,7 @@ from syllabot.shared.pseudonyms import pseudonym, pseudonym_key
 from syllabot.shared.queue import QueueClient, QueueError, QueueTimeout
 from syllabot.shared.queue_protocol import INGEST_TIMEOUT_S
 from syllabot.shared.ratelimit import RateLimiter
-from syllabot.shared.redis_conn import REDIS_ERRORS, RedisUnavailable, async_client, describe
+from syllabot.shared.redis_conn import REDIS_ERRORS, Durability, RedisUnavailable, async_client, describe
 from syllabot.shared.schema import AskRequest, IngestReport
 from syllabot.shared.threads import ThreadStore, thread_id
 
@@ -457,10 +457,11 @@ class SlackFrontEnd:
         self.redis = redis_client
         keys = Keys(settings.key_prefix)
         self.rate = RateLimiter(redis_client, keys, settings.rate_limit_per_minute)
-        self.bindings = Bindings(redis_client, keys, PLATFORM, settings.default_collection)
-        self.privacy = Privacy(redis_client, keys, PLATFORM)
+        durability = Durability.of(settings)
+        self.bindings = Bindings(redis_client, keys, PLATFORM, settings.default_collection, durability)
+        self.privacy = Privacy(redis_client, keys, PLATFORM, durability)
         self.threads = ThreadStore.from_settings(redis_client, settings)
-        self.feedback = Feedback(redis_client, keys)
+        self.feedback = Feedback(redis_client, keys, durability)
         self.keys = keys
         self._pseudonym_key = pseudonym_key(settings, PLATFORM)
         self._admin_cache: dict[str, tuple[float, bool]] = {}

@@ -11,7 +11,7 @@ import re
 import redis.asyncio as aioredis
 
 from syllabot.shared.keys import Keys
-from syllabot.shared.redis_conn import as_text
+from syllabot.shared.redis_conn import NO_WAIT, Durability, as_text
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
@@ -35,19 +35,29 @@ def validate_collection_name(name: str) -> str:
 
 
 class Bindings:
-    def __init__(self, redis: aioredis.Redis, keys: Keys, platform: str, default: str = "default") -> None:
+    def __init__(
+        self,
+        redis: aioredis.Redis,
+        keys: Keys,
+        platform: str,
+        default: str = "default",
+        durability: Durability = NO_WAIT,
+    ) -> None:
         self.redis = redis
         self.keys = keys
         self.platform = platform
         self.default = default
+        self.durability = durability
 
     async def bind(self, scope: str, collection: str) -> str:
         collection = validate_collection_name(collection)
         await self.redis.set(self.keys.binding(self.platform, scope), collection)
+        await self.durability.confirm_async(self.redis, "The channel's collection")
         return collection
 
     async def unbind(self, scope: str) -> None:
         await self.redis.delete(self.keys.binding(self.platform, scope))
+        await self.durability.confirm_async(self.redis, "Unsetting the channel's collection")
 
     async def resolve(self, *scopes: str) -> str:
         """The first bound collection among ``scopes`` (most specific first), else the default."""
@@ -68,13 +78,17 @@ class Privacy:
     every bot replica agrees.
     """
 
-    def __init__(self, redis: aioredis.Redis, keys: Keys, platform: str) -> None:
+    def __init__(
+        self, redis: aioredis.Redis, keys: Keys, platform: str, durability: Durability = NO_WAIT
+    ) -> None:
         self.redis = redis
         self.keys = keys
         self.platform = platform
+        self.durability = durability
 
     async def set(self, scope: str, private: bool) -> None:
         await self.redis.set(self.keys.privacy(self.platform, scope), "private" if private else "public")
+        await self.durability.confirm_async(self.redis, "The privacy setting")
 
     async def resolve(self, *scopes: str) -> bool | None:
         """The first setting among ``scopes`` (most specific first): True private, False public."""

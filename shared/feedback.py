@@ -20,6 +20,7 @@ import redis.asyncio as aioredis
 
 from syllabot.shared.answer_text import answer_text
 from syllabot.shared.keys import Keys
+from syllabot.shared.redis_conn import NO_WAIT, Durability
 from syllabot.shared.schema import Answer
 
 Vote = Literal["up", "down"]
@@ -48,9 +49,10 @@ class UnknownAnswer(LookupError):
 
 
 class Feedback:
-    def __init__(self, redis: aioredis.Redis, keys: Keys) -> None:
+    def __init__(self, redis: aioredis.Redis, keys: Keys, durability: Durability = NO_WAIT) -> None:
         self.redis = redis
         self.keys = keys
+        self.durability = durability
         self._vote = redis.register_script(_VOTE)
 
     async def record_answer(self, answer: Answer, platform: str, asked_by: str) -> str:
@@ -99,6 +101,7 @@ class Feedback:
             keys=[self.keys.feedback_vote(answer_id), self.keys.feedback_stream],
             args=[user, vote, ANSWER_TTL_S, STREAM_MAXLEN, *flat],
         )
+        await self.durability.confirm_async(self.redis, "Your vote")
         return bool(changed)
 
     async def votes(self, answer_id: str) -> dict[str, str]:

@@ -73,6 +73,7 @@ from syllabot.shared.redis_conn import (
     RedisUnavailable,
     async_client_at,
     describe,
+    is_sentinel,
     redis_trouble,
     resolve_redis_url,
 )
@@ -102,6 +103,9 @@ FRESH_REDIS_S = 5
 RECONNECT_GRACE_S = 1.0
 #: How often a client waiting for a result tries Redis again after losing it mid-wait.
 OUTAGE_RETRY_S = 0.25
+#: With Sentinel, how long a question waits for a failover to finish before "unreachable" (the
+#: Sentinels' detection plus the promotion: ~2.5 s with ``down-after-milliseconds`` 1000).
+FAILOVER_WAIT_S = 15.0
 
 
 # --- errors ------------------------------------------------------------------------------------
@@ -396,7 +400,7 @@ class QueueClient:
             # The wait checks its deadline between BLPOP slices; this bounds a Redis that stalls
             # inside a command (the socket timeout would too, but only after SOCKET_TIMEOUT_S).
             async with asyncio.timeout(timeout + STALL_GRACE_S):
-                await self._enqueue(pool, job_id, function, args, timeout)
+                await self._enqueue_through_failover(pool, job_id, function, args, timeout)
                 progress_key = self.keys.progress(collection, job_id) if progress and collection else None
                 raw = await self._wait(pool, job_id, timeout, progress, progress_key, partials)
         except TimeoutError as exc:
@@ -418,6 +422,26 @@ class QueueClient:
             raise SchemaMismatch(bot=SCHEMA_VERSION, worker=envelope.schema_version, message=envelope.error)
         error = EmptyCollection if envelope.type == EmptyCollection.__name__ else JobFailed
         raise error(envelope.error)
+
+    async def _enqueue_through_failover(
+        self, pool: ArqRedis, job_id: str, function: str, args: tuple[Any, ...], timeout: float
+    ) -> None:
+        """:meth:`_enqueue`; with Sentinel, Redis lost at that moment is a failover under way, so
+        the enqueue is tried again every :data:`OUTAGE_RETRY_S` for up to :data:`FAILOVER_WAIT_S`
+        (within the caller's timeout) instead of failing the question at once. The enqueue script
+        rewrites the same job, so a retry cannot queue it twice. A single Redis keeps failing fast:
+        nothing will replace it in seconds."""
+        loop = asyncio.get_running_loop()
+        give_up = loop.time() + min(FAILOVER_WAIT_S, timeout)
+        while True:
+            try:
+                await self._enqueue(pool, job_id, function, args, timeout)
+                return
+            except REDIS_ERRORS as exc:
+                if not (self._url and is_sentinel(self._url)) or loop.time() >= give_up:
+                    raise
+                log.info("Redis lost while queueing job %s (%s); waiting for the failover", job_id, exc)
+                await asyncio.sleep(OUTAGE_RETRY_S)
 
     async def _enqueue(
         self, pool: ArqRedis, job_id: str, function: str, args: tuple[Any, ...], timeout: float

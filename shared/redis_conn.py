@@ -38,6 +38,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
@@ -98,6 +99,8 @@ def redis_trouble(exc: BaseException) -> str | None:
         return _REFUSALS["READONLY"]
     if isinstance(exc, redis.exceptions.BusyLoadingError):
         return _REFUSALS["LOADING"]
+    if isinstance(exc, NotReplicated):
+        return str(exc)
     if isinstance(exc, redis.exceptions.ResponseError):
         text = str(exc)
         word = text.split(" ", 1)[0].upper()
@@ -451,15 +454,155 @@ def _keep_append_only_file(server: Any) -> None:
 
 
 def resolve_redis_url(settings: Settings) -> str:
-    """The Redis URL to use for these settings (starting the embedded server if needed)."""
+    """The Redis URL to use for these settings (starting the embedded server if needed): the
+    ``REDIS_URL``, a :data:`SENTINEL_SCHEME` URL for ``REDIS_SENTINELS``, else the embedded server's."""
     if settings.redis_url:
         return settings.redis_url
+    if settings.redis_sentinels:
+        return sentinel_url(settings)
     return _embedded_url(settings.data_dir)
+
+
+# --- Sentinel ------------------------------------------------------------------------------------
+
+#: Our own URL form for "ask these Sentinels for the primary of this service", so everything that
+#: passes a Redis URL around (the worker, the queue client, ``wait_for_redis``, ``describe``) handles
+#: Sentinel unchanged: ``redis+sentinel://[:password@]host:port,host:port/service?db=0``, with an
+#: optional ``sentinel_password`` query parameter. Not a redis-py scheme: only
+#: :func:`async_client_at` and :func:`sync_client_at` open it.
+SENTINEL_SCHEME = "redis+sentinel://"
+
+
+@dataclass(frozen=True)
+class SentinelTarget:
+    """What a :data:`SENTINEL_SCHEME` URL names."""
+
+    sentinels: tuple[tuple[str, int], ...]
+    service: str
+    password: str | None = None
+    sentinel_password: str | None = None
+    db: int = 0
+
+
+def is_sentinel(url: str) -> bool:
+    return url.startswith(SENTINEL_SCHEME)
+
+
+def sentinel_url(settings: Settings) -> str:
+    """The :data:`SENTINEL_SCHEME` URL of ``REDIS_SENTINELS`` and its service and passwords."""
+    from urllib.parse import quote
+
+    auth = f":{quote(settings.redis_password, safe='')}@" if settings.redis_password else ""
+    query = (
+        f"?sentinel_password={quote(settings.redis_sentinel_password, safe='')}"
+        if settings.redis_sentinel_password
+        else ""
+    )
+    return (
+        f"{SENTINEL_SCHEME}{auth}{settings.redis_sentinels}/{quote(settings.redis_service, safe='')}{query}"
+    )
+
+
+def parse_sentinel_url(url: str) -> SentinelTarget:
+    """The Sentinels, service, passwords and database a :data:`SENTINEL_SCHEME` URL names."""
+    from urllib.parse import parse_qs, unquote
+
+    from syllabot.shared.config import parse_sentinels
+
+    rest = url.removeprefix(SENTINEL_SCHEME)
+    rest, _, query = rest.partition("?")
+    authority, _, service = rest.partition("/")
+    password = None
+    if "@" in authority:
+        auth, authority = authority.rsplit("@", 1)
+        password = unquote(auth.partition(":")[2]) or None
+    params = parse_qs(query)
+    sentinel_password = params.get("sentinel_password", [None])[0]
+    return SentinelTarget(
+        sentinels=tuple(parse_sentinels(authority)),
+        service=unquote(service) or "mymaster",
+        password=password,
+        sentinel_password=sentinel_password,
+        db=int(params.get("db", ["0"])[0]),
+    )
+
+
+def _sentinel_kwargs(target: SentinelTarget) -> dict[str, Any]:
+    """What both Sentinel managers (sync and asyncio) take: the Sentinels' own password and
+    timeouts (a dead Sentinel must not stall discovery), the servers' password and database."""
+    return {
+        "sentinel_kwargs": {
+            "password": target.sentinel_password,
+            "socket_connect_timeout": CONNECT_TIMEOUT_S,
+            "socket_timeout": CONNECT_TIMEOUT_S,
+        },
+        "password": target.password,
+        "db": target.db,
+    }
+
+
+class NotReplicated(redis.exceptions.RedisError):
+    """A write was made on the primary but fewer replicas than required confirmed it in time: if
+    the primary failed now, a replica promoted in its place might not hold it."""
+
+
+@dataclass(frozen=True)
+class Durability:
+    """How many replicas must confirm an acknowledged write, and for how long to wait for them.
+
+    Why a probe write and not a bare ``WAIT``: Redis's ``WAIT`` waits for the writes of *its own
+    connection*, and a pooled client may send it on another connection than the one the write went
+    out on. Replication is one ordered stream, so a tiny write followed by ``WAIT`` on one
+    connection (a non-transactional pipeline keeps both on one connection, in order) is confirmed
+    only once every earlier write of every connection is too.
+    """
+
+    replicas: int = 0
+    wait_ms: int = 2000
+    probe_key: str = "syllabot:probe"
+
+    @classmethod
+    def of(cls, settings: Settings) -> Durability:
+        return cls(settings.replicas_to_wait, settings.redis_wait_ms, f"{settings.key_prefix}probe")
+
+    def _check(self, confirmed: object, what: str) -> None:
+        count = int(cast(Any, confirmed))
+        if count < self.replicas:
+            raise NotReplicated(
+                f"{what} was saved on Syllabot's primary database, but {count} of the "
+                f"{self.replicas} replica(s) required confirmed it within {self.wait_ms} ms, so it could "
+                "be lost if the primary failed now; check the replicas with `syllabot doctor`, then "
+                "do it again to be sure (it is safe to repeat)"
+            )
+
+    def confirm(self, client: redis.Redis, what: str) -> None:
+        """Return once enough replicas hold every write made so far, else :class:`NotReplicated`."""
+        if self.replicas <= 0:
+            return
+        with client.pipeline(transaction=False) as pipe:
+            pipe.set(self.probe_key, b"1", px=1000)
+            cast(Any, pipe).execute_command("WAIT", self.replicas, self.wait_ms)
+            _, confirmed = pipe.execute()
+        self._check(confirmed, what)
+
+    async def confirm_async(self, client: aioredis.Redis, what: str) -> None:
+        """:meth:`confirm` for an asyncio client."""
+        if self.replicas <= 0:
+            return
+        async with client.pipeline(transaction=False) as pipe:
+            pipe.set(self.probe_key, b"1", px=1000)
+            cast(Any, pipe).execute_command("WAIT", self.replicas, self.wait_ms)
+            _, confirmed = await pipe.execute()
+        self._check(confirmed, what)
+
+
+#: No replica to wait for: a single Redis, or a deployment that accepts losing the last second.
+NO_WAIT = Durability()
 
 
 #: Query parameters whose value is a credential (redis-py's ``?password=``, tokens, API keys).
 _SECRET_PARAMS = re.compile(
-    r"(?i)([?&](?:password|passwd|pass|pwd|token|secret|api[_-]?key|key|auth)=)[^&#]*"
+    r"(?i)([?&](?:(?:sentinel_)?password|passwd|pass|pwd|token|secret|api[_-]?key|key|auth)=)[^&#]*"
 )
 
 
@@ -477,7 +620,20 @@ def describe(url: str) -> str:
 
 def sync_client(settings: Settings) -> redis.Redis:
     """A blocking client (bytes responses), for the CLI and for code run in threads."""
-    client: redis.Redis = redis.Redis.from_url(resolve_redis_url(settings))
+    return sync_client_at(resolve_redis_url(settings))
+
+
+def sync_client_at(url: str, **kwargs: Any) -> redis.Redis:
+    """The one blocking client factory, for a URL already resolved (Sentinel URLs included: the
+    client asks the Sentinels for the primary on every new connection). ``kwargs``: connection
+    options (timeouts)."""
+    if is_sentinel(url):
+        from redis.sentinel import Sentinel
+
+        target = parse_sentinel_url(url)
+        manager: Any = cast(Any, Sentinel)(list(target.sentinels), **_sentinel_kwargs(target), **kwargs)
+        return cast(redis.Redis, manager.master_for(target.service))
+    client: redis.Redis = redis.Redis.from_url(url, **kwargs)
     return client
 
 
@@ -505,9 +661,19 @@ def async_client_at(
     extra: dict[str, Any] = {}
     if retry_closed:
         extra = {"retry": Retry(NoBackoff(), 1), "retry_on_error": [redis.exceptions.ConnectionError]}
-    client: AsyncClient = cls.from_url(
-        url, socket_connect_timeout=CONNECT_TIMEOUT_S, socket_timeout=SOCKET_TIMEOUT_S, **extra
-    )
+    timeouts: dict[str, Any] = {
+        "socket_connect_timeout": CONNECT_TIMEOUT_S,
+        "socket_timeout": SOCKET_TIMEOUT_S,
+    }
+    if is_sentinel(url):
+        from redis.asyncio.sentinel import Sentinel as AsyncSentinel
+
+        target = parse_sentinel_url(url)
+        manager: Any = cast(Any, AsyncSentinel)(
+            list(target.sentinels), **_sentinel_kwargs(target), **timeouts, **extra
+        )
+        return cast(AsyncClient, manager.master_for(target.service, redis_class=cls))
+    client: AsyncClient = cls.from_url(url, **timeouts, **extra)
     return client
 
 

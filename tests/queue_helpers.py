@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -16,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import pytest
 import redis
 
 from syllabot.shared.config import Settings
@@ -211,6 +213,24 @@ def stop_process(proc: subprocess.Popen, timeout: float = 10.0) -> None:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(timeout)
+
+
+def _major(binary: str) -> int:
+    try:
+        out = subprocess.run([binary, "--version"], capture_output=True, text=True, timeout=10).stdout
+        return int(out.split("v=")[1].split(".")[0])
+    except (OSError, IndexError, ValueError, subprocess.SubprocessError):
+        return 0
+
+
+def redis7_binary() -> str:
+    """A ``redis-server`` of version 7 or later. The first one on PATH may not be: the embedded-Redis
+    package puts a 6.2 into virtual environments (the shadowing issue 14 found), so look further."""
+    candidates = [shutil.which("redis-server"), "/usr/bin/redis-server", "/usr/local/bin/redis-server"]
+    for binary in dict.fromkeys(c for c in candidates if c):
+        if _major(binary) >= 7:
+            return binary
+    pytest.fail(f"the fault drills need redis-server >= 7 (looked at {candidates})")
 
 
 def free_port() -> int:

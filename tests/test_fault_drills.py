@@ -14,7 +14,6 @@ import contextlib
 import json
 import os
 import random
-import shutil
 import signal
 import subprocess
 import threading
@@ -38,6 +37,7 @@ from tests.queue_helpers import (
     NEW_DOC,
     NEW_QUESTION,
     free_port,
+    redis7_binary,
     wait_for_workers,
     worker_processes,
 )
@@ -48,24 +48,6 @@ RETURNS_QUESTION = "How many days do I have to return a new bike?"
 
 
 # --- a Redis 7 of the drill's own ------------------------------------------------------------------
-
-
-def _major(binary: str) -> int:
-    try:
-        out = subprocess.run([binary, "--version"], capture_output=True, text=True, timeout=10).stdout
-        return int(out.split("v=")[1].split(".")[0])
-    except (OSError, IndexError, ValueError, subprocess.SubprocessError):
-        return 0
-
-
-def redis7_binary() -> str:
-    """A ``redis-server`` of version 7 or later. The first one on PATH may not be: the embedded-Redis
-    package puts a 6.2 into virtual environments (the shadowing issue 14 found), so look further."""
-    candidates = [shutil.which("redis-server"), "/usr/bin/redis-server", "/usr/local/bin/redis-server"]
-    for binary in dict.fromkeys(c for c in candidates if c):
-        if _major(binary) >= 7:
-            return binary
-    pytest.fail(f"the fault drills need redis-server >= 7 (looked at {candidates})")
 
 
 class DrillRedis:

@@ -46,7 +46,7 @@ import redis
 from syllabot.shared.config import Settings
 from syllabot.shared.keys import Keys
 from syllabot.shared.queue_protocol import HEARTBEAT_INTERVAL_S, HEARTBEAT_TTL_S
-from syllabot.shared.redis_conn import describe, resolve_redis_url
+from syllabot.shared.redis_conn import describe, is_sentinel, resolve_redis_url, sync_client_at
 from syllabot.worker.embedders import Embedder, get_embedder
 from syllabot.worker.index import UNIT_TOLERANCE, CorruptSnapshot
 from syllabot.worker.store import CollectionStore
@@ -316,7 +316,7 @@ def connect_and_check_redis(settings: Settings) -> tuple[redis.Redis | None, lis
     client: redis.Redis | None = None
     try:
         url = resolve_redis_url(settings)
-        client = redis.Redis.from_url(
+        client = sync_client_at(
             url, socket_connect_timeout=REDIS_CONNECT_TIMEOUT_S, socket_timeout=REDIS_COMMAND_TIMEOUT_S
         )
         started = time.perf_counter()
@@ -349,6 +349,14 @@ def connect_and_check_redis(settings: Settings) -> tuple[redis.Redis | None, lis
     ]
     checks.append(_guard("redis persistence", lambda: check_persistence(client)))
     checks.append(_guard("redis memory", lambda: assess_memory(_info(client, "memory"))))
+    checks.append(
+        _guard(
+            "redis replicas",
+            lambda: assess_replication(
+                _info(client, "replication"), settings.replicas_to_wait, primary=_primary_of(client, url)
+            ),
+        )
+    )
     return client, checks
 
 
@@ -364,6 +372,86 @@ def _guard(name: str, run: Callable[[], Check]) -> Check:
     except Exception as exc:
         log.debug("check %s failed", name, exc_info=True)
         return Check(name, "warn", f"could not be read: {type(exc).__name__}: {exc}", {})
+
+
+def replicas_of(info: dict[str, Any]) -> list[dict[str, Any]]:
+    """The primary's replicas from ``INFO replication`` (``slave0: {ip, port, state, offset, lag}``),
+    each with how many bytes of the replication stream it is behind (``behind``)."""
+    primary_offset = int(info.get("master_repl_offset", 0) or 0)
+    found = []
+    for key in sorted(k for k in info if re.fullmatch(r"slave\d+", str(k))):
+        entry = info[key]
+        if isinstance(entry, str):  # some servers' INFO parsed as "ip=...,port=..."
+            entry = dict(part.split("=", 1) for part in entry.split(",") if "=" in part)
+        replica = {k: _text(v) for k, v in dict(entry).items()}
+        replica["behind"] = max(0, primary_offset - int(replica.get("offset", 0) or 0))
+        found.append(replica)
+    return found
+
+
+def _primary_of(client: redis.Redis, url: str) -> str | None:
+    """The primary's address the Sentinels name now (None without Sentinel)."""
+    if not is_sentinel(url):
+        return None
+    host, port = cast(Any, client.connection_pool).get_master_address()
+    return f"{host}:{port}"
+
+
+def assess_replication(info: dict[str, Any], required: int, *, primary: str | None = None) -> Check:
+    """The primary, its replicas and their lag, against the replicas acknowledged writes wait for.
+
+    Why it matters: with ``REDIS_SENTINELS`` a replica is promoted when the primary dies, and only
+    writes a replica had received survive; with fewer live replicas than
+    ``SYLLABOT_REDIS_MIN_REPLICAS`` every upload, removal, admin setting and vote is reported as not
+    copied. A Syllabot pointed at a replica (``REDIS_URL``) cannot write at all.
+    """
+    role = str(_text(info.get("role", "unknown")))
+    if role in ("slave", "replica"):
+        primary = f"{_text(info.get('master_host'))}:{_text(info.get('master_port'))}"
+        return Check(
+            "redis replicas",
+            "fail",
+            f"this server is a replica of {primary}, which refuses writes: point REDIS_URL at the "
+            "primary, or use REDIS_SENTINELS so the primary is found (and followed after a failover)",
+            {"role": role, "primary": primary},
+        )
+    replicas = replicas_of(info)
+    online = [r for r in replicas if r.get("state") == "online"]
+    sentinel = primary is not None
+    described = ", ".join(
+        f"{r.get('ip')}:{r.get('port')} {r.get('state')}, lag {r.get('lag', '?')} s, "
+        f"{r['behind']} bytes behind"
+        for r in replicas
+    )
+    data: dict[str, Any] = {
+        "role": role,
+        "replicas": replicas,
+        "online": len(online),
+        "required": required,
+        "sentinel": sentinel,
+        "primary": primary,
+    }
+    where = f"primary {primary} (from the Sentinels)" if sentinel else "primary"
+    head = f"{where} with {len(online)} replica(s) online" + (f": {described}" if described else "")
+    if len(online) < required:
+        return Check(
+            "redis replicas",
+            "fail",
+            f"{head}; acknowledged writes wait for {required} (SYLLABOT_REDIS_MIN_REPLICAS), so every "
+            "upload, removal, admin setting and vote is reported as not copied until one is back",
+            data,
+        )
+    if sentinel and not online:
+        return Check(
+            "redis replicas",
+            "warn",
+            f"{head}: Sentinel has no replica to promote if the primary fails, and writes of the last "
+            "second before a crash are lost; add a replica",
+            data,
+        )
+    if not sentinel and not online:
+        return Check("redis replicas", "ok", "single server (no replicas; REDIS_SENTINELS unset)", data)
+    return Check("redis replicas", "ok", head + (f"; writes wait for {required}" if required else ""), data)
 
 
 def _version_tuple(version: str) -> tuple[int, int]:

@@ -23,7 +23,7 @@ from syllabot.shared.bindings import validate_collection_name
 from syllabot.shared.config import Settings
 from syllabot.shared.keys import Keys
 from syllabot.shared.labels import citation_label
-from syllabot.shared.redis_conn import sync_client
+from syllabot.shared.redis_conn import Durability, sync_client
 from syllabot.shared.schema import CollectionInfo, DropReport, FileReport, Hit, IngestReport, SourceInfo
 from syllabot.shared.threads import Turn
 from syllabot.worker.buildlock import BuildLock
@@ -292,7 +292,7 @@ class Engine:
 
     @property
     def store(self) -> CollectionStore:
-        return CollectionStore(self.client, self.keys)
+        return CollectionStore(self.client, self.keys, Durability.of(self.settings))
 
     @property
     def embedder(self) -> Embedder:

@@ -461,8 +461,48 @@ async def _deliver(ctx: dict[str, Any], work: Awaitable[Any]) -> None:
     await _push(ctx, ok_envelope(result))
 
 
+#: How long a worker keeps trying to deliver a finished job's result through a Redis outage (a
+#: Sentinel failover takes a few seconds), and how often: the push is once-only (``push_result``),
+#: so a retry can never deliver twice.
+DELIVERY_RETRY_S = 15.0
+DELIVERY_RETRY_EVERY_S = 0.25
+
+
+async def _through_outage(ctx: dict[str, Any], attempt: Callable[[], Awaitable[_T]]) -> _T:
+    """``attempt()``, made again while Redis is lost in the middle of it, for up to
+    :data:`DELIVERY_RETRY_S`: answering only reads (the index pointer, the conversation) and writes
+    what may be written twice, so a question caught in a failover is answered once the new primary
+    answers, not failed with a socket error."""
+    loop = asyncio.get_running_loop()
+    give_up = loop.time() + DELIVERY_RETRY_S
+    while True:
+        try:
+            return await attempt()
+        except REDIS_ERRORS as exc:
+            if loop.time() >= give_up or hooks_of(ctx).stopping():
+                raise
+            log.warning("job %s: Redis lost while answering (%s); trying again", ctx["job_id"], exc)
+            await asyncio.sleep(DELIVERY_RETRY_EVERY_S)
+
+
 async def _push(ctx: dict[str, Any], payload: bytes) -> None:
-    await push_result(ctx["redis"], ctx["keys"], ctx["job_id"], payload)
+    """Deliver ``payload``, waiting out a Redis outage for up to :data:`DELIVERY_RETRY_S`.
+
+    Why: the answer is computed; dropping it because the primary died a moment ago would leave the
+    asker to wait for the job's claim to lapse and another worker to compute it again (10 s and
+    more, measured in the failover drill), when the new primary takes the push seconds later.
+    """
+    loop = asyncio.get_running_loop()
+    give_up = loop.time() + DELIVERY_RETRY_S
+    while True:
+        try:
+            await push_result(ctx["redis"], ctx["keys"], ctx["job_id"], payload)
+            return
+        except REDIS_ERRORS as exc:
+            if loop.time() >= give_up or hooks_of(ctx).stopping():
+                raise
+            log.warning("job %s: result not delivered yet (%s); retrying", ctx["job_id"], exc)
+            await asyncio.sleep(DELIVERY_RETRY_EVERY_S)
 
 
 def _progress_writer(ctx: dict[str, Any], collection: str) -> Progress:
@@ -577,17 +617,20 @@ async def ask(ctx: dict[str, Any], request: dict[str, Any]) -> None:
             ).publish
         try:
             with streaming_to(publish):
-                answer = await answer_question(
-                    ctx["engine"],
-                    ctx["answerer"],
-                    question,
-                    left,
-                    margin,
-                    queue_ms=queue_ms,
-                    threads=ctx.get("threads"),
-                    cpu=ctx.get("cpu"),
-                    cache=ctx.get("answer_cache"),
-                    questions=ctx.get("questions"),
+                answer = await _through_outage(
+                    ctx,
+                    lambda: answer_question(
+                        ctx["engine"],
+                        ctx["answerer"],
+                        question,
+                        seconds_left(ctx, question),
+                        margin,
+                        queue_ms=queue_ms,
+                        threads=ctx.get("threads"),
+                        cpu=ctx.get("cpu"),
+                        cache=ctx.get("answer_cache"),
+                        questions=ctx.get("questions"),
+                    ),
                 )
         except Exception:
             if metrics is not None:

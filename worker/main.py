@@ -14,7 +14,7 @@ import sys
 import warnings
 from typing import Any
 
-from arq.connections import RedisSettings
+from arq.connections import ArqRedis, RedisSettings
 from arq.worker import Worker, func
 
 from syllabot.shared.config import Settings, get_settings
@@ -37,8 +37,11 @@ from syllabot.shared.queue_protocol import (
 from syllabot.shared.redis_conn import (
     REDIS_ERRORS,
     REDIS_TROUBLE,
+    async_client_at,
     describe,
     is_redis_outage,
+    is_sentinel,
+    parse_sentinel_url,
     redis_trouble,
     resolve_redis_url,
     wait_for_redis,
@@ -112,7 +115,19 @@ class FastWorker(Worker):
         (saying so every few seconds) instead of exiting after arq's five connection retries."""
         if self._pool is None and self.redis_url:
             await wait_for_redis(self.redis_url, log=log)
+            self._pool = self._open_pool(self.redis_url)
         await super().main()
+
+    def _open_pool(self, url: str) -> ArqRedis:
+        """The worker's pool from the product's one client factory (so a Sentinel URL follows the
+        primary, and the socket timeouts are the bots' and the queue client's), set up as arq's
+        ``create_pool`` would."""
+        pool = async_client_at(url, ArqRedis)
+        pool.job_serializer = self.job_serializer
+        pool.job_deserializer = self.job_deserializer
+        pool.default_queue_name = self.queue_name
+        pool.expires_extra_ms = self.expires_extra_ms
+        return pool
 
     def claim_loop_alive(self) -> bool:
         """Whether the claim loop still turns (it does at least every ``idle_poll_s`` when healthy)."""
@@ -252,10 +267,25 @@ class FastWorker(Worker):
             await self._drop_pubsub()
 
 
+def arq_redis_settings(url: str) -> RedisSettings:
+    """arq's own connection settings for ``url``, for the stock ``arq`` command line
+    (``syllabot worker`` opens its pool with :func:`~shared.redis_conn.async_client_at` instead)."""
+    if is_sentinel(url):
+        target = parse_sentinel_url(url)
+        return RedisSettings(
+            host=list(target.sentinels),
+            sentinel=True,
+            sentinel_master=target.service,
+            password=target.password,
+            database=target.db,
+        )
+    return RedisSettings.from_dsn(url)
+
+
 def worker_kwargs(settings: Settings) -> dict[str, Any]:
     """The arq ``Worker`` keyword arguments for these settings (also the body of ``WorkerSettings``)."""
     keys = Keys(settings.key_prefix)
-    redis_settings = RedisSettings.from_dsn(resolve_redis_url(settings))
+    redis_settings = arq_redis_settings(resolve_redis_url(settings))
     ask_timeout = settings.ask_timeout_s + 5
     return {
         "functions": [

@@ -16,6 +16,7 @@ from typing import Any, cast
 import redis
 
 from syllabot.shared.keys import Keys
+from syllabot.shared.redis_conn import NO_WAIT, Durability
 from syllabot.shared.schema import CollectionInfo
 from syllabot.worker.buildlock import BUILD_LOCK_TTL_S, BuildLock, owner_name
 from syllabot.worker.index import IndexSnapshot
@@ -28,9 +29,11 @@ BUILD_LOCK_TIMEOUT_S = 1800
 
 
 class CollectionStore:
-    def __init__(self, client: redis.Redis, keys: Keys) -> None:
+    def __init__(self, client: redis.Redis, keys: Keys, durability: Durability = NO_WAIT) -> None:
         self.r = client
         self.keys = keys
+        #: A publish or a drop returns only once the replicas hold it (``NotReplicated`` otherwise).
+        self.durability = durability
 
     # --- reads ----------------------------------------------------------------------------------
     def current_version(self, collection: str) -> str | None:
@@ -116,6 +119,7 @@ class CollectionStore:
                 pipe.unlink(*doomed[start : start + 500])
             pipe.srem(self.keys.collections, collection)
             pipe.execute()
+        self.durability.confirm(self.r, f"Dropping '{collection}'")
         return len(keys), len(bindings)
 
     def build_lock(
@@ -169,3 +173,4 @@ class CollectionStore:
             if previous_version and previous_version != snapshot.version:
                 pipe.expire(self.keys.snapshot(collection, previous_version), OLD_SNAPSHOT_GRACE_S)
             pipe.execute()
+        self.durability.confirm(self.r, f"The new index of '{collection}'")
