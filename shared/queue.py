@@ -76,6 +76,7 @@ from syllabot.shared.redis_conn import (
     is_sentinel,
     redis_trouble,
     resolve_redis_url,
+    unreachable,
 )
 from syllabot.shared.schema import (
     SCHEMA_VERSION,
@@ -228,11 +229,7 @@ class QueueClient:
         await self.close()
 
     def _unreachable(self, exc: BaseException | str) -> str:
-        where = describe(self._url) if self._url else "(unresolved)"
-        return (
-            f"Redis at {where} is unreachable ({exc}). Is the server running? "
-            "Check REDIS_URL, or unset it to use the embedded Redis."
-        )
+        return unreachable(self._url, exc)
 
     async def _redis(self) -> ArqRedis:
         loop = asyncio.get_running_loop()

@@ -687,10 +687,23 @@ async def check_async(client: aioredis.Redis, url: str) -> None:
     try:
         await client.ping()
     except (redis.ConnectionError, redis.TimeoutError, OSError) as exc:
-        raise RedisUnavailable(
-            f"Redis at {describe(url)} is unreachable ({exc}). Is the server running? "
-            "Check REDIS_URL, or unset it to use the embedded Redis."
-        ) from exc
+        raise RedisUnavailable(unreachable(url, exc)) from exc
+
+
+def unreachable(url: str | None, exc: BaseException | str) -> str:
+    """The one message for "Redis did not answer": the URL (masked), the cause and what to check,
+    which for Sentinel is the Sentinels and the service they monitor rather than ``REDIS_URL``."""
+    where = describe(url) if url else "(unresolved)"
+    if url and is_sentinel(url):
+        return (
+            f"Redis at {where} is unreachable ({exc}). Are the Sentinels running, and do they "
+            "monitor a primary named SYLLABOT_REDIS_SERVICE? Check REDIS_SENTINELS and "
+            "SYLLABOT_REDIS_SERVICE."
+        )
+    return (
+        f"Redis at {where} is unreachable ({exc}). Is the server running? "
+        "Check REDIS_URL, or unset it to use the embedded Redis."
+    )
 
 
 def as_text(value: object) -> str:

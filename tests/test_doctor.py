@@ -325,6 +325,30 @@ def test_redis_version_thresholds(version: str, status: str) -> None:
     assert assess_version(version)[0] == status
 
 
+def test_replication_assessment_names_primary_replicas_and_lag() -> None:
+    """What ``doctor`` says of INFO replication: a replica used as the primary fails, Sentinel without
+    a replica warns, fewer replicas online than writes wait for fails, and each replica's lag shows."""
+    single = doctor.assess_replication({"role": "master", "connected_slaves": 0}, 0)
+    assert single.status == "ok" and "single server" in single.detail
+    replica = doctor.assess_replication({"role": "slave", "master_host": "10.0.0.5", "master_port": 6379}, 0)
+    assert replica.status == "fail" and "replica of 10.0.0.5:6379" in replica.detail
+    lonely = doctor.assess_replication(
+        {"role": "master", "master_repl_offset": 900}, 0, primary="10.0.0.5:6379"
+    )
+    assert lonely.status == "warn" and "no replica to promote" in lonely.detail
+    info = {
+        "role": "master",
+        "master_repl_offset": 1000,
+        "slave0": {"ip": "10.0.0.6", "port": 6379, "state": "online", "offset": 960, "lag": 1},
+    }
+    healthy = doctor.assess_replication(info, 1, primary="10.0.0.5:6379")
+    assert healthy.status == "ok", healthy
+    assert "primary 10.0.0.5:6379 (from the Sentinels)" in healthy.detail
+    assert "10.0.0.6:6379 online, lag 1 s, 40 bytes behind" in healthy.detail
+    short = doctor.assess_replication(info, 2, primary="10.0.0.5:6379")
+    assert short.status == "fail" and "wait for 2 (SYLLABOT_REDIS_MIN_REPLICAS)" in short.detail
+
+
 def test_persistence_and_memory_assessments() -> None:
     assert assess_persistence(False, "", {}).status == "warn"
     assert "restart loses" in assess_persistence(False, "", {}).detail

@@ -46,7 +46,7 @@ import redis
 from syllabot.shared.config import Settings
 from syllabot.shared.keys import Keys
 from syllabot.shared.queue_protocol import HEARTBEAT_INTERVAL_S, HEARTBEAT_TTL_S
-from syllabot.shared.redis_conn import describe, is_sentinel, resolve_redis_url, sync_client_at
+from syllabot.shared.redis_conn import describe, is_sentinel, resolve_redis_url, sync_client_at, unreachable
 from syllabot.worker.embedders import Embedder, get_embedder
 from syllabot.worker.index import UNIT_TOLERANCE, CorruptSnapshot
 from syllabot.worker.store import CollectionStore
@@ -330,8 +330,7 @@ def connect_and_check_redis(settings: Settings) -> tuple[redis.Redis | None, lis
             Check(
                 "redis",
                 "fail",
-                f"Redis at {describe(url)} is unreachable ({exc}). Is the server running? Check REDIS_URL, "
-                "or unset it to use the embedded Redis.",
+                unreachable(url, exc),
                 {"url": describe(url), "reachable": False, "error": type(exc).__name__},
             )
         ]
