@@ -466,6 +466,27 @@ async def _deliver(ctx: dict[str, Any], work: Awaitable[Any]) -> None:
 #: so a retry can never deliver twice.
 DELIVERY_RETRY_S = 15.0
 DELIVERY_RETRY_EVERY_S = 0.25
+#: Retries stop this long before the asker's deadline: the asker gives up at the deadline, on its
+#: own host's view of Redis's clock, and a push landing just after it would be read by nobody.
+DELIVERY_DEADLINE_MARGIN_S = 1.0
+
+
+def _asker_left_s(ctx: dict[str, Any]) -> float | None:
+    """Seconds until this job's asker stops waiting (``asker_deadline_ms``, set by ``ask``)."""
+    deadline_ms = ctx.get("asker_deadline_ms")
+    if deadline_ms is None:
+        return None
+    return float(deadline_ms - redis_now_ms(ctx.get("clock_offset_ms", 0.0))) / 1000.0
+
+
+def _retry_window(ctx: dict[str, Any]) -> float:
+    """How long a job may keep trying through an outage: :data:`DELIVERY_RETRY_S`, and never up to
+    its asker's deadline: an answer delivered after the asker was told Redis is unreachable would be
+    read by nobody."""
+    left = _asker_left_s(ctx)
+    if left is None:
+        return DELIVERY_RETRY_S
+    return max(0.0, min(DELIVERY_RETRY_S, left - DELIVERY_DEADLINE_MARGIN_S))
 
 
 async def _through_outage(ctx: dict[str, Any], attempt: Callable[[], Awaitable[_T]]) -> _T:
@@ -474,7 +495,7 @@ async def _through_outage(ctx: dict[str, Any], attempt: Callable[[], Awaitable[_
     what may be written twice, so a question caught in a failover is answered once the new primary
     answers, not failed with a socket error."""
     loop = asyncio.get_running_loop()
-    give_up = loop.time() + DELIVERY_RETRY_S
+    give_up = loop.time() + _retry_window(ctx)
     while True:
         try:
             return await attempt()
@@ -493,7 +514,13 @@ async def _push(ctx: dict[str, Any], payload: bytes) -> None:
     more, measured in the failover drill), when the new primary takes the push seconds later.
     """
     loop = asyncio.get_running_loop()
-    give_up = loop.time() + DELIVERY_RETRY_S
+    left = _asker_left_s(ctx)
+    if left is not None and left <= 0:
+        # Its asker has stopped waiting (a retry after an outage ran past the deadline): a result
+        # pushed now would be read by nobody, and would look like an answer to a question that left.
+        log.warning("job %s finished after its asker's deadline; its result is not delivered", ctx["job_id"])
+        return
+    give_up = loop.time() + _retry_window(ctx)
     while True:
         try:
             await push_result(ctx["redis"], ctx["keys"], ctx["job_id"], payload)
@@ -596,6 +623,7 @@ async def ask(ctx: dict[str, Any], request: dict[str, Any]) -> None:
         await _deliver(ctx, refuse())
         return
     question = AskRequest.model_validate(request)
+    ctx["asker_deadline_ms"] = question.deadline_ms  # ctx is this job's own (arq copies it per job)
     left = seconds_left(ctx, question)
     if left is not None and left <= 0:
         # Nobody waits for this answer any more (a queue backlog, a Redis outage, a retry): computing
