@@ -50,6 +50,7 @@ from syllabot.bots.frontend import (
     drop_collection,
     is_expected,
     list_collections,
+    mark_document,
     repeat_weekly_post,
 )
 from syllabot.shared.bindings import Bindings, InvalidCollectionName, validate_collection_name
@@ -727,6 +728,28 @@ class SyllabotBot(discord.Client):
 
         await self._run_admin_job(interaction, "Removed", job)
 
+    async def handle_mark(
+        self, interaction: discord.Interaction, document: str, status: str, by: str | None = None
+    ) -> None:
+        """``/supersede`` and ``/current``: which version of a document counts in this channel's
+        collection (admins only, answered privately)."""
+
+        async def work() -> AdminReply:
+            collection = await self.collection_for(interaction)
+            reply = await mark_document(
+                self.queue,
+                collection,
+                document,
+                status,
+                self.who(interaction),
+                by=by,
+                timeout=self.budget(interaction, None),
+            )
+            self._sources_cache.pop(collection, None)
+            return reply
+
+        await self.handle_collection_admin(interaction, work, status)
+
     async def _run_admin_job(
         self,
         interaction: discord.Interaction,
@@ -1050,6 +1073,33 @@ async def remove_autocomplete(
 
 
 @app_commands.command(
+    name="supersede", description="Admin: mark a document as an old version, left out of answers"
+)
+@app_commands.describe(document="The old version", by="The document that replaces it (optional)")
+@app_commands.default_permissions(manage_guild=True)
+@app_commands.guild_only()
+async def supersede_command(interaction: discord.Interaction, document: str, by: str | None = None) -> None:
+    await _bot(interaction).handle_mark(interaction, document, "superseded", by)
+
+
+@app_commands.command(name="current", description="Admin: mark a document as the current version")
+@app_commands.describe(document="The document that counts")
+@app_commands.default_permissions(manage_guild=True)
+@app_commands.guild_only()
+async def current_command(interaction: discord.Interaction, document: str) -> None:
+    await _bot(interaction).handle_mark(interaction, document, "current")
+
+
+@supersede_command.autocomplete("document")
+@supersede_command.autocomplete("by")
+@current_command.autocomplete("document")
+async def version_autocomplete(
+    interaction: discord.Interaction, current: str
+) -> list[app_commands.Choice[str]]:
+    return await _bot(interaction).autocomplete_documents(interaction, current)
+
+
+@app_commands.command(
     name="report", description="Admin: what students asked that the materials did not answer"
 )
 @app_commands.describe(days="How many days back (default 7)")
@@ -1107,6 +1157,8 @@ COMMANDS: list[app_commands.Command[Any, ..., Any] | app_commands.Group] = [
     upload_command,
     reindex_command,
     remove_command,
+    supersede_command,
+    current_command,
     report_command,
     collection_group,
 ]

@@ -52,7 +52,15 @@ from syllabot.shared.queue import (
     SchemaMismatch,
 )
 from syllabot.shared.redis_conn import REDIS_ERRORS, NotReplicated, RedisUnavailable, redis_trouble
-from syllabot.shared.schema import MAX_QUESTION_CHARS, Answer, AskRequest, CollectionInfo, DropReport
+from syllabot.shared.schema import (
+    MAX_QUESTION_CHARS,
+    Answer,
+    AskRequest,
+    CollectionInfo,
+    DropReport,
+    IngestReport,
+    SourceInfo,
+)
 
 log = logging.getLogger("syllabot.frontend")
 
@@ -447,6 +455,53 @@ async def drop_collection(
         return AdminReply(f"Drop “{name}”?", [drop_question(info)], ok=False)
     report = await queue.drop(name, who, timeout=timeout)
     return AdminReply(f"Dropped “{name}”", [dropped_text(report)])
+
+
+class VersionAdmin(Protocol):
+    """What the version commands need of the queue client."""
+
+    async def sources(self, collection: str, timeout: float | None = None) -> list[SourceInfo]: ...
+
+    async def mark(
+        self,
+        collection: str,
+        doc_id: str,
+        status: str,
+        who: str,
+        by: str | None = None,
+        timeout: float | None = None,
+    ) -> IngestReport: ...
+
+
+def _named(sources: list[SourceInfo], name: str, collection: str, command: str) -> SourceInfo:
+    """The document ``name`` designates (doc_id, else file name, any case), or a usage error."""
+    wanted = name.strip().replace("\\", "/").rsplit("/", 1)[-1]
+    for source in sources:
+        if wanted in (source.doc_id, source.file) or wanted.lower() == source.file.lower():
+            return source
+    raise UsageError(f"no document {wanted!r} in collection {collection!r}; see {command}")
+
+
+async def mark_document(
+    queue: VersionAdmin,
+    collection: str,
+    name: str,
+    status: str,
+    who: str,
+    by: str | None = None,
+    sources_command: str = "/sources",
+    timeout: float | None = None,
+) -> AdminReply:
+    """``/supersede`` and ``/current`` (Discord), ``/syllabot-supersede`` and ``/syllabot-current``
+    (Slack): an admin says which version of a document counts. Queue errors propagate."""
+    sources = await queue.sources(collection, timeout=timeout)
+    document = _named(sources, name, collection, sources_command)
+    successor = _named(sources, by, collection, sources_command) if by else None
+    report = await queue.mark(
+        collection, document.doc_id, status, who, by=successor.doc_id if successor else None, timeout=timeout
+    )
+    said = report.files[0].warnings[0] if report.files and report.files[0].warnings else status
+    return AdminReply(f"{document.file} in “{collection}”", [f"{document.file} is {said}."])
 
 
 class CollectionAdmin(Protocol):

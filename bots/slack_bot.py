@@ -48,6 +48,7 @@ from syllabot.bots.frontend import (
     drop_collection,
     is_expected,
     list_collections,
+    mark_document,
     repeat_weekly_post,
 )
 from syllabot.shared.bindings import Bindings, InvalidCollectionName, Privacy, validate_collection_name
@@ -775,6 +776,77 @@ class SlackFrontEnd:
             return
         await deliver(lambda: out.private(message), out, message, "a collection notice")
 
+    async def supersede_command(
+        self,
+        client: AsyncWebClient,
+        text: str,
+        user: str,
+        channel: str | None,
+        team: str | None,
+        out: Reporter,
+    ) -> None:
+        """``/syllabot-supersede OLD [by NEW]``: mark a document of this channel's collection as an
+        old version (left out of answers), optionally replaced by another. Admins only, privately."""
+        words = text.split()
+        by = None
+        if len(words) == 3 and words[1].lower() == "by":
+            by = words[2]
+        elif len(words) != 1:
+            words = []
+        await self._mark(client, words[0] if words else "", "superseded", by, user, channel, team, out)
+
+    async def current_command(
+        self,
+        client: AsyncWebClient,
+        text: str,
+        user: str,
+        channel: str | None,
+        team: str | None,
+        out: Reporter,
+    ) -> None:
+        """``/syllabot-current DOC``: mark a document as the current version (undoes supersede)."""
+        words = text.split()
+        await self._mark(
+            client, words[0] if len(words) == 1 else "", "current", None, user, channel, team, out
+        )
+
+    async def _mark(
+        self,
+        client: AsyncWebClient,
+        name: str,
+        status: str,
+        by: str | None,
+        user: str,
+        channel: str | None,
+        team: str | None,
+        out: Reporter,
+    ) -> None:
+        try:
+            await self.require_admin(client, user, "say which version of a document counts")
+            if not name:
+                raise BotUsageError(
+                    "Use `/syllabot-supersede OLD [by NEW]` or `/syllabot-current DOC` (doc_id or file "
+                    "name, see `/syllabot-collection`)."
+                )
+            collection = await self.collection_for(channel, team)
+            reply = await mark_document(
+                self.queue,
+                collection,
+                name,
+                status,
+                self.who(user),
+                by=by,
+                sources_command="`/syllabot-collection`",
+                timeout=out.job_wait(self.settings.ask_timeout_s),
+            )
+        except Exception as exc:  # noqa: BLE001 - _report_failure logs it, with its traceback when unexpected
+            await self._report_failure(exc, out, "marking a document's version")
+            return
+        message = render.render_notice(
+            f"*{render.safe(reply.title)}*\n{reply.body(render.safe)}", ":white_check_mark:"
+        )
+        await deliver(lambda: out.private(message), out, message, "a version notice")
+
     async def collections_command(
         self,
         client: AsyncWebClient,
@@ -1066,6 +1138,8 @@ def build_app(settings: Settings, queue: QueueClient, redis_client: aioredis.Red
     admin_text_command("/syllabot-collection", fe.collection_command)
     admin_text_command("/syllabot-collections", fe.collections_command)
     admin_text_command("/syllabot-privacy", fe.privacy_command)
+    admin_text_command("/syllabot-supersede", fe.supersede_command)
+    admin_text_command("/syllabot-current", fe.current_command)
 
     @app.event("message")
     async def on_message(event: dict, body: dict, context: Any, client: AsyncWebClient, request: Any) -> None:

@@ -60,6 +60,7 @@ from syllabot.shared.queue_protocol import (
     JOB_COLLECTIONS,
     JOB_DROP,
     JOB_INGEST,
+    JOB_MARK,
     JOB_REINDEX,
     JOB_REMOVE,
     JOB_REPORT,
@@ -353,6 +354,28 @@ class QueueClient:
     ) -> IngestReport:
         result = await self._call(
             JOB_REMOVE, collection, doc_id, who, timeout=timeout or INGEST_TIMEOUT_S, collection=collection
+        )
+        return _validate(IngestReport, result)
+
+    async def mark(
+        self,
+        collection: str,
+        doc_id: str,
+        status: str,
+        who: str,
+        by: str | None = None,
+        timeout: float | None = None,
+    ) -> IngestReport:
+        """Mark a document superseded (optionally ``by`` another) or current: see ``Engine.mark``."""
+        result = await self._call(
+            JOB_MARK,
+            collection,
+            doc_id,
+            status,
+            by,
+            who,
+            timeout=timeout or INGEST_TIMEOUT_S,
+            collection=collection,
         )
         return _validate(IngestReport, result)
 

@@ -47,6 +47,7 @@ __all__ = [
     "JOB_COLLECTIONS",
     "JOB_DROP",
     "JOB_INGEST",
+    "JOB_MARK",
     "JOB_REINDEX",
     "JOB_REMOVE",
     "JOB_REPORT",
@@ -72,6 +73,7 @@ JOB_REINDEX = "reindex"
 JOB_SOURCES = "sources"
 JOB_REPORT = "report"
 JOB_REMOVE = "remove"
+JOB_MARK = "mark"
 JOB_COLLECTIONS = "collections"
 JOB_DROP = "drop"
 

@@ -225,3 +225,6 @@ class SourceInfo(BaseModel):
     version: str | None = None
     status: str | None = None
     bytes: int = 0
+    superseded_by: str | None = Field(
+        default=None, description="An admin marked it superseded by this doc_id ('' when none was named)."
+    )

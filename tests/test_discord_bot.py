@@ -294,8 +294,17 @@ async def test_empty_question_is_refused_clearly(fake: DiscordFake, bot: Syllabo
 # --- admin commands ------------------------------------------------------------------------------
 async def test_admin_commands_are_registered_hidden_from_members(fake: DiscordFake, bot: SyllabotBot) -> None:
     registered = {c["name"]: c for c in fake.commands[str(fake.guild_id)]}
-    assert set(registered) >= {"ask", "sources", "upload", "reindex", "remove", "collection"}
-    for name in ("upload", "reindex", "remove", "collection"):
+    assert set(registered) >= {
+        "ask",
+        "sources",
+        "upload",
+        "reindex",
+        "remove",
+        "collection",
+        "supersede",
+        "current",
+    }
+    for name in ("upload", "reindex", "remove", "collection", "supersede", "current"):
         assert int(registered[name]["default_member_permissions"]) == MANAGE_GUILD
     assert registered["ask"]["default_member_permissions"] is None
     commands_put = [r for r in fake.requests if r.kind == "commands"]
@@ -702,6 +711,29 @@ async def test_admin_upload_of_a_scan_or_a_corrupt_pdf_says_what_is_wrong_and_lo
     listed = text_of(await ix.final(TIMEOUT))
     assert "os-notes.md" in listed  # the earlier document is still there...
     assert "week1-scan.pdf" not in listed and "broken.pdf" not in listed  # ...and nothing half-added
+
+
+async def test_supersede_and_current_say_which_version_counts(
+    fake: DiscordFake, bot: SyllabotBot, worker: None, settings: Settings
+) -> None:
+    revised = b"# OS notes, revised\n\nThe scheduler of this course is round robin with a 20 ms quantum.\n"
+    await index(settings, "default", ("os-notes.md", OS_NOTES), ("os-notes-2026.md", revised))
+    admin = {"roles": [fake.admin_role_id]}
+    ix = await fake.command("supersede", document="os-notes.md", by="os-notes-2026.md")  # a plain member
+    assert "Admins only" in text_of(await ix.callback(TIMEOUT))
+
+    ac = await fake.autocomplete("supersede", "by", document="os-notes.md", by="2026", **admin)
+    reply = await ac.callback(TIMEOUT)
+    assert [c["value"] for c in reply.json["data"]["choices"]] == ["os-notes-2026"]  # a doc_id
+    ix = await fake.command("supersede", document="os-notes.md", by="os-notes-2026", **admin)
+    text = text_of(await ix.final(TIMEOUT))
+    assert "os-notes.md is marked superseded by os-notes-2026.md" in text, text
+    async with QueueClient(settings) as queue:
+        answer = await queue.ask(AskRequest(question="what is paging", collection="default"), timeout=TIMEOUT)
+        assert {c.file for c in answer.citations} <= {"os-notes-2026.md"}
+        ix = await fake.command("current", document="os-notes.md", **admin)
+        assert "marked current" in text_of(await ix.final(TIMEOUT))
+        assert {s.file: s.status for s in await queue.sources("default")}["os-notes.md"] == "current"
 
 
 async def test_collection_list_and_drop_for_admins_only(

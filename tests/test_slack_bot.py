@@ -43,7 +43,7 @@ from syllabot.shared.queue import (
     RedisUnreachable,
 )
 from syllabot.shared.queue_protocol import INGEST_TIMEOUT_S
-from syllabot.shared.schema import Answer, Citation, FileReport, IngestReport
+from syllabot.shared.schema import Answer, AskRequest, Citation, FileReport, IngestReport
 from tests.slack_fake import APP_TOKEN, BOT_TOKEN, BOT_USER_ID, TEAM_ID, FakeSlack, slash_command_payload
 
 SECRET = "8f742231b10e8888abcd99yyyzzz85a5"
@@ -706,6 +706,8 @@ def test_manifest_matches_the_app() -> None:
         "/syllabot-collections",
         "/syllabot-privacy",
         "/syllabot-report",
+        "/syllabot-supersede",
+        "/syllabot-current",
     }
     (shortcut,) = manifest["features"]["shortcuts"]
     assert shortcut["type"] == "message" and shortcut["callback_id"] == ADD_SHORTCUT_ID
@@ -1065,6 +1067,37 @@ async def test_collections_list_and_drop_for_admins_only(
     assert (
         "/syllabot-collections drop NAME"
         in (await fake.wait_for("response", "k5", timeout=WAIT)).args["text"]
+    )
+
+
+async def test_admins_mark_which_version_counts_and_answers_follow(
+    bot: Bot, fake: FakeSlack, queue: QueueClient, corpus: None
+) -> None:
+    """/syllabot-supersede OLD by NEW leaves the old notes out of answers; /syllabot-current undoes it."""
+    revised = "# OS notes, revised\n\nThe scheduler of this course is round robin with a 20 ms quantum.\n"
+    await queue.ingest("default", "os-notes-2026.md", revised.encode(), "test", timeout=WAIT * 3)
+    await bot.command(fake, "/syllabot-supersede", "os-notes.md by os-notes-2026.md", STUDENT, "v1")
+    assert "Only Syllabot admins" in (await fake.wait_for("response", "v1", timeout=WAIT)).args["text"]
+
+    await bot.command(fake, "/syllabot-supersede", "os-notes.md by os-notes-2026.md", ADMIN, "v2")
+    said = (await fake.wait_for("response", "v2", timeout=WAIT * 2)).args["text"]
+    assert "os-notes.md is marked superseded by os-notes-2026.md" in said, said
+    sources = {s.file: s for s in await queue.sources("default")}
+    assert sources["os-notes.md"].status == "superseded"
+    assert sources["os-notes.md"].superseded_by == sources["os-notes-2026.md"].doc_id
+    answer = await queue.ask(AskRequest(question="what is paging", collection="default"), timeout=WAIT * 2)
+    assert {c.file for c in answer.citations} <= {"os-notes-2026.md"}, answer.citations
+
+    await bot.command(fake, "/syllabot-current", "os-notes.md", ADMIN, "v3")
+    assert "marked current" in (await fake.wait_for("response", "v3", timeout=WAIT * 2)).args["text"]
+    assert {s.file: s.status for s in await queue.sources("default")}["os-notes.md"] == "current"
+
+    await bot.command(fake, "/syllabot-supersede", "nope.md", ADMIN, "v4")
+    assert "no document 'nope.md'" in (await fake.wait_for("response", "v4", timeout=WAIT * 2)).args["text"]
+    await bot.command(fake, "/syllabot-supersede", "a b c d", ADMIN, "v5")
+    assert (
+        "/syllabot-supersede OLD [by NEW]"
+        in (await fake.wait_for("response", "v5", timeout=WAIT)).args["text"]
     )
 
 

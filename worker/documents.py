@@ -62,6 +62,10 @@ class Chunk:
     #: the previous course, or ends with the next one's header): the course's own file is the better
     #: citation when both are indexed.
     foreign: bool = False
+    #: An admin marked the document superseded (``Engine.mark``): the successor's doc_id, or "" when
+    #: none was named; None when no admin marked it. Such a chunk is left out of answers whenever a
+    #: current document is indexed, whatever its file's name (``search.superseded_mask``).
+    superseded_by: str | None = None
 
     def to_dict(self) -> dict:
         return asdict(self)

@@ -7,6 +7,7 @@ Checking that the cached index is still current costs one Redis GET per search.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import re
 import time
@@ -34,7 +35,7 @@ from syllabot.worker.documents import Chunk, Document
 from syllabot.worker.embedders import get_embedder
 from syllabot.worker.embedders.base import Embedder
 from syllabot.worker.index import IndexSnapshot, build_snapshot
-from syllabot.worker.intent import read_intent
+from syllabot.worker.intent import asks_about_a_change, read_intent
 from syllabot.worker.keyword import keyword_scores
 from syllabot.worker.loaders import IngestError, TooLarge, load_document
 from syllabot.worker.pipeline import EmbedPipeline
@@ -176,7 +177,8 @@ def search_snapshot(
         # "The COs of CN": the outcomes block is the answer however few words it shares with the
         # question (a 2,000-character lab list embeds poorly); lift every block of that kind.
         scores = scores + SECTION_BOOST * snapshot.section_mask(intent.section)
-    excluded = None if include_superseded else snapshot.superseded
+    # Superseded versions answer only a question about the change itself, cited as earlier versions.
+    excluded = None if include_superseded or asks_about_a_change(query.text) else snapshot.superseded
     if query.courses:
         outside = ~snapshot.catalog.mask(query.courses)
         if not outside.all():
@@ -199,6 +201,47 @@ def search_snapshot(
     return selection, hits
 
 
+#: What a superseded document's citation says (it is cited only when asked about a change, or when
+#: nothing current is indexed).
+EARLIER_VERSION = " (an earlier version)"
+
+#: The marks an admin can set on a document (``Engine.mark``).
+MARKS = ("superseded", "current")
+
+
+def _marked(chunk: Chunk, status: str, by: str | None) -> Chunk:
+    """``chunk`` with an admin's mark: superseded (``superseded_by`` the successor's id, or "" when
+    none is named) or current (the mark cleared)."""
+    if status == "superseded":
+        return dataclasses.replace(chunk, status="superseded", superseded_by=by or "")
+    return dataclasses.replace(chunk, status="current", superseded_by=None)
+
+
+def marks_of(meta: dict[str, Any]) -> dict[str, Any]:
+    """The admin's mark kept in a document's stored metadata (empty when it has none)."""
+    if not meta.get("marked"):
+        return {}
+    return {"marked": meta["marked"], "superseded_by": meta.get("superseded_by"), "status": meta["marked"]}
+
+
+def apply_mark(document: Document, chunks: list[Chunk], meta: dict[str, Any]) -> list[Chunk]:
+    """A re-parsed document's chunks with the admin's stored mark (it wins over front matter)."""
+    mark = marks_of(meta)
+    if not mark:
+        return chunks
+    document.status = mark["status"]
+    return [_marked(c, mark["status"], mark["superseded_by"]) for c in chunks]
+
+
+def describe_mark(meta: dict[str, Any], docs: dict[str, dict[str, Any]]) -> str:
+    """One line on a document's mark, for the admin who set it and for ``sources``."""
+    if meta.get("marked") == "superseded":
+        by = meta.get("superseded_by")
+        successor = f" by {docs[by]['file']}" if by and by in docs else ""
+        return f"marked superseded{successor}: left out of answers while a current document is indexed"
+    return "marked current: answers use it"
+
+
 def hit_from_chunk(chunk: Chunk, rank: int, score: float, cosine: float, keyword: float) -> Hit:
     return Hit(
         rank=rank,
@@ -217,7 +260,7 @@ def hit_from_chunk(chunk: Chunk, rank: int, score: float, cosine: float, keyword
         version=chunk.version,
         status=chunk.status,
         lang=chunk.lang,
-        label=citation_label(chunk),
+        label=citation_label(chunk) + (EARLIER_VERSION if chunk.status == "superseded" else ""),
     )
 
 
@@ -228,6 +271,57 @@ def _collision(document: Document, other: str, where: str) -> str:
         f"{other}. Rename the file (or change its front-matter id), or upload it again with replace "
         f"to replace {other}"
     )
+
+
+def _one_document_report(
+    snapshot: IndexSnapshot, total: int, meta: dict[str, Any], chunks: int, warnings: Sequence[str] = ()
+) -> IngestReport:
+    """The report of a change to one stored document (removed, marked): the new index version."""
+    return IngestReport(
+        collection=snapshot.collection,
+        index_version=snapshot.version,
+        total_chunks=total,
+        changed=True,
+        files=[
+            FileReport(
+                file=meta["file"],
+                doc_id=meta["doc_id"],
+                ok=True,
+                pages=meta.get("pages", 0),
+                chunks=chunks,
+                warnings=list(warnings),
+            )
+        ],
+    )
+
+
+def display_title(meta_or_doc: dict[str, Any] | Document) -> str:
+    """What citations call a document (its first page's title, else its own), for comparing."""
+    if isinstance(meta_or_doc, Document):
+        return (meta_or_doc.cite_title or meta_or_doc.title).strip().lower()
+    return str(meta_or_doc.get("cite_title") or meta_or_doc.get("title") or "").strip().lower()
+
+
+def _note_same_titles(
+    stored: dict[str, dict[str, Any]],
+    parsed: dict[str, tuple[Document, list[Chunk], bytes]],
+    report: IngestReport,
+) -> None:
+    """A new file titled like an indexed document of another name is likely its new version: say
+    so, with the command that makes it count, rather than guess (both are used until an admin says)."""
+    by_title = {display_title(m): m for doc_id, m in stored.items() if doc_id not in parsed}
+    for document, _chunks, _data in parsed.values():
+        older = by_title.get(display_title(document))
+        if older is None or not display_title(document):
+            continue
+        note = (
+            f"has the same title as {older['file']}, already indexed; both are used in answers. If it "
+            f"replaces {older['file']}: `syllabot supersede {older['file']} --by {document.file}` "
+            "(Discord /supersede, Slack /syllabot-supersede)"
+        )
+        for entry in report.files:
+            if entry.doc_id == document.doc_id and entry.ok:
+                entry.warnings.append(note)
 
 
 def _check_collisions(
@@ -411,6 +505,7 @@ class Engine:
                 version=m.get("version"),
                 status=m.get("status"),
                 bytes=m.get("bytes", 0),
+                superseded_by=m.get("superseded_by") if m.get("marked") == "superseded" else None,
             )
             for m in sorted(docs.values(), key=lambda m: m["file"].lower())
         ]
@@ -477,6 +572,7 @@ class Engine:
             "doc_id": document.doc_id,
             "file": document.file,
             "title": document.title,
+            "cite_title": document.cite_title,
             "pages": len(document.pages),
             "chunks": len(chunks),
             "bytes": len(data),
@@ -574,6 +670,7 @@ class Engine:
             _check_collisions(self.store.documents(collection), parsed, report, replace)
             if not parsed:
                 return report
+            _note_same_titles(self.store.documents(collection), parsed, report)
             previous = self.snapshot(collection)
             embedder = self.embedder
             reuse = (
@@ -667,6 +764,7 @@ class Engine:
             except IngestError as exc:
                 report.files.append(FileReport(file=meta["file"], doc_id=doc_id, ok=False, error=str(exc)))
                 continue
+            chunks = apply_mark(document, chunks, meta)  # an admin's mark outlives a re-index
             parsed[doc_id] = (document, chunks, data)
             self._feed(pipe, chunks)
             report.files.append(self._report(document, chunks))
@@ -698,11 +796,50 @@ class Engine:
             )
             for d, cs, data in parsed.values()
         ]
+        for m, _ in metas:
+            m.update(marks_of(stored.get(m["doc_id"], {})))
         new_docs = [(m, data) for m, data in metas if m["doc_id"] in extra]
         updated = [m for m, _ in metas if m["doc_id"] not in extra]
         self.cancel.commit()
         self.store.publish(snapshot, previous_version, put_documents=new_docs, update_meta=updated, lock=lock)
         return _published(report, snapshot, progress)
+
+    def mark(self, collection: str, doc_id: str, status: str, by: str | None = None) -> IngestReport:
+        """An admin's word on which version counts: ``status`` "superseded" (optionally ``by`` another
+        document of the collection) or "current". A superseded document is left out of answers
+        while a current one is indexed; the mark is stored in the document's metadata (``sources``
+        shows it) and in the index, and outlives a re-index. No re-embedding: the index is
+        republished with the same vectors and the document's chunks re-marked."""
+        collection = validate_collection_name(collection)
+        if status not in MARKS:
+            raise ValueError(f"status must be one of {', '.join(MARKS)}, not {status!r}")
+        with self._build_lock(collection, "mark", None) as lock:
+            docs = self.store.documents(collection)
+            for name in (doc_id, by):
+                if name is not None and name not in docs:
+                    known = ", ".join(sorted(docs)) or "none"
+                    raise NothingToIndex(
+                        f"no document '{name}' in collection '{collection}' (documents: {known})"
+                    )
+            if by == doc_id:
+                raise ValueError(f"a document cannot supersede itself ({doc_id})")
+            previous = self.snapshot(collection)
+            if previous is None:
+                raise NothingToIndex(f"collection '{collection}' has no index; re-index it first")
+            meta = {**docs[doc_id], "marked": status, "superseded_by": by if status == "superseded" else None}
+            meta["status"] = status
+            chunks = [
+                _marked(c, status, meta["superseded_by"]) if c.doc_id == doc_id else c
+                for c in previous.chunks
+            ]
+            snapshot = build_snapshot(
+                new_version(), collection, previous.embedder_id, previous.dim, chunks, previous.matrix, _now()
+            )
+            self.cancel.commit()
+            self.store.publish(snapshot, previous.version, update_meta=[meta], lock=lock)
+        return _one_document_report(
+            snapshot, len(chunks), meta, meta.get("chunks", 0), [describe_mark(meta, docs)]
+        )
 
     def remove(self, collection: str, doc_id: str) -> IngestReport:
         """Drop one document and its chunks; the rest of the index keeps its vectors."""
@@ -728,19 +865,4 @@ class Engine:
             self.store.publish(
                 snapshot, previous.version if previous else None, delete_doc_ids=[doc_id], lock=lock
             )
-        removed = docs[doc_id]
-        return IngestReport(
-            collection=collection,
-            index_version=snapshot.version,
-            total_chunks=len(chunks),
-            changed=True,
-            files=[
-                FileReport(
-                    file=removed["file"],
-                    doc_id=doc_id,
-                    ok=True,
-                    pages=removed.get("pages", 0),
-                    chunks=0,
-                )
-            ],
-        )
+        return _one_document_report(snapshot, len(chunks), docs[doc_id], 0)

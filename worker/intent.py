@@ -201,3 +201,17 @@ def read_intent(question: str) -> Intent:
     if section is None and not where:
         wants = next((name for name, pattern in _WANTS if pattern.search(question)), None)
     return Intent(section=section, where=where, wants=wants, cos=refs.cos, modules=refs.modules)
+
+
+#: A question about what changed between versions ("did the grading change?", "what was the old
+#: deadline"): the only questions a superseded document may answer (cited as an earlier version).
+_CHANGE = re.compile(
+    r"\b(?:chang(?:e|ed|es|ing)|earlier|previous(?:ly)?|old(?:er)?\s+(?:version|syllabus|one|policy)"
+    r"|used\s+to|originally|orig|before\s+the\s+(?:update|revision|change)|revis(?:ed|ion)|updated?)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_about_a_change(text: str) -> bool:
+    """Whether the question asks what changed, or what an earlier version said."""
+    return _CHANGE.search(text) is not None

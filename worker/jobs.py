@@ -793,6 +793,22 @@ async def remove(ctx: dict[str, Any], collection: str, doc_id: str, who: str = "
     await _deliver(ctx, work())
 
 
+async def mark(
+    ctx: dict[str, Any], collection: str, doc_id: str, status: str, by: str | None = None, who: str = ""
+) -> None:
+    """An admin marks a document superseded (optionally by another) or current (``Engine.mark``)."""
+
+    async def work() -> dict:
+        report = await _write(ctx, collection, ctx["engine"].mark, collection, doc_id, status, by)
+        _record_build(ctx, report)
+        log.info(
+            "marked %s %s in %s by %s -> %s", doc_id, status, collection, who or "?", report.index_version
+        )
+        return report.model_dump(mode="json")
+
+    await _deliver(ctx, work())
+
+
 async def collections(ctx: dict[str, Any]) -> None:
     async def work() -> list:
         infos = await asyncio.to_thread(ctx["engine"].collections)

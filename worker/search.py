@@ -48,10 +48,19 @@ def document_family(doc_id: str, lang: str | None) -> str:
 
 
 def superseded_mask(chunks: Sequence[Chunk]) -> np.ndarray:
-    """True for chunks of a superseded document whose family also has a current document indexed."""
+    """True for chunks of a superseded document that something current replaces: a document an
+    admin marked superseded (``Chunk.superseded_by`` set) while any current document is indexed, or
+    one superseded by its front matter whose family also has a current document indexed."""
     current = {document_family(c.doc_id, c.lang) for c in chunks if (c.status or "current") != "superseded"}
     return np.asarray(
-        [c.status == "superseded" and document_family(c.doc_id, c.lang) in current for c in chunks],
+        [
+            c.status == "superseded"
+            and (
+                (c.superseded_by is not None and bool(current))
+                or document_family(c.doc_id, c.lang) in current
+            )
+            for c in chunks
+        ],
         dtype=bool,
     )
 

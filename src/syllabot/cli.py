@@ -499,8 +499,13 @@ def cmd_sources(args: argparse.Namespace, settings: Settings) -> int:
         return 0
     if not sources:
         print(f"collection '{collection}' has no documents")
+    files = {s.doc_id: s.file for s in sources}
     for s in sources:
-        print(f"{s.doc_id:24} {s.file:36} {s.pages:>3} pages {s.chunks:>4} chunks  indexed {s.indexed_at}")
+        line = f"{s.doc_id:24} {s.file:36} {s.pages:>3} pages {s.chunks:>4} chunks  indexed {s.indexed_at}"
+        if s.status == "superseded":
+            by = files.get(s.superseded_by or "")
+            line += f"  superseded{f' by {by}' if by else ''}"
+        print(line)
     return 0
 
 
@@ -588,6 +593,21 @@ def cmd_remove(args: argparse.Namespace, settings: Settings) -> int:
         f"removed {document.file} (doc_id {document.doc_id}) from collection '{collection}': "
         f"{report.total_chunks} chunks left, index version {report.index_version}"
     )
+    return 0
+
+
+def cmd_mark(args: argparse.Namespace, settings: Settings) -> int:
+    """`syllabot supersede OLD [--by NEW]` and `syllabot current DOC`: which version counts."""
+    from syllabot.cli_queue import UnknownDocument, run_mark
+
+    collection = require_collection(settings, args.collection or settings.default_collection)
+    status = "superseded" if args.command == "supersede" else "current"
+    try:
+        document, report = run_mark(settings, collection, args.document, status, getattr(args, "by", None))
+    except UnknownDocument as exc:
+        raise UsageError(str(exc)) from exc
+    what = report.files[0].warnings[0] if report.files and report.files[0].warnings else status
+    print(f"{document.file} (doc_id {document.doc_id}) in collection '{collection}': {what}")
     return 0
 
 
@@ -703,6 +723,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("document", help="its doc_id or file name (see `syllabot sources`)")
     p.add_argument("--collection", "-c")
     p.set_defaults(func=cmd_remove)
+
+    p = sub.add_parser(
+        "supersede",
+        help="mark a document as an old version: left out of answers while a current one is indexed",
+    )
+    p.add_argument("document", help="its doc_id or file name (see `syllabot sources`)")
+    p.add_argument("--by", help="the document that replaces it (doc_id or file name)")
+    p.add_argument("--collection", "-c")
+    p.set_defaults(func=cmd_mark)
+
+    p = sub.add_parser("current", help="mark a document as the current version (undoes `supersede`)")
+    p.add_argument("document", help="its doc_id or file name (see `syllabot sources`)")
+    p.add_argument("--collection", "-c")
+    p.set_defaults(func=cmd_mark)
 
     p = sub.add_parser(
         "report", help="the teacher's gap report: what students asked that the materials did not answer"

@@ -614,6 +614,64 @@ def _remove_locally(
     return document, engine.remove(collection, document.doc_id)
 
 
+# --- versions: superseded / current ----------------------------------------------------------
+
+
+def run_mark(
+    settings: Settings, collection: str, name: str, status: str, by: str | None = None
+) -> tuple[SourceInfo, IngestReport]:
+    """Mark a document (doc_id or file name) superseded, optionally ``by`` another, or current:
+    through a running worker, else in this process. Errors as for :func:`run_remove`."""
+    return _run_write(lambda token: mark(settings, collection, name, status, by, token), collection)
+
+
+async def mark(
+    settings: Settings,
+    collection: str,
+    name: str,
+    status: str,
+    by: str | None = None,
+    cancel: CancelToken | None = None,
+) -> tuple[SourceInfo, IngestReport]:
+    note = None
+    if not _no_worker_possible(settings):
+        from syllabot.shared.queue import NoWorker, QueueClient
+
+        client = QueueClient(settings)
+        try:
+            if await client.worker_count():
+                sources = await client.sources(collection)
+                document = find_document(sources, name, collection)
+                successor = find_document(sources, by, collection).doc_id if by else None
+                _say("marking through the running worker")
+                report = await client.mark(collection, document.doc_id, status, _user(), by=successor)
+                return document, report
+            note = "no worker is running; marking in this process"
+        except NoWorker:
+            note = "the worker went away; marking in this process instead"
+        finally:
+            await client.close()
+    return await asyncio.to_thread(_mark_locally, settings, collection, name, status, by, note, cancel)
+
+
+def _mark_locally(
+    settings: Settings,
+    collection: str,
+    name: str,
+    status: str,
+    by: str | None,
+    note: str | None,
+    cancel: CancelToken | None = None,
+) -> tuple[SourceInfo, IngestReport]:
+    engine = _local_engine(settings, cancel)  # the index is republished with its vectors: no model
+    sources = engine.sources(collection)
+    document = find_document(sources, name, collection)
+    successor = find_document(sources, by, collection).doc_id if by else None
+    if note:
+        _say(note)
+    return document, engine.mark(collection, document.doc_id, status, successor)
+
+
 # --- report -----------------------------------------------------------------------------------
 
 

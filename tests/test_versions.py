@@ -1,0 +1,134 @@
+"""Which version of a document counts, for every format: an admin's mark (``Engine.mark``,
+`syllabot supersede` / `syllabot current`) is stored with the index, outlives a re-index, keeps the
+old version out of answers (except a question about the change, cited as an earlier version) and is
+shown by `sources`."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from syllabot.shared.config import Settings
+from syllabot.worker.engine import EARLIER_VERSION, Engine, NothingToIndex
+from syllabot.worker.intent import asks_about_a_change
+
+OLD = b"# Course policy\n\nLate homework is accepted up to two days late with a ten percent penalty.\n"
+NEW = b"# Course policy, revised\n\nLate homework will not be accepted at all this term.\n"
+QUESTION = "is late homework accepted"
+
+
+def _files(result) -> list[str]:  # a SearchResult
+    return [h.file for h in result.hits]
+
+
+def test_a_superseded_document_is_left_out_until_marked_current_and_the_mark_outlives_a_reindex(
+    settings: Settings,
+) -> None:
+    engine = Engine(settings)
+    engine.ingest("pol", [("policy.md", OLD), ("policy-2026.md", NEW)])
+    assert "policy.md" in _files(engine.search("pol", QUESTION))  # two names, no family: both count
+
+    report = engine.mark("pol", "policy", "superseded", by="policy-2026")
+    assert report.changed and "marked superseded by policy-2026.md" in report.files[0].warnings[0]
+    assert _files(engine.search("pol", QUESTION)) == ["policy-2026.md"]
+    sources = {s.file: s for s in engine.sources("pol")}
+    assert sources["policy.md"].status == "superseded" and sources["policy.md"].superseded_by == "policy-2026"
+
+    engine.reindex("pol")  # re-parsed from the stored bytes: the admin's mark wins again
+    assert _files(engine.search("pol", QUESTION)) == ["policy-2026.md"]
+    assert {s.file: s.status for s in engine.sources("pol")}["policy.md"] == "superseded"
+
+    # Asked about the change, the old version answers too, cited as what it is.
+    changed = engine.search("pol", "did the late homework policy change?")
+    labels = {h.file: h.label for h in changed.hits}
+    assert labels["policy.md"].endswith(EARLIER_VERSION) and not labels["policy-2026.md"].endswith(
+        EARLIER_VERSION
+    )
+
+    engine.mark("pol", "policy", "current")
+    assert "policy.md" in _files(engine.search("pol", QUESTION))
+    assert engine.sources("pol")[0].superseded_by is None
+
+
+def test_marks_refuse_unknown_documents_and_self_supersession(settings: Settings) -> None:
+    engine = Engine(settings)
+    engine.ingest("pol", [("policy.md", OLD), ("policy-2026.md", NEW)])
+    with pytest.raises(NothingToIndex, match="no document 'nope'"):
+        engine.mark("pol", "nope", "superseded")
+    with pytest.raises(NothingToIndex, match="no document 'ghost'"):
+        engine.mark("pol", "policy", "superseded", by="ghost")
+    with pytest.raises(ValueError, match="cannot supersede itself"):
+        engine.mark("pol", "policy", "superseded", by="policy")
+    with pytest.raises(ValueError, match="status must be one of"):
+        engine.mark("pol", "policy", "draft")
+
+
+def test_a_lone_superseded_document_still_answers_rather_than_nothing(settings: Settings) -> None:
+    engine = Engine(settings)
+    engine.ingest("pol", [("policy.md", OLD)])
+    engine.mark("pol", "policy", "superseded")
+    hits = engine.search("pol", QUESTION).hits
+    assert [h.file for h in hits] == ["policy.md"] and hits[0].label.endswith(EARLIER_VERSION)
+
+
+@pytest.mark.parametrize(
+    ("question", "about_change"),
+    [
+        ("did the grading change?", True),
+        ("what was the old syllabus's deadline", True),
+        ("is the syllabus updated", True),
+        ("what did it say previously", True),
+        ("when is the midterm", False),
+        ("how many labs are there", False),
+    ],
+)
+def test_which_questions_ask_about_a_change(question: str, about_change: bool) -> None:
+    assert asks_about_a_change(question) is about_change
+
+
+def test_cli_supersede_current_and_sources(settings: Settings, tmp_path: Path) -> None:
+    (tmp_path / "policy.md").write_bytes(OLD)
+    (tmp_path / "policy-2026.md").write_bytes(NEW)
+    env = {**os.environ, "REDIS_URL": settings.redis_url or "", "SYLLABOT_KEY_PREFIX": settings.key_prefix}
+    env.update({"SYLLABOT_EMBEDDER": "hashing", "SYLLABOT_DATA_DIR": str(tmp_path / "data")})
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "syllabot", *args],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+
+    assert run("index", "policy.md", "policy-2026.md", "-c", "pol").returncode == 0
+    done = run("supersede", "policy.md", "--by", "policy-2026.md", "-c", "pol")
+    assert done.returncode == 0, done.stderr
+    assert "marked superseded by policy-2026.md" in done.stdout
+    listing = run("sources", "-c", "pol").stdout
+    assert "superseded by policy-2026.md" in listing
+    asked = run("ask", QUESTION, "-c", "pol")
+    assert "policy-2026.md" in asked.stdout and "(policy.md)" not in asked.stdout, asked.stdout
+    unknown = run("supersede", "nope.md", "-c", "pol")
+    assert unknown.returncode == 2 and "no document 'nope.md'" in unknown.stderr
+    assert run("current", "policy.md", "-c", "pol").returncode == 0
+    assert "superseded" not in run("sources", "-c", "pol").stdout
+
+
+def test_a_new_file_titled_like_an_indexed_one_is_flagged_with_the_supersede_command(
+    settings: Settings,
+) -> None:
+    engine = Engine(settings)
+    engine.ingest("pol", [("policy.md", OLD)])
+    same_title = b"# Course policy\n\nLate homework will not be accepted at all this term.\n"
+    report = engine.ingest("pol", [("policy-v2-final.md", same_title)])
+    (entry,) = report.files
+    assert entry.ok and any("same title as policy.md" in w for w in entry.warnings), entry.warnings
+    assert any("syllabot supersede policy.md --by policy-v2-final.md" in w for w in entry.warnings)
+    other = engine.ingest("pol", [("grading.md", b"# Grading\n\nHomework is 40 percent.\n")])
+    assert not any("same title" in w for w in other.files[0].warnings)
