@@ -50,6 +50,7 @@ from syllabot.bots.frontend import (
     drop_collection,
     is_expected,
     list_collections,
+    list_conflicts,
     mark_document,
     repeat_weekly_post,
 )
@@ -750,6 +751,15 @@ class SyllabotBot(discord.Client):
 
         await self.handle_collection_admin(interaction, work, status)
 
+    async def handle_conflicts(self, interaction: discord.Interaction) -> None:
+        """``/conflicts``: where this channel's collection's documents disagree (admins only)."""
+
+        async def work() -> AdminReply:
+            collection = await self.collection_for(interaction)
+            return await list_conflicts(self.queue, collection, timeout=self.budget(interaction, 60))
+
+        await self.handle_collection_admin(interaction, work, "conflicts")
+
     async def _run_admin_job(
         self,
         interaction: discord.Interaction,
@@ -1082,6 +1092,13 @@ async def supersede_command(interaction: discord.Interaction, document: str, by:
     await _bot(interaction).handle_mark(interaction, document, "superseded", by)
 
 
+@app_commands.command(name="conflicts", description="Admin: where this collection's documents disagree")
+@app_commands.default_permissions(manage_guild=True)
+@app_commands.guild_only()
+async def conflicts_command(interaction: discord.Interaction) -> None:
+    await _bot(interaction).handle_conflicts(interaction)
+
+
 @app_commands.command(name="current", description="Admin: mark a document as the current version")
 @app_commands.describe(document="The document that counts")
 @app_commands.default_permissions(manage_guild=True)
@@ -1159,6 +1176,7 @@ COMMANDS: list[app_commands.Command[Any, ..., Any] | app_commands.Group] = [
     remove_command,
     supersede_command,
     current_command,
+    conflicts_command,
     report_command,
     collection_group,
 ]

@@ -57,6 +57,7 @@ from syllabot.shared.schema import (
     Answer,
     AskRequest,
     CollectionInfo,
+    ConflictInfo,
     DropReport,
     IngestReport,
     SourceInfo,
@@ -502,6 +503,38 @@ async def mark_document(
     )
     said = report.files[0].warnings[0] if report.files and report.files[0].warnings else status
     return AdminReply(f"{document.file} in “{collection}”", [f"{document.file} is {said}."])
+
+
+def conflict_lines(entries: list[ConflictInfo], width: int = 220) -> list[str]:
+    """One line per fact the documents disagree on: both citations and both passages."""
+
+    def cut(text: str) -> str:
+        flat = " ".join(text.split())
+        return flat if len(flat) <= width else flat[: width - 1].rstrip() + "…"
+
+    return [
+        f"{e.kind} ({e.topic}): {e.first} says “{cut(e.first_text)}”; {e.second} says “{cut(e.second_text)}”"
+        for e in entries
+    ]
+
+
+class ConflictAdmin(Protocol):
+    async def conflicts(self, collection: str, timeout: float | None = None) -> list[ConflictInfo]: ...
+
+
+async def list_conflicts(queue: ConflictAdmin, collection: str, timeout: float | None = None) -> AdminReply:
+    """``/conflicts`` (Discord), ``/syllabot-conflicts`` (Slack), like `syllabot conflicts`: the
+    facts on which the collection's documents disagree, for the teacher to fix. Queue errors
+    propagate."""
+    entries = await queue.conflicts(collection, timeout=timeout)
+    if not entries:
+        return AdminReply(
+            f"No disagreements found in “{collection}”",
+            [
+                "No two documents give different counts, percentages, days, times, dates or editions for the same thing."
+            ],
+        )
+    return AdminReply(f"Where the documents of “{collection}” disagree", conflict_lines(entries))
 
 
 class CollectionAdmin(Protocol):

@@ -48,6 +48,7 @@ from syllabot.bots.frontend import (
     drop_collection,
     is_expected,
     list_collections,
+    list_conflicts,
     mark_document,
     repeat_weekly_post,
 )
@@ -810,6 +811,28 @@ class SlackFrontEnd:
             client, words[0] if len(words) == 1 else "", "current", None, user, channel, team, out
         )
 
+    async def conflicts_command(
+        self,
+        client: AsyncWebClient,
+        text: str,
+        user: str,
+        channel: str | None,
+        team: str | None,
+        out: Reporter,
+    ) -> None:
+        """``/syllabot-conflicts``: where this channel's collection's documents disagree (admins)."""
+        try:
+            await self.require_admin(client, user, "list where the documents disagree")
+            collection = await self.collection_for(channel, team)
+            reply = await list_conflicts(
+                self.queue, collection, timeout=out.job_wait(self.settings.ask_timeout_s)
+            )
+        except Exception as exc:  # noqa: BLE001 - _report_failure logs it, with its traceback when unexpected
+            await self._report_failure(exc, out, "listing where the documents disagree")
+            return
+        message = render.render_notice(f"*{render.safe(reply.title)}*\n{reply.body(render.safe)}", ":mag:")
+        await deliver(lambda: out.private(message), out, message, "a conflicts notice")
+
     async def _mark(
         self,
         client: AsyncWebClient,
@@ -1140,6 +1163,7 @@ def build_app(settings: Settings, queue: QueueClient, redis_client: aioredis.Red
     admin_text_command("/syllabot-privacy", fe.privacy_command)
     admin_text_command("/syllabot-supersede", fe.supersede_command)
     admin_text_command("/syllabot-current", fe.current_command)
+    admin_text_command("/syllabot-conflicts", fe.conflicts_command)
 
     @app.event("message")
     async def on_message(event: dict, body: dict, context: Any, client: AsyncWebClient, request: Any) -> None:

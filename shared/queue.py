@@ -58,6 +58,7 @@ from syllabot.shared.queue_protocol import (
     INGEST_TIMEOUT_S,
     JOB_ASK,
     JOB_COLLECTIONS,
+    JOB_CONFLICTS,
     JOB_DROP,
     JOB_INGEST,
     JOB_MARK,
@@ -84,6 +85,7 @@ from syllabot.shared.schema import (
     Answer,
     AskRequest,
     CollectionInfo,
+    ConflictInfo,
     DropReport,
     IngestReport,
     SourceInfo,
@@ -348,6 +350,13 @@ class QueueClient:
         if not isinstance(result, list):
             raise JobFailed(f"worker returned {type(result).__name__} for sources, expected a list")
         return [_validate(SourceInfo, item) for item in result]
+
+    async def conflicts(self, collection: str, timeout: float | None = None) -> list[ConflictInfo]:
+        """The facts on which the collection's documents disagree (``Engine.conflicts``)."""
+        result = await self._call(JOB_CONFLICTS, collection, timeout=timeout or self.settings.ask_timeout_s)
+        if not isinstance(result, list):
+            raise JobFailed(f"worker returned {type(result).__name__} for conflicts, expected a list")
+        return [_validate(ConflictInfo, item) for item in result]
 
     async def remove(
         self, collection: str, doc_id: str, who: str, timeout: float | None = None

@@ -45,6 +45,7 @@ __all__ = [
     "IN_PROGRESS_TTL_S",
     "JOB_ASK",
     "JOB_COLLECTIONS",
+    "JOB_CONFLICTS",
     "JOB_DROP",
     "JOB_INGEST",
     "JOB_MARK",
@@ -74,6 +75,7 @@ JOB_SOURCES = "sources"
 JOB_REPORT = "report"
 JOB_REMOVE = "remove"
 JOB_MARK = "mark"
+JOB_CONFLICTS = "conflicts"
 JOB_COLLECTIONS = "collections"
 JOB_DROP = "drop"
 

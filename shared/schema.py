@@ -196,6 +196,17 @@ class IngestReport(BaseModel):
     changed: bool = Field(default=False, description="False when nothing succeeded and the old index stays.")
 
 
+class ConflictInfo(BaseModel):
+    """A fact on which two documents of a collection disagree (`syllabot conflicts`)."""
+
+    topic: str = Field(description="The words both passages share: what the fact is about.")
+    kind: str = Field(description="count, percent, weekday, time, date, duration, edition, marks or version")
+    first: str = Field(description="The first document's citation label.")
+    first_text: str
+    second: str
+    second_text: str
+
+
 class CollectionInfo(BaseModel):
     """One collection as `syllabot collections` and the bots' collection lists show it."""
 

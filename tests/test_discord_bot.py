@@ -736,6 +736,22 @@ async def test_supersede_and_current_say_which_version_counts(
         assert {s.file: s.status for s in await queue.sources("default")}["os-notes.md"] == "current"
 
 
+async def test_conflicts_lists_where_the_documents_disagree(
+    fake: DiscordFake, bot: SyllabotBot, worker: None, settings: Settings
+) -> None:
+    await index(
+        settings,
+        "default",
+        ("a.md", b"# A\n\nThe weekly quiz is due on Monday.\n"),
+        ("b.md", b"# B\n\nThe weekly quiz is due on Friday.\n"),
+    )
+    ix = await fake.command("conflicts")
+    assert "Admins only" in text_of(await ix.callback(TIMEOUT))
+    ix = await fake.command("conflicts", roles=[fake.admin_role_id])
+    text = text_of(await ix.final(TIMEOUT))
+    assert "disagree" in text and "due on Monday" in text and "due on Friday" in text, text
+
+
 async def test_collection_list_and_drop_for_admins_only(
     fake: DiscordFake, bot: SyllabotBot, worker: None, settings: Settings, redis_client: aioredis.Redis
 ) -> None:

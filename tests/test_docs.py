@@ -91,6 +91,11 @@ def outputs(
     monkeypatch.chdir(tmp_path)
     get_settings.cache_clear()
     assert Engine(settings).ingest("shop", sample_files(), who="test").changed
+    clash = [
+        ("a.md", b"# A\n\nThe weekly quiz is due on Monday.\n"),
+        ("b.md", b"# B\n\nThe weekly quiz is due on Friday.\n"),
+    ]
+    assert Engine(settings).ingest("clash", clash, who="test").changed
     questions = tmp_path / "q.jsonl"
     questions.write_text(
         '{"question": "How long do I have to return a bike?", "file": "returns-policy.md", "page": 1, '
@@ -103,6 +108,7 @@ def outputs(
         "eval": ["eval", str(questions), "-c", "shop", "--json"],
         "sources": ["sources", "-c", "shop", "--json"],
         "collections": ["collections", "--json"],
+        "conflicts": ["conflicts", "-c", "clash", "--json"],
         "report": ["report", "-c", "shop", "--json"],
         "doctor": ["doctor", "--json"],
     }
@@ -124,6 +130,7 @@ def test_the_documented_json_fields_are_what_each_command_prints(outputs: dict[s
         "eval",
         "sources",
         "collections",
+        "conflicts",
         "report",
         "doctor",
     }

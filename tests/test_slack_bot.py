@@ -708,6 +708,7 @@ def test_manifest_matches_the_app() -> None:
         "/syllabot-report",
         "/syllabot-supersede",
         "/syllabot-current",
+        "/syllabot-conflicts",
     }
     (shortcut,) = manifest["features"]["shortcuts"]
     assert shortcut["type"] == "message" and shortcut["callback_id"] == ADD_SHORTCUT_ID
@@ -1099,6 +1100,22 @@ async def test_admins_mark_which_version_counts_and_answers_follow(
         "/syllabot-supersede OLD [by NEW]"
         in (await fake.wait_for("response", "v5", timeout=WAIT)).args["text"]
     )
+
+
+async def test_admins_list_where_the_documents_disagree(
+    bot: Bot, fake: FakeSlack, queue: QueueClient, corpus: None
+) -> None:
+    await queue.ingest(
+        "default", "a.md", b"# A\n\nThe weekly quiz is due on Monday.\n", "test", timeout=WAIT * 3
+    )
+    await queue.ingest(
+        "default", "b.md", b"# B\n\nThe weekly quiz is due on Friday.\n", "test", timeout=WAIT * 3
+    )
+    await bot.command(fake, "/syllabot-conflicts", "", STUDENT, "c1")
+    assert "Only Syllabot admins" in (await fake.wait_for("response", "c1", timeout=WAIT)).args["text"]
+    await bot.command(fake, "/syllabot-conflicts", "", ADMIN, "c2")
+    said = (await fake.wait_for("response", "c2", timeout=WAIT * 2)).args["text"]
+    assert "disagree" in said and "due on Monday" in said and "due on Friday" in said, said
 
 
 async def test_no_log_line_metric_or_stored_value_carries_a_user_id(

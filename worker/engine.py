@@ -25,11 +25,20 @@ from syllabot.shared.config import Settings
 from syllabot.shared.keys import Keys
 from syllabot.shared.labels import citation_label
 from syllabot.shared.redis_conn import Durability, sync_client
-from syllabot.shared.schema import CollectionInfo, DropReport, FileReport, Hit, IngestReport, SourceInfo
+from syllabot.shared.schema import (
+    CollectionInfo,
+    ConflictInfo,
+    DropReport,
+    FileReport,
+    Hit,
+    IngestReport,
+    SourceInfo,
+)
 from syllabot.shared.threads import Turn
 from syllabot.worker.buildlock import BuildLock
 from syllabot.worker.cancel import CancelToken
 from syllabot.worker.chunking import chunk_document, link_course_tails, may_be_relinked
+from syllabot.worker.conflicts import collection_conflicts
 from syllabot.worker.conversation import follow_up, switched_course
 from syllabot.worker.documents import Chunk, Document
 from syllabot.worker.embedders import get_embedder
@@ -491,6 +500,29 @@ class Engine:
             keys, bindings = store.drop(collection, lock)
         self.cache.drop(collection)
         return DropReport(dropped=info, keys=keys, bindings=bindings)
+
+    def conflicts(self, collection: str) -> list[ConflictInfo]:
+        """Facts on which the collection's current documents disagree, for the teacher to fix
+        before students ask (``worker.conflicts.collection_conflicts``; no model needed)."""
+        snapshot = self.snapshot(validate_collection_name(collection))
+        if snapshot is None:
+            raise NothingToIndex(f"collection '{collection}' has no index; index some documents first")
+        passages = [
+            (c.doc_id, citation_label(c), c.text)
+            for c, out in zip(snapshot.chunks, snapshot.superseded, strict=True)
+            if not out
+        ]
+        return [
+            ConflictInfo(
+                topic=d.topic,
+                kind=d.kind,
+                first=d.first[0],
+                first_text=d.first[1],
+                second=d.second[0],
+                second_text=d.second[1],
+            )
+            for d in collection_conflicts(passages)
+        ]
 
     def sources(self, collection: str) -> list[SourceInfo]:
         docs = self.store.documents(collection)

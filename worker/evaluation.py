@@ -263,4 +263,25 @@ def summarise(rows: Sequence[EvalRow]) -> dict:
     return {
         **status_table((r.question.answerable, r.status) for r in rows),
         "expect": expect_summary(r.expect_met for r in rows),
+        "conflicts": conflict_summary((bool(r.question.extra.get("conflict")), r.text) for r in rows),
+    }
+
+
+def conflict_summary(rows: Iterable[tuple[bool, str]]) -> dict[str, int | float | None]:
+    """For an eval file with ``conflict: true`` questions (their documents disagree on the asked
+    fact): how many answers say the materials disagree, and how many other answers do (false)."""
+    from syllabot.worker.conflicts import DISAGREE_LEAD
+
+    pairs = [(conflict, DISAGREE_LEAD in text) for conflict, text in rows]
+    noted = sum(1 for conflict, said in pairs if conflict and said)
+    false_notes = sum(1 for conflict, said in pairs if not conflict and said)
+    conflict_n = sum(1 for conflict, _ in pairs if conflict)
+    other_n = len(pairs) - conflict_n
+    return {
+        "conflict_n": conflict_n,
+        "noted": noted,
+        "noted_rate": _rate(noted, conflict_n),
+        "other_n": other_n,
+        "false_notes": false_notes,
+        "false_rate": _rate(false_notes, other_n),
     }

@@ -48,6 +48,7 @@ from syllabot.shared.threads import ThreadContext, ThreadStore, Turn
 from syllabot.worker.answer_cache import AnswerCache, served_from_cache
 from syllabot.worker.answerers import get_answerer
 from syllabot.worker.answerers.streaming import streaming_to
+from syllabot.worker.conflicts import with_conflict_note
 from syllabot.worker.conversation import EXPIRED_NOTE, turn_for
 from syllabot.worker.cpu_pool import CpuPool
 from syllabot.worker.hooks import hooks_of
@@ -136,6 +137,7 @@ async def answer_question(
     else:  # an LLM: a wait, which holds no CPU thread
         with llm_deadline(budget):
             answer = await answerer.answer(request.question, result, request.collection)
+    answer = with_conflict_note(request.question, answer, result.hits)  # never a silent pick
     finished = time.perf_counter()
     turn = turn_for(request.question, result.query, result.courses, result.topic, result.hits, time.time())
     if request.thread and threads is not None:
@@ -779,6 +781,14 @@ async def sources(ctx: dict[str, Any], collection: str) -> None:
     async def work() -> list:
         infos = await asyncio.to_thread(ctx["engine"].sources, collection)
         return [info.model_dump(mode="json") for info in infos]
+
+    await _deliver(ctx, work())
+
+
+async def conflicts(ctx: dict[str, Any], collection: str) -> None:
+    async def work() -> list:
+        found = await asyncio.to_thread(ctx["engine"].conflicts, collection)
+        return [entry.model_dump(mode="json") for entry in found]
 
     await _deliver(ctx, work())
 

@@ -93,8 +93,16 @@ def is_duplicate(
     if a.doc_id != b.doc_id and cosine < near_cosine:
         return False
     a_tokens, b_tokens = tokens()
+    if a.doc_id != b.doc_id and _numbers(a_tokens) != _numbers(b_tokens):
+        # The same passage with other numbers in another document is a version that disagrees
+        # ("within 14 days" / "within 7 days"): both must reach the answer, which says so.
+        return False
     overlap = overlap_coefficient(a_tokens, b_tokens)
     return overlap >= (0.8 if a.doc_id == b.doc_id else 0.9)
+
+
+def _numbers(tokens: frozenset[str]) -> frozenset[str]:
+    return frozenset(t for t in tokens if t.isdigit())
 
 
 def top_candidates(scores: np.ndarray, m: int) -> np.ndarray:

@@ -362,6 +362,7 @@ def _answer_all(
     other (the LLM) is awaited, all questions on one event loop so its HTTP pool is reused.
     """
     from syllabot.worker.answerers import get_answerer
+    from syllabot.worker.conflicts import with_conflict_note
     from syllabot.worker.engine import Engine
     from syllabot.worker.evaluation import EvalRow
 
@@ -369,7 +370,7 @@ def _answer_all(
     answerer = get_answerer(settings)
 
     def row(q: LabelledQuestion, result: SearchResult, answer: Answer) -> EvalRow:
-        return EvalRow.of(q, result.hits, answer)
+        return EvalRow.of(q, result.hits, with_conflict_note(q.question, answer, result.hits))
 
     answer_sync = getattr(answerer, "answer_sync", None)
     if answer_sync is not None:
@@ -464,6 +465,16 @@ def cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
         print(f"{status:18}" + "".join(f"{cell:>18}" for cell in cells))
     print(f"{'total':18}" + "".join(f"{totals[c]:>18}" for c in columns))
     print()
+    conflicts = answers["conflicts"]
+    if conflicts["conflict_n"]:
+        print(
+            f"conflict questions whose answer says the materials disagree: "
+            f"{_rate(conflicts['noted_rate'])} ({conflicts['noted']}/{conflicts['conflict_n']})"
+        )
+        print(
+            f"other questions given a conflict note: {_rate(conflicts['false_rate'])} "
+            f"({conflicts['false_notes']}/{conflicts['other_n']})"
+        )
     print(
         f"answerable told 'Not in your materials': {_rate(answers['answerable_not_in_materials'])} "
         f"({counts['not_in_materials']['answerable']}/{totals['answerable']})"
@@ -611,6 +622,25 @@ def cmd_mark(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def cmd_conflicts(args: argparse.Namespace, settings: Settings) -> int:
+    """`syllabot conflicts -c C`: the facts on which the collection's documents disagree."""
+    from syllabot.bots.frontend import conflict_lines
+    from syllabot.worker.engine import Engine
+
+    collection = require_collection(settings, args.collection or settings.default_collection)
+    entries = Engine(settings).conflicts(collection)
+    if args.json:
+        print(json.dumps([e.model_dump() for e in entries], indent=2))
+        return 0
+    if not entries:
+        print(f"collection '{collection}': no two documents give different values for the same thing")
+        return 0
+    print(f"collection '{collection}': {len(entries)} fact(s) on which the documents disagree")
+    for line in conflict_lines(entries):
+        print(f"- {line}")
+    return 0
+
+
 def cmd_report(args: argparse.Namespace, settings: Settings) -> int:
     from syllabot.cli_queue import run_report
     from syllabot.shared.gap_report import summary_line, table, to_csv
@@ -732,6 +762,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--by", help="the document that replaces it (doc_id or file name)")
     p.add_argument("--collection", "-c")
     p.set_defaults(func=cmd_mark)
+
+    p = sub.add_parser(
+        "conflicts", help="list the facts on which the collection's documents disagree (counts, days, %%)"
+    )
+    p.add_argument("--collection", "-c")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_conflicts)
 
     p = sub.add_parser("current", help="mark a document as the current version (undoes `supersede`)")
     p.add_argument("document", help="its doc_id or file name (see `syllabot sources`)")

@@ -1,0 +1,254 @@
+"""When the materials disagree: conflict notes on conflict and non-conflict questions, and the
+teacher's list against the courses README's conflicts.
+
+`python -m bench.conflicts` — the blind question set `bench/data/conflict_questions.jsonl` (every
+cross-document conflict the courses README lists, asked the way students ask, plus conflicts
+planted in copies of VTU syllabi and the sample corpus: `bench/data/planted/`), and as
+non-conflict questions the courses' own blind sets (`bench/data/course_*_questions.jsonl`) minus
+those `bench/data/conflict_overlap.json` lists as touching a conflict, plus the planted documents'
+controls. Each question is searched and answered as the worker does (default embedder, extractive
+answerer, shipped settings) in a collection of its `collection_files`.
+
+Split: PSYC 11 and the sample corpus's plant were read while writing the rules (tune); EC 607 and
+the VTU plants are held out.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from bench.common import (
+    DATA,
+    ROOT,
+    bench_settings,
+    default_embedder,
+    embed_queries_cached,
+    machine_stamp,
+    markdown_table,
+    parse_files,
+    result_for,
+    snapshot_of,
+    write_section,
+)
+
+QUESTIONS = ROOT / "bench" / "data" / "conflict_questions.jsonl"
+OVERLAP = ROOT / "bench" / "data" / "conflict_overlap.json"
+PLANTED = ROOT / "bench" / "data" / "planted"
+COURSE_FILES = {
+    "ec607": (
+        DATA / "courses" / "ec607-data-science",
+        ROOT / "bench" / "data" / "course_ec607_questions.jsonl",
+    ),
+    "psyc11": (
+        DATA / "courses" / "psyc11-lab-psych",
+        ROOT / "bench" / "data" / "course_psyc11_questions.jsonl",
+    ),
+}
+SPLIT = {"psyc11": "tune", "sample-planted": "tune", "ec607": "held out", "vtu-planted": "held out"}
+
+
+def resolve(course: str, name: str) -> Path:
+    """Where a question's collection file lives: the course folder, the VTU syllabi, the sample
+    corpus, or our planted documents."""
+    for folder in (
+        COURSE_FILES[course][0] if course in COURSE_FILES else None,
+        PLANTED,
+        DATA / "syllabi",
+        ROOT / "corpus",
+    ):
+        if folder is not None and (folder / name).is_file():
+            return folder / name
+    raise FileNotFoundError(f"{name} (for {course})")
+
+
+@dataclass
+class Case:
+    question: dict
+    conflict: bool
+    found: object  # Conflict | None
+    note: str | None
+    status: str
+    ms: float
+
+
+def _digits_and_days(text: str) -> set[str]:
+    return set(re.findall(r"\d+|monday|tuesday|wednesday|thursday|friday|saturday|sunday", text.lower()))
+
+
+def names_both(case: Case) -> bool:
+    """The note names each expected side's document and its value (its numbers and days)."""
+    conflict = case.found
+    if conflict is None:
+        return False
+    by_file = {side.file: side for side in conflict.sides}  # type: ignore[attr-defined]
+    matched = 0
+    for side in case.question["sides"]:
+        found = by_file.get(side["file"])
+        if found is None:
+            continue
+        wanted = _digits_and_days(side["value"])
+        if wanted <= _digits_and_days(found.sentence) | _digits_and_days(" ".join(found.quoted)):
+            matched += 1
+    return matched >= 2
+
+
+def run_cases(questions: Sequence[dict], embedder, settings) -> list[Case]:
+    from syllabot.worker.answerers.extractive import ExtractiveAnswerer
+    from syllabot.worker.conflicts import find_conflict, render_conflict
+    from syllabot.worker.engine import prepare_query
+
+    answerer = ExtractiveAnswerer(settings)
+    snapshots: dict[tuple[str, ...], object] = {}
+    cases = []
+    for q in questions:
+        files = tuple(sorted(q["collection_files"]))
+        if files not in snapshots:
+            chunks, _ = parse_files([resolve(q["course"], f) for f in files])
+            snapshots[files] = snapshot_of(
+                chunks, embedder, f"conflicts-{q['course']}", collection=q["course"]
+            )
+        snapshot = snapshots[files]
+        prepared = prepare_query(q["question"], snapshot)
+        (vector,) = embed_queries_cached(embedder, [prepared.text], "conflicts")
+        result = result_for(snapshot, q["question"], prepared, vector, settings, settings.top_k)
+        t0 = time.perf_counter()
+        answer = answerer.answer_sync(q["question"], result, snapshot.collection)
+        conflict = find_conflict(q["question"], result.hits) if answer.status != "not_in_materials" else None
+        ms = (time.perf_counter() - t0) * 1000
+        note = render_conflict(conflict) if conflict is not None else None
+        cases.append(Case(q, bool(q.get("conflict")), conflict, note, answer.status, ms))
+    return cases
+
+
+def questions_by_course() -> dict[str, list[dict]]:
+    """Conflict questions and controls from the conflict file; the courses' own blind questions,
+    minus those touching a conflict, as non-conflict questions."""
+    groups: dict[str, list[dict]] = {}
+    for line in QUESTIONS.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            q = json.loads(line)
+            if q.get("derived"):
+                continue  # a conflict only by counting weeks ourselves: not printed, not scored
+            groups.setdefault(q["course"], []).append(q)
+    overlap = json.loads(OVERLAP.read_text(encoding="utf-8"))
+    for course, (folder, path) in COURSE_FILES.items():
+        if not folder.is_dir():
+            continue
+        touching = {item["question"] if isinstance(item, dict) else item for item in overlap.get(course, [])}
+        files = sorted(p.name for p in folder.iterdir() if p.suffix.lower() in (".pdf", ".md"))
+        for line in path.read_text(encoding="utf-8").splitlines():
+            q = json.loads(line) if line.strip() else None
+            if q and q["question"] not in touching:
+                groups.setdefault(course, []).append({**q, "collection_files": files, "conflict": False})
+    return groups
+
+
+def summary(cases: Sequence[Case]) -> dict:
+    conflicts = [c for c in cases if c.conflict]
+    others = [c for c in cases if not c.conflict]
+    current = [c for c in conflicts if c.question.get("current")]
+    ms = sorted(c.ms for c in cases)
+    return {
+        "conflict_n": len(conflicts),
+        "detected": sum(c.found is not None for c in conflicts),
+        "both": sum(names_both(c) for c in conflicts),
+        "current_n": len(current),
+        "current_led": sum(
+            c.found is not None and c.found.sides[0].file == c.question["current"]  # type: ignore[attr-defined]
+            for c in current
+        ),
+        "other_n": len(others),
+        "false_notes": sum(c.note is not None for c in others),
+        "p50_ms": ms[len(ms) // 2] if ms else 0.0,
+    }
+
+
+def _rate(k: int, n: int) -> str:
+    return f"{k / n:.3f} ({k}/{n})" if n else "—"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--no-write", action="store_true")
+    parser.add_argument("--show", action="store_true", help="print every miss and every false note")
+    args = parser.parse_args(argv)
+    if not QUESTIONS.exists():
+        print("bench/data/conflict_questions.jsonl is missing")
+        return 1
+    started = time.perf_counter()
+    embedder, settings = default_embedder(), bench_settings()
+    rows, per_topic = [], {}
+    for course, questions in sorted(questions_by_course().items(), key=lambda kv: (SPLIT[kv[0]], kv[0])):
+        try:
+            cases = run_cases(questions, embedder, settings)
+        except FileNotFoundError as exc:
+            print(f"skipping {course}: {exc} is not here")
+            continue
+        s = summary(cases)
+        rows.append(
+            [
+                f"{course}, {SPLIT[course]}",
+                _rate(s["both"], s["conflict_n"]),
+                _rate(s["detected"], s["conflict_n"]),
+                _rate(s["current_led"], s["current_n"]),
+                _rate(s["false_notes"], s["other_n"]),
+                f"{s['p50_ms']:.2f}",
+            ]
+        )
+        for c in cases:
+            if c.conflict:
+                topic = per_topic.setdefault((course, c.question["topic"]), [0, 0])
+                topic[0] += names_both(c)
+                topic[1] += 1
+        if args.show:
+            for c in cases:
+                if (c.conflict and not names_both(c)) or (not c.conflict and c.note):
+                    print(f"[{course}] conflict={c.conflict} {c.question['question']!r}\n    -> {c.note}")
+    header = [
+        "set",
+        "names both values, both cited (of conflict questions)",
+        "any conflict note (of conflict questions)",
+        "current one leads (where the materials say)",
+        "conflict note on a non-conflict question",
+        "p50 ms (answer + check)",
+    ]
+    table = markdown_table(header, rows)
+    topics = markdown_table(
+        ["course", "conflict", "named both"],
+        [[course, topic, f"{k}/{n}"] for (course, topic), (k, n) in sorted(per_topic.items())],
+    )
+    teacher = []
+    for course, (folder, _path) in COURSE_FILES.items():
+        if not folder.is_dir():
+            continue
+        from syllabot.shared.labels import citation_label
+        from syllabot.worker.conflicts import collection_conflicts
+
+        files = sorted(p for p in folder.iterdir() if p.suffix.lower() in (".pdf", ".md"))
+        chunks, _ = parse_files(files)
+        for entry in collection_conflicts([(c.doc_id, citation_label(c), c.text) for c in chunks]):
+            teacher.append([course, entry.kind, entry.first[0], entry.second[0], entry.first[1][:90] + "…"])
+    text = (
+        "## When the materials disagree: conflict notes\n\n"
+        f"`python -m bench.conflicts` — {machine_stamp()} Whole run {time.perf_counter() - started:.0f} s. "
+        "Targets: ≥ 0.90 of conflict questions name both values with both citations; ≤ 0.02 of "
+        "non-conflict questions get a conflict note; the current document leads whenever the "
+        "materials say which one is current.\n\n" + table + "\n\nBy conflict:\n\n" + topics + "\n\n"
+        "`syllabot conflicts` on each course (every entry it lists):\n\n"
+        + markdown_table(["course", "kind", "one document", "the other", "first passage"], teacher)
+        + "\n"
+    )
+    print(text)
+    if not args.no_write:
+        write_section("conflicts", text)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,189 @@
+"""When the materials disagree: values read and compared (``worker/conflicts.py``), the answer that
+says so citing both, the current one leading when the materials say which, no note where the values
+agree, and the teacher's list (`syllabot conflicts`)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from syllabot.shared.config import Settings
+from syllabot.shared.schema import AskRequest, Hit
+from syllabot.worker.answerers.extractive import ExtractiveAnswerer
+from syllabot.worker.conflicts import collection_conflicts, find_conflict, render_conflict, values_in
+from syllabot.worker.documents import Chunk
+from syllabot.worker.engine import Engine
+from syllabot.worker.jobs import answer_question
+from syllabot.worker.search import is_duplicate
+
+SYLLABUS = (
+    "Grades: 4 × homework assignments (20% each) 80% 1 × short presentations 10% 1 × OSS contribution 10%"
+)
+SLIDES = (
+    "Grading Component Weight 4 × homework assignments (20% each) 80% 2 × short presentations (5% each) 10%"
+)
+
+
+def hit(doc_id: str, file: str, text: str, rank: int = 1, label: str | None = None) -> Hit:
+    return Hit(
+        rank=rank,
+        doc_id=doc_id,
+        file=file,
+        title=file,
+        page=2 if file.endswith(".pdf") else None,
+        score=0.6,
+        cosine=0.6,
+        keyword=0.5,
+        text=text,
+        label=label or f"{file}, p. 2",
+    )
+
+
+def _norms(text: str, kind: str) -> list[str]:
+    return [v.norm for v in values_in(text) if v.kind == kind]
+
+
+def test_values_are_normalised_and_labelled_with_what_they_are_of() -> None:
+    assert _norms("Snippets are due by 11:59PM on Mondays", "weekday") == ["monday"]
+    assert _norms("Snippets are due by 11:59PM on Mondays", "time") == ["23:59"]
+    assert set(_norms("Snippet 1 is due May 2, 2025", "weekday")) == {"friday"}  # a dated day
+    assert _norms("CIE 50 marks and SEE 50 marks", "marks") == ["cie=50", "see=50"]
+    assert _norms("Kurose & Ross, Computer Networking, 8th Edition", "edition") == ["8"]
+    assert _norms("not collected within 14 days", "duration") == ["14 day"]
+    counts = {v.norm: v.label for v in values_in(SLIDES) if v.kind == "count"}
+    assert "presentation" in counts["2"] and "homework" in counts["4"] and "presentation" not in counts["4"]
+
+
+def test_two_documents_giving_different_counts_disagree_and_both_are_cited() -> None:
+    hits = [hit("syl", "syllabus.pdf", SYLLABUS), hit("intro", "01-Intro.pdf", SLIDES, 2)]
+    conflict = find_conflict("how many presentations do we do, 1 or 2?", hits)
+    assert conflict is not None and conflict.kind == "count"
+    note = render_conflict(conflict)
+    assert note.startswith("Your materials disagree:")
+    assert "syllabus.pdf, p. 2" in note and "01-Intro.pdf, p. 2" in note
+    assert "1 × short presentations" in note and "2 × short presentations" in note
+
+
+def test_agreeing_values_get_no_note_however_worded() -> None:
+    hits = [hit("syl", "syllabus.pdf", SYLLABUS), hit("intro", "01-Intro.pdf", SLIDES, 2)]
+    # Both say the presentations are 10% in all (one adds "5% each"): agreement.
+    assert find_conflict("what percent are the short presentations worth", hits) is None
+    days = [
+        hit("a", "syllabus.pdf", "The weekly snippet is due on Mondays at noon."),
+        hit("b", "slides.pdf", "Weekly snippet due Mon 12:00", 2),
+    ]
+    assert find_conflict("when is the weekly snippet due", days) is None
+    one_doc = [
+        hit("a", "a.pdf", "Snippets are due Monday."),
+        hit("a", "a.pdf", "Snippets are due Friday.", 2),
+    ]
+    assert find_conflict("when are snippets due", one_doc) is None  # one document: not "materials disagree"
+
+
+def test_the_evidently_current_document_leads_and_says_why() -> None:
+    hits = [
+        hit("old", "service-booking.md", "Bikes not collected within 14 days may be charged a storage fee."),
+        hit(
+            "new",
+            "service-booking-update-2026.md",
+            "Updated: 12 January 2026. Bikes not collected within 7 days may be charged a storage fee.",
+            2,
+        ),
+    ]
+    conflict = find_conflict("how many days until the storage fee starts", hits)
+    assert conflict is not None and conflict.sides[0].file == "service-booking-update-2026.md"
+    note = render_conflict(conflict)
+    assert note.startswith(
+        "Your materials disagree. The current one looks like service-booking-update-2026.md"
+    )
+    assert "“update” in its name" in note and note.index("7 days") < note.index("14 days")
+
+
+def test_near_identical_passages_with_other_numbers_are_both_kept() -> None:
+    """De-duplication must not hide a disagreeing version behind its older copy."""
+    a = Chunk("a1", "old", "old.md", "Policy", "Bikes not collected within 14 days are charged storage.")
+    b = Chunk("b1", "new", "new.md", "Policy", "Bikes not collected within 7 days are charged storage.")
+    tokens = (frozenset(a.text.lower().split()), frozenset(b.text.lower().split()))
+    assert not is_duplicate(a, b, 0.99, 0.95, lambda: tokens)
+    c = Chunk("c1", "copy", "copy.md", "Policy", a.text)
+    assert is_duplicate(a, c, 0.99, 0.95, lambda: (tokens[0], tokens[0]))
+
+
+def test_collection_list_finds_the_disagreement_not_code_or_the_header_on_every_deck() -> None:
+    header = "Data Science for Economists Grant McDermott University of Oregon"
+    passages = [
+        ("syl", "Syllabus, p. 4", f"{header}. {SYLLABUS}"),
+        ("intro", "Lecture 1, p. 8", f"{header}. {SLIDES}"),
+        ("l16", "Lecture 16, p. 5", f"{header}. ## 10 2013 1 2 2131 1512 379 rows"),
+        ("l17", "Lecture 17, p. 8", f"{header}. ## 9 2012 1 9 1 rows with 37 more variables"),
+    ]
+    found = collection_conflicts(passages)
+    assert len(found) == 1, found
+    (entry,) = found
+    assert entry.kind == "count" and {entry.first[0], entry.second[0]} == {
+        "Syllabus, p. 4",
+        "Lecture 1, p. 8",
+    }
+
+
+async def test_the_answer_leads_with_the_disagreement_citing_both(minilm_settings: Settings) -> None:
+    engine = Engine(minilm_settings)
+    old = b"# Booking a service\n\nBikes not collected within 14 days of that message may be charged a storage fee of 5 euros per day.\n"
+    new = (
+        b"# Booking a service (collection update)\n\nUpdated: 12 January 2026.\n\nBikes not collected within "
+        b"7 days of that message may be charged a storage fee of 5 euros per day.\n"
+    )
+    engine.ingest("shop", [("service-booking.md", old), ("service-booking-update-2026.md", new)])
+    answer = await answer_question(
+        engine,
+        ExtractiveAnswerer(minilm_settings),
+        AskRequest(question="how many days til storage fees start", collection="shop"),
+    )
+    assert answer.status != "not_in_materials"
+    assert answer.text.startswith("Your materials disagree. The current one looks like"), answer.text
+    assert "7 days" in answer.text and "14 days" in answer.text
+    agreed = await answer_question(
+        engine,
+        ExtractiveAnswerer(minilm_settings),
+        AskRequest(question="how much is the storage fee per day", collection="shop"),
+    )
+    assert "disagree" not in agreed.text  # both say 5 euros a day
+
+
+def test_cli_conflicts_lists_them_for_the_teacher(settings: Settings, tmp_path: Path) -> None:
+    (tmp_path / "syllabus.md").write_text(f"# Syllabus\n\n{SYLLABUS}\n")
+    (tmp_path / "intro.md").write_text(f"# Intro\n\n{SLIDES}\n")
+    (tmp_path / "other.md").write_text("# Other\n\nThe course uses R and RStudio.\n")
+    env = {**os.environ, "REDIS_URL": settings.redis_url or "", "SYLLABOT_KEY_PREFIX": settings.key_prefix}
+    env.update({"SYLLABOT_EMBEDDER": "hashing", "SYLLABOT_DATA_DIR": str(tmp_path / "data")})
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "syllabot", *args],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+
+    assert run("index", "syllabus.md", "intro.md", "other.md", "-c", "ec").returncode == 0
+    listed = run("conflicts", "-c", "ec")
+    assert listed.returncode == 0, listed.stderr
+    assert "1 fact(s) on which the documents disagree" in listed.stdout
+    assert "1 × short presentations" in listed.stdout and "2 × short presentations" in listed.stdout
+    (entry,) = json.loads(run("conflicts", "-c", "ec", "--json").stdout)
+    assert entry["kind"] == "count"
+    # `syllabot eval` reports the detection rates of questions marked `conflict: true`.
+    questions = [
+        {"question": "how many short presentations do we do, 1 or 2?", "file": "intro.md", "conflict": True},
+        {"question": "what software does the course use", "file": "other.md"},
+    ]
+    (tmp_path / "eval.jsonl").write_text("\n".join(json.dumps(q) for q in questions) + "\n")
+    evaluated = run("eval", "eval.jsonl", "-c", "ec")
+    assert evaluated.returncode == 0, evaluated.stderr
+    assert "conflict questions whose answer says the materials disagree: 1.000 (1/1)" in evaluated.stdout
+    assert "other questions given a conflict note: 0.000 (0/1)" in evaluated.stdout

@@ -1,0 +1,575 @@
+"""When the materials disagree: the asked fact's values in each retrieved document, compared.
+
+Real classes carry a syllabus, slides and a README written at different times ("1 × short
+presentations" in the syllabus, "2 × short presentations (5% each)" in the first-week slides). An
+answer quoting one of them is a silent pick. Here, for a question that asks a fact of a kind we can
+read (a count, a percentage or marks split, a day, a time, a date, an edition, a version), the
+sentences of each retrieved document that are about what was asked are read for values of that
+kind; two documents whose values are disjoint disagree. Different wording of one value is
+agreement: values are compared normalised ("Mondays" = "Mon" = "monday"; "11:59PM" = "23:59"; a
+dated "May 2, 2025" is also a Friday). When one side is evidently the current one (revised or
+updated in its title, file name or text, a later printed year), it leads and the note says why.
+
+Pure functions over hits and text (no I/O), shared by the answer path (:func:`conflict_note`) and the
+teacher's list (:func:`collection_conflicts`).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from syllabot.shared.schema import Answer, Hit
+from syllabot.worker.answerers.decision import terms
+from syllabot.worker.question import clean_question
+from syllabot.worker.sentences import split_sentences
+
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_DAY_WORD = re.compile(
+    r"\b(mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)(?:day)?s?\b\.?|\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?\b",
+    re.IGNORECASE,
+)
+_MONTHS = {
+    m: i
+    for i, names in enumerate(
+        [
+            ("jan", "january"),
+            ("feb", "february"),
+            ("mar", "march"),
+            ("apr", "april"),
+            ("may",),
+            ("jun", "june"),
+            ("jul", "july"),
+            ("aug", "august"),
+            ("sep", "sept", "september"),
+            ("oct", "october"),
+            ("nov", "november"),
+            ("dec", "december"),
+        ],
+        start=1,
+    )
+    for m in names
+}
+_DATE = re.compile(
+    r"\b("
+    + "|".join(sorted(_MONTHS, key=len, reverse=True))
+    + r")\.?\s+(\d{1,2})(?:st|nd|rd|th)?\b(?:,?\s+(\d{4}))?",
+    re.IGNORECASE,
+)
+_PERCENT = re.compile(r"(?<![\d.])(\d{1,3}(?:\.\d+)?)\s*(?:%|percent\b)", re.IGNORECASE)
+_TIMES = re.compile(
+    r"(?<![\d:])(\d{1,2})(?::(\d{2}))?\s*([ap])\.?m\.?\b|(?<![\d:])(\d{1,2}):(\d{2})(?![\d:])", re.IGNORECASE
+)
+_MULTIPLE = re.compile(r"(?<![\d.])(\d{1,2})\s*[×x]\s+(?=[a-z])", re.IGNORECASE)
+_NUMBER_WORDS = {
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "twelve": 12,
+    "single": 1,
+}
+_COUNT = re.compile(
+    r"(?<![\d.,:/-])\b(\d{1,3}|" + "|".join(_NUMBER_WORDS) + r")\s+(?:[a-z-]+\s+){0,2}?([a-z]{3,}s)\b",
+    re.IGNORECASE,
+)
+_DURATION = re.compile(
+    r"(?<![\d.,:/-])\b(\d{1,3}|"
+    + "|".join(_NUMBER_WORDS)
+    + r")[\s-]+(?:working\s+|business\s+|calendar\s+)?(day|week|hour|minute|month|year)s?\b",
+    re.IGNORECASE,
+)
+_EDITION = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:ed\.|edition)\b", re.IGNORECASE)
+_MARKS = re.compile(r"\b(CIE|SEE|internal|external)\b\D{0,25}?(\d{2,3})\b(?!\s*%)", re.IGNORECASE)
+_VERSION = re.compile(r"\bversion\s+(\d+\.\d+(?:\.\d+)?)|\bv(\d+\.\d+(?:\.\d+)?)\b", re.IGNORECASE)
+_YEAR = re.compile(r"\b(19[89]\d|20[0-4]\d)\b")
+_NEWER_WORDS = re.compile(
+    r"\b(revised|updated|update|new(?:er|est)?|latest|current|amended|v\d+)\b", re.IGNORECASE
+)
+_OLDER_WORDS = re.compile(r"\b(old(?:er)?|outdated|previous|draft|superseded|archive[d]?)\b", re.IGNORECASE)
+
+#: The kinds of fact a question may ask, by its words.
+_ASKS = [
+    (
+        re.compile(
+            r"\bhow\s+many\b|\bnumber\s+of\b|\bcount\b|#\s*of\b"
+            r"|\b(?:\d+|one|two|three|four)\b(?:\s+\w+){0,3}\s+or\s+(?:just\s+)?(?:\d+|one|two|three|four)\b",
+            re.I,
+        ),
+        {"count"},
+    ),
+    (
+        re.compile(
+            r"%|\bpercent|\bweight|\bworth\b|\bcount\s+for\b",
+            re.I,
+        ),
+        {"percent"},
+    ),
+    (re.compile(r"\bbreak\s*down|\bbreakdown|\bgrading\b|\bgrade\s+split", re.I), {"percent", "count"}),
+    (
+        re.compile(
+            r"\bhow\s+long\b|\bhow\s+many\s+(?:days|weeks|hours|months)\b|\bhow\s+soon\b|\bwithin\b", re.I
+        ),
+        {"duration"},
+    ),
+    (
+        re.compile(r"\bwhen\b|\bwhat\s+day|\bwhich\s+day|\bdue\b|\bdeadline|\bdate\b|\bday\s+of\b", re.I),
+        {"weekday", "date", "time"},
+    ),
+    (re.compile(r"\bwhat\s+time\b|\bhours?\b|\bhrs\b|\bo\.?h\.?\b", re.I), {"time", "weekday"}),
+    (re.compile(r"\bedition\b|\btext\s*books?\b|\bbooks?\b", re.I), {"edition"}),
+    (
+        re.compile(r"\bcie\b|\bsee\b|\binternal\b|\bexternal\b|\bmarks?\b|\bsplit\b", re.I),
+        {"marks", "percent"},
+    ),
+    (re.compile(r"\bversion\b|\bwhich\s+v\b", re.I), {"version"}),
+]
+
+#: Words that say nothing about *what* a value is of (the question's and the sentences' own).
+_NOT_A_TOPIC = frozenset(
+    {
+        "many",
+        "much",
+        "number",
+        "day",
+        "date",
+        "time",
+        "due",
+        "deadline",
+        "week",
+        "class",
+        "course",
+        "percent",
+        "worth",
+        "weight",
+        "grade",
+        "edition",
+        "version",
+        "hour",
+        "hr",
+        "hw",
+        "pls",
+        "lol",
+        "nah",
+        "actually",
+        "again",
+        "one",
+        "two",
+        "each",
+        "total",
+        "exactly",
+    }
+)
+
+
+@dataclass(frozen=True)
+class Value:
+    """A value of one kind, normalised for comparison, as printed for quoting, with what it is a
+    value of: the content words around it (a table row's "2 × short presentations (5% each) 10%"
+    gives 2 and 10% to presentations, not to the homework on the same line)."""
+
+    kind: str
+    norm: str
+    text: str
+    label: frozenset[str] = frozenset()
+
+
+#: Words on each side of a value that say what it is a value of, by kind: a count names its noun
+#: after it ("4 graded labs"), a percentage its component before it ("Homework 20%"), a day or a
+#: time the event around it ("snippet due Monday").
+_LABEL_WORDS = {
+    "count": (0, 4),
+    "duration": (6, 8),
+    "percent": (5, 2),
+    "weekday": (8, 8),
+    "time": (8, 8),
+    "date": (8, 8),
+    "edition": (8, 1),
+    "marks": (4, 2),
+    "version": (6, 2),
+}
+
+
+def _labelled(sentence: str, values: list[tuple[Value, int, int]]) -> list[Value]:
+    out = []
+    for value, start, end in values:
+        before, after = _LABEL_WORDS[value.kind]
+        left = sentence[:start].split()[-before:] if before else []
+        right = sentence[end:].split()[:after]
+        out.append(Value(value.kind, value.norm, value.text, _topic(" ".join([*left, value.text, *right]))))
+    return out
+
+
+def asked_kinds(question: str) -> set[str]:
+    """The kinds of value the question asks for (empty: not a question about such a fact)."""
+    kinds: set[str] = set()
+    for pattern, found in _ASKS:
+        if pattern.search(question):
+            kinds |= found
+    return kinds
+
+
+def _weekday(word: str) -> str:
+    w = word.lower().rstrip(".")
+    return next(d for d in _WEEKDAYS if d.startswith(w[:3]))
+
+
+def values_in(sentence: str) -> list[Value]:
+    """Every value of a known kind in ``sentence``, normalised ("Mondays" -> monday; "11:59PM" ->
+    23:59; "May 2, 2025" -> 05-02 and, being dated, also friday)."""
+    found: list[tuple[Value, int, int]] = []
+    for m in _PERCENT.finditer(sentence):
+        found.append((Value("percent", f"{float(m.group(1)):g}%", m.group(0)), m.start(), m.end()))
+    for m in _MULTIPLE.finditer(sentence):
+        found.append((Value("count", str(int(m.group(1))), m.group(0).strip()), m.start(), m.end()))
+    for m in _COUNT.finditer(sentence):
+        number = m.group(1).lower()
+        n = _NUMBER_WORDS.get(number) if not number.isdigit() else int(number)
+        noun = m.group(2).lower()
+        if n is None or noun in ("years", "minutes", "seconds", "hours", "pages", "points", "marks", "days"):
+            continue
+        found.append((Value("count", str(n), m.group(0)), m.start(), m.end()))
+    for m in _DAY_WORD.finditer(sentence):
+        word = m.group(1) or m.group(2)
+        if (
+            word.lower() in ("sat", "sun", "wed", "mon")
+            and m.group(0).lower() == word.lower()
+            and len(word) == 3
+        ):
+            # "sat" and "sun" are words too; "Mon"/"Wed" stay days only before a time or after "on"
+            before = sentence[max(0, m.start() - 4) : m.start()].lower()
+            if "on " not in before and not re.match(r"\s*[&,/-]|\s+\d", sentence[m.end() : m.end() + 3]):
+                continue
+        found.append((Value("weekday", _weekday(word), m.group(0)), m.start(), m.end()))
+    for m in _DATE.finditer(sentence):
+        month, day, year = _MONTHS[m.group(1).lower()], int(m.group(2)), m.group(3)
+        if not 1 <= day <= 31:
+            continue
+        found.append((Value("date", f"{month:02d}-{day:02d}", m.group(0)), m.start(), m.end()))
+        if year:
+            try:
+                weekday = _WEEKDAYS[_dt.date(int(year), month, day).weekday()]
+            except ValueError:
+                continue
+            found.append(
+                (Value("weekday", weekday, f"{m.group(0)} (a {weekday.capitalize()})"), m.start(), m.end())
+            )
+    for m in _TIMES.finditer(sentence):
+        if m.group(4):  # 24-hour "10:10"
+            hour, minute = int(m.group(4)), int(m.group(5))
+        else:
+            hour, minute = (
+                int(m.group(1)) % 12 + (12 if m.group(3).lower() == "p" else 0),
+                int(m.group(2) or 0),
+            )
+        if hour < 24 and minute < 60:
+            found.append((Value("time", f"{hour:02d}:{minute:02d}", m.group(0)), m.start(), m.end()))
+    for m in _DURATION.finditer(sentence):
+        number = m.group(1).lower()
+        n = int(number) if number.isdigit() else _NUMBER_WORDS[number]
+        found.append((Value("duration", f"{n} {m.group(2).lower()}", m.group(0)), m.start(), m.end()))
+    for m in _EDITION.finditer(sentence):
+        found.append((Value("edition", str(int(m.group(1))), m.group(0)), m.start(), m.end()))
+    for m in _MARKS.finditer(sentence):
+        side = {"internal": "cie", "external": "see"}.get(m.group(1).lower(), m.group(1).lower())
+        found.append((Value("marks", f"{side}={int(m.group(2))}", m.group(0)), m.start(), m.end()))
+    for m in _VERSION.finditer(sentence):
+        found.append((Value("version", m.group(1) or m.group(2), m.group(0)), m.start(), m.end()))
+    return _labelled(sentence, found)
+
+
+def _topic(text: str) -> frozenset[str]:
+    """What a question or sentence is about: its content words, without value words or numbers."""
+    return frozenset(t for t in terms(text) if not t.isdigit() and t not in _NOT_A_TOPIC and len(t) > 2)
+
+
+@dataclass(frozen=True)
+class Side:
+    """One document's say on the asked fact."""
+
+    label: str
+    file: str
+    doc_id: str
+    sentence: str
+    values: frozenset[str]
+    quoted: tuple[str, ...]
+    found: tuple[Value, ...] = ()
+    newer: tuple[int, int, str] = (0, 0, "")  # said current (+1) or old (-1), latest year, why
+
+
+@dataclass(frozen=True)
+class Conflict:
+    kind: str
+    sides: tuple[Side, ...]  # the current one first when one is evidently current
+    current_reason: str = ""
+
+
+def _newer(hit: Hit, texts: Iterable[str]) -> tuple[int, int, str]:
+    """How evidently current a document is: +1 when its name or title says so ("revised",
+    "updated", "v2") or its text does ("Revised: January 2026", "this notice updates"), -1 when its
+    name says it is old; the latest year it prints; and the reason in a few words."""
+    name = f"{hit.file} {hit.title} {hit.label}".replace("_", " ").replace("-", " ")
+    body = " ".join(texts)
+    years = [int(y) for y in _YEAR.findall(body)]
+    latest = max(years) if years else 0
+    named = _NEWER_WORDS.search(name)
+    if named:
+        return 1, latest, f"“{named.group(0)}” in its name"
+    said = re.search(
+        r"\b(revised|updated)\b|\b(this notice updates|supersedes|replaces)\b", body, re.IGNORECASE
+    )
+    if said:
+        return (
+            1,
+            latest,
+            f"it says it is {said.group(1).lower()}" if said.group(1) else "it says it updates the others",
+        )
+    if _OLDER_WORDS.search(name):
+        return -1, latest, ""
+    return 0, latest, ""
+
+
+def _best_sentences(question_topic: frozenset[str], text: str) -> list[tuple[float, str]]:
+    scored = []
+    for sentence in split_sentences(text):
+        topic = _topic(sentence)
+        shared = len(topic & question_topic)
+        if shared:
+            scored.append((shared / max(1, len(question_topic)), sentence))
+    return sorted(scored, key=lambda item: -item[0])
+
+
+def find_conflict(question: str, hits: Sequence[Hit], max_hits: int = 8) -> Conflict | None:
+    """The disagreement among ``hits`` on the fact ``question`` asks, or None.
+
+    Each document's say is its sentences (among the top ``max_hits``) sharing the question's topic
+    words; a value counts when its sentence shares at least half of them (at least one, two for a
+    question of three or more). Two documents disagree when both give values of the asked kind and
+    no value is common to both.
+    """
+    question = clean_question(question)  # chat words spelled out, as retrieval reads them
+    kinds = asked_kinds(question)
+    question_topic = _topic(question)
+    if not kinds or not question_topic:
+        return None
+    need = 1 if len(question_topic) <= 2 else 2
+    by_doc: dict[str, list[Hit]] = {}
+    for hit in hits[:max_hits]:
+        by_doc.setdefault(hit.doc_id, []).append(hit)
+    if len(by_doc) < 2:
+        return None
+    best: Conflict | None = None
+    best_strength = 0.0
+    for kind in sorted(kinds):
+        sides: list[tuple[float, Side]] = []
+        for doc_id, doc_hits in by_doc.items():
+            chosen: tuple[float, str, list[Value]] | None = None
+            for hit in doc_hits:
+                for score, sentence in _best_sentences(question_topic, hit.text):
+                    if round(score * len(question_topic)) < need:
+                        continue
+                    values = [v for v in values_in(sentence) if v.kind == kind and v.label & question_topic]
+                    if values and (chosen is None or score > chosen[0]):
+                        chosen = (score, sentence, values)
+                    break  # the hit's most relevant sentence speaks for it
+            if chosen is None:
+                continue
+            score, sentence, values = chosen
+            first = doc_hits[0]
+            sides.append(
+                (
+                    score,
+                    Side(
+                        label=first.label or first.file,
+                        file=first.file,
+                        doc_id=doc_id,
+                        sentence=sentence,
+                        values=frozenset(v.norm for v in values),
+                        quoted=tuple(dict.fromkeys(v.text for v in values)),
+                        found=tuple(values),
+                        newer=_newer(first, (h.text for h in doc_hits)),
+                    ),
+                )
+            )
+        for i in range(len(sides)):
+            for j in range(i + 1, len(sides)):
+                (si, a), (sj, b) = sides[i], sides[j]
+                if _clash(a.found, b.found) is None:
+                    continue
+                strength = si + sj
+                if strength > best_strength:
+                    best_strength = strength
+                    best = _ordered(kind, a, b)
+    return best
+
+
+def _clash(
+    a: Sequence[Value], b: Sequence[Value], ignore: frozenset[str] = frozenset()
+) -> tuple[Value, Value] | None:
+    """Two values that disagree: of the same thing (their labels share a word), different, and
+    neither agreed elsewhere. Different wording of one value is agreement, and so is a detail
+    beside it: "1 × short presentations 10%" and "2 × short presentations (5% each) 10%" disagree
+    on the count (1 against 2) and agree on the 10% (the 5% each has the 10% beside it); a CIE
+    mark is compared with a CIE mark, never with an SEE one."""
+    for va in a:
+        matches = [vb for vb in b if (va.label & vb.label) - ignore]
+        if not matches or va.norm in {vb.norm for vb in matches}:
+            continue
+        for vb in matches:
+            if vb.norm not in {x.norm for x in a if (x.label & vb.label) - ignore}:
+                return va, vb
+    return None
+
+
+def _ordered(kind: str, a: Side, b: Side) -> Conflict:
+    """The current side first, with why, when the materials say which one is current."""
+    (sa, ya, why_a), (sb, yb, why_b) = a.newer, b.newer
+    if sa != sb:
+        first, second, why = (a, b, why_a) if sa > sb else (b, a, why_b)
+        if why:
+            return Conflict(kind, (first, second), why)
+    if ya and yb and ya != yb:
+        first, second = (a, b) if ya > yb else (b, a)
+        return Conflict(kind, (first, second), f"it is dated {max(ya, yb)}, the other {min(ya, yb)}")
+    return Conflict(kind, (a, b))
+
+
+def _excerpt(sentence: str, quoted: Sequence[str], width: int = 180) -> str:
+    text = " ".join(sentence.split())
+    if len(text) <= width:
+        return text
+    at = max(0, text.find(quoted[0]) if quoted else 0)
+    start = max(0, at - width // 3)
+    piece = text[start : start + width].strip()
+    return ("…" if start else "") + piece + ("…" if start + width < len(text) else "")
+
+
+def render_conflict(conflict: Conflict) -> str:
+    """The plain words an answer leads with (no platform markup: each front-end renders the text)."""
+    parts = [f"{side.label} says “{_excerpt(side.sentence, side.quoted)}”" for side in conflict.sides]
+    if conflict.current_reason:
+        lead, rest = conflict.sides[0], parts[1:]
+        return (
+            f"{DISAGREE_LEAD}. The current one looks like {lead.label} ({conflict.current_reason}): "
+            f"it says “{_excerpt(lead.sentence, lead.quoted)}”; " + "; ".join(rest) + "."
+        )
+    return f"{DISAGREE_LEAD}: " + "; ".join(parts) + "."
+
+
+#: How every answer that reports a disagreement begins (``syllabot eval`` counts it).
+DISAGREE_LEAD = "Your materials disagree"
+
+
+def with_conflict_note(question: str, answer: Answer, hits: Sequence[Hit]) -> Answer:
+    """``answer`` led by the disagreement of ``hits`` on what ``question`` asks, if any: the one
+    place the answer path adds it (the worker's and the CLI's answers, `syllabot eval`). Never
+    before "Not in your materials", which stays exact and first."""
+    if answer.status == "not_in_materials":
+        return answer
+    note = conflict_note(question, hits)
+    if note is None:
+        return answer
+    return answer.model_copy(update={"text": f"{note}\n\n{answer.text}"})
+
+
+def conflict_note(question: str, hits: Sequence[Hit]) -> str | None:
+    """The disagreement line for an answer to ``question`` from ``hits``, or None when they agree."""
+    conflict = find_conflict(question, hits)
+    return render_conflict(conflict) if conflict is not None else None
+
+
+@dataclass(frozen=True)
+class Disagreement:
+    """One fact on which two documents of a collection disagree, for the teacher."""
+
+    topic: str
+    kind: str
+    first: tuple[str, str]  # (citation label, sentence)
+    second: tuple[str, str]
+
+
+#: Code and console output: "## 10 2013 1 2", "x <- c(1, 2)", "df %>% bind_rows()". Their numbers are
+#: data, not facts of the course.
+_CODE = re.compile(r"(?:^|\s)##\s|<-|%>%|\w\(\S*\)|[{}\[\]]{2}|::")
+
+
+#: A word in at least this share of a collection's documents (and in three) is its boilerplate.
+EVERYWHERE_SHARE = 0.7
+
+
+def _everywhere(passages: Sequence[tuple[str, str, str]]) -> frozenset[str]:
+    """Words in nearly every document (the header printed on every deck, the course name): they
+    say nothing about which fact a sentence states."""
+    docs: dict[str, set[str]] = {}
+    for doc_id, _label, text in passages:
+        docs.setdefault(doc_id, set()).update(_topic(text))
+    if len(docs) < 3:
+        return frozenset()
+    counts: dict[str, int] = {}
+    for words in docs.values():
+        for word in words:
+            counts[word] = counts.get(word, 0) + 1
+    return frozenset(w for w, n in counts.items() if n >= max(3, EVERYWHERE_SHARE * len(docs)))
+
+
+#: Two sentences are about the same fact when they share this many topic words, and this share of
+#: the smaller one's: "2 × short presentations (5% each)" and "1 × short presentations" do.
+_SAME_FACT_SHARED = 2
+_SAME_FACT_SHARE = 0.5
+
+
+def collection_conflicts(passages: Sequence[tuple[str, str, str]], limit: int = 50) -> list[Disagreement]:
+    """Facts on which the collection's documents disagree: ``passages`` are (doc_id, citation
+    label, text). Each sentence's values are paired with the same kind of value in another
+    document's sentence about the same thing (shared topic words, the values' own labels
+    overlapping); disjoint values are a disagreement. Grouped by topic, one entry per pair of
+    documents and topic, strongest first."""
+    facts: list[tuple[str, str, str, frozenset[str], list[Value]]] = []
+    seen: set[tuple[str, str]] = set()
+    everywhere = _everywhere(passages)
+    for doc_id, label, text in passages:
+        for sentence in split_sentences(text):
+            key = (doc_id, " ".join(sentence.split()))
+            if key in seen or _CODE.search(sentence):
+                continue
+            seen.add(key)
+            values = values_in(sentence)
+            topic = _topic(sentence) - everywhere
+            if values and len(topic) >= _SAME_FACT_SHARED:
+                facts.append((doc_id, label, key[1], topic, values))
+    by_term: dict[str, list[int]] = {}
+    for i, (_, _, _, topic, _) in enumerate(facts):
+        for term in topic:
+            by_term.setdefault(term, []).append(i)
+    found: dict[tuple[str, str, str], tuple[float, Disagreement]] = {}
+    for i, (doc_a, label_a, sent_a, topic_a, values_a) in enumerate(facts):
+        candidates = {j for term in topic_a for j in by_term[term] if j > i and facts[j][0] != doc_a}
+        for j in candidates:
+            doc_b, label_b, sent_b, topic_b, values_b = facts[j]
+            shared = topic_a & topic_b
+            if len(shared) < _SAME_FACT_SHARED or len(shared) < _SAME_FACT_SHARE * min(
+                len(topic_a), len(topic_b)
+            ):
+                continue
+            for kind in {v.kind for v in values_a} & {v.kind for v in values_b}:
+                about = [v for v in values_a if v.kind == kind]
+                other = [v for v in values_b if v.kind == kind]
+                if _clash(about, other, ignore=everywhere) is None:
+                    continue
+                about_words = " ".join(sorted(shared)[:4])
+                pair = sorted((doc_a, doc_b))
+                strength = len(shared) / max(len(topic_a | topic_b), 1)
+                entry = Disagreement(about_words, kind, (label_a, sent_a), (label_b, sent_b))
+                slot = (pair[0], pair[1], about_words)
+                if slot not in found or strength > found[slot][0]:
+                    found[slot] = (strength, entry)
+    ranked = sorted(found.values(), key=lambda item: -item[0])
+    return [entry for _, entry in ranked[:limit]]
