@@ -223,13 +223,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         ["course", "conflict", "named both"],
         [[course, topic, f"{k}/{n}"] for (course, topic), (k, n) in sorted(per_topic.items())],
     )
+    from syllabot.shared.labels import citation_label
+    from syllabot.worker.conflicts import collection_conflicts
+
     teacher = []
     for course, (folder, _path) in COURSE_FILES.items():
         if not folder.is_dir():
             continue
-        from syllabot.shared.labels import citation_label
-        from syllabot.worker.conflicts import collection_conflicts
-
         files = sorted(p for p in folder.iterdir() if p.suffix.lower() in (".pdf", ".md"))
         chunks, _ = parse_files(files)
         for entry in collection_conflicts([(c.doc_id, citation_label(c), c.text) for c in chunks]):

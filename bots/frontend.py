@@ -62,6 +62,7 @@ from syllabot.shared.schema import (
     IngestReport,
     SourceInfo,
 )
+from syllabot.shared.source_names import UnknownDocument, find_document
 
 log = logging.getLogger("syllabot.frontend")
 
@@ -475,12 +476,11 @@ class VersionAdmin(Protocol):
 
 
 def _named(sources: list[SourceInfo], name: str, collection: str, command: str) -> SourceInfo:
-    """The document ``name`` designates (doc_id, else file name, any case), or a usage error."""
-    wanted = name.strip().replace("\\", "/").rsplit("/", 1)[-1]
-    for source in sources:
-        if wanted in (source.doc_id, source.file) or wanted.lower() == source.file.lower():
-            return source
-    raise UsageError(f"no document {wanted!r} in collection {collection!r}; see {command}")
+    """The document ``name`` designates (``find_document``), or a usage error for the admin."""
+    try:
+        return find_document(sources, name, collection, listing=f"see {command}")
+    except UnknownDocument as exc:
+        raise UsageError(str(exc)) from exc
 
 
 async def mark_document(

@@ -821,17 +821,22 @@ class SlackFrontEnd:
         out: Reporter,
     ) -> None:
         """``/syllabot-conflicts``: where this channel's collection's documents disagree (admins)."""
-        try:
-            await self.require_admin(client, user, "list where the documents disagree")
+
+        async def work() -> AdminReply:
             collection = await self.collection_for(channel, team)
-            reply = await list_conflicts(
+            return await list_conflicts(
                 self.queue, collection, timeout=out.job_wait(self.settings.ask_timeout_s)
             )
-        except Exception as exc:  # noqa: BLE001 - _report_failure logs it, with its traceback when unexpected
-            await self._report_failure(exc, out, "listing where the documents disagree")
-            return
-        message = render.render_notice(f"*{render.safe(reply.title)}*\n{reply.body(render.safe)}", ":mag:")
-        await deliver(lambda: out.private(message), out, message, "a conflicts notice")
+
+        await self._admin_reply(
+            client,
+            user,
+            out,
+            "list where the documents disagree",
+            "listing where the documents disagree",
+            work,
+            ":mag:",
+        )
 
     async def _mark(
         self,
@@ -844,15 +849,14 @@ class SlackFrontEnd:
         team: str | None,
         out: Reporter,
     ) -> None:
-        try:
-            await self.require_admin(client, user, "say which version of a document counts")
+        async def work() -> AdminReply:
             if not name:
                 raise BotUsageError(
                     "Use `/syllabot-supersede OLD [by NEW]` or `/syllabot-current DOC` (doc_id or file "
                     "name, see `/syllabot-collection`)."
                 )
             collection = await self.collection_for(channel, team)
-            reply = await mark_document(
+            return await mark_document(
                 self.queue,
                 collection,
                 name,
@@ -862,13 +866,35 @@ class SlackFrontEnd:
                 sources_command="`/syllabot-collection`",
                 timeout=out.job_wait(self.settings.ask_timeout_s),
             )
+
+        await self._admin_reply(
+            client, user, out, "say which version of a document counts", "marking a document's version", work
+        )
+
+    async def _admin_reply(
+        self,
+        client: AsyncWebClient,
+        user: str,
+        out: Reporter,
+        permission: str,
+        doing: str,
+        work: Callable[[], Awaitable[AdminReply]],
+        icon: str | None = None,
+    ) -> None:
+        """An admin command whose answer is an :class:`AdminReply`: the admin check, ``work``, the
+        failure (if any) in the shared words, else the reply, privately. ``icon``: the notice's
+        emoji (default: a check mark, a warning when the reply is not ok)."""
+        try:
+            await self.require_admin(client, user, permission)
+            reply = await work()
         except Exception as exc:  # noqa: BLE001 - _report_failure logs it, with its traceback when unexpected
-            await self._report_failure(exc, out, "marking a document's version")
+            await self._report_failure(exc, out, doing)
             return
         message = render.render_notice(
-            f"*{render.safe(reply.title)}*\n{reply.body(render.safe)}", ":white_check_mark:"
+            f"*{render.safe(reply.title)}*\n{reply.body(render.safe)}",
+            icon or (":white_check_mark:" if reply.ok else ":warning:"),
         )
-        await deliver(lambda: out.private(message), out, message, "a version notice")
+        await deliver(lambda: out.private(message), out, message, f"the reply to {doing}")
 
     async def collections_command(
         self,
@@ -882,29 +908,24 @@ class SlackFrontEnd:
         """``/syllabot-collections``: no argument lists every collection; ``drop NAME`` says what
         dropping would delete; ``drop NAME confirm`` deletes it. Admins only, answered privately."""
         words = text.split()
-        try:
-            await self.require_admin(client, user, "list or drop collections")
+
+        async def work() -> AdminReply:
             wait = out.job_wait(self.settings.ask_timeout_s)
             if not words:
-                reply: AdminReply = await list_collections(self.queue, timeout=wait)
-            elif words[0].lower() == "drop" and len(words) in (2, 3):
+                return await list_collections(self.queue, timeout=wait)
+            if words[0].lower() == "drop" and len(words) in (2, 3):
                 confirm = len(words) == 3 and words[2].lower() == "confirm"
                 if len(words) == 3 and not confirm:
                     raise BotUsageError("Use `/syllabot-collections drop NAME confirm` to drop a collection.")
-                reply = await drop_collection(self.queue, words[1], confirm, self.who(user), timeout=wait)
-            else:
-                raise BotUsageError(
-                    "Use `/syllabot-collections` to list collections, or `/syllabot-collections drop NAME` "
-                    "to drop one."
-                )
-        except Exception as exc:  # noqa: BLE001 - _report_failure logs it, with its traceback when unexpected
-            await self._report_failure(exc, out, "listing or dropping collections")
-            return
-        message = render.render_notice(
-            f"*{render.safe(reply.title)}*\n{reply.body(render.safe)}",
-            ":white_check_mark:" if reply.ok else ":warning:",
+                return await drop_collection(self.queue, words[1], confirm, self.who(user), timeout=wait)
+            raise BotUsageError(
+                "Use `/syllabot-collections` to list collections, or `/syllabot-collections drop NAME` "
+                "to drop one."
+            )
+
+        await self._admin_reply(
+            client, user, out, "list or drop collections", "listing or dropping collections", work
         )
-        await deliver(lambda: out.private(message), out, message, "a collections notice")
 
     async def privacy_command(
         self,

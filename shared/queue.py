@@ -347,16 +347,12 @@ class QueueClient:
 
     async def sources(self, collection: str, timeout: float | None = None) -> list[SourceInfo]:
         result = await self._call(JOB_SOURCES, collection, timeout=timeout or self.settings.ask_timeout_s)
-        if not isinstance(result, list):
-            raise JobFailed(f"worker returned {type(result).__name__} for sources, expected a list")
-        return [_validate(SourceInfo, item) for item in result]
+        return _validate_list(SourceInfo, result, "sources")
 
     async def conflicts(self, collection: str, timeout: float | None = None) -> list[ConflictInfo]:
         """The facts on which the collection's documents disagree (``Engine.conflicts``)."""
         result = await self._call(JOB_CONFLICTS, collection, timeout=timeout or self.settings.ask_timeout_s)
-        if not isinstance(result, list):
-            raise JobFailed(f"worker returned {type(result).__name__} for conflicts, expected a list")
-        return [_validate(ConflictInfo, item) for item in result]
+        return _validate_list(ConflictInfo, result, "conflicts")
 
     async def remove(
         self, collection: str, doc_id: str, who: str, timeout: float | None = None
@@ -391,9 +387,7 @@ class QueueClient:
     async def collections(self, timeout: float | None = None) -> list[CollectionInfo]:
         """Every collection, as `syllabot collections` lists them."""
         result = await self._call(JOB_COLLECTIONS, timeout=timeout or self.settings.ask_timeout_s)
-        if not isinstance(result, list):
-            raise JobFailed(f"worker returned {type(result).__name__} for collections, expected a list")
-        return [_validate(CollectionInfo, item) for item in result]
+        return _validate_list(CollectionInfo, result, "collections")
 
     async def drop(self, collection: str, who: str, timeout: float | None = None) -> DropReport:
         """Delete ``collection`` completely (an admin's, confirmed): see ``Engine.drop``."""
@@ -685,6 +679,13 @@ def decode_progress(raw: dict[Any, Any]) -> dict[str, Any]:
         text = value.decode() if isinstance(value, bytes) else str(value)
         state[name] = int(text) if name in ("done", "total") and text.lstrip("-").isdigit() else text
     return state
+
+
+def _validate_list(model: type[_M], data: Any, what: str) -> list[_M]:
+    """A worker's JSON list, each item validated as :func:`_validate` does."""
+    if not isinstance(data, list):
+        raise JobFailed(f"worker returned {type(data).__name__} for {what}, expected a list")
+    return [_validate(model, item) for item in data]
 
 
 def _validate(model: type[_M], data: Any) -> _M:

@@ -49,6 +49,7 @@ from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 
 from syllabot.shared.config import Settings
+from syllabot.shared.keys import Keys
 
 
 class RedisUnavailable(RuntimeError):
@@ -559,11 +560,11 @@ class Durability:
 
     replicas: int = 0
     wait_ms: int = 2000
-    probe_key: str = "syllabot:probe"
+    probe_key: str = Keys("syllabot:").write_probe
 
     @classmethod
     def of(cls, settings: Settings) -> Durability:
-        return cls(settings.replicas_to_wait, settings.redis_wait_ms, f"{settings.key_prefix}probe")
+        return cls(settings.replicas_to_wait, settings.redis_wait_ms, Keys(settings.key_prefix).write_probe)
 
     def _check(self, confirmed: object, what: str) -> None:
         count = int(cast(Any, confirmed))

@@ -233,6 +233,25 @@ def redis7_binary() -> str:
     pytest.fail(f"the fault drills need redis-server >= 7 (looked at {candidates})")
 
 
+def cli_in(settings: Settings, folder: Path) -> Callable[..., subprocess.CompletedProcess[str]]:
+    """A ``syllabot ARGS`` runner for these settings' Redis and key prefix (the hashing embedder),
+    working in ``folder`` with its data directory under it."""
+    env = {**os.environ, "REDIS_URL": settings.redis_url or "", "SYLLABOT_KEY_PREFIX": settings.key_prefix}
+    env.update({"SYLLABOT_EMBEDDER": "hashing", "SYLLABOT_DATA_DIR": str(folder / "data")})
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "syllabot", *args],
+            cwd=folder,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+
+    return run
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from syllabot import cli, cli_queue
+from syllabot.shared import source_names
 from syllabot.shared.config import Settings, get_settings
 from syllabot.worker.engine import Engine
 from syllabot.worker.sample import sample_files
@@ -311,9 +312,11 @@ def test_remove_by_file_name_then_by_doc_id(shop: Settings, capsys: pytest.Captu
 
 def test_a_path_or_other_case_names_the_file(shop: Settings) -> None:
     sources = Engine(shop).sources("shop")
-    assert cli_queue.find_document(sources, "some/dir/RETURNS-POLICY.md", "shop").file == "returns-policy.md"
-    with pytest.raises(cli_queue.UnknownDocument, match="syllabot sources -c shop"):
-        cli_queue.find_document(sources, "nothing.pdf", "shop")
+    assert (
+        source_names.find_document(sources, "some/dir/RETURNS-POLICY.md", "shop").file == "returns-policy.md"
+    )
+    with pytest.raises(source_names.UnknownDocument, match="syllabot sources -c shop"):
+        source_names.find_document(sources, "nothing.pdf", "shop")
 
 
 @pytest.mark.slow

@@ -5,9 +5,6 @@ agree, and the teacher's list (`syllabot conflicts`)."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 from syllabot.shared.config import Settings
@@ -18,6 +15,7 @@ from syllabot.worker.documents import Chunk
 from syllabot.worker.engine import Engine
 from syllabot.worker.jobs import answer_question
 from syllabot.worker.search import is_duplicate
+from tests.queue_helpers import cli_in
 
 SYLLABUS = (
     "Grades: 4 × homework assignments (20% each) 80% 1 × short presentations 10% 1 × OSS contribution 10%"
@@ -157,18 +155,7 @@ def test_cli_conflicts_lists_them_for_the_teacher(settings: Settings, tmp_path: 
     (tmp_path / "syllabus.md").write_text(f"# Syllabus\n\n{SYLLABUS}\n")
     (tmp_path / "intro.md").write_text(f"# Intro\n\n{SLIDES}\n")
     (tmp_path / "other.md").write_text("# Other\n\nThe course uses R and RStudio.\n")
-    env = {**os.environ, "REDIS_URL": settings.redis_url or "", "SYLLABOT_KEY_PREFIX": settings.key_prefix}
-    env.update({"SYLLABOT_EMBEDDER": "hashing", "SYLLABOT_DATA_DIR": str(tmp_path / "data")})
-
-    def run(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "syllabot", *args],
-            cwd=tmp_path,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
+    run = cli_in(settings, tmp_path)
 
     assert run("index", "syllabus.md", "intro.md", "other.md", "-c", "ec").returncode == 0
     listed = run("conflicts", "-c", "ec")

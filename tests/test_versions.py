@@ -5,9 +5,6 @@ shown by `sources`."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -15,6 +12,7 @@ import pytest
 from syllabot.shared.config import Settings
 from syllabot.worker.engine import EARLIER_VERSION, Engine, NothingToIndex
 from syllabot.worker.intent import asks_about_a_change
+from tests.queue_helpers import cli_in
 
 OLD = b"# Course policy\n\nLate homework is accepted up to two days late with a ten percent penalty.\n"
 NEW = b"# Course policy, revised\n\nLate homework will not be accepted at all this term.\n"
@@ -93,18 +91,7 @@ def test_which_questions_ask_about_a_change(question: str, about_change: bool) -
 def test_cli_supersede_current_and_sources(settings: Settings, tmp_path: Path) -> None:
     (tmp_path / "policy.md").write_bytes(OLD)
     (tmp_path / "policy-2026.md").write_bytes(NEW)
-    env = {**os.environ, "REDIS_URL": settings.redis_url or "", "SYLLABOT_KEY_PREFIX": settings.key_prefix}
-    env.update({"SYLLABOT_EMBEDDER": "hashing", "SYLLABOT_DATA_DIR": str(tmp_path / "data")})
-
-    def run(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "syllabot", *args],
-            cwd=tmp_path,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
+    run = cli_in(settings, tmp_path)
 
     assert run("index", "policy.md", "policy-2026.md", "-c", "pol").returncode == 0
     done = run("supersede", "policy.md", "--by", "policy-2026.md", "-c", "pol")

@@ -5,7 +5,8 @@ presentations" in the syllabus, "2 × short presentations (5% each)" in the firs
 answer quoting one of them is a silent pick. Here, for a question that asks a fact of a kind we can
 read (a count, a percentage or marks split, a day, a time, a date, an edition, a version), the
 sentences of each retrieved document that are about what was asked are read for values of that
-kind; two documents whose values are disjoint disagree. Different wording of one value is
+kind, each labelled with what it is a value of; two documents disagree when one gives a value the
+other gives differently for the same thing (``_clash``). Different wording of one value is
 agreement: values are compared normalised ("Mondays" = "Mon" = "monday"; "11:59PM" = "23:59"; a
 dated "May 2, 2025" is also a Friday). When one side is evidently the current one (revised or
 updated in its title, file name or text, a later printed year), it leads and the note says why.
@@ -299,10 +300,13 @@ class Side:
     file: str
     doc_id: str
     sentence: str
-    values: frozenset[str]
-    quoted: tuple[str, ...]
     found: tuple[Value, ...] = ()
     newer: tuple[int, int, str] = (0, 0, "")  # said current (+1) or old (-1), latest year, why
+
+    @property
+    def quoted(self) -> tuple[str, ...]:
+        """The values as printed, once each, for quoting."""
+        return tuple(dict.fromkeys(v.text for v in self.found))
 
 
 @dataclass(frozen=True)
@@ -350,52 +354,52 @@ def _best_sentences(question_topic: frozenset[str], text: str) -> list[tuple[flo
 def find_conflict(question: str, hits: Sequence[Hit], max_hits: int = 8) -> Conflict | None:
     """The disagreement among ``hits`` on the fact ``question`` asks, or None.
 
-    Each document's say is its sentences (among the top ``max_hits``) sharing the question's topic
-    words; a value counts when its sentence shares at least half of them (at least one, two for a
-    question of three or more). Two documents disagree when both give values of the asked kind and
-    no value is common to both.
+    Each hit (among the top ``max_hits``) speaks through its sentence most about the question's
+    topic words, when that sentence shares at least one of them (two for a question of three or
+    more) -- read once, whatever the kinds asked. For each asked kind, a document's say is its
+    best-scoring such sentence holding values of that kind about the topic; two documents disagree
+    when :func:`_clash` finds a value of one against a differing value of the same thing in the other.
     """
     question = clean_question(question)  # chat words spelled out, as retrieval reads them
     kinds = asked_kinds(question)
     question_topic = _topic(question)
     if not kinds or not question_topic:
         return None
-    need = 1 if len(question_topic) <= 2 else 2
     by_doc: dict[str, list[Hit]] = {}
     for hit in hits[:max_hits]:
         by_doc.setdefault(hit.doc_id, []).append(hit)
     if len(by_doc) < 2:
         return None
+    need = 1 if len(question_topic) <= 2 else 2
+    # Per document: (score, sentence, its values about the topic) of each hit's best sentence.
+    read: dict[str, list[tuple[float, str, list[Value]]]] = {}
+    for doc_id, doc_hits in by_doc.items():
+        for hit in doc_hits:
+            ranked = _best_sentences(question_topic, hit.text)
+            if ranked and round(ranked[0][0] * len(question_topic)) >= need:
+                score, sentence = ranked[0]
+                values = [v for v in values_in(sentence) if v.label & question_topic]
+                read.setdefault(doc_id, []).append((score, sentence, values))
+    newer = {doc_id: _newer(by_doc[doc_id][0], (h.text for h in by_doc[doc_id])) for doc_id in read}
     best: Conflict | None = None
     best_strength = 0.0
     for kind in sorted(kinds):
         sides: list[tuple[float, Side]] = []
-        for doc_id, doc_hits in by_doc.items():
+        for doc_id, sentences in read.items():
             chosen: tuple[float, str, list[Value]] | None = None
-            for hit in doc_hits:
-                for score, sentence in _best_sentences(question_topic, hit.text):
-                    if round(score * len(question_topic)) < need:
-                        continue
-                    values = [v for v in values_in(sentence) if v.kind == kind and v.label & question_topic]
-                    if values and (chosen is None or score > chosen[0]):
-                        chosen = (score, sentence, values)
-                    break  # the hit's most relevant sentence speaks for it
+            for score, sentence, values in sentences:
+                of_kind = [v for v in values if v.kind == kind]
+                if of_kind and (chosen is None or score > chosen[0]):
+                    chosen = (score, sentence, of_kind)
             if chosen is None:
                 continue
             score, sentence, values = chosen
-            first = doc_hits[0]
+            first = by_doc[doc_id][0]
             sides.append(
                 (
                     score,
                     Side(
-                        label=first.label or first.file,
-                        file=first.file,
-                        doc_id=doc_id,
-                        sentence=sentence,
-                        values=frozenset(v.norm for v in values),
-                        quoted=tuple(dict.fromkeys(v.text for v in values)),
-                        found=tuple(values),
-                        newer=_newer(first, (h.text for h in doc_hits)),
+                        first.label or first.file, first.file, doc_id, sentence, tuple(values), newer[doc_id]
                     ),
                 )
             )
@@ -404,9 +408,8 @@ def find_conflict(question: str, hits: Sequence[Hit], max_hits: int = 8) -> Conf
                 (si, a), (sj, b) = sides[i], sides[j]
                 if _clash(a.found, b.found) is None:
                     continue
-                strength = si + sj
-                if strength > best_strength:
-                    best_strength = strength
+                if si + sj > best_strength:
+                    best_strength = si + sj
                     best = _ordered(kind, a, b)
     return best
 

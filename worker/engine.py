@@ -282,6 +282,13 @@ def _collision(document: Document, other: str, where: str) -> str:
     )
 
 
+def _require_document(docs: dict[str, dict[str, Any]], doc_id: str, collection: str) -> None:
+    """:class:`NothingToIndex` naming the collection's documents when ``doc_id`` is not one."""
+    if doc_id not in docs:
+        known = ", ".join(sorted(docs)) or "none"
+        raise NothingToIndex(f"no document '{doc_id}' in collection '{collection}' (documents: {known})")
+
+
 def _one_document_report(
     snapshot: IndexSnapshot, total: int, meta: dict[str, Any], chunks: int, warnings: Sequence[str] = ()
 ) -> IngestReport:
@@ -699,10 +706,11 @@ class Engine:
             return report
 
         with self._build_lock(collection, "ingest", progress) as lock:
-            _check_collisions(self.store.documents(collection), parsed, report, replace)
+            stored = self.store.documents(collection)  # read once, under the lock
+            _check_collisions(stored, parsed, report, replace)
             if not parsed:
                 return report
-            _note_same_titles(self.store.documents(collection), parsed, report)
+            _note_same_titles(stored, parsed, report)
             previous = self.snapshot(collection)
             embedder = self.embedder
             reuse = (
@@ -732,12 +740,9 @@ class Engine:
             snapshot = build_snapshot(
                 new_version(), collection, embedder.id, embedder.dim, chunks, matrix, indexed_at
             )
-            old_docs = self.store.documents(collection)
             puts = [
                 (
-                    self._doc_meta(
-                        d, cs, data, who, indexed_at, old_docs.get(d.doc_id, {}).get("uploaded_at")
-                    ),
+                    self._doc_meta(d, cs, data, who, indexed_at, stored.get(d.doc_id, {}).get("uploaded_at")),
                     data,
                 )
                 for d, cs, data in parsed.values()
@@ -848,11 +853,8 @@ class Engine:
         with self._build_lock(collection, "mark", None) as lock:
             docs = self.store.documents(collection)
             for name in (doc_id, by):
-                if name is not None and name not in docs:
-                    known = ", ".join(sorted(docs)) or "none"
-                    raise NothingToIndex(
-                        f"no document '{name}' in collection '{collection}' (documents: {known})"
-                    )
+                if name is not None:
+                    _require_document(docs, name, collection)
             if by == doc_id:
                 raise ValueError(f"a document cannot supersede itself ({doc_id})")
             previous = self.snapshot(collection)
@@ -878,11 +880,7 @@ class Engine:
         collection = validate_collection_name(collection)
         with self._build_lock(collection, "remove", None) as lock:
             docs = self.store.documents(collection)
-            if doc_id not in docs:
-                known = ", ".join(sorted(docs)) or "none"
-                raise NothingToIndex(
-                    f"no document '{doc_id}' in collection '{collection}' (documents: {known})"
-                )
+            _require_document(docs, doc_id, collection)
             previous = self.snapshot(collection)
             if previous is not None:  # the usual case: no model needed to drop rows
                 keep = [i for i, c in enumerate(previous.chunks) if c.doc_id != doc_id]

@@ -475,10 +475,7 @@ DELIVERY_DEADLINE_MARGIN_S = 1.0
 
 def _asker_left_s(ctx: dict[str, Any]) -> float | None:
     """Seconds until this job's asker stops waiting (``asker_deadline_ms``, set by ``ask``)."""
-    deadline_ms = ctx.get("asker_deadline_ms")
-    if deadline_ms is None:
-        return None
-    return float(deadline_ms - redis_now_ms(ctx.get("clock_offset_ms", 0.0))) / 1000.0
+    return _seconds_until(ctx, ctx.get("asker_deadline_ms"))
 
 
 def _retry_window(ctx: dict[str, Any]) -> float:
@@ -491,11 +488,14 @@ def _retry_window(ctx: dict[str, Any]) -> float:
     return max(0.0, min(DELIVERY_RETRY_S, left - DELIVERY_DEADLINE_MARGIN_S))
 
 
-async def _through_outage(ctx: dict[str, Any], attempt: Callable[[], Awaitable[_T]]) -> _T:
-    """``attempt()``, made again while Redis is lost in the middle of it, for up to
-    :data:`DELIVERY_RETRY_S`: answering only reads (the index pointer, the conversation) and writes
-    what may be written twice, so a question caught in a failover is answered once the new primary
-    answers, not failed with a socket error."""
+async def _through_outage(
+    ctx: dict[str, Any], attempt: Callable[[], Awaitable[_T]], doing: str = "answering"
+) -> _T:
+    """``attempt()``, made again while Redis is lost in the middle of it, within
+    :func:`_retry_window`. Only for what may be done twice: answering only reads (the index
+    pointer, the conversation) and writes what may be written twice, and a result push is
+    once-only, so a question caught in a failover is answered once the new primary answers, not
+    failed with a socket error."""
     loop = asyncio.get_running_loop()
     give_up = loop.time() + _retry_window(ctx)
     while True:
@@ -504,7 +504,7 @@ async def _through_outage(ctx: dict[str, Any], attempt: Callable[[], Awaitable[_
         except REDIS_ERRORS as exc:
             if loop.time() >= give_up or hooks_of(ctx).stopping():
                 raise
-            log.warning("job %s: Redis lost while answering (%s); trying again", ctx["job_id"], exc)
+            log.warning("job %s: Redis lost while %s (%s); trying again", ctx["job_id"], doing, exc)
             await asyncio.sleep(DELIVERY_RETRY_EVERY_S)
 
 
@@ -515,23 +515,15 @@ async def _push(ctx: dict[str, Any], payload: bytes) -> None:
     asker to wait for the job's claim to lapse and another worker to compute it again (10 s and
     more, measured in the failover drill), when the new primary takes the push seconds later.
     """
-    loop = asyncio.get_running_loop()
     left = _asker_left_s(ctx)
     if left is not None and left <= 0:
         # Its asker has stopped waiting (a retry after an outage ran past the deadline): a result
         # pushed now would be read by nobody, and would look like an answer to a question that left.
         log.warning("job %s finished after its asker's deadline; its result is not delivered", ctx["job_id"])
         return
-    give_up = loop.time() + _retry_window(ctx)
-    while True:
-        try:
-            await push_result(ctx["redis"], ctx["keys"], ctx["job_id"], payload)
-            return
-        except REDIS_ERRORS as exc:
-            if loop.time() >= give_up or hooks_of(ctx).stopping():
-                raise
-            log.warning("job %s: result not delivered yet (%s); retrying", ctx["job_id"], exc)
-            await asyncio.sleep(DELIVERY_RETRY_EVERY_S)
+    await _through_outage(
+        ctx, lambda: push_result(ctx["redis"], ctx["keys"], ctx["job_id"], payload), "delivering its result"
+    )
 
 
 def _progress_writer(ctx: dict[str, Any], collection: str) -> Progress:
@@ -589,9 +581,13 @@ async def _write(
 
 def seconds_left(ctx: dict[str, Any], request: AskRequest) -> float | None:
     """Seconds until the asker's deadline (Redis clock; negative once passed); None without one."""
-    if request.deadline_ms is None:
+    return _seconds_until(ctx, request.deadline_ms)
+
+
+def _seconds_until(ctx: dict[str, Any], deadline_ms: float | None) -> float | None:
+    if deadline_ms is None:
         return None
-    return (request.deadline_ms - redis_now_ms(ctx.get("clock_offset_ms", 0.0))) / 1000.0
+    return float(deadline_ms - redis_now_ms(ctx.get("clock_offset_ms", 0.0))) / 1000.0
 
 
 async def _drop_expired(ctx: dict[str, Any], request: AskRequest, late_s: float) -> None:

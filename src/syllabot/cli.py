@@ -593,7 +593,8 @@ def _ask_collection(settings: Settings, given: str | None) -> str:
 
 
 def cmd_remove(args: argparse.Namespace, settings: Settings) -> int:
-    from syllabot.cli_queue import UnknownDocument, run_remove
+    from syllabot.cli_queue import run_remove
+    from syllabot.shared.source_names import UnknownDocument
 
     collection = require_collection(settings, args.collection or settings.default_collection)
     try:
@@ -609,7 +610,8 @@ def cmd_remove(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_mark(args: argparse.Namespace, settings: Settings) -> int:
     """`syllabot supersede OLD [--by NEW]` and `syllabot current DOC`: which version counts."""
-    from syllabot.cli_queue import UnknownDocument, run_mark
+    from syllabot.cli_queue import run_mark
+    from syllabot.shared.source_names import UnknownDocument
 
     collection = require_collection(settings, args.collection or settings.default_collection)
     status = "superseded" if args.command == "supersede" else "current"

@@ -32,6 +32,7 @@ from syllabot.shared.config import Settings
 from syllabot.shared.gap_report import GapReport
 from syllabot.shared.redis_conn import RedisUnavailable, embedded_running, started_here
 from syllabot.shared.schema import Answer, AskRequest, IngestReport
+from syllabot.shared.source_names import find_document
 from syllabot.worker.cancel import Cancelled, CancelToken
 
 if TYPE_CHECKING:
@@ -546,72 +547,25 @@ def _index_locally(
 # --- remove -----------------------------------------------------------------------------------
 
 
-class UnknownDocument(LookupError):
-    """``syllabot remove`` named no document of the collection (a usage error: exit 2)."""
-
-
-def find_document(sources: list[SourceInfo], name: str, collection: str) -> SourceInfo:
-    """The document ``name`` designates: its doc_id, else its file name (a path's last part, any case).
-
-    As Discord's ``/remove`` resolves it, so the same words work in both places.
-    """
-    wanted = name.replace("\\", "/").rsplit("/", 1)[-1]
-    for matches in (
-        [s for s in sources if s.doc_id == name],
-        [s for s in sources if s.file == wanted],
-        [s for s in sources if s.file.lower() == wanted.lower()],
-    ):
-        if len(matches) == 1:
-            return matches[0]
-        if len(matches) > 1:
-            ids = ", ".join(s.doc_id for s in matches)
-            raise UnknownDocument(
-                f"'{name}' names several documents in '{collection}' ({ids}); give the doc_id"
-            )
-    raise UnknownDocument(
-        f"no document '{name}' in collection '{collection}'; "
-        f"`syllabot sources -c {collection}` lists its doc_ids and file names"
-    )
-
-
 def run_remove(settings: Settings, collection: str, name: str) -> tuple[SourceInfo, IngestReport]:
     """Remove one document (by doc_id or file name): through a running worker, else in this process.
 
     Returns the document removed and the build's report; errors are raised as for :func:`run_index`,
-    an unknown document as :class:`UnknownDocument`.
+    an unknown document as ``UnknownDocument``.
     """
-    return _run_write(lambda token: remove(settings, collection, name, token), collection)
-
-
-async def remove(
-    settings: Settings, collection: str, name: str, cancel: CancelToken | None = None
-) -> tuple[SourceInfo, IngestReport]:
-    note = None
-    if not _no_worker_possible(settings):
-        from syllabot.shared.queue import NoWorker, QueueClient
-
-        client = QueueClient(settings)
-        try:
-            if await client.worker_count():
-                document = find_document(await client.sources(collection), name, collection)
-                _say("removing through the running worker")
-                return document, await client.remove(collection, document.doc_id, who=_user())
-            note = "no worker is running; removing in this process"
-        except NoWorker:
-            note = "the worker went away; removing in this process instead"
-        finally:
-            await client.close()
-    return await asyncio.to_thread(_remove_locally, settings, collection, name, note, cancel)
-
-
-def _remove_locally(
-    settings: Settings, collection: str, name: str, note: str | None, cancel: CancelToken | None = None
-) -> tuple[SourceInfo, IngestReport]:
-    engine = _local_engine(settings, cancel)  # removing drops rows of the stored index: no model is loaded
-    document = find_document(engine.sources(collection), name, collection)
-    if note:  # said once the document is known, so a mistyped name gets a single line
-        _say(note)
-    return document, engine.remove(collection, document.doc_id)
+    return _run_write(
+        lambda token: _document_write(
+            settings,
+            collection,
+            name,
+            None,
+            "removing",
+            lambda client, doc_id, _by: client.remove(collection, doc_id, who=_user()),
+            lambda engine, doc_id, _by: engine.remove(collection, doc_id),
+            token,
+        ),
+        collection,
+    )
 
 
 # --- versions: superseded / current ----------------------------------------------------------
@@ -622,17 +576,34 @@ def run_mark(
 ) -> tuple[SourceInfo, IngestReport]:
     """Mark a document (doc_id or file name) superseded, optionally ``by`` another, or current:
     through a running worker, else in this process. Errors as for :func:`run_remove`."""
-    return _run_write(lambda token: mark(settings, collection, name, status, by, token), collection)
+    return _run_write(
+        lambda token: _document_write(
+            settings,
+            collection,
+            name,
+            by,
+            "marking",
+            lambda client, doc_id, successor: client.mark(collection, doc_id, status, _user(), by=successor),
+            lambda engine, doc_id, successor: engine.mark(collection, doc_id, status, successor),
+            token,
+        ),
+        collection,
+    )
 
 
-async def mark(
+async def _document_write(
     settings: Settings,
     collection: str,
     name: str,
-    status: str,
-    by: str | None = None,
+    by: str | None,
+    verb: str,
+    via_worker: Callable[[QueueClient, str, str | None], Awaitable[IngestReport]],
+    here: Callable[[Engine, str, str | None], IngestReport],
     cancel: CancelToken | None = None,
 ) -> tuple[SourceInfo, IngestReport]:
+    """A write to one named document (and ``by``, a second one it names): through a running worker
+    (``via_worker(client, doc_id, by_doc_id)``), else in this process (``here(engine, ...)``, which
+    needs no model: the stored index keeps its vectors)."""
     note = None
     if not _no_worker_possible(settings):
         from syllabot.shared.queue import NoWorker, QueueClient
@@ -643,33 +614,24 @@ async def mark(
                 sources = await client.sources(collection)
                 document = find_document(sources, name, collection)
                 successor = find_document(sources, by, collection).doc_id if by else None
-                _say("marking through the running worker")
-                report = await client.mark(collection, document.doc_id, status, _user(), by=successor)
-                return document, report
-            note = "no worker is running; marking in this process"
+                _say(f"{verb} through the running worker")
+                return document, await via_worker(client, document.doc_id, successor)
+            note = f"no worker is running; {verb} in this process"
         except NoWorker:
-            note = "the worker went away; marking in this process instead"
+            note = f"the worker went away; {verb} in this process instead"
         finally:
             await client.close()
-    return await asyncio.to_thread(_mark_locally, settings, collection, name, status, by, note, cancel)
 
+    def locally() -> tuple[SourceInfo, IngestReport]:
+        engine = _local_engine(settings, cancel)
+        sources = engine.sources(collection)
+        document = find_document(sources, name, collection)
+        successor = find_document(sources, by, collection).doc_id if by else None
+        if note:  # said once the document is known, so a mistyped name gets a single line
+            _say(note)
+        return document, here(engine, document.doc_id, successor)
 
-def _mark_locally(
-    settings: Settings,
-    collection: str,
-    name: str,
-    status: str,
-    by: str | None,
-    note: str | None,
-    cancel: CancelToken | None = None,
-) -> tuple[SourceInfo, IngestReport]:
-    engine = _local_engine(settings, cancel)  # the index is republished with its vectors: no model
-    sources = engine.sources(collection)
-    document = find_document(sources, name, collection)
-    successor = find_document(sources, by, collection).doc_id if by else None
-    if note:
-        _say(note)
-    return document, engine.mark(collection, document.doc_id, status, successor)
+    return await asyncio.to_thread(locally)
 
 
 # --- report -----------------------------------------------------------------------------------
