@@ -70,11 +70,15 @@ from syllabot.shared.schema import AskRequest
 
 SECTION = "load_bursts"
 COLLECTION = "bench-load"
+#: The same corpus indexed with the earlier default embedder (MiniLM computing in fp32).
+COLLECTION_FP32 = "bench-load-fp32"
 PLOT = PLOTS / "load_bursts.png"
 #: The issue's targets (one run on this machine).
 TARGET_SPEEDUP = 2.0  # 100 default-model questions, one worker: batching on vs off, throughput
 TARGET_P95_S = 1.0  # ... and their p95 round trip with batching on
 TARGET_LLM_WALL_S = 1.5  # 200 questions with a 1 s LLM, one worker, default settings
+TARGET_INT8_SPEEDUP = 1.3  # 100 default-model questions, one worker: int8 vs the fp32 model, throughput
+TARGET_CPU_MS = 3.0  # worker CPU per default-model question (5 ms before the int8 model, less 2)
 
 
 @dataclass
@@ -86,6 +90,7 @@ class Setup:
     workers: int
     env: dict[str, str] = field(default_factory=dict)
     llm: bool = False
+    collection: str = COLLECTION
 
 
 @dataclass
@@ -113,8 +118,24 @@ class Burst:
         return percentiles(self.round_trips_s)
 
 
-def setups(worker_counts: list[int], batching_off: bool, llm: bool) -> list[Setup]:
+def setups(worker_counts: list[int], batching_off: bool, llm: bool, earlier: bool = True) -> list[Setup]:
     out: list[Setup] = []
+    if earlier:  # the fp32 model the int8 one replaced, same run: the ratio is this run's
+        fp32 = {"SYLLABOT_EMBEDDER": "minilm-fp32"}
+        out.append(
+            Setup("fp32-on-w1", "earlier fp32 model, batching on", 1, fp32, collection=COLLECTION_FP32)
+        )
+        if llm:
+            out.append(
+                Setup(
+                    "llm-fp32-w1",
+                    "1 s LLM, earlier fp32 model",
+                    1,
+                    fp32,
+                    llm=True,
+                    collection=COLLECTION_FP32,
+                )
+            )
     for n in worker_counts:
         out.append(Setup(f"default-on-w{n}", "default model, batching on", n))
         if batching_off:
@@ -178,13 +199,15 @@ def fake_llm_process(delay_s: float, log_dir: Path):
         yield f"http://127.0.0.1:{port}/v1"
 
 
-async def burst(client: QueueClient, questions: list[str], timeout_s: float) -> tuple[float, list[tuple]]:
+async def burst(
+    client: QueueClient, questions: list[str], timeout_s: float, collection: str = COLLECTION
+) -> tuple[float, list[tuple]]:
     """Send every question at once; (wall seconds, [(round trip s, answer), ...])."""
 
     async def one(question: str) -> tuple:
         t0 = time.perf_counter()
         answer = await client.ask(
-            AskRequest(question=question, collection=COLLECTION, platform="test"), timeout=timeout_s
+            AskRequest(question=question, collection=collection, platform="test"), timeout=timeout_s
         )
         return time.perf_counter() - t0, answer
 
@@ -208,14 +231,14 @@ async def run_setup(
             pids = [proc.pid for _, proc in started]
             await wait_for_workers(client, setup.workers)
             for question in sample_questions(10):
-                await client.ask(AskRequest(question=question, collection=COLLECTION, platform="test"))
-            await burst(client, sample_questions(max(sizes)), 120)  # connection pools, caches
+                await client.ask(AskRequest(question=question, collection=setup.collection, platform="test"))
+            await burst(client, sample_questions(max(sizes)), 120, setup.collection)  # pools, caches
             for size in sizes:
                 await asyncio.sleep(0.5)
                 before = [answers_logged(log) for log in logs]
                 load = os.getloadavg()[0]
                 cpu_before = cpu_seconds(pids)
-                wall, results = await burst(client, sample_questions(size), 120)
+                wall, results = await burst(client, sample_questions(size), 120, setup.collection)
                 worker_cpu = cpu_seconds(pids) - cpu_before
                 out.append(
                     Burst(
@@ -295,6 +318,17 @@ def targets(bursts: list[Burst]) -> list[str]:
             f"{mark(speedup, TARGET_SPEEDUP)}; p95 **{on.p50_p95[1]:.2f} s** (target ≤ {TARGET_P95_S:g} s) "
             f"{mark(on.p50_p95[1], TARGET_P95_S, higher_is_better=False)}."
         )
+    fp32 = find(bursts, "fp32-on-w1", 100)
+    if on is not None and fp32 is not None:
+        gain = on.throughput / fp32.throughput
+        cpu = {b.setup: 1000 * b.worker_cpu_s / b.size for b in (on, fp32)}
+        lines.append(
+            f"- 100 default-model questions at once, one worker: the int8 model {on.throughput:.1f} q/s against "
+            f"{fp32.throughput:.1f} q/s with the earlier fp32 one, **{gain:.2f}×** (target ≥ "
+            f"{TARGET_INT8_SPEEDUP:g}×) {mark(gain, TARGET_INT8_SPEEDUP)}; worker CPU per question "
+            f"**{cpu[on.setup]:.1f} ms** against {cpu[fp32.setup]:.1f} ms (target ≤ {TARGET_CPU_MS:g} ms) "
+            f"{mark(cpu[on.setup], TARGET_CPU_MS, higher_is_better=False)}."
+        )
     llm = find(bursts, "llm-w1", 200)
     if llm is not None:
         lines.append(
@@ -364,8 +398,11 @@ async def run(args: argparse.Namespace) -> tuple[str, list[Burst]]:
     try:
         report = await asyncio.to_thread(Engine(settings).ingest, COLLECTION, sample_files(), "bench")
         print(f"index ({settings.embedder}): {report.total_chunks} chunks", file=sys.stderr)
+        if not args.no_earlier:
+            fp32 = Engine(settings.model_copy(update={"embedder": "minilm-fp32"}))
+            await asyncio.to_thread(fp32.ingest, COLLECTION_FP32, sample_files(), "bench")
         with fake_llm_process(args.llm_delay, log_dir) as llm_url:
-            for setup in setups(args.workers, not args.no_off, not args.no_llm):
+            for setup in setups(args.workers, not args.no_off, not args.no_llm, not args.no_earlier):
                 bursts += await run_setup(settings, setup, args.sizes, llm_url, log_dir)
     finally:
         delete_prefix(args.redis_url, prefix)
@@ -409,6 +446,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--llm-delay", type=float, default=1.0, help="seconds the fake LLM takes")
     parser.add_argument("--no-off", action="store_true", help="skip the batching-off rows")
     parser.add_argument("--no-llm", action="store_true", help="skip the fake-LLM rows")
+    parser.add_argument("--no-earlier", action="store_true", help="skip the rows of the earlier fp32 model")
     parser.add_argument("--work", default="/tmp/syllabot-bench-load")
     parser.add_argument("--no-write", action="store_true", help="print the table, leave docs/ alone")
     args = parser.parse_args(argv)

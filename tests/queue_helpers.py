@@ -233,11 +233,13 @@ def redis7_binary() -> str:
     pytest.fail(f"the fault drills need redis-server >= 7 (looked at {candidates})")
 
 
-def cli_in(settings: Settings, folder: Path) -> Callable[..., subprocess.CompletedProcess[str]]:
-    """A ``syllabot ARGS`` runner for these settings' Redis and key prefix (the hashing embedder),
-    working in ``folder`` with its data directory under it."""
+def cli_in(
+    settings: Settings, folder: Path, embedder: str = "hashing", timeout_s: float = 120
+) -> Callable[..., subprocess.CompletedProcess[str]]:
+    """A ``syllabot ARGS`` runner for these settings' Redis and key prefix (the hashing embedder
+    unless told), working in ``folder`` with its data directory under it."""
     env = {**os.environ, "REDIS_URL": settings.redis_url or "", "SYLLABOT_KEY_PREFIX": settings.key_prefix}
-    env.update({"SYLLABOT_EMBEDDER": "hashing", "SYLLABOT_DATA_DIR": str(folder / "data")})
+    env.update({"SYLLABOT_EMBEDDER": embedder, "SYLLABOT_DATA_DIR": str(folder / "data")})
 
     def run(*args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
@@ -246,7 +248,7 @@ def cli_in(settings: Settings, folder: Path) -> Callable[..., subprocess.Complet
             env=env,
             capture_output=True,
             text=True,
-            timeout=120,
+            timeout=timeout_s,
         )
 
     return run

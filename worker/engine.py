@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import logging
 import re
 import time
 import uuid
@@ -41,7 +42,7 @@ from syllabot.worker.chunking import chunk_document, link_course_tails, may_be_r
 from syllabot.worker.conflicts import collection_conflicts
 from syllabot.worker.conversation import follow_up, switched_course
 from syllabot.worker.documents import Chunk, Document
-from syllabot.worker.embedders import get_embedder
+from syllabot.worker.embedders import earlier_embedder, get_embedder
 from syllabot.worker.embedders.base import Embedder
 from syllabot.worker.index import IndexSnapshot, build_snapshot
 from syllabot.worker.intent import asks_about_a_change, read_intent
@@ -55,6 +56,8 @@ from syllabot.worker.store import CollectionStore
 
 #: progress(stage, done, total), e.g. ("embedding", 120, 300)
 Progress = Callable[[str, int, int], None]
+
+log = logging.getLogger(__name__)
 
 
 class NothingToIndex(ValueError):
@@ -108,6 +111,8 @@ class PendingSearch:
     collection: str
     question: str
     turns: tuple[Turn, ...] = ()
+    #: The embedder of the snapshot's vectors (:meth:`Engine.embedder_for`); None: the engine's own.
+    embedder: Embedder | None = None
 
 
 #: Added to the hybrid score of chunks holding the block a list question asks for (see search_snapshot).
@@ -392,6 +397,7 @@ class Engine:
         self.keys = Keys(settings.key_prefix)
         self._client = client
         self._embedder = embedder
+        self._warned_earlier: set[str] = set()
         self.cache = SnapshotCache(settings.snapshot_cache_bytes)
 
     @property
@@ -437,7 +443,7 @@ class Engine:
         if isinstance(pending, SearchResult):
             return pending
         t0 = time.perf_counter()
-        query_vector = self.embedder.embed_query(pending.query.text)
+        query_vector = (pending.embedder or self.embedder).embed_query(pending.query.text)
         embed_ms = (time.perf_counter() - t0) * 1000
         return self.finish_search(pending, query_vector, embed_ms, k, include_superseded)
 
@@ -452,11 +458,41 @@ class Engine:
             return SearchResult(
                 [], snapshot.version if snapshot else None, 0.0, 0.0, True, collection, question
             )
-        embedder = self.embedder
-        snapshot.check_embedder(embedder.id, embedder.dim)
+        embedder = self.embedder_for(snapshot)
         return PendingSearch(
-            snapshot, prepare_query(question, snapshot, turns), collection, question, tuple(turns)
+            snapshot,
+            prepare_query(question, snapshot, turns),
+            collection,
+            question,
+            tuple(turns),
+            None if embedder is self.embedder else embedder,
         )
+
+    def embedder_for(self, snapshot: IndexSnapshot) -> Embedder:
+        """The embedder whose vectors ``snapshot`` holds.
+
+        The engine's own, or, for a collection built with the earlier default (MiniLM computing in
+        fp32, before the int8 model shipped), that model: its questions are answered as before, with
+        a warning once per collection, until it is re-indexed (``syllabot index --reindex --all``;
+        ``doctor`` lists such collections). Any other mismatch is refused with what to run.
+        """
+        current = self.embedder
+        if snapshot.embedder_id == current.id and snapshot.dim == current.dim:
+            return current
+        earlier = earlier_embedder(self.settings, current.id, snapshot.embedder_id)
+        if earlier is None or earlier.dim != snapshot.dim:
+            snapshot.check_embedder(current.id, current.dim)  # raises EmbedderMismatch
+            return current
+        if snapshot.collection not in self._warned_earlier:
+            self._warned_earlier.add(snapshot.collection)
+            log.warning(
+                "collection %s was indexed with the earlier embedder %s; serving it with that model "
+                "until it is re-indexed (syllabot index --reindex -c %s, or --reindex --all)",
+                snapshot.collection,
+                snapshot.embedder_id,
+                snapshot.collection,
+            )
+        return earlier
 
     def finish_search(
         self,

