@@ -576,13 +576,17 @@ class Durability:
                 "do it again to be sure (it is safe to repeat)"
             )
 
+    def _probe(self, pipe: Any) -> None:
+        """Queue the probe write and the ``WAIT`` behind it (one connection, in order)."""
+        pipe.set(self.probe_key, b"1", px=1000)
+        pipe.execute_command("WAIT", self.replicas, self.wait_ms)
+
     def confirm(self, client: redis.Redis, what: str) -> None:
         """Return once enough replicas hold every write made so far, else :class:`NotReplicated`."""
         if self.replicas <= 0:
             return
         with client.pipeline(transaction=False) as pipe:
-            pipe.set(self.probe_key, b"1", px=1000)
-            cast(Any, pipe).execute_command("WAIT", self.replicas, self.wait_ms)
+            self._probe(pipe)
             _, confirmed = pipe.execute()
         self._check(confirmed, what)
 
@@ -591,8 +595,7 @@ class Durability:
         if self.replicas <= 0:
             return
         async with client.pipeline(transaction=False) as pipe:
-            pipe.set(self.probe_key, b"1", px=1000)
-            cast(Any, pipe).execute_command("WAIT", self.replicas, self.wait_ms)
+            self._probe(pipe)
             _, confirmed = await pipe.execute()
         self._check(confirmed, what)
 

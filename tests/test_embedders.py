@@ -196,7 +196,9 @@ QUESTIONS = [
 ]
 
 
-def test_minilm_embeds_queries_together_exactly_as_one_by_one(minilm: MiniLMEmbedder) -> None:
+def test_minilm_embeds_queries_together_exactly_as_one_by_one(
+    minilm: MiniLMEmbedder, minilm_fp32: MiniLMEmbedder
+) -> None:
     """The worker embeds the questions that arrive together in one call: each must get, bit for bit,
     the vector it gets alone (and so the same ranking), whatever it is batched with."""
     one_by_one = np.vstack([minilm.embed_query(text) for text in QUESTIONS])
@@ -205,9 +207,8 @@ def test_minilm_embeds_queries_together_exactly_as_one_by_one(minilm: MiniLMEmbe
     assert np.array_equal(together, one_by_one)
     assert np.array_equal(minilm.embed_queries(QUESTIONS[::-1]), one_by_one[::-1])
     assert _unit_rows(together)
-    fp32 = MiniLMEmbedder(int8_arithmetic=False)
-    alone = np.vstack([fp32.embed_query(text) for text in QUESTIONS])
-    assert np.array_equal(fp32.embed_queries(QUESTIONS), alone)
+    alone = np.vstack([minilm_fp32.embed_query(text) for text in QUESTIONS])
+    assert np.array_equal(minilm_fp32.embed_queries(QUESTIONS), alone)
     assert np.array_equal(
         MiniLMEmbedder(int8_arithmetic=False, batch_size=3).embed_queries(QUESTIONS[::-1]), alone[::-1]
     )

@@ -896,8 +896,8 @@ class Engine:
             previous = self.snapshot(collection)
             if previous is None:
                 raise NothingToIndex(f"collection '{collection}' has no index; re-index it first")
-            meta = {**docs[doc_id], "marked": status, "superseded_by": by if status == "superseded" else None}
-            meta["status"] = status
+            successor = by if status == "superseded" else None
+            meta = {**docs[doc_id], "marked": status, "status": status, "superseded_by": successor}
             chunks = [
                 _marked(c, status, meta["superseded_by"]) if c.doc_id == doc_id else c
                 for c in previous.chunks

@@ -591,6 +591,14 @@ def run_mark(
     )
 
 
+def _named(
+    sources: list[SourceInfo], name: str, by: str | None, collection: str
+) -> tuple[SourceInfo, str | None]:
+    """The document ``name`` designates, and the doc_id of the one ``by`` does (None without)."""
+    document = find_document(sources, name, collection)  # the named one first: its error first
+    return document, find_document(sources, by, collection).doc_id if by else None
+
+
 async def _document_write(
     settings: Settings,
     collection: str,
@@ -611,9 +619,7 @@ async def _document_write(
         client = QueueClient(settings)
         try:
             if await client.worker_count():
-                sources = await client.sources(collection)
-                document = find_document(sources, name, collection)
-                successor = find_document(sources, by, collection).doc_id if by else None
+                document, successor = _named(await client.sources(collection), name, by, collection)
                 _say(f"{verb} through the running worker")
                 return document, await via_worker(client, document.doc_id, successor)
             note = f"no worker is running; {verb} in this process"
@@ -624,9 +630,7 @@ async def _document_write(
 
     def locally() -> tuple[SourceInfo, IngestReport]:
         engine = _local_engine(settings, cancel)
-        sources = engine.sources(collection)
-        document = find_document(sources, name, collection)
-        successor = find_document(sources, by, collection).doc_id if by else None
+        document, successor = _named(engine.sources(collection), name, by, collection)
         if note:  # said once the document is known, so a mistyped name gets a single line
             _say(note)
         return document, here(engine, document.doc_id, successor)

@@ -14,6 +14,7 @@ from collections.abc import Hashable
 from syllabot.shared.config import Settings
 from syllabot.worker.embedders.base import Embedder, EmbedderError, EmbedderMismatch, normalise
 from syllabot.worker.embedders.hashing import HashingEmbedder
+from syllabot.worker.embedders.minilm import INT8_MODEL_ID, MODEL_ID, MiniLMEmbedder
 
 __all__ = [
     "Embedder",
@@ -52,8 +53,6 @@ def _cache_key(settings: Settings) -> tuple[Hashable, ...]:
 def _build(settings: Settings) -> Embedder:
     kind = settings.embedder
     if kind in ("minilm", "minilm-fp32"):
-        from syllabot.worker.embedders.minilm import MiniLMEmbedder
-
         return MiniLMEmbedder(
             int8_arithmetic=kind == "minilm",
             max_tokens=settings.embed_max_tokens,
@@ -94,9 +93,7 @@ def get_embedder(settings: Settings) -> Embedder:
 #: id, the ``SYLLABOT_EMBEDDER`` value that builds it). The int8-arithmetic MiniLM replaced the
 #: fp32-arithmetic one as the default; collections built before are answered with the old model
 #: until they are re-indexed.
-EARLIER: dict[str, tuple[str, str]] = {
-    "all-MiniLM-L6-v2-int8-dynamic": ("all-MiniLM-L6-v2-onnx-int8", "minilm-fp32"),
-}
+EARLIER: dict[str, tuple[str, str]] = {INT8_MODEL_ID: (MODEL_ID, "minilm-fp32")}
 
 
 def served_as_earlier(index_embedder_id: str, current_id: str) -> bool:

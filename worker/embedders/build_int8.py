@@ -43,7 +43,7 @@ def build(out: Path, per_channel: bool = True, source: Path | None = None) -> Pa
         import onnxruntime as ort
         from onnxruntime.quantization import QuantType, quantize_dynamic
     except ImportError as exc:  # onnxruntime.quantization imports onnx
-        raise SystemExit(
+        raise ImportError(
             f"building the int8 model needs the 'onnx' package (pip install onnx): {exc}"
         ) from exc
     source = source or default_model_path()
@@ -76,15 +76,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help="rebuild in a temporary folder and compare")
     parser.add_argument("--out", type=Path, default=None, help="where to write (default: the shipped file)")
     args = parser.parse_args(argv)
-    if args.check:
-        with tempfile.TemporaryDirectory() as tmp:
-            digest = sha256_of(build(Path(tmp) / "model.onnx"))
-        ok = digest == INT8_MODEL_SHA256
-        print(
-            f"rebuilt: sha256 {digest} ({'matches' if ok else 'differs from'} the shipped {INT8_MODEL_SHA256})"
-        )
-        return 0 if ok else 1
-    out = build(args.out or int8_model_path())
+    try:
+        if args.check:
+            with tempfile.TemporaryDirectory() as tmp:
+                digest = sha256_of(build(Path(tmp) / "model.onnx"))
+            ok = digest == INT8_MODEL_SHA256
+            print(
+                f"rebuilt: sha256 {digest} ({'matches' if ok else 'differs from'} the shipped {INT8_MODEL_SHA256})"
+            )
+            return 0 if ok else 1
+        out = build(args.out or int8_model_path())
+    except ImportError as exc:  # no onnx: say what to install
+        print(exc)
+        return 2
     digest = sha256_of(out)
     print(f"wrote {out} ({out.stat().st_size:,} bytes), sha256 {digest}")
     if digest != INT8_MODEL_SHA256:
