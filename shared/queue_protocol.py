@@ -16,7 +16,9 @@
   ``Keys.result_list(job_id)`` for :data:`RESULT_TTL_S`, once per job (:func:`push_result`, script
   :data:`PUSH_ONCE`, marked by ``Keys.delivered``); the client pops it
   with BLPOP and reads it with :func:`read_envelope`. Envelopes carry the worker's
-  :data:`~syllabot.shared.schema.SCHEMA_VERSION`.
+  :data:`~syllabot.shared.schema.SCHEMA_VERSION`. ``FastWorker`` holds a finished job's envelope
+  until arq ends the job and makes both in one round trip (:func:`finish_and_push`, script
+  :data:`FINISH_AND_PUSH`).
 
 The scripts build arq's key names themselves, so a Redis Cluster is not supported (one Redis, or
 a primary with replicas, is). arq's key prefixes are constants of arq (``tests/test_arq_fence.py``).
@@ -29,7 +31,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from arq.constants import in_progress_key_prefix
+from arq.constants import abort_jobs_ss, in_progress_key_prefix, job_key_prefix, retry_key_prefix
 
 from syllabot.shared.keys import Keys
 from syllabot.shared.schema import SCHEMA_VERSION, wire_version
@@ -39,6 +41,7 @@ __all__ = [
     "CLAIM",
     "COUNT_LIVE",
     "ENQUEUE",
+    "FINISH_AND_PUSH",
     "HEARTBEAT_INTERVAL_S",
     "HEARTBEAT_TTL_S",
     "INGEST_TIMEOUT_S",
@@ -60,6 +63,7 @@ __all__ = [
     "beat",
     "claim",
     "error_envelope",
+    "finish_and_push",
     "ok_envelope",
     "push_result",
     "read_envelope",
@@ -244,16 +248,35 @@ def read_envelope(raw: bytes | str) -> Envelope:
     )
 
 
-#: KEYS: result list, delivered marker. ARGV: envelope, ttl s. Pushes only the first envelope of a
-#: job: returns 1 when pushed, 0 when this job had delivered already.
-PUSH_ONCE = """
+#: The push both result scripts make: only the first envelope of a job (KEYS[1] result list,
+#: KEYS[2] delivered marker; ARGV[1] envelope, ARGV[2] ttl s). Its SET comes first, so a full Redis
+#: refuses the script before it has written anything.
+_PUSH_FIRST_ONLY = """
+local pushed = 0
 if redis.call('SET', KEYS[2], '1', 'NX', 'EX', ARGV[2]) then
   redis.call('RPUSH', KEYS[1], ARGV[1])
   redis.call('EXPIRE', KEYS[1], ARGV[2])
-  return 1
+  pushed = 1
 end
-return 0
 """
+
+#: KEYS: result list, delivered marker. ARGV: envelope, ttl s. Returns 1 when pushed, 0 when this
+#: job had delivered already.
+PUSH_ONCE = _PUSH_FIRST_ONLY + "return pushed\n"
+
+#: The push, then arq's own end of a finished job (``Worker.finish_job`` with ``finish`` and no
+#: result kept: the job leaves the queue and the abort set, its in-progress, retry and job keys go),
+#: in one round trip instead of two. KEYS: result list, delivered marker, abort set, queue,
+#: in-progress key, retry key, job key. ARGV: envelope, ttl s, job id. Returns as :data:`PUSH_ONCE`.
+FINISH_AND_PUSH = (
+    _PUSH_FIRST_ONLY
+    + """
+redis.call('ZREM', KEYS[3], ARGV[3])
+redis.call('ZREM', KEYS[4], ARGV[3])
+redis.call('DEL', KEYS[5], KEYS[6], KEYS[7])
+return pushed
+"""
+)
 
 
 async def push_result(redis_client: Any, keys: Keys, job_id: str, payload: bytes) -> bool:
@@ -265,5 +288,24 @@ async def push_result(redis_client: Any, keys: Keys, job_id: str, payload: bytes
     real drill, ``tests/test_fault_drills.py``, saw the second push under load)."""
     pushed = await redis_client.eval(
         PUSH_ONCE, 2, keys.result_list(job_id), keys.delivered(job_id), payload, str(RESULT_TTL_S)
+    )
+    return bool(pushed)
+
+
+async def finish_and_push(script: Any, keys: Keys, queue: str, job_id: str, payload: bytes) -> bool:
+    """:func:`push_result` and arq's end of the finished job in one call of ``script`` (the
+    worker's registered :data:`FINISH_AND_PUSH`): the asker's answer and the job's bookkeeping land
+    together, and a worker dying between the two can no longer leave a delivered job queued."""
+    pushed = await script(
+        keys=[
+            keys.result_list(job_id),
+            keys.delivered(job_id),
+            abort_jobs_ss,
+            queue,
+            in_progress_key_prefix + job_id,
+            retry_key_prefix + job_id,
+            job_key_prefix + job_id,
+        ],
+        args=[payload, str(RESULT_TTL_S), job_id],
     )
     return bool(pushed)

@@ -125,12 +125,15 @@ class StandInEngine:
 
 @contextlib.asynccontextmanager
 async def running_worker(
-    settings: Settings, worker_overrides: dict[str, Any] | None = None, **ctx: Any
+    settings: Settings,
+    worker_overrides: dict[str, Any] | None = None,
+    kind: type[FastWorker] | None = None,
+    **ctx: Any,
 ) -> AsyncIterator[FastWorker]:
-    """A FastWorker in this event loop until the block ends; ``ctx`` may hold engine/answerer,
-    ``worker_overrides`` replaces arq ``Worker`` arguments (e.g. ``functions``)."""
+    """A FastWorker (or ``kind``) in this event loop until the block ends; ``ctx`` may hold
+    engine/answerer, ``worker_overrides`` replaces arq ``Worker`` arguments (e.g. ``functions``)."""
     worker = build_worker(
-        settings, handle_signals=False, ctx={"settings": settings, **ctx}, **(worker_overrides or {})
+        settings, kind, handle_signals=False, ctx={"settings": settings, **ctx}, **(worker_overrides or {})
     )
     task = asyncio.create_task(worker.async_run())
     try:
@@ -378,3 +381,37 @@ async def redis_texts(client: Any, prefix: str) -> list[str]:
             values = []
         texts += [v.decode(errors="replace") if isinstance(v, bytes) else str(v) for v in values]
     return texts
+
+
+#: The command that ends :func:`monitored`'s recording.
+END_OF_WATCH = "end-of-watch"
+
+
+def monitored(url: str, seen: list[dict]) -> threading.Thread:
+    """Every command the Redis at ``url`` runs, as MONITOR reports it, appended to ``seen`` until
+    someone ECHOes :data:`END_OF_WATCH` (call :func:`end_watch`; MONITOR lags, so whatever ran
+    before that is in ``seen`` once the thread has ended)."""
+    started = threading.Event()
+
+    def watch() -> None:
+        client = redis.Redis.from_url(url)
+        with client.monitor() as monitor:
+            started.set()
+            for command in monitor.listen():
+                if END_OF_WATCH in command["command"]:
+                    break
+                seen.append(command)
+        client.close()
+
+    thread = threading.Thread(target=watch, daemon=True)
+    thread.start()
+    assert started.wait(5)
+    return thread
+
+
+def end_watch(url: str, thread: threading.Thread) -> None:
+    """End a :func:`monitored` recording and wait for it."""
+    client = redis.Redis.from_url(url)
+    client.echo(END_OF_WATCH)
+    client.close()
+    thread.join(10)

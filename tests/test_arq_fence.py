@@ -1,7 +1,8 @@
 """The fence around arq's internals.
 
-``FastWorker`` (worker/main.py) overrides two private methods of arq's ``Worker`` and reads or writes
-its private state. arq does not promise any of it, so pyproject pins ``arq`` below its next minor
+``FastWorker`` (worker/main.py) overrides three methods of arq's ``Worker`` (two private ones, and
+``finish_job``, whose Redis writes its ``FINISH_AND_PUSH`` script repeats) and reads or writes its
+private state. arq does not promise any of it, so pyproject pins ``arq`` below its next minor
 version, and this test says exactly what changed when a new arq (or a widened pin) breaks the deal.
 """
 
@@ -22,10 +23,19 @@ METHODS: dict[str, list[str]] = {
     "_poll_iteration": [],
     "_release_sem_dec_counter_on_complete": [],
     "run_job": ["job_id", "score"],
+    "finish_job": [
+        "job_id",
+        "finish",
+        "result_data",
+        "result_timeout_s",
+        "keep_result_forever",
+        "incr_score",
+        "keep_in_progress",
+    ],
     "heart_beat": [],
     "close": [],
 }
-ASYNC = {"_poll_iteration", "run_job", "heart_beat", "close"}
+ASYNC = {"_poll_iteration", "run_job", "finish_job", "heart_beat", "close"}
 # attribute -> the type FastWorker relies on
 ATTRIBUTES: dict[str, type | tuple[type, ...]] = {
     "sem": asyncio.BoundedSemaphore,
@@ -62,7 +72,7 @@ def test_the_arq_methods_fastworker_relies_on_keep_their_signature(name: str) ->
 
 
 def test_fastworker_overrides_with_the_same_shape() -> None:
-    for name in ("_poll_iteration", "_release_sem_dec_counter_on_complete"):
+    for name in ("_poll_iteration", "_release_sem_dec_counter_on_complete", "finish_job"):
         ours = inspect.signature(getattr(FastWorker, name))
         theirs = inspect.signature(getattr(Worker, name))
         assert list(ours.parameters) == list(theirs.parameters), _fence(
@@ -123,3 +133,55 @@ def test_fastworker_hands_its_jobs_typed_hooks() -> None:
     assert hooks.running_job_ids() == [] and hooks.stopping() is True
     assert hooks_of({}) is DEFAULT_HOOKS and DEFAULT_HOOKS.claim_loop_alive() and not DEFAULT_HOOKS.stopping()
     assert not [k for k in worker.ctx if k in ("claim_loop_alive", "running_job_ids", "worker_stopping")]
+
+
+async def test_finish_and_push_ends_a_job_exactly_as_arqs_finish_job_does(settings: Any) -> None:
+    """FastWorker replaces arq's end of a finished job (no result kept) with its own script: on a real
+    Redis, arq's ``finish_job`` and ``finish_and_push`` must leave the same keys behind."""
+    from arq.connections import ArqRedis
+
+    from syllabot.shared.keys import Keys
+    from syllabot.shared.queue_protocol import FINISH_AND_PUSH, finish_and_push
+
+    async def noop(ctx: dict[str, Any]) -> None:
+        return None
+
+    keys = Keys(settings.key_prefix)
+    pool = ArqRedis.from_url(settings.redis_url)
+    worker = Worker(
+        functions=[func(noop, name="noop")], handle_signals=False, redis_pool=pool, queue_name=keys.queue
+    )
+
+    async def state(job: str) -> dict[str, Any]:
+        names = [f"arq:job:{job}", f"arq:retry:{job}", f"arq:in-progress:{job}", f"arq:result:{job}"]
+        return {
+            "keys": [bool(await pool.exists(n)) for n in names],
+            "queued": await pool.zscore(keys.queue, job) is not None,
+            "aborting": await pool.zscore("arq:abort", job) is not None,
+        }
+
+    async def a_running_job(job: str) -> None:
+        await pool.zadd(keys.queue, {job: 1})
+        await pool.zadd("arq:abort", {job: 1})
+        await pool.set(f"arq:job:{job}", b"job")
+        await pool.set(f"arq:retry:{job}", 1)
+        await pool.set(f"arq:in-progress:{job}", 1)
+
+    try:
+        await a_running_job("by-arq")
+        await Worker.finish_job(worker, "by-arq", True, None, 0, False, None, None)
+        await a_running_job("by-us")
+        assert await finish_and_push(pool.register_script(FINISH_AND_PUSH), keys, keys.queue, "by-us", b"{}")
+        assert (
+            await state("by-us")
+            == await state("by-arq")
+            == {
+                "keys": [False, False, False, False],
+                "queued": False,
+                "aborting": False,
+            }
+        ), _fence("finish_job ends a job differently from FINISH_AND_PUSH")
+    finally:
+        await pool.delete(keys.queue, keys.result_list("by-us"), keys.delivered("by-us"))
+        await pool.zrem("arq:abort", "by-arq", "by-us")
+        await pool.aclose()

@@ -32,6 +32,8 @@ from syllabot.worker.main import worker_kwargs
 from tests.queue_helpers import (
     StandInEngine,
     collecting_progress,
+    end_watch,
+    monitored,
     private_redis,
     queue_keys_left,
     running_worker,
@@ -350,4 +352,75 @@ async def test_a_job_run_twice_delivers_its_result_once(settings: Settings) -> N
     finally:
         await client.delete(keys.result_list("job-twice"), keys.delivered("job-twice"))
         await client.delete(keys.result_list("another-job"), keys.delivered("another-job"))
+        await client.aclose()
+
+
+async def test_a_finished_job_is_delivered_and_ended_in_one_round_trip(settings: Settings) -> None:
+    """The result push and arq's end of the job (out of the queue; job, retry and in-progress keys
+    gone) are one script call of the worker's: before, a push and then arq's own MULTI/EXEC."""
+    seen: list[dict] = []
+    async with running_worker(settings, engine=StandInEngine()), QueueClient(settings) as client:
+        watcher = monitored(settings.redis_url or "", seen)
+        answer = await client.ask(
+            AskRequest(question="What is a deadlock?", collection="os", platform="test")
+        )
+        await asyncio.sleep(0.1)  # the job's end follows its push
+        end_watch(settings.redis_url or "", watcher)
+    assert "deadlock" in answer.text.lower()
+    (job_id,) = {
+        word.removeprefix("arq:job:")
+        for c in seen
+        if c.get("client_type") != "lua"
+        for word in c["command"].split()
+        if word.startswith("arq:job:")
+    }
+    keys = Keys(settings.key_prefix)
+    names_job = [
+        c["command"].split()[0]
+        for c in seen
+        if c.get("client_type") != "lua" and job_id in c["command"] and "BLPOP" not in c["command"]
+    ]
+    # enqueue (client), then the worker: arq's start (GET, INCRBY, EXPIRE of the job), then one call
+    assert names_job[-1] == "EVALSHA" and names_job.count("EVALSHA") == 2, names_job
+    assert "DEL" not in names_job and "EVAL" not in names_job, names_job
+    in_scripts = [
+        c["command"].split()[0] for c in seen if c.get("client_type") == "lua" and job_id in c["command"]
+    ]
+    # the enqueue and claim scripts', then the end: the push, and arq's end of the job
+    assert in_scripts[-6:] == ["SET", "RPUSH", "EXPIRE", "ZREM", "ZREM", "DEL"], in_scripts
+    check = redis.Redis.from_url(settings.redis_url or "")
+    try:
+        assert queue_keys_left(settings) == 0
+        assert not check.exists(f"arq:job:{job_id}", f"arq:retry:{job_id}", f"arq:in-progress:{job_id}")
+        assert check.exists(keys.delivered(job_id)) and not check.exists(keys.result_list(job_id))
+    finally:
+        check.close()
+
+
+async def test_ending_a_job_that_had_delivered_pushes_nothing_and_still_ends_it(settings: Settings) -> None:
+    """A job run again after its first worker pushed and died: its end pushes no second answer, and
+    the job still leaves the queue with its keys."""
+    import redis.asyncio as aioredis
+
+    from syllabot.shared.queue_protocol import FINISH_AND_PUSH, finish_and_push, push_result
+
+    keys = Keys(settings.key_prefix)
+    job = "job-ended-twice"
+    client = aioredis.Redis.from_url(settings.redis_url or "")
+    script = client.register_script(FINISH_AND_PUSH)
+    try:
+        await client.zadd(keys.queue, {job: 1})
+        await client.set(f"arq:job:{job}", b"job")
+        await client.set(f"arq:retry:{job}", 2)
+        await client.set(f"arq:in-progress:{job}", 1)
+        assert await push_result(client, keys, job, b"first") is True  # the worker that died
+        assert await finish_and_push(script, keys, keys.queue, job, b"second") is False
+        assert await client.lrange(keys.result_list(job), 0, -1) == [b"first"]
+        assert await client.zscore(keys.queue, job) is None
+        assert not await client.exists(f"arq:job:{job}", f"arq:retry:{job}", f"arq:in-progress:{job}")
+        assert await finish_and_push(script, keys, keys.queue, "job-ended-once", b"its own") is True
+        assert await client.lrange(keys.result_list("job-ended-once"), 0, -1) == [b"its own"]
+    finally:
+        await client.delete(keys.result_list(job), keys.delivered(job))
+        await client.delete(keys.result_list("job-ended-once"), keys.delivered("job-ended-once"))
         await client.aclose()

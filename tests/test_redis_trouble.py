@@ -7,6 +7,8 @@ Drilled against a ``redis-server`` of the test's own: made full with ``CONFIG SE
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import logging
 import time
 from pathlib import Path
 
@@ -23,8 +25,10 @@ from syllabot.worker.engine import Engine
 from syllabot.worker.sample import sample_files
 from tests.queue_helpers import (
     PrivateRedis,
+    StandInEngine,
     free_port,
     private_redis,
+    queue_keys_left,
     running_worker,
     wait_for_workers,
     worker_processes,
@@ -120,6 +124,44 @@ async def test_a_full_redis_never_kills_the_worker_and_it_answers_again_once_fre
                 assert took <= 5.0, took
                 assert not worker.main_task.done()
         finally:
+            admin.close()
+
+
+async def test_a_result_a_full_redis_refuses_is_reported_and_the_job_kept_for_a_retry(
+    settings: Settings, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Redis fills while a question is answered: the worker's one end-of-job script (push, then
+    arq's bookkeeping) is refused before it writes anything, and so is arq's own end. The worker
+    says the result could not be delivered and why, keeps taking jobs, and the job stays queued
+    with its keys, to be run again once its claim lapses: nothing half-written, nothing lost."""
+    with private_redis() as server:
+        private = settings.model_copy(update={"redis_url": server.url, "answer_cache_ttl_s": 0})
+        engine = StandInEngine(search_delay_s=1.0)
+        admin = redis.Redis.from_url(server.url)
+        try:
+            with caplog.at_level(logging.WARNING, logger="syllabot.worker"):
+                async with running_worker(private, engine=engine) as worker, QueueClient(private) as client:
+                    asking = asyncio.create_task(
+                        client.ask(AskRequest(question="What is a deadlock?", collection="os"), timeout=6)
+                    )
+                    while not engine.calls:
+                        await asyncio.sleep(0.01)
+                    _fill(admin)
+                    deadline = time.monotonic() + 5
+                    while worker.tasks and time.monotonic() < deadline:  # the job ended and was reaped
+                        await asyncio.sleep(0.05)
+                    assert not worker.tasks
+                    assert "its result could not be delivered: " in caplog.text and "is full" in caplog.text
+                    assert queue_keys_left(private) == 1
+                    (job,) = admin.keys("arq:job:*")
+                    job_id = job.decode().removeprefix("arq:job:")
+                    assert admin.exists(f"arq:retry:{job_id}") and not admin.keys("*delivered*")
+                    assert worker.main_task is not None and not worker.main_task.done()
+                    asking.cancel()
+                    with contextlib.suppress(asyncio.CancelledError):
+                        await asking
+        finally:
+            admin.config_set("maxmemory", 0)
             admin.close()
 
 

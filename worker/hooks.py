@@ -5,7 +5,7 @@ arq hands every job and the startup/shutdown functions one ``ctx`` dict. ``FastW
 runs, whether it is shutting down — and :func:`install_hooks` puts them in ``ctx`` as one
 :class:`WorkerHooks`. :func:`hooks_of` reads them back, with defaults when none were installed
 (stock arq's worker, or a test calling a job directly): always alive, no running jobs to renew,
-never stopping.
+never stopping, results pushed by the job itself.
 """
 
 from __future__ import annotations
@@ -32,16 +32,24 @@ def _nothing() -> list[str]:
     return []
 
 
+def _deliver_now(job_id: str, payload: bytes, retry_s: float) -> bool:
+    return False
+
+
 @dataclass(frozen=True)
 class WorkerHooks:
     """``claim_loop_alive``: the heartbeat beats only while it is true (a worker whose claim loop
     died or hangs must not look alive). ``running_job_ids``: the jobs whose claims each heartbeat
     renews. ``stopping``: shutting down, so a cancelled job will run again on another worker (its
-    asker is not told it failed, and it is not counted as failed here)."""
+    asker is not told it failed, and it is not counted as failed here). ``hold_result``: offered a
+    finished job's envelope (and how long its delivery may retry through a Redis outage), the
+    worker keeps it to push together with arq's end of the job, in one round trip, and says True;
+    False means the job pushes it itself now."""
 
     claim_loop_alive: Callable[[], bool] = field(default=_always)
     running_job_ids: Callable[[], list[str]] = field(default=_nothing)
     stopping: Callable[[], bool] = field(default=_never)
+    hold_result: Callable[[str, bytes, float], bool] = field(default=_deliver_now)
 
 
 #: The hooks of a worker that installed none.

@@ -457,7 +457,9 @@ async def _deliver(ctx: dict[str, Any], work: Awaitable[Any]) -> None:
             with contextlib.suppress(Exception):
                 async with asyncio.timeout(2):
                     await asyncio.shield(
-                        _push(ctx, error_envelope(RuntimeError(f"the job {reason} on the worker")))
+                        _push(
+                            ctx, error_envelope(RuntimeError(f"the job {reason} on the worker")), hold=False
+                        )
                     )
         raise
     await _push(ctx, ok_envelope(result))
@@ -496,20 +498,37 @@ async def _through_outage(
     pointer, the conversation) and writes what may be written twice, and a result push is
     once-only, so a question caught in a failover is answered once the new primary answers, not
     failed with a socket error."""
+    return await retry_through_outage(
+        attempt, _retry_window(ctx), hooks_of(ctx).stopping, ctx["job_id"], doing
+    )
+
+
+async def retry_through_outage(
+    attempt: Callable[[], Awaitable[_T]],
+    window_s: float,
+    stopping: Callable[[], bool],
+    job_id: str,
+    doing: str,
+) -> _T:
+    """``attempt()``, made again every :data:`DELIVERY_RETRY_EVERY_S` while Redis is lost, for up
+    to ``window_s`` and never once the worker is ``stopping``: the one retry loop of a job's Redis
+    work, the job's own (:func:`_through_outage`) and the worker's end of a job (``FastWorker``)."""
     loop = asyncio.get_running_loop()
-    give_up = loop.time() + _retry_window(ctx)
+    give_up = loop.time() + window_s
     while True:
         try:
             return await attempt()
         except REDIS_ERRORS as exc:
-            if loop.time() >= give_up or hooks_of(ctx).stopping():
+            if loop.time() >= give_up or stopping():
                 raise
-            log.warning("job %s: Redis lost while %s (%s); trying again", ctx["job_id"], doing, exc)
+            log.warning("job %s: Redis lost while %s (%s); trying again", job_id, doing, exc)
             await asyncio.sleep(DELIVERY_RETRY_EVERY_S)
 
 
-async def _push(ctx: dict[str, Any], payload: bytes) -> None:
-    """Deliver ``payload``, waiting out a Redis outage for up to :data:`DELIVERY_RETRY_S`.
+async def _push(ctx: dict[str, Any], payload: bytes, hold: bool = True) -> None:
+    """Deliver ``payload``, waiting out a Redis outage for up to :data:`DELIVERY_RETRY_S`; or, with
+    ``hold``, hand it to the worker to push with arq's end of the job (``FastWorker.finish_job``),
+    one round trip for both. A cancelled job pushes at once (``hold=False``): arq may not end it.
 
     Why: the answer is computed; dropping it because the primary died a moment ago would leave the
     asker to wait for the job's claim to lapse and another worker to compute it again (10 s and
@@ -521,6 +540,8 @@ async def _push(ctx: dict[str, Any], payload: bytes) -> None:
         # pushed now would be read by nobody, and would look like an answer to a question that left.
         log.warning("job %s finished after its asker's deadline; its result is not delivered", ctx["job_id"])
         return
+    if hold and hooks_of(ctx).hold_result(ctx["job_id"], payload, _retry_window(ctx)):
+        return  # the worker pushes it with arq's end of the job, in one round trip
     await _through_outage(
         ctx, lambda: push_result(ctx["redis"], ctx["keys"], ctx["job_id"], payload), "delivering its result"
     )

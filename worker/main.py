@@ -21,6 +21,7 @@ from syllabot.shared.config import Settings, get_settings
 from syllabot.shared.keys import Keys
 from syllabot.shared.queue_protocol import (
     CLAIM,
+    FINISH_AND_PUSH,
     HEARTBEAT_TTL_S,
     INGEST_TIMEOUT_S,
     JOB_ASK,
@@ -35,6 +36,8 @@ from syllabot.shared.queue_protocol import (
     JOB_SOURCES,
     beat,
     claim,
+    finish_and_push,
+    push_result,
 )
 from syllabot.shared.redis_conn import (
     REDIS_ERRORS,
@@ -68,8 +71,10 @@ class FastWorker(Worker):
       worker on the channel wakes and the atomic claim decides which one runs each job;
     * one script (``shared/queue_protocol.py``) reads the due jobs and claims as many as there are
       free slots (setting arq's own
-      ``arq:in-progress:<id>`` key, so everything downstream -- ``run_job``, retries, timeouts,
-      ``finish_job`` -- is arq's unchanged code);
+      ``arq:in-progress:<id>`` key, so everything downstream -- ``run_job``, retries, timeouts --
+      is arq's unchanged code);
+    * a finished job's result push and arq's end of the job are one script call
+      (:meth:`finish_job`), not two round trips;
     * when all slots are busy and jobs are waiting, it waits for one of its own jobs to finish and
       claims again at once instead of sleeping a poll interval;
     * a claim lasts :data:`~shared.queue_protocol.IN_PROGRESS_TTL_S` (not arq's longest job timeout + 10 s)
@@ -97,6 +102,8 @@ class FastWorker(Worker):
         self.idle_poll_s = idle_poll_s
         self._pubsub: Any = None
         self._claim: Any = None
+        self._finish: Any = None
+        self._held: dict[str, tuple[bytes, float]] = {}  # job id -> (envelope, retry window s)
         self._backlog = False
         self._slot_free = asyncio.Event()
         self._last_turn = self.loop.time()
@@ -109,6 +116,7 @@ class FastWorker(Worker):
                 claim_loop_alive=self.claim_loop_alive,
                 running_job_ids=self.running_job_ids,
                 stopping=self.stopping,
+                hold_result=self._hold_result,
             ),
         )
 
@@ -145,6 +153,60 @@ class FastWorker(Worker):
         """Shutting down (SIGTERM/SIGINT, close()): a cancelled job will be run again elsewhere."""
         main = self.main_task
         return not self.allow_pick_jobs or main is None or main.done() or main.cancelling() > 0
+
+    def _hold_result(self, job_id: str, payload: bytes, retry_s: float) -> bool:
+        """Keep a finished job's envelope for :meth:`finish_job` (only for a job this worker's
+        ``run_job`` runs: anything else would never reach it)."""
+        if job_id not in self.tasks:
+            return False
+        self._held[job_id] = (payload, retry_s)
+        return True
+
+    async def finish_job(
+        self,
+        job_id: str,
+        finish: bool,
+        result_data: bytes | None,
+        result_timeout_s: float | None,
+        keep_result_forever: bool,
+        incr_score: int | None,
+        keep_in_progress: float | None,
+    ) -> None:
+        """arq's end of a job, with the job's held envelope pushed in the same round trip.
+
+        Stock arq ends a job in a MULTI/EXEC of its own, after the job pushed its result in
+        another; one script (``FINISH_AND_PUSH``) now does both, through an outage as the job's
+        own push did. arq's other ends (a retry, a result kept, a cron job's progress) push first
+        and leave the rest to arq. A full or read-only Redis refuses the script before it writes;
+        arq's end, which only deletes, is then still tried."""
+        held = self._held.pop(job_id, None)
+        ordinary = finish and result_data is None and keep_in_progress is None
+        if held is not None:
+            payload, retry_s = held
+            keys = self.ctx["keys"]
+            if self._finish is None:
+                self._finish = self.pool.register_script(FINISH_AND_PUSH)
+
+            async def attempt() -> bool:
+                if ordinary:
+                    return await finish_and_push(self._finish, keys, self.queue_name, job_id, payload)
+                return await push_result(self.pool, keys, job_id, payload)
+
+            try:
+                await jobs.retry_through_outage(
+                    attempt, retry_s, self.stopping, job_id, "delivering its result"
+                )
+            except REDIS_TROUBLE as exc:
+                cause = redis_trouble(exc)
+                if cause is None:
+                    raise
+                log.warning("job %s: its result could not be delivered: %s", job_id, cause)
+                ordinary = False
+            if ordinary:
+                return
+        await super().finish_job(
+            job_id, finish, result_data, result_timeout_s, keep_result_forever, incr_score, keep_in_progress
+        )
 
     def _release_sem_dec_counter_on_complete(self) -> None:
         super()._release_sem_dec_counter_on_complete()
@@ -316,11 +378,12 @@ def worker_kwargs(settings: Settings) -> dict[str, Any]:
     }
 
 
-def build_worker(settings: Settings, **overrides: Any) -> FastWorker:
-    """A ready-to-run worker (call ``run()``, or ``await async_run()`` inside a loop)."""
+def build_worker(settings: Settings, kind: type[FastWorker] | None = None, **overrides: Any) -> FastWorker:
+    """A ready-to-run worker (call ``run()``, or ``await async_run()`` inside a loop); ``kind``: a
+    subclass to build instead (a benchmark's variant)."""
     kwargs = worker_kwargs(settings)
     kwargs.update(overrides)
-    return FastWorker(
+    return (kind or FastWorker)(
         wake_channel=Keys(settings.key_prefix).wake, redis_url=resolve_redis_url(settings), **kwargs
     )
 
