@@ -25,7 +25,7 @@ from datetime import datetime
 import discord
 
 from syllabot.bots import frontend
-from syllabot.shared.gap_report import GapReport, summary_line, table
+from syllabot.shared.gap_report import GapReport, disagreements, summary_line, table
 from syllabot.shared.labels import citation_label
 from syllabot.shared.schema import (
     UNCERTAIN_LEAD,
@@ -398,6 +398,9 @@ def render_gap_report(report: GapReport) -> Rendered:
     """The teacher's gap report: one sentence and a short table of the largest topics (the CSV with
     every topic is attached by the bot)."""
     body = f"{neutralise(summary_line(report))}\n```\n{table(report, limit=10, width=40)}\n```"
+    disagree = disagreements(report, limit=5, width=120)
+    if disagree:
+        body += "\n" + neutralise("\n".join(disagree))
     embed = discord.Embed(
         title=truncate(f"Unanswered questions — {report.collection}", TITLE_MAX),
         description=truncate(body, DESCRIPTION_MAX),

@@ -40,7 +40,7 @@ from syllabot.shared.answer_text import (
     status_lead,
 )
 from syllabot.shared.bindings import InvalidCollectionName, validate_collection_name
-from syllabot.shared.gap_report import WEEKLY_CHECK_S
+from syllabot.shared.gap_report import WEEKLY_CHECK_S, conflict_lines
 from syllabot.shared.partials import Partial
 from syllabot.shared.queue import (
     JobFailed,
@@ -503,19 +503,6 @@ async def mark_document(
     )
     said = report.files[0].warnings[0] if report.files and report.files[0].warnings else status
     return AdminReply(f"{document.file} in “{collection}”", [f"{document.file} is {said}."])
-
-
-def conflict_lines(entries: list[ConflictInfo], width: int = 220) -> list[str]:
-    """One line per fact the documents disagree on: both citations and both passages."""
-
-    def cut(text: str) -> str:
-        flat = " ".join(text.split())
-        return flat if len(flat) <= width else flat[: width - 1].rstrip() + "…"
-
-    return [
-        f"{e.kind} ({e.topic}): {e.first} says “{cut(e.first_text)}”; {e.second} says “{cut(e.second_text)}”"
-        for e in entries
-    ]
 
 
 class ConflictAdmin(Protocol):

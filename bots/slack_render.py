@@ -24,7 +24,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from syllabot.bots import frontend
-from syllabot.shared.gap_report import GapReport, summary_line, table
+from syllabot.shared.gap_report import GapReport, disagreements, summary_line, table
 from syllabot.shared.labels import citation_label
 from syllabot.shared.schema import (
     NOT_IN_MATERIALS,
@@ -476,6 +476,9 @@ def render_gap_report(report: GapReport) -> Message:
     blocks = [
         section(f":bar_chart: *Unanswered questions — {safe(report.collection)}*\n{summary}"),
         section(f"```{safe(table(report, limit=10, width=40))}```"),
-        context(["Who asked is never recorded."]),
     ]
+    disagree = disagreements(report, limit=5, width=120)
+    if disagree:
+        blocks.append(section(safe("\n".join(disagree))))
+    blocks.append(context(["Who asked is never recorded."]))
     return {"text": _truncate(_plain(summary), FALLBACK_LIMIT), "blocks": blocks}

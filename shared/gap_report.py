@@ -18,6 +18,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from syllabot.shared.keys import Keys
+from syllabot.shared.schema import ConflictInfo
 
 log = logging.getLogger("syllabot.report")
 
@@ -51,6 +52,11 @@ class GapReport(BaseModel):
     questions: int = Field(description="Questions kept for the period (every outcome).")
     gaps: int = Field(description="Of those, not in the materials or uncertain, plus answers voted 👎.")
     topics: list[GapTopic] = Field(default_factory=list)
+    conflicts: list[ConflictInfo] = Field(
+        default_factory=list,
+        description="Facts on which the collection's documents disagree (`syllabot conflicts`): for the "
+        "teacher to fix before students ask.",
+    )
 
 
 #: The CSV's columns, in order (a contract for spreadsheets; tests/test_gap_report.py reads it).
@@ -99,6 +105,34 @@ def summary_line(report: GapReport) -> str:
         f"were not answered by the materials or voted 👎, in {len(report.topics)} topic"
         f"{'s' if len(report.topics) != 1 else ''}."
     )
+
+
+def conflict_lines(entries: list[ConflictInfo], width: int = 220) -> list[str]:
+    """One line per fact the documents disagree on: both citations and both passages (the
+    ``conflicts`` command and the gap report, on every front-end)."""
+
+    def cut(text: str) -> str:
+        flat = " ".join(text.split())
+        return flat if len(flat) <= width else flat[: width - 1].rstrip() + "…"
+
+    return [
+        f"{e.kind} ({e.topic}): {e.first} says “{cut(e.first_text)}”; {e.second} says “{cut(e.second_text)}”"
+        for e in entries
+    ]
+
+
+def disagreements(report: GapReport, limit: int = 5, width: int = 160) -> list[str]:
+    """The report's part on conflicting materials: a heading and the first ``limit`` facts (none
+    when the documents agree), so that the teacher sees each week what students would be told two
+    ways."""
+    if not report.conflicts:
+        return []
+    n = len(report.conflicts)
+    lines = [f"Your materials disagree on {n} fact{'s' if n != 1 else ''} (fix them before students ask):"]
+    lines += [f"- {line}" for line in conflict_lines(report.conflicts[:limit], width)]
+    if n > limit:
+        lines.append(f"… and {n - limit} more: syllabot conflicts -c {report.collection}")
+    return lines
 
 
 def _clip(text: str, width: int) -> str:

@@ -263,3 +263,69 @@ def test_questions_asked_in_the_terminal_without_a_worker_are_kept_too(
     capsys.readouterr()
     assert cli.main(["report", "-c", "shop", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["questions"] == 0  # keeping is off by default
+
+
+# --- conflicting materials in the report --------------------------------------------------------
+
+
+def test_the_report_lists_where_the_materials_disagree_on_every_front_end() -> None:
+    from syllabot.bots.discord_render import render_gap_report as discord_report
+    from syllabot.bots.slack_render import render_gap_report as slack_report
+    from syllabot.shared.gap_report import disagreements
+    from syllabot.shared.schema import ConflictInfo
+
+    fact = ConflictInfo(
+        topic="short presentations",
+        kind="count",
+        first="Syllabus, p. 2",
+        first_text="1 × short presentations 10% @everyone",
+        second="Lecture 1 slides, p. 5",
+        second_text="2 × short presentations (5% each) 10%",
+    )
+    quiet = GapReport(
+        collection="ec", days=7, since="s", until="u", keep_days=7, questions=0, gaps=0, topics=[]
+    )
+    loud = quiet.model_copy(update={"conflicts": [fact] * 7})
+    assert disagreements(quiet) == []
+    lines = disagreements(loud, limit=5)
+    assert lines[0] == "Your materials disagree on 7 facts (fix them before students ask):"
+    assert len(lines) == 7 and lines[-1] == "… and 2 more: syllabot conflicts -c ec"
+    assert "Syllabus, p. 2 says “1 × short presentations" in lines[1] and "Lecture 1 slides, p. 5" in lines[1]
+    embed = discord_report(loud).embeds[0]
+    assert "disagree on 7 facts" in (embed.description or "") and "@everyone" not in (embed.description or "")
+    assert "disagree" not in (discord_report(quiet).embeds[0].description or "")
+    slack = json.dumps(slack_report(loud)["blocks"], ensure_ascii=False)
+    assert "disagree on 7 facts" in slack and "Lecture 1 slides, p. 5" in slack and "<!everyone>" not in slack
+    assert "disagree" not in json.dumps(slack_report(quiet)["blocks"])
+
+
+def _disagreeing_files() -> list[tuple[str, bytes]]:
+    """A syllabus and its first slides, giving two counts of presentations."""
+    from tests.test_conflicts import SLIDES, SYLLABUS
+
+    return [
+        ("syllabus.md", f"# Syllabus\n\n{SYLLABUS}\n".encode()),
+        ("intro.md", f"# Intro\n\n{SLIDES}\n".encode()),
+    ]
+
+
+async def test_report_job_names_the_facts_the_documents_disagree_on(settings: Settings) -> None:
+    files = _disagreeing_files()
+    async with running_worker(settings), QueueClient(settings) as client:
+        await client.ingest_many("ec", files, who="admin")
+        report = await client.report("ec", 7)
+        empty = await client.report("nothing-indexed", 7)
+    (fact,) = report.conflicts
+    assert fact.kind == "count" and fact.first != fact.second
+    assert "1 × short presentations" in fact.first_text + fact.second_text
+    assert "2 × short presentations" in fact.first_text + fact.second_text
+    assert empty.conflicts == []
+
+
+def test_cli_report_prints_the_disagreements(settings: Settings, capsys: Any) -> None:
+    files = _disagreeing_files()
+    Engine(settings).ingest("ec", files, "admin")
+    printed = cli.cmd_report(cli.build_parser().parse_args(["report", "-c", "ec"]), settings)
+    out = capsys.readouterr().out
+    assert printed == 0 and "Your materials disagree on 1 fact (fix them before students ask):" in out
+    assert "2 × short presentations" in out

@@ -866,6 +866,7 @@ async def gap_report(ctx: dict[str, Any], collection: str, days: int) -> None:
             collection,
             days,
             lambda texts: engine.embedder.embed_queries(texts),
+            lambda: engine.conflicts(collection),
         )
         log.info("gap report of %s over %d days: %d topics", collection, days, len(report.topics))
         return report.model_dump(mode="json")

@@ -21,6 +21,7 @@ import numpy as np
 from syllabot.shared.gap_report import GapReport
 from syllabot.shared.keys import Keys
 from syllabot.shared.redis_conn import as_text
+from syllabot.shared.schema import ConflictInfo
 from syllabot.worker.gaps import MAX_GROUPED, GapQuestion, build_topics
 from syllabot.worker.question import clean_question
 from syllabot.worker.question_log import DAY_MS, QuestionLog, QuestionRecord
@@ -98,9 +99,22 @@ def same_dimension(questions: list[GapQuestion]) -> list[GapQuestion]:
     return [q for q in questions if len(q.vector) == keep]
 
 
+#: The facts a collection's documents disagree on (``Engine.conflicts``, off the event loop).
+Conflicts = Callable[[], list[ConflictInfo]]
+
+
 async def build_report(
-    redis: Any, keys: Keys, log: QuestionLog, collection: str, days: int, embed: EmbedQueries
+    redis: Any,
+    keys: Keys,
+    log: QuestionLog,
+    collection: str,
+    days: int,
+    embed: EmbedQueries,
+    conflicts: Conflicts | None = None,
 ) -> GapReport:
+    """The gap report of ``collection`` over ``days``, with the facts its documents disagree on
+    (``conflicts``; none for a collection without an index): the weekly post is where a teacher
+    hears of both."""
     now_ms, records = await log.read(collection, days)
     since_ms = now_ms - days * DAY_MS
     downs = await voted_down(redis, keys, collection, since_ms)
@@ -118,6 +132,14 @@ async def build_report(
             )
     questions = same_dimension(questions)
     topics = await asyncio.to_thread(build_topics, questions)
+    disagree: list[ConflictInfo] = []
+    if conflicts is not None:
+        from syllabot.worker.engine import NothingToIndex  # the engine is loaded wherever reports are built
+
+        try:
+            disagree = await asyncio.to_thread(conflicts)
+        except NothingToIndex:  # nothing indexed yet: nothing to disagree
+            disagree = []
     stamp = lambda ms: datetime.fromtimestamp(ms / 1000, UTC).isoformat(timespec="seconds")  # noqa: E731
     return GapReport(
         collection=collection,
@@ -128,4 +150,5 @@ async def build_report(
         questions=len(records),
         gaps=len(questions),
         topics=topics,
+        conflicts=disagree,
     )

@@ -667,7 +667,7 @@ def cmd_mark(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_conflicts(args: argparse.Namespace, settings: Settings) -> int:
     """`syllabot conflicts -c C`: the facts on which the collection's documents disagree."""
-    from syllabot.bots.frontend import conflict_lines
+    from syllabot.shared.gap_report import conflict_lines
     from syllabot.worker.engine import Engine
 
     collection = require_collection(settings, args.collection or settings.default_collection)
@@ -686,7 +686,7 @@ def cmd_conflicts(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_report(args: argparse.Namespace, settings: Settings) -> int:
     from syllabot.cli_queue import run_report
-    from syllabot.shared.gap_report import summary_line, table, to_csv
+    from syllabot.shared.gap_report import disagreements, summary_line, table, to_csv
 
     collection = require_collection(settings, args.collection or settings.default_collection)
     report = run_report(settings, collection, args.days)
@@ -697,6 +697,8 @@ def cmd_report(args: argparse.Namespace, settings: Settings) -> int:
     else:
         print(summary_line(report))
         print(table(report, limit=20, width=60))
+        for line in disagreements(report, limit=20, width=220):
+            print(line)
     return 0
 
 

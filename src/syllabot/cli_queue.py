@@ -681,6 +681,7 @@ async def report_in_process(settings: Settings, collection: str, days: int) -> G
             collection,
             days,
             lambda texts: engine.embedder.embed_queries(texts),
+            lambda: engine.conflicts(collection),
         )
     finally:
         await redis_client.aclose()
