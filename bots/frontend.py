@@ -373,7 +373,10 @@ def size_text(n: int) -> str:
 def collection_line(info: CollectionInfo) -> str:
     """One collection in a chat list: name, documents, chunks, size, last indexed (a day)."""
     when = f", last indexed {info.indexed_at[:10]}" if info.indexed_at else ""
-    return f"{info.name}: {info.documents} documents, {info.chunks} chunks, {size_text(info.bytes)}{when}"
+    old = f" ({info.superseded} superseded)" if info.superseded else ""
+    return (
+        f"{info.name}: {info.documents} documents{old}, {info.chunks} chunks, {size_text(info.bytes)}{when}"
+    )
 
 
 def collections_text(infos: list[CollectionInfo]) -> list[str]:

@@ -216,6 +216,10 @@ class CollectionInfo(BaseModel):
     embedder: str | None = Field(default=None, description="The embedder its index was built with.")
     bytes: int = Field(default=0, description="Stored documents plus the index snapshot, in bytes.")
     indexed_at: str | None = Field(default=None, description="When a document was last indexed.")
+    superseded: int = Field(
+        default=0,
+        description="Of its documents, those marked superseded (by an admin, or by their own front matter).",
+    )
 
 
 class DropReport(BaseModel):

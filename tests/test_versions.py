@@ -5,6 +5,8 @@ shown by `sources`."""
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 
 import pytest
@@ -99,12 +101,20 @@ def test_cli_supersede_current_and_sources(settings: Settings, tmp_path: Path) -
     assert "marked superseded by policy-2026.md" in done.stdout
     listing = run("sources", "-c", "pol").stdout
     assert "superseded by policy-2026.md" in listing
+    (pol,) = json.loads(run("collections", "--json").stdout)
+    assert pol["documents"] == 2 and pol["superseded"] == 1
+    assert re.search(r"^pol\s+2\s.*\s1$", run("collections").stdout, re.MULTILINE)
+    from syllabot.bots.frontend import collection_line
+    from syllabot.shared.schema import CollectionInfo
+
+    assert "2 documents (1 superseded)," in collection_line(CollectionInfo.model_validate(pol))
     asked = run("ask", QUESTION, "-c", "pol")
     assert "policy-2026.md" in asked.stdout and "(policy.md)" not in asked.stdout, asked.stdout
     unknown = run("supersede", "nope.md", "-c", "pol")
     assert unknown.returncode == 2 and "no document 'nope.md'" in unknown.stderr
     assert run("current", "policy.md", "-c", "pol").returncode == 0
     assert "superseded" not in run("sources", "-c", "pol").stdout
+    assert json.loads(run("collections", "--json").stdout)[0]["superseded"] == 0
 
 
 def test_a_new_file_titled_like_an_indexed_one_is_flagged_with_the_supersede_command(

@@ -572,11 +572,14 @@ def cmd_collections(args: argparse.Namespace, settings: Settings) -> int:
     if not infos:
         print("no collections yet; add documents with `syllabot index PATH -c my-course`")
         return 0
-    print(f"{'collection':24} {'documents':>9} {'chunks':>7} {'size':>9}  {'embedder':28} last indexed")
+    print(
+        f"{'collection':24} {'documents':>9} {'chunks':>7} {'size':>9}  {'embedder':28} {'last indexed':32} "
+        "superseded"
+    )
     for i in infos:
         print(
             f"{i.name:24} {i.documents:>9} {i.chunks:>7} {size_text(i.bytes):>9}  {i.embedder or '-':28} "
-            f"{i.indexed_at or '-'}"
+            f"{i.indexed_at or '-':32} {i.superseded}"
         )
     return 0
 
