@@ -20,6 +20,7 @@ other (the report's headline rows are the held-out halves):
 
     python -m bench.answers [--split dev|test|all] [--set vtu|syllabusqa|all] [--show] [--no-write]
     python -m bench.answers --signals    # how well each evidence feature separates answerable questions
+    python -m bench.answers --bound      # the most any band on each signal could answer, held out
 """
 
 from __future__ import annotations
@@ -213,6 +214,35 @@ def probe_learned(embedder, settings) -> None:
         print(
             f"held-out {name}: AUC learned {auc(list(learned), labels):.3f}, bands' axes {auc(list(axes), labels):.3f}"
         )
+
+
+def best_answered_share(scores: Sequence[float], positive: Sequence[bool], wrong: float = 1 / 15) -> float:
+    """The largest share of answerable questions one cut-off on this score could answer while at most
+    ``wrong`` of the unanswerable ones are answered, the cut-off chosen on the very data scored: an
+    optimistic bound, so a figure under the target proves no band on this score can reach it."""
+    neg = sorted((s for s, p in zip(scores, positive, strict=True) if not p), reverse=True)
+    pos = [s for s, p in zip(scores, positive, strict=True) if p]
+    if not pos:
+        return float("nan")
+    allowed = int(wrong * len(neg))
+    cut = neg[allowed] + 1e-9 if allowed < len(neg) else min(pos)
+    return sum(s >= cut for s in pos) / len(pos)
+
+
+def bound(embedder, settings) -> None:
+    """Per held-out family, each retrieval signal's AUC and :func:`best_answered_share` (the issue's
+    ≤ 1 in 15 unanswerable answered): whether any band on it could reach 85% answered."""
+    names = ("top cosine", "coverage", "best sentence overlap", "bands' axes (cosine + coverage/2)")
+    for family, cases in family_cases("test", embedder, settings).items():
+        feats = [_probe_features(c) for c in cases]
+        labels = [c[0] for c in cases]
+        columns = [[f[0] for f in feats], [f[1] for f in feats], [f[2] for f in feats]]
+        columns.append([f[0] + 0.5 * f[1] for f in feats])
+        print(f"held-out {family}: n={len(labels)}, answerable {sum(labels)}")
+        for name, values in zip(names, columns, strict=True):
+            print(
+                f"  AUC {auc(values, labels):.3f}  answered at most {best_answered_share(values, labels):.3f}  {name}"
+            )
 
 
 def auc(scores: Sequence[float], positive: Sequence[bool]) -> float:
@@ -477,6 +507,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--tune", action="store_true", help="grid-search the thresholds on the dev split")
     parser.add_argument("--signals", action="store_true", help="AUC of each evidence signal (SyllabusQA)")
     parser.add_argument(
+        "--bound",
+        action="store_true",
+        help="per held-out family: each signal's AUC and the most it could answer (cut-off fit on it)",
+    )
+    parser.add_argument(
         "--probe-learned", action="store_true", help="a logistic decision vs the bands, by held-out AUC"
     )
     parser.add_argument("--alpha", type=float, default=None, help="hybrid alpha (default: the shipped one)")
@@ -486,6 +521,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             print("no SyllabusQA data found (../shared/data); skipping")
             return 0
         signals(default_embedder(), bench_settings())
+        return 0
+    if args.bound:
+        bound(default_embedder(), bench_settings())
         return 0
     if args.probe_learned:
         probe_learned(default_embedder(), bench_settings())

@@ -332,7 +332,10 @@ def test_ctrl_c_stops_an_index_at_once_and_publishes_nothing(tmp_path: Path) -> 
 def test_sigterm_stops_a_reindex_and_leaves_the_previous_index(tmp_path: Path) -> None:
     data = tmp_path / "data"
     env = _model_env(data)
-    notes = _big_notes(tmp_path / "long.md", sections=250)
+    # 1,000 chunks: ~5 s of embedding with the int8 model on an idle core, so the signal lands in
+    # the embedding even when a loaded machine delays this test's read of the first progress line
+    # (250 chunks, ~1.3 s, once lost that race in a full CI run).
+    notes = _big_notes(tmp_path / "long.md", sections=1000)
     done = syllabot(data, "index", str(notes), "-c", "os", env=env, timeout=300)
     assert done.returncode == 0, done.stderr
     search = ("search", "scheduling policy 7", "-c", "os", "--json")
