@@ -62,7 +62,7 @@ from syllabot.shared.schema import (
     IngestReport,
     SourceInfo,
 )
-from syllabot.shared.source_names import UnknownDocument, find_document
+from syllabot.shared.source_names import UnknownDocument, find_with_successor, mark_said
 
 log = logging.getLogger("syllabot.frontend")
 
@@ -478,14 +478,6 @@ class VersionAdmin(Protocol):
     ) -> IngestReport: ...
 
 
-def _named(sources: list[SourceInfo], name: str, collection: str, command: str) -> SourceInfo:
-    """The document ``name`` designates (``find_document``), or a usage error for the admin."""
-    try:
-        return find_document(sources, name, collection, listing=f"see {command}")
-    except UnknownDocument as exc:
-        raise UsageError(str(exc)) from exc
-
-
 async def mark_document(
     queue: VersionAdmin,
     collection: str,
@@ -499,13 +491,16 @@ async def mark_document(
     """``/supersede`` and ``/current`` (Discord), ``/syllabot-supersede`` and ``/syllabot-current``
     (Slack): an admin says which version of a document counts. Queue errors propagate."""
     sources = await queue.sources(collection, timeout=timeout)
-    document = _named(sources, name, collection, sources_command)
-    successor = _named(sources, by, collection, sources_command) if by else None
+    try:
+        document, successor = find_with_successor(sources, name, by, collection, f"see {sources_command}")
+    except UnknownDocument as exc:
+        raise UsageError(str(exc)) from exc
     report = await queue.mark(
         collection, document.doc_id, status, who, by=successor.doc_id if successor else None, timeout=timeout
     )
-    said = report.files[0].warnings[0] if report.files and report.files[0].warnings else status
-    return AdminReply(f"{document.file} in “{collection}”", [f"{document.file} is {said}."])
+    return AdminReply(
+        f"{document.file} in “{collection}”", [f"{document.file} is {mark_said(report, status)}."]
+    )
 
 
 class ConflictAdmin(Protocol):

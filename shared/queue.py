@@ -78,6 +78,7 @@ from syllabot.shared.redis_conn import (
     is_sentinel,
     redis_trouble,
     resolve_redis_url,
+    retry_while_lost,
     unreachable,
 )
 from syllabot.shared.schema import (
@@ -454,17 +455,14 @@ class QueueClient:
         (within the caller's timeout) instead of failing the question at once. The enqueue script
         rewrites the same job, so a retry cannot queue it twice. A single Redis keeps failing fast:
         nothing will replace it in seconds."""
-        loop = asyncio.get_running_loop()
-        give_up = loop.time() + min(FAILOVER_WAIT_S, timeout)
-        while True:
-            try:
-                await self._enqueue(pool, job_id, function, args, timeout)
-                return
-            except REDIS_ERRORS as exc:
-                if not (self._url and is_sentinel(self._url)) or loop.time() >= give_up:
-                    raise
-                log.info("Redis lost while queueing job %s (%s); waiting for the failover", job_id, exc)
-                await asyncio.sleep(OUTAGE_RETRY_S)
+        await retry_while_lost(
+            lambda: self._enqueue(pool, job_id, function, args, timeout),
+            min(FAILOVER_WAIT_S, timeout) if self._url and is_sentinel(self._url) else 0.0,
+            OUTAGE_RETRY_S,
+            on_lost=lambda exc: log.info(
+                "Redis lost while queueing job %s (%s); waiting for the failover", job_id, exc
+            ),
+        )
 
     async def _enqueue(
         self, pool: ArqRedis, job_id: str, function: str, args: tuple[Any, ...], timeout: float

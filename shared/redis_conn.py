@@ -37,7 +37,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar, cast
@@ -123,6 +123,37 @@ def is_redis_outage(exc: BaseException) -> bool:
     """Whether ``exc`` is Redis away or refusing for its own state -- something that passes once
     Redis is back or an admin fixes it -- rather than a bug of ours."""
     return isinstance(exc, REDIS_ERRORS) or redis_trouble(exc) is not None
+
+
+_R = TypeVar("_R")
+
+
+def _never() -> bool:
+    return False
+
+
+async def retry_while_lost(
+    attempt: Callable[[], Awaitable[_R]],
+    window_s: float,
+    every_s: float,
+    stop: Callable[[], bool] = _never,
+    on_lost: Callable[[BaseException], None] | None = None,
+) -> _R:
+    """``attempt()``, made again every ``every_s`` while Redis is lost (a failover, a restart), for
+    up to ``window_s`` (0: never again) and never once ``stop()``: the one retry loop of the queue
+    client's enqueue and of a worker's job. Only for what may be done twice. ``on_lost`` is told of
+    each loss that is retried."""
+    loop = asyncio.get_running_loop()
+    give_up = loop.time() + window_s
+    while True:
+        try:
+            return await attempt()
+        except REDIS_ERRORS as exc:
+            if loop.time() >= give_up or stop():
+                raise
+            if on_lost is not None:
+                on_lost(exc)
+            await asyncio.sleep(every_s)
 
 
 #: How often :func:`wait_for_redis` says it is still waiting.

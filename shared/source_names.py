@@ -6,7 +6,7 @@ commands, so the same words name the same document everywhere.
 
 from __future__ import annotations
 
-from syllabot.shared.schema import SourceInfo
+from syllabot.shared.schema import IngestReport, SourceInfo
 
 
 class UnknownDocument(LookupError):
@@ -36,3 +36,17 @@ def find_document(
             )
     hint = listing or f"`syllabot sources -c {collection}` lists its doc_ids and file names"
     raise UnknownDocument(f"no document '{name}' in collection '{collection}'; {hint}")
+
+
+def find_with_successor(
+    sources: list[SourceInfo], name: str, by: str | None, collection: str, listing: str | None = None
+) -> tuple[SourceInfo, SourceInfo | None]:
+    """The document ``name`` designates and the one ``by`` does (None without ``by``), for the
+    version commands; the named one is looked up first, so its error comes first."""
+    document = find_document(sources, name, collection, listing)
+    return document, find_document(sources, by, collection, listing) if by else None
+
+
+def mark_said(report: IngestReport, status: str) -> str:
+    """What marking a document did, in the engine's words (``describe_mark``), else the status."""
+    return report.files[0].warnings[0] if report.files and report.files[0].warnings else status

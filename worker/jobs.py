@@ -42,7 +42,13 @@ from syllabot.shared.queue_protocol import (
     ok_envelope,
     push_result,
 )
-from syllabot.shared.redis_conn import REDIS_ERRORS, REDIS_TROUBLE, is_redis_outage, redis_trouble
+from syllabot.shared.redis_conn import (
+    REDIS_ERRORS,
+    REDIS_TROUBLE,
+    is_redis_outage,
+    redis_trouble,
+    retry_while_lost,
+)
 from syllabot.shared.schema import SCHEMA_VERSION, Answer, AskRequest, IngestReport, Timings, wire_version
 from syllabot.shared.threads import ThreadContext, ThreadStore, Turn
 from syllabot.worker.answer_cache import AnswerCache, served_from_cache
@@ -476,8 +482,12 @@ DELIVERY_DEADLINE_MARGIN_S = 1.0
 
 
 def _asker_left_s(ctx: dict[str, Any]) -> float | None:
-    """Seconds until this job's asker stops waiting (``asker_deadline_ms``, set by ``ask``)."""
-    return _seconds_until(ctx, ctx.get("asker_deadline_ms"))
+    """Seconds until this job's asker stops waiting (``asker_deadline_ms``, set by ``ask``; Redis
+    clock; negative once passed); None without a deadline."""
+    deadline_ms = ctx.get("asker_deadline_ms")
+    if deadline_ms is None:
+        return None
+    return float(deadline_ms - redis_now_ms(ctx.get("clock_offset_ms", 0.0))) / 1000.0
 
 
 def _retry_window(ctx: dict[str, Any]) -> float:
@@ -510,19 +520,17 @@ async def retry_through_outage(
     job_id: str,
     doing: str,
 ) -> _T:
-    """``attempt()``, made again every :data:`DELIVERY_RETRY_EVERY_S` while Redis is lost, for up
-    to ``window_s`` and never once the worker is ``stopping``: the one retry loop of a job's Redis
-    work, the job's own (:func:`_through_outage`) and the worker's end of a job (``FastWorker``)."""
-    loop = asyncio.get_running_loop()
-    give_up = loop.time() + window_s
-    while True:
-        try:
-            return await attempt()
-        except REDIS_ERRORS as exc:
-            if loop.time() >= give_up or stopping():
-                raise
-            log.warning("job %s: Redis lost while %s (%s); trying again", job_id, doing, exc)
-            await asyncio.sleep(DELIVERY_RETRY_EVERY_S)
+    """``attempt()`` through a Redis outage (``retry_while_lost``) every
+    :data:`DELIVERY_RETRY_EVERY_S` for up to ``window_s``, never once the worker is ``stopping``,
+    each loss logged: a job's own Redis work (:func:`_through_outage`) and the worker's end of a
+    job (``FastWorker.finish_job``)."""
+    return await retry_while_lost(
+        attempt,
+        window_s,
+        DELIVERY_RETRY_EVERY_S,
+        stopping,
+        lambda exc: log.warning("job %s: Redis lost while %s (%s); trying again", job_id, doing, exc),
+    )
 
 
 async def _push(ctx: dict[str, Any], payload: bytes, hold: bool = True) -> None:
@@ -600,17 +608,6 @@ async def _write(
 # --- the jobs (arq functions: first argument is the context) -----------------------------------
 
 
-def seconds_left(ctx: dict[str, Any], request: AskRequest) -> float | None:
-    """Seconds until the asker's deadline (Redis clock; negative once passed); None without one."""
-    return _seconds_until(ctx, request.deadline_ms)
-
-
-def _seconds_until(ctx: dict[str, Any], deadline_ms: float | None) -> float | None:
-    if deadline_ms is None:
-        return None
-    return float(deadline_ms - redis_now_ms(ctx.get("clock_offset_ms", 0.0))) / 1000.0
-
-
 async def _drop_expired(ctx: dict[str, Any], request: AskRequest, late_s: float) -> None:
     """Count and log a question whose asker stopped waiting; it is not answered."""
     ctx["expired_asks"] = int(ctx.get("expired_asks", 0)) + 1
@@ -643,7 +640,7 @@ async def ask(ctx: dict[str, Any], request: dict[str, Any]) -> None:
         return
     question = AskRequest.model_validate(request)
     ctx["asker_deadline_ms"] = question.deadline_ms  # ctx is this job's own (arq copies it per job)
-    left = seconds_left(ctx, question)
+    left = _asker_left_s(ctx)
     if left is not None and left <= 0:
         # Nobody waits for this answer any more (a queue backlog, a Redis outage, a retry): computing
         # it would take a slot from a question someone still waits for. Nothing is pushed.
@@ -670,7 +667,7 @@ async def ask(ctx: dict[str, Any], request: dict[str, Any]) -> None:
                         ctx["engine"],
                         ctx["answerer"],
                         question,
-                        seconds_left(ctx, question),
+                        _asker_left_s(ctx),
                         margin,
                         queue_ms=queue_ms,
                         threads=ctx.get("threads"),

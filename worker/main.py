@@ -12,6 +12,7 @@ import contextlib
 import logging
 import sys
 import warnings
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from arq.connections import ArqRedis, RedisSettings
@@ -180,33 +181,37 @@ class FastWorker(Worker):
         and leave the rest to arq. A full or read-only Redis refuses the script before it writes;
         arq's end, which only deletes, is then still tried."""
         held = self._held.pop(job_id, None)
-        ordinary = finish and result_data is None and keep_in_progress is None
         if held is not None:
             payload, retry_s = held
-            keys = self.ctx["keys"]
-            if self._finish is None:
-                self._finish = self.pool.register_script(FINISH_AND_PUSH)
-
-            async def attempt() -> bool:
-                if ordinary:
-                    return await finish_and_push(self._finish, keys, self.queue_name, job_id, payload)
-                return await push_result(self.pool, keys, job_id, payload)
-
-            try:
-                await jobs.retry_through_outage(
-                    attempt, retry_s, self.stopping, job_id, "delivering its result"
+            if finish and result_data is None and keep_in_progress is None:
+                if await self._deliver(job_id, retry_s, self._finish_and_push(job_id, payload)):
+                    return  # pushed and ended in one call
+            else:
+                await self._deliver(
+                    job_id, retry_s, lambda: push_result(self.pool, self.ctx["keys"], job_id, payload)
                 )
-            except REDIS_TROUBLE as exc:
-                cause = redis_trouble(exc)
-                if cause is None:
-                    raise
-                log.warning("job %s: its result could not be delivered: %s", job_id, cause)
-                ordinary = False
-            if ordinary:
-                return
         await super().finish_job(
             job_id, finish, result_data, result_timeout_s, keep_result_forever, incr_score, keep_in_progress
         )
+
+    def _finish_and_push(self, job_id: str, payload: bytes) -> Callable[[], Awaitable[bool]]:
+        if self._finish is None:
+            self._finish = self.pool.register_script(FINISH_AND_PUSH)
+        script, keys = self._finish, self.ctx["keys"]
+        return lambda: finish_and_push(script, keys, self.queue_name, job_id, payload)
+
+    async def _deliver(self, job_id: str, retry_s: float, push: Callable[[], Awaitable[bool]]) -> bool:
+        """``push()`` through an outage as a job's own push would be; False when Redis refused it
+        for its own state (full, read-only), which is logged: nothing was written."""
+        try:
+            await jobs.retry_through_outage(push, retry_s, self.stopping, job_id, "delivering its result")
+        except REDIS_TROUBLE as exc:
+            cause = redis_trouble(exc)
+            if cause is None:
+                raise
+            log.warning("job %s: its result could not be delivered: %s", job_id, cause)
+            return False
+        return True
 
     def _release_sem_dec_counter_on_complete(self) -> None:
         super()._release_sem_dec_counter_on_complete()

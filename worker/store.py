@@ -95,9 +95,8 @@ class CollectionStore:
                     embedder=meta.get("embedder_id"),
                     bytes=sum(int(m.get("bytes", 0)) for m in stored.values()) + snapshot_bytes,
                     indexed_at=max(indexed) if indexed else None,
-                    superseded=sum(
-                        (m.get("marked") or m.get("status")) == "superseded" for m in stored.values()
-                    ),
+                    # an admin's mark is written into "status" too (Engine.mark, re-index)
+                    superseded=sum(m.get("status") == "superseded" for m in stored.values()),
                 )
             )
         return infos

@@ -655,7 +655,7 @@ def cmd_remove(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_mark(args: argparse.Namespace, settings: Settings) -> int:
     """`syllabot supersede OLD [--by NEW]` and `syllabot current DOC`: which version counts."""
     from syllabot.cli_queue import run_mark
-    from syllabot.shared.source_names import UnknownDocument
+    from syllabot.shared.source_names import UnknownDocument, mark_said
 
     collection = require_collection(settings, args.collection or settings.default_collection)
     status = "superseded" if args.command == "supersede" else "current"
@@ -663,8 +663,9 @@ def cmd_mark(args: argparse.Namespace, settings: Settings) -> int:
         document, report = run_mark(settings, collection, args.document, status, getattr(args, "by", None))
     except UnknownDocument as exc:
         raise UsageError(str(exc)) from exc
-    what = report.files[0].warnings[0] if report.files and report.files[0].warnings else status
-    print(f"{document.file} (doc_id {document.doc_id}) in collection '{collection}': {what}")
+    print(
+        f"{document.file} (doc_id {document.doc_id}) in collection '{collection}': {mark_said(report, status)}"
+    )
     return 0
 
 

@@ -32,7 +32,7 @@ from syllabot.shared.config import Settings
 from syllabot.shared.gap_report import GapReport
 from syllabot.shared.redis_conn import RedisUnavailable, embedded_running, started_here
 from syllabot.shared.schema import Answer, AskRequest, IngestReport
-from syllabot.shared.source_names import find_document
+from syllabot.shared.source_names import find_with_successor
 from syllabot.worker.cancel import Cancelled, CancelToken
 
 if TYPE_CHECKING:
@@ -595,8 +595,8 @@ def _named(
     sources: list[SourceInfo], name: str, by: str | None, collection: str
 ) -> tuple[SourceInfo, str | None]:
     """The document ``name`` designates, and the doc_id of the one ``by`` does (None without)."""
-    document = find_document(sources, name, collection)  # the named one first: its error first
-    return document, find_document(sources, by, collection).doc_id if by else None
+    document, successor = find_with_successor(sources, name, by, collection)
+    return document, successor.doc_id if successor else None
 
 
 async def _document_write(
