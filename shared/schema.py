@@ -60,6 +60,10 @@ class Hit(Passage):
     version: str | None = None
     status: str | None = None
     lang: str | None = None
+    #: The document's display title and first upload time: a later upload of the same title leads
+    #: when two documents disagree (``worker.conflicts``).
+    cite_title: str | None = None
+    uploaded_at: str | None = None
 
 
 #: The fields of `syllabot search --json`, in order: a contract operators' scripts rely on.

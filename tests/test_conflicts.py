@@ -5,6 +5,7 @@ agree, and the teacher's list (`syllabot conflicts`)."""
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 from syllabot.shared.config import Settings
@@ -174,3 +175,32 @@ def test_cli_conflicts_lists_them_for_the_teacher(settings: Settings, tmp_path: 
     assert evaluated.returncode == 0, evaluated.stderr
     assert "conflict questions whose answer says the materials disagree: 1.000 (1/1)" in evaluated.stdout
     assert "other questions given a conflict note: 0.000 (0/1)" in evaluated.stdout
+
+
+async def test_of_two_documents_with_one_title_the_later_upload_leads(minilm_settings: Settings) -> None:
+    """No date, no "revised" anywhere: only the upload order says which is current, and it must
+    lead whichever file came second, and still after a re-index."""
+    engine = Engine(minilm_settings)
+    one = b"# Lab policies\n\nLate lab reports lose 10% per day, for at most 3 days.\n"
+    two = b"# Lab policies\n\nLate lab reports lose 20% per day, for at most 3 days.\n"
+    for collection, first, second in (("lab-a", one, two), ("lab-b", two, one)):
+        engine.ingest(collection, [("policies.md", first)])
+        time.sleep(1.1)  # upload times are kept to the second
+        report = engine.ingest(collection, [("handout.md", second)])
+        assert any("same title" in w for f in report.files for w in f.warnings)
+        later = "handout.md"
+        for _ in ("as uploaded", "after a re-index"):
+            answer = await answer_question(
+                engine,
+                ExtractiveAnswerer(minilm_settings),
+                AskRequest(
+                    question="how many percent do late lab reports lose per day", collection=collection
+                ),
+            )
+            assert answer.text.startswith("Your materials disagree. The current one looks like"), answer.text
+            lead = answer.text.split("): it says", 1)[0]
+            assert "uploaded later" in lead and f"({later})" in lead, answer.text
+            newer = "20%" if second is two else "10%"
+            older = "10%" if second is two else "20%"
+            assert answer.text.index(newer) < answer.text.index(older), answer.text
+            engine.reindex(collection)

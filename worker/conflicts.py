@@ -9,7 +9,8 @@ kind, each labelled with what it is a value of; two documents disagree when one 
 other gives differently for the same thing (``_clash``). Different wording of one value is
 agreement: values are compared normalised ("Mondays" = "Mon" = "monday"; "11:59PM" = "23:59"; a
 dated "May 2, 2025" is also a Friday). When one side is evidently the current one (revised or
-updated in its title, file name or text, a later printed year), it leads and the note says why.
+updated in its title, file name or text, a later printed year, or of two documents with the same
+title the later upload), it leads and the note says why.
 
 Pure functions over hits and text (no I/O), shared by the answer path (:func:`conflict_note`) and the
 teacher's list (:func:`collection_conflicts`).
@@ -302,6 +303,8 @@ class Side:
     sentence: str
     found: tuple[Value, ...] = ()
     newer: tuple[int, int, str] = (0, 0, "")  # said current (+1) or old (-1), latest year, why
+    title: str = ""  # the document's display title, lower-cased
+    uploaded_at: str = ""  # its first upload (ISO time; "" when unknown)
 
     @property
     def quoted(self) -> tuple[str, ...]:
@@ -399,7 +402,14 @@ def find_conflict(question: str, hits: Sequence[Hit], max_hits: int = 8) -> Conf
                 (
                     score,
                     Side(
-                        first.label or first.file, first.file, doc_id, sentence, tuple(values), newer[doc_id]
+                        first.label or first.file,
+                        first.file,
+                        doc_id,
+                        sentence,
+                        tuple(values),
+                        newer[doc_id],
+                        (first.cite_title or first.title).strip().lower(),
+                        first.uploaded_at or "",
                     ),
                 )
             )
@@ -442,6 +452,12 @@ def _ordered(kind: str, a: Side, b: Side) -> Conflict:
     if ya and yb and ya != yb:
         first, second = (a, b) if ya > yb else (b, a)
         return Conflict(kind, (first, second), f"it is dated {max(ya, yb)}, the other {min(ya, yb)}")
+    if a.title and a.title == b.title and a.uploaded_at and b.uploaded_at and a.uploaded_at != b.uploaded_at:
+        # Two files of one title, both kept: the later upload is most likely the new version.
+        first, second = (a, b) if a.uploaded_at > b.uploaded_at else (b, a)
+        return Conflict(
+            kind, (first, second), f"it was uploaded later ({first.uploaded_at[:10]}) under the same title"
+        )
     return Conflict(kind, (a, b))
 
 
@@ -457,11 +473,17 @@ def _excerpt(sentence: str, quoted: Sequence[str], width: int = 180) -> str:
 
 def render_conflict(conflict: Conflict) -> str:
     """The plain words an answer leads with (no platform markup: each front-end renders the text)."""
-    parts = [f"{side.label} says “{_excerpt(side.sentence, side.quoted)}”" for side in conflict.sides]
+    names = [side.label for side in conflict.sides]
+    if len(set(names)) < len(names):  # two files of one title: the file names tell them apart
+        names = [f"{side.label} ({side.file})" for side in conflict.sides]
+    parts = [
+        f"{name} says “{_excerpt(side.sentence, side.quoted)}”"
+        for name, side in zip(names, conflict.sides, strict=True)
+    ]
     if conflict.current_reason:
         lead, rest = conflict.sides[0], parts[1:]
         return (
-            f"{DISAGREE_LEAD}. The current one looks like {lead.label} ({conflict.current_reason}): "
+            f"{DISAGREE_LEAD}. The current one looks like {names[0]} ({conflict.current_reason}): "
             f"it says “{_excerpt(lead.sentence, lead.quoted)}”; " + "; ".join(rest) + "."
         )
     return f"{DISAGREE_LEAD}: " + "; ".join(parts) + "."

@@ -66,6 +66,9 @@ class Chunk:
     #: none was named; None when no admin marked it. Such a chunk is left out of answers whenever a
     #: current document is indexed, whatever its file's name (``search.superseded_mask``).
     superseded_by: str | None = None
+    #: When the document was first uploaded (ISO time, kept through re-index): of two documents with
+    #: the same title that disagree, the later upload is likely the current one (``worker.conflicts``).
+    uploaded_at: str | None = None
 
     def to_dict(self) -> dict:
         return asdict(self)

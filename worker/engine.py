@@ -256,6 +256,16 @@ def describe_mark(meta: dict[str, Any], docs: dict[str, dict[str, Any]]) -> str:
     return "marked current: answers use it"
 
 
+def with_upload_times(chunks: list[Chunk], stored: dict[str, dict[str, Any]], now: str) -> list[Chunk]:
+    """``chunks`` carrying their document's first upload time (the stored one, else ``now`` for a
+    new document): a chunk copied only when its time changes, so a kept 100k-chunk index is not."""
+    out = []
+    for chunk in chunks:
+        when = stored.get(chunk.doc_id, {}).get("uploaded_at") or chunk.uploaded_at or now
+        out.append(chunk if chunk.uploaded_at == when else dataclasses.replace(chunk, uploaded_at=when))
+    return out
+
+
 def hit_from_chunk(chunk: Chunk, rank: int, score: float, cosine: float, keyword: float) -> Hit:
     return Hit(
         rank=rank,
@@ -274,6 +284,8 @@ def hit_from_chunk(chunk: Chunk, rank: int, score: float, cosine: float, keyword
         version=chunk.version,
         status=chunk.status,
         lang=chunk.lang,
+        cite_title=chunk.cite_title or chunk.title,
+        uploaded_at=chunk.uploaded_at,
         label=citation_label(chunk) + (EARLIER_VERSION if chunk.status == "superseded" else ""),
     )
 
@@ -773,6 +785,7 @@ class Engine:
             if progress:
                 progress("storing", 0, 1)
             indexed_at = _now()
+            chunks = with_upload_times(chunks, stored, indexed_at)
             snapshot = build_snapshot(
                 new_version(), collection, embedder.id, embedder.dim, chunks, matrix, indexed_at
             )
@@ -851,6 +864,7 @@ class Engine:
         chunks = link_course_tails([c for _, cs, _ in parsed.values() for c in cs])
         matrix = pipe.finish([c.text for c in chunks])
         indexed_at = _now()
+        chunks = with_upload_times(chunks, stored, indexed_at)
         embedder = self.embedder
         snapshot = build_snapshot(
             new_version(), collection, embedder.id, embedder.dim, chunks, matrix, indexed_at
