@@ -3,7 +3,9 @@ teacher's list against the courses README's conflicts.
 
 `python -m bench.conflicts` — the blind question set `bench/data/conflict_questions.jsonl` (every
 cross-document conflict the courses README lists, asked the way students ask, plus conflicts
-planted in copies of VTU syllabi and the sample corpus: `bench/data/planted/`), and as
+planted beside VTU syllabi and the sample corpus: the notices of `bench/data/planted/`, and the
+same VTU plants as revised copies of the syllabus PDFs themselves, built by `bench.planted_pdfs`),
+and as
 non-conflict questions the courses' own blind sets (`bench/data/course_*_questions.jsonl`) minus
 those `bench/data/conflict_overlap.json` lists as touching a conflict, plus the planted documents'
 controls. Each question is searched and answered as the worker does (default embedder, extractive
@@ -50,12 +52,33 @@ COURSE_FILES = {
         ROOT / "bench" / "data" / "course_psyc11_questions.jsonl",
     ),
 }
-SPLIT = {"psyc11": "tune", "sample-planted": "tune", "ec607": "held out", "vtu-planted": "held out"}
+SPLIT = {
+    "psyc11": "tune",
+    "sample-planted": "tune",
+    "ec607": "held out",
+    "vtu-planted": "held out",
+    "vtu-planted-pdf": "held out",
+}
+#: The VTU plants again as revised copies of the syllabus PDFs themselves (``bench.planted_pdfs``):
+#: the same blind questions and controls, the notice swapped for the revised PDF.
+PDF_PLANT_FOR = {
+    "21CS44_revised_notice.md": "21CS44_revised.pdf",
+    "21CS52_revised_notice.md": "21CS52_revised.pdf",
+}
+
+
+_BUILT: dict[str, Path] = {}  # planted PDFs built in this run
 
 
 def resolve(course: str, name: str) -> Path:
     """Where a question's collection file lives: the course folder, the VTU syllabi, the sample
     corpus, or our planted documents."""
+    from bench.planted_pdfs import PLANTS, build
+
+    if name in PLANTS:
+        if name not in _BUILT:
+            _BUILT[name] = build(name)
+        return _BUILT[name]
     for folder in (
         COURSE_FILES[course][0] if course in COURSE_FILES else None,
         PLANTED,
@@ -126,6 +149,21 @@ def run_cases(questions: Sequence[dict], embedder, settings) -> list[Case]:
     return cases
 
 
+def _as_pdf_plant(q: dict) -> dict:
+    """A VTU plant's question (or control) against the revised PDF instead of the notice."""
+
+    def swap(name: str | None) -> str | None:
+        return PDF_PLANT_FOR.get(name, name) if name else name
+
+    out = {**q, "course": "vtu-planted-pdf", "collection_files": [swap(f) for f in q["collection_files"]]}
+    if q.get("sides"):
+        out["sides"] = [{**side, "file": swap(side["file"])} for side in q["sides"]]
+    for key in ("current", "control_for"):
+        if q.get(key):
+            out[key] = swap(q[key])
+    return out
+
+
 def questions_by_course() -> dict[str, list[dict]]:
     """Conflict questions and controls from the conflict file; the courses' own blind questions,
     minus those touching a conflict, as non-conflict questions."""
@@ -136,6 +174,7 @@ def questions_by_course() -> dict[str, list[dict]]:
             if q.get("derived"):
                 continue  # a conflict only by counting weeks ourselves: not printed, not scored
             groups.setdefault(q["course"], []).append(q)
+    groups["vtu-planted-pdf"] = [_as_pdf_plant(q) for q in groups.get("vtu-planted", [])]
     overlap = json.loads(OVERLAP.read_text(encoding="utf-8"))
     for course, (folder, path) in COURSE_FILES.items():
         if not folder.is_dir():
@@ -227,10 +266,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     from syllabot.worker.conflicts import collection_conflicts
 
     teacher = []
-    for course, (folder, _path) in COURSE_FILES.items():
-        if not folder.is_dir():
+    collections = [
+        (course, sorted(p for p in folder.iterdir() if p.suffix.lower() in (".pdf", ".md")))
+        for course, (folder, _path) in COURSE_FILES.items()
+        if folder.is_dir()
+    ]
+    for pdf in PDF_PLANT_FOR.values():
+        original = pdf.replace("_revised", "")
+        try:
+            collections.append(
+                (f"vtu-planted-pdf ({original})", [resolve("vtu-planted-pdf", n) for n in (original, pdf)])
+            )
+        except FileNotFoundError:
             continue
-        files = sorted(p for p in folder.iterdir() if p.suffix.lower() in (".pdf", ".md"))
+    for course, files in collections:
         chunks, _ = parse_files(files)
         for entry in collection_conflicts([(c.doc_id, citation_label(c), c.text) for c in chunks]):
             teacher.append([course, entry.kind, entry.first[0], entry.second[0], entry.first[1][:90] + "…"])

@@ -8,7 +8,10 @@ import json
 import time
 from pathlib import Path
 
+from conftest import shared_data
+
 from syllabot.shared.config import Settings
+from syllabot.shared.labels import citation_label
 from syllabot.shared.schema import AskRequest, Hit
 from syllabot.worker.answerers.extractive import ExtractiveAnswerer
 from syllabot.worker.conflicts import collection_conflicts, find_conflict, render_conflict, values_in
@@ -204,3 +207,34 @@ async def test_of_two_documents_with_one_title_the_later_upload_leads(minilm_set
             older = "10%" if second is two else "20%"
             assert answer.text.index(newer) < answer.text.index(older), answer.text
             engine.reindex(collection)
+
+
+async def test_a_revised_copy_of_a_syllabus_pdf_is_a_version_not_a_pile_of_conflicts(
+    minilm_settings: Settings, tmp_path: Path
+) -> None:
+    """The college re-issues 21CS44's PDF with CIE/SEE 60/40 instead of 50/50 and an admin uploads
+    it beside the old one: the teacher's list names exactly the changed facts, each side told apart
+    though both files carry one title (the copy repeats every other sentence, so "2 questions from
+    each module" against "answer 5 full questions" is two facts of both, not a disagreement), and
+    the answer leads with the revised file."""
+    from bench.planted_pdfs import build
+
+    original = shared_data("syllabi") / "21CS44.pdf"
+    revised = build("21CS44_revised.pdf", tmp_path)
+    files = [(original.name, original.read_bytes()), (revised.name, revised.read_bytes())]
+    engine = Engine(minilm_settings)
+    engine.ingest("os", files)
+    snapshot = engine.snapshot("os")
+    assert snapshot is not None
+    found = collection_conflicts([(c.doc_id, citation_label(c), c.text) for c in snapshot.chunks])
+    assert sorted(e.kind for e in found) == ["marks", "percent"], [(e.kind, e.first[1][:60]) for e in found]
+    for entry in found:
+        assert entry.first[0] != entry.second[0] and "21cs44-revised" in entry.first[0] + entry.second[0]
+    answer = await answer_question(
+        engine,
+        ExtractiveAnswerer(minilm_settings),
+        AskRequest(question="how much is the see worth for operating systems", collection="os"),
+    )
+    assert answer.text.startswith("Your materials disagree. The current one looks like"), answer.text
+    lead = answer.text.split(": it says", 1)[0]
+    assert "21CS44_revised.pdf" in lead and "“revised” in its name" in lead, answer.text

@@ -375,29 +375,28 @@ def find_conflict(question: str, hits: Sequence[Hit], max_hits: int = 8) -> Conf
         return None
     need = 1 if len(question_topic) <= 2 else 2
     # Per document: (score, sentence, its values about the topic) of each hit's best sentence.
-    read: dict[str, list[tuple[float, str, list[Value]]]] = {}
+    read: dict[str, list[tuple[float, str, list[Value], Hit]]] = {}
     for doc_id, doc_hits in by_doc.items():
         for hit in doc_hits:
             ranked = _best_sentences(question_topic, hit.text)
             if ranked and round(ranked[0][0] * len(question_topic)) >= need:
                 score, sentence = ranked[0]
                 values = [v for v in values_in(sentence) if v.label & question_topic]
-                read.setdefault(doc_id, []).append((score, sentence, values))
+                read.setdefault(doc_id, []).append((score, sentence, values, hit))
     newer = {doc_id: _newer(by_doc[doc_id][0], (h.text for h in by_doc[doc_id])) for doc_id in read}
     best: Conflict | None = None
     best_strength = 0.0
     for kind in sorted(kinds):
         sides: list[tuple[float, Side]] = []
         for doc_id, sentences in read.items():
-            chosen: tuple[float, str, list[Value]] | None = None
-            for score, sentence, values in sentences:
+            chosen: tuple[float, str, list[Value], Hit] | None = None
+            for score, sentence, values, hit in sentences:
                 of_kind = [v for v in values if v.kind == kind]
                 if of_kind and (chosen is None or score > chosen[0]):
-                    chosen = (score, sentence, of_kind)
+                    chosen = (score, sentence, of_kind, hit)
             if chosen is None:
                 continue
-            score, sentence, values = chosen
-            first = by_doc[doc_id][0]
+            score, sentence, values, first = chosen  # cited by the hit that says it
             sides.append(
                 (
                     score,
@@ -416,12 +415,23 @@ def find_conflict(question: str, hits: Sequence[Hit], max_hits: int = 8) -> Conf
         for i in range(len(sides)):
             for j in range(i + 1, len(sides)):
                 (si, a), (sj, b) = sides[i], sides[j]
-                if _clash(a.found, b.found) is None:
+                if _clash(a.found, b.found) is None or _says_both(by_doc, a, b):
                     continue
                 if si + sj > best_strength:
                     best_strength = si + sj
                     best = _ordered(kind, a, b)
     return best
+
+
+def _says_both(by_doc: dict[str, list[Hit]], a: Side, b: Side) -> bool:
+    """Either document also says the other's sentence word for word (a re-issued copy of one
+    syllabus): the two sentences are two facts of both, not two versions of one."""
+
+    def said(doc_id: str, sentence: str) -> bool:
+        wanted = " ".join(sentence.split())
+        return any(wanted in " ".join(hit.text.split()) for hit in by_doc[doc_id])
+
+    return said(b.doc_id, a.sentence) or said(a.doc_id, b.sentence)
 
 
 def _clash(
@@ -563,9 +573,11 @@ def collection_conflicts(passages: Sequence[tuple[str, str, str]], limit: int = 
     for doc_id, label, text in passages:
         for sentence in split_sentences(text):
             key = (doc_id, " ".join(sentence.split()))
-            if key in seen or _CODE.search(sentence):
+            if key in seen:
                 continue
             seen.add(key)
+            if _CODE.search(sentence):
+                continue
             values = values_in(sentence)
             topic = _topic(sentence) - everywhere
             if values and len(topic) >= _SAME_FACT_SHARED:
@@ -579,6 +591,8 @@ def collection_conflicts(passages: Sequence[tuple[str, str, str]], limit: int = 
         candidates = {j for term in topic_a for j in by_term[term] if j > i and facts[j][0] != doc_a}
         for j in candidates:
             doc_b, label_b, sent_b, topic_b, values_b = facts[j]
+            if (doc_b, sent_a) in seen or (doc_a, sent_b) in seen:
+                continue  # the other document says the same sentence too: two facts, not two versions
             shared = topic_a & topic_b
             if len(shared) < _SAME_FACT_SHARED or len(shared) < _SAME_FACT_SHARE * min(
                 len(topic_a), len(topic_b)
@@ -592,7 +606,10 @@ def collection_conflicts(passages: Sequence[tuple[str, str, str]], limit: int = 
                 about_words = " ".join(sorted(shared)[:4])
                 pair = sorted((doc_a, doc_b))
                 strength = len(shared) / max(len(topic_a | topic_b), 1)
-                entry = Disagreement(about_words, kind, (label_a, sent_a), (label_b, sent_b))
+                name_a, name_b = label_a, label_b
+                if name_a == name_b:  # two files of one title: their ids tell them apart
+                    name_a, name_b = f"{label_a} ({doc_a})", f"{label_b} ({doc_b})"
+                entry = Disagreement(about_words, kind, (name_a, sent_a), (name_b, sent_b))
                 slot = (pair[0], pair[1], about_words)
                 if slot not in found or strength > found[slot][0]:
                     found[slot] = (strength, entry)
