@@ -229,15 +229,39 @@ def best_answered_share(scores: Sequence[float], positive: Sequence[bool], wrong
     return sum(s >= cut for s in pos) / len(pos)
 
 
+def sentence_cosine(embedder, case, candidates: int = 8) -> float:
+    """The best cosine between the question and the answerer's first ``candidates`` ranked
+    sentences, each embedded alone: does similarity read at sentence grain, rather than over a
+    whole chunk, tell an answered question from a near miss?"""
+    from syllabot.worker.answerers.extractive import weigh_query
+
+    _a, query, hits, fallback, _c, topic = case
+    _focus, ranked, _v, _ev = weigh_query(query, hits, fallback, topic)
+    texts = list(dict.fromkeys(s.text for s in ranked))[:candidates]
+    if not texts:
+        return 0.0
+    return float((embedder.embed_documents(texts) @ embedder.embed_query(query)).max())
+
+
 def bound(embedder, settings) -> None:
     """Per held-out family, each retrieval signal's AUC and :func:`best_answered_share` (the issue's
     ≤ 1 in 15 unanswerable answered): whether any band on it could reach 85% answered."""
-    names = ("top cosine", "coverage", "best sentence overlap", "bands' axes (cosine + coverage/2)")
+    names = (
+        "top cosine",
+        "coverage",
+        "best sentence overlap",
+        "bands' axes (cosine + coverage/2)",
+        "best candidate sentence's own cosine",
+        "sentence cosine + top cosine",
+    )
     for family, cases in family_cases("test", embedder, settings).items():
         feats = [_probe_features(c) for c in cases]
         labels = [c[0] for c in cases]
         columns = [[f[0] for f in feats], [f[1] for f in feats], [f[2] for f in feats]]
         columns.append([f[0] + 0.5 * f[1] for f in feats])
+        sentences = [sentence_cosine(embedder, c) for c in cases]
+        columns.append(sentences)
+        columns.append([s + f[0] for s, f in zip(sentences, feats, strict=True)])
         print(f"held-out {family}: n={len(labels)}, answerable {sum(labels)}")
         for name, values in zip(names, columns, strict=True):
             print(
