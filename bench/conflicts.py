@@ -11,8 +11,9 @@ those `bench/data/conflict_overlap.json` lists as touching a conflict, plus the 
 controls. Each question is searched and answered as the worker does (default embedder, extractive
 answerer, shipped settings) in a collection of its `collection_files`.
 
-Split: PSYC 11 and the sample corpus's plant were read while writing the rules (tune); EC 607 and
-the VTU plants are held out.
+Split: PSYC 11, the sample corpus's plant and the VTU student questions (90, all seven syllabi in
+one collection: several courses and no conflict, so every note there is false) were read while
+writing the rules (tune); EC 607 and the VTU plants, as notices and as revised PDFs, are held out.
 """
 
 from __future__ import annotations
@@ -58,7 +59,11 @@ SPLIT = {
     "ec607": "held out",
     "vtu-planted": "held out",
     "vtu-planted-pdf": "held out",
+    "vtu-courses": "tune",
 }
+#: The VTU student questions (both halves) in one collection of the seven syllabi: several courses,
+#: no conflicts, so every note is false (it found the rule that two courses are never two versions).
+VTU_QUESTIONS = ROOT / "bench" / "data" / "vtu_student_questions.jsonl"
 #: The VTU plants again as revised copies of the syllabus PDFs themselves (``bench.planted_pdfs``):
 #: the same blind questions and controls, the notice swapped for the revised PDF.
 PDF_PLANT_FOR = {
@@ -175,6 +180,13 @@ def questions_by_course() -> dict[str, list[dict]]:
                 continue  # a conflict only by counting weeks ourselves: not printed, not scored
             groups.setdefault(q["course"], []).append(q)
     groups["vtu-planted-pdf"] = [_as_pdf_plant(q) for q in groups.get("vtu-planted", [])]
+    syllabi = sorted(p.name for p in (DATA / "syllabi").glob("*.pdf"))
+    if syllabi and VTU_QUESTIONS.exists():
+        groups["vtu-courses"] = [
+            {**json.loads(line), "course": "vtu-courses", "collection_files": syllabi, "conflict": False}
+            for line in VTU_QUESTIONS.read_text(encoding="utf-8").splitlines()
+            if line.strip()
+        ]
     overlap = json.loads(OVERLAP.read_text(encoding="utf-8"))
     for course, (folder, path) in COURSE_FILES.items():
         if not folder.is_dir():

@@ -238,3 +238,24 @@ async def test_a_revised_copy_of_a_syllabus_pdf_is_a_version_not_a_pile_of_confl
     assert answer.text.startswith("Your materials disagree. The current one looks like"), answer.text
     lead = answer.text.split(": it says", 1)[0]
     assert "21CS44_revised.pdf" in lead and "“revised” in its name" in lead, answer.text
+
+
+def test_two_courses_are_never_two_versions_of_one_fact() -> None:
+    """A collection of several syllabi: the 2021 and 2022 DBMS courses weigh the lab differently,
+    which is two facts of two courses, not a disagreement of one."""
+    texts = (
+        "The weightage of the practical component (lab) is 40% of the CIE marks.",
+        "The weightage of the practical component (lab) is 50% of the CIE marks.",
+    )
+    question = "what percent of cie is the lab component"
+    one_course = [hit("a", "a.pdf", texts[0]), hit("b", "b.pdf", texts[1], 2)]
+    assert find_conflict(question, one_course) is not None  # the same course: they disagree
+    two_courses = [
+        h.model_copy(update={"subject": subject})
+        for h, subject in zip(
+            one_course,
+            ("21CS53 Database Management Systems", "BCS403 Database Management System"),
+            strict=True,
+        )
+    ]
+    assert find_conflict(question, two_courses) is None

@@ -305,6 +305,7 @@ class Side:
     newer: tuple[int, int, str] = (0, 0, "")  # said current (+1) or old (-1), latest year, why
     title: str = ""  # the document's display title, lower-cased
     uploaded_at: str = ""  # its first upload (ISO time; "" when unknown)
+    course: str = ""  # the course its passage belongs to ("" when it names none)
 
     @property
     def quoted(self) -> tuple[str, ...]:
@@ -409,12 +410,15 @@ def find_conflict(question: str, hits: Sequence[Hit], max_hits: int = 8) -> Conf
                         newer[doc_id],
                         (first.cite_title or first.title).strip().lower(),
                         first.uploaded_at or "",
+                        first.subject or "",
                     ),
                 )
             )
         for i in range(len(sides)):
             for j in range(i + 1, len(sides)):
                 (si, a), (sj, b) = sides[i], sides[j]
+                if a.course and b.course and a.course != b.course:
+                    continue  # two courses (21CS53 and BCS403 DBMS): different facts, not versions
                 if _clash(a.found, b.found) is None or _says_both(by_doc, a, b):
                     continue
                 if si + sj > best_strength:
