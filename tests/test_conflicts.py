@@ -259,3 +259,24 @@ def test_two_courses_are_never_two_versions_of_one_fact() -> None:
         )
     ]
     assert find_conflict(question, two_courses) is None
+
+
+def test_a_schedule_line_that_differs_between_documents_is_a_disagreement() -> None:
+    """Week 7 is "Collect data" in the syllabus and "human subjects training, collect data" in the
+    slides; week 6 is worded differently but is the same plan."""
+    syllabus = "The project runs as follows: •Week 6: Implement an experiment •Week 7: Collect data •Week 8: Analyze data"
+    slides = "Approximate schedule •Week 6: implement your experiment •Week 7: human subjects training, collect data •Week 8: analyze data"
+    hits = [
+        hit("syl", "syllabus.pdf", syllabus),
+        hit("log", "logistics.pdf", slides, 2, label="Logistics, p. 4"),
+    ]
+    conflict = find_conflict("wat r we doing in wk 7", hits)
+    assert conflict is not None and conflict.kind == "item"
+    note = render_conflict(conflict)
+    assert "“Week 7: Collect data”" in note and "“Week 7: human subjects training, collect data”" in note, (
+        note
+    )
+    assert find_conflict("whats the plan for week six", hits) is None  # same plan, other words
+    assert find_conflict("what do we do in week 8", hits) is None
+    found = collection_conflicts([("syl", "Syllabus, p. 3", syllabus), ("log", "Logistics, p. 4", slides)])
+    assert [e.kind for e in found] == ["item"], found

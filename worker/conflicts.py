@@ -93,6 +93,32 @@ _EDITION = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:ed\.|edition)\b", re.IG
 _MARKS = re.compile(r"\b(CIE|SEE|internal|external)\b\D{0,25}?(\d{2,3})\b(?!\s*%)", re.IGNORECASE)
 _VERSION = re.compile(r"\bversion\s+(\d+\.\d+(?:\.\d+)?)|\bv(\d+\.\d+(?:\.\d+)?)\b", re.IGNORECASE)
 _YEAR = re.compile(r"\b(19[89]\d|20[0-4]\d)\b")
+#: A numbered unit of a schedule or outline ("Week 7", "wk 7", "lecture seven", "Module 3").
+_UNIT_WORDS = {
+    "week": "week",
+    "wk": "week",
+    "lecture": "lecture",
+    "lec": "lecture",
+    "session": "session",
+    "unit": "unit",
+    "module": "module",
+}
+_UNIT_NUMBER = r"(\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
+_UNIT = re.compile(r"\b(" + "|".join(_UNIT_WORDS) + r")\s*[-#]?\s*" + _UNIT_NUMBER + r"\b", re.IGNORECASE)
+#: What a schedule says of one unit: "Week 7: human subjects training, collect data", up to the
+#: next bullet, the next unit or the end of the sentence.
+_ITEM = re.compile(
+    _UNIT.pattern
+    + r"\s*[:–—-]\s*(?P<what>[^•▪◦●\n]+?)(?=\s*[•▪◦●\n]|\s+\b(?:"
+    + "|".join(_UNIT_WORDS)
+    + r")\s*[-#]?\s*\d{1,2}\s*[:–—-]|[.;](?:\s|$)|$)",
+    re.IGNORECASE,
+)
+_UNIT_NUMBERS = {**_NUMBER_WORDS, "eleven": 11}
+#: Two descriptions of one unit agree when they share at least this share of their words
+#: ("implement an experiment" = "implement your experiment"; "collect data" is not "human subjects
+#: training, collect data").
+_ITEM_AGREES = 0.5
 _NEWER_WORDS = re.compile(
     r"\b(revised|updated|update|new(?:er|est)?|latest|current|amended|v\d+)\b", re.IGNORECASE
 )
@@ -133,6 +159,7 @@ _ASKS = [
         {"marks", "percent"},
     ),
     (re.compile(r"\bversion\b|\bwhich\s+v\b", re.I), {"version"}),
+    (_UNIT, {"item"}),
 ]
 
 #: Words that say nothing about *what* a value is of (the question's and the sentences' own).
@@ -285,12 +312,33 @@ def values_in(sentence: str) -> list[Value]:
         found.append((Value("marks", f"{side}={int(m.group(2))}", m.group(0)), m.start(), m.end()))
     for m in _VERSION.finditer(sentence):
         found.append((Value("version", m.group(1) or m.group(2), m.group(0)), m.start(), m.end()))
-    return _labelled(sentence, found)
+    return _labelled(sentence, found) + _items(sentence)
+
+
+def _unit_token(word: str, number: str) -> str:
+    """ "Week", "seven" -> "week7": one token for a numbered unit, however it is written."""
+    n = int(number) if number.isdigit() else _UNIT_NUMBERS[number.lower()]
+    return f"{_UNIT_WORDS[word.lower()]}{n}"
+
+
+def _items(sentence: str) -> list[Value]:
+    """What a schedule or outline says of each numbered unit, labelled with the unit alone (the
+    value is the description's content words; :func:`_same` compares them loosely)."""
+    out = []
+    for m in _ITEM.finditer(sentence):
+        words = sorted(set(terms(m.group("what"))))
+        if words:
+            text = " ".join(m.group(0).split())
+            out.append(Value("item", " ".join(words), text, frozenset({_unit_token(m.group(1), m.group(2))})))
+    return out
 
 
 def _topic(text: str) -> frozenset[str]:
-    """What a question or sentence is about: its content words, without value words or numbers."""
-    return frozenset(t for t in terms(text) if not t.isdigit() and t not in _NOT_A_TOPIC and len(t) > 2)
+    """What a question or sentence is about: its content words, without value words or numbers,
+    and each numbered unit it names as one token ("week 7" -> week7)."""
+    words = frozenset(t for t in terms(text) if not t.isdigit() and t not in _NOT_A_TOPIC and len(t) > 2)
+    units = frozenset(_unit_token(m.group(1), m.group(2)) for m in _UNIT.finditer(text))
+    return words | units
 
 
 @dataclass(frozen=True)
@@ -448,12 +496,23 @@ def _clash(
     mark is compared with a CIE mark, never with an SEE one."""
     for va in a:
         matches = [vb for vb in b if (va.label & vb.label) - ignore]
-        if not matches or va.norm in {vb.norm for vb in matches}:
+        if not matches or any(_same(va, vb) for vb in matches):
             continue
         for vb in matches:
-            if vb.norm not in {x.norm for x in a if (x.label & vb.label) - ignore}:
+            if not any(_same(x, vb) for x in a if (x.label & vb.label) - ignore):
                 return va, vb
     return None
+
+
+def _same(a: Value, b: Value) -> bool:
+    """One value, however worded: equal normal forms, or two descriptions of one unit sharing most
+    of their words."""
+    if a.norm == b.norm:
+        return True
+    if a.kind != "item" or b.kind != "item":
+        return False
+    wa, wb = set(a.norm.split()), set(b.norm.split())
+    return len(wa & wb) >= _ITEM_AGREES * len(wa | wb)
 
 
 def _ordered(kind: str, a: Side, b: Side) -> Conflict:
@@ -475,6 +534,14 @@ def _ordered(kind: str, a: Side, b: Side) -> Conflict:
     return Conflict(kind, (a, b))
 
 
+def _said(side: Side) -> str:
+    """What a side is quoted as saying: a schedule's line for the unit asked about ("Week 7: Collect
+    data") on its own, else the sentence around its values."""
+    if side.found and all(v.kind == "item" for v in side.found):
+        return "; ".join(side.quoted)
+    return _excerpt(side.sentence, side.quoted)
+
+
 def _excerpt(sentence: str, quoted: Sequence[str], width: int = 180) -> str:
     text = " ".join(sentence.split())
     if len(text) <= width:
@@ -490,15 +557,12 @@ def render_conflict(conflict: Conflict) -> str:
     names = [side.label for side in conflict.sides]
     if len(set(names)) < len(names):  # two files of one title: the file names tell them apart
         names = [f"{side.label} ({side.file})" for side in conflict.sides]
-    parts = [
-        f"{name} says “{_excerpt(side.sentence, side.quoted)}”"
-        for name, side in zip(names, conflict.sides, strict=True)
-    ]
+    parts = [f"{name} says “{_said(side)}”" for name, side in zip(names, conflict.sides, strict=True)]
     if conflict.current_reason:
         lead, rest = conflict.sides[0], parts[1:]
         return (
             f"{DISAGREE_LEAD}. The current one looks like {names[0]} ({conflict.current_reason}): "
-            f"it says “{_excerpt(lead.sentence, lead.quoted)}”; " + "; ".join(rest) + "."
+            f"it says “{_said(lead)}”; " + "; ".join(rest) + "."
         )
     return f"{DISAGREE_LEAD}: " + "; ".join(parts) + "."
 
