@@ -102,6 +102,9 @@ def test_the_evidently_current_document_leads_and_says_why() -> None:
         "Your materials disagree. The current one looks like service-booking-update-2026.md"
     )
     assert "“update” in its name" in note and note.index("7 days") < note.index("14 days")
+    # "when" asks for a time, and "after 14 days" is one: the same disagreement
+    when = find_conflict("when does the storage fee kick in", hits)
+    assert when is not None and when.kind == "duration" and when.sides[0].file == conflict.sides[0].file
 
 
 def test_near_identical_passages_with_other_numbers_are_both_kept() -> None:

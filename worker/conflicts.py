@@ -150,7 +150,7 @@ _ASKS = [
     ),
     (
         re.compile(r"\bwhen\b|\bwhat\s+day|\bwhich\s+day|\bdue\b|\bdeadline|\bdate\b|\bday\s+of\b", re.I),
-        {"weekday", "date", "time"},
+        {"weekday", "date", "time", "duration"},
     ),
     (re.compile(r"\bwhat\s+time\b|\bhours?\b|\bhrs\b|\bo\.?h\.?\b", re.I), {"time", "weekday"}),
     (re.compile(r"\bedition\b|\btext\s*books?\b|\bbooks?\b", re.I), {"edition"}),
