@@ -283,3 +283,16 @@ def test_a_schedule_line_that_differs_between_documents_is_a_disagreement() -> N
     assert find_conflict("what do we do in week 8", hits) is None
     found = collection_conflicts([("syl", "Syllabus, p. 3", syllabus), ("log", "Logistics, p. 4", slides)])
     assert [e.kind for e in found] == ["item"], found
+
+
+def test_the_days_a_question_offers_are_the_values_asked_not_its_topic() -> None:
+    """ "due monday or friday?": the README's dated rows (Fridays) must still count as about the
+    snippet, though they never print the word "Friday"."""
+    hits = [
+        hit("syl", "syllabus.pdf", "Snippets will be due by 11:59PM on Monday of each week."),
+        hit("readme", "README.md", "Weekly snippet 1 (2 points), due May 2, 2025.", 2, label="README"),
+    ]
+    conflict = find_conflict("snippets due monday or friday?? 😭", hits)
+    assert conflict is not None and conflict.kind == "weekday", conflict
+    note = render_conflict(conflict)
+    assert "Monday" in note and "May 2, 2025" in note, note

@@ -195,6 +195,18 @@ _NOT_A_TOPIC = frozenset(
         "each",
         "total",
         "exactly",
+        # the days a question offers ("due monday or friday?") are the values asked for, not its topic
+        *_WEEKDAYS,
+        "mon",
+        "tue",
+        "tues",
+        "wed",
+        "thu",
+        "thur",
+        "thurs",
+        "fri",
+        "sat",
+        "sun",
     }
 )
 
