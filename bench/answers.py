@@ -182,13 +182,21 @@ def family_cost(statuses: Sequence[tuple[bool, str]]) -> tuple[float, float, flo
     return cost, not_in, wrong, unsure
 
 
-def _probe_features(case) -> list[float]:
-    """Retrieval features a learned decision could combine: the bands' two axes, the best
-    sentence's word overlap and the best keyword score of the focus chunks."""
+def _weighed(case):
+    """What the answerer weighs for one case (``weigh_query``): focus, ranked sentences, value
+    sentences, evidence."""
     from syllabot.worker.answerers.extractive import weigh_query
 
     _a, query, hits, fallback, _c, topic = case
-    focus, ranked, _v, ev = weigh_query(query, hits, fallback, topic)
+    return weigh_query(query, hits, fallback, topic)
+
+
+def _probe_features(case, weighed=None) -> list[float]:
+    """Retrieval features a learned decision could combine: the bands' two axes, the best
+    sentence's word overlap and the best keyword score of the focus chunks (``weighed``: the case's
+    :func:`_weighed`, when the caller has it)."""
+    hits = case[2]
+    focus, ranked, _v, ev = weighed or _weighed(case)
     top_kw = max((hits[i].keyword for i in focus[:3]), default=0.0)
     return [ev.top_cosine, ev.coverage, ranked[0].overlap if ranked else 0.0, top_kw]
 
@@ -229,14 +237,10 @@ def best_answered_share(scores: Sequence[float], positive: Sequence[bool], wrong
     return sum(s >= cut for s in pos) / len(pos)
 
 
-def sentence_cosine(embedder, case, candidates: int = 8) -> float:
+def sentence_cosine(embedder, query: str, ranked, candidates: int = 8) -> float:
     """The best cosine between the question and the answerer's first ``candidates`` ranked
     sentences, each embedded alone: does similarity read at sentence grain, rather than over a
     whole chunk, tell an answered question from a near miss?"""
-    from syllabot.worker.answerers.extractive import weigh_query
-
-    _a, query, hits, fallback, _c, topic = case
-    _focus, ranked, _v, _ev = weigh_query(query, hits, fallback, topic)
     texts = list(dict.fromkeys(s.text for s in ranked))[:candidates]
     if not texts:
         return 0.0
@@ -255,11 +259,12 @@ def bound(embedder, settings) -> None:
         "sentence cosine + top cosine",
     )
     for family, cases in family_cases("test", embedder, settings).items():
-        feats = [_probe_features(c) for c in cases]
+        weighed = [_weighed(c) for c in cases]
+        feats = [_probe_features(c, w) for c, w in zip(cases, weighed, strict=True)]
         labels = [c[0] for c in cases]
         columns = [[f[0] for f in feats], [f[1] for f in feats], [f[2] for f in feats]]
         columns.append([f[0] + 0.5 * f[1] for f in feats])
-        sentences = [sentence_cosine(embedder, c) for c in cases]
+        sentences = [sentence_cosine(embedder, c[1], w[1]) for c, w in zip(cases, weighed, strict=True)]
         columns.append(sentences)
         columns.append([s + f[0] for s, f in zip(sentences, feats, strict=True)])
         print(f"held-out {family}: n={len(labels)}, answerable {sum(labels)}")

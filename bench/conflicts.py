@@ -19,6 +19,7 @@ writing the rules (tune); EC 607 and the VTU plants, as notices and as revised P
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import re
 import time
@@ -39,6 +40,7 @@ from bench.common import (
     snapshot_of,
     write_section,
 )
+from bench.planted_pdfs import PLANTS, build
 
 QUESTIONS = ROOT / "bench" / "data" / "conflict_questions.jsonl"
 OVERLAP = ROOT / "bench" / "data" / "conflict_overlap.json"
@@ -72,18 +74,17 @@ PDF_PLANT_FOR = {
 }
 
 
-_BUILT: dict[str, Path] = {}  # planted PDFs built in this run
+@functools.cache
+def _planted(name: str) -> Path:
+    """A planted PDF, built once per run (``bench.planted_pdfs``)."""
+    return build(name)
 
 
 def resolve(course: str, name: str) -> Path:
     """Where a question's collection file lives: the course folder, the VTU syllabi, the sample
     corpus, or our planted documents."""
-    from bench.planted_pdfs import PLANTS, build
-
     if name in PLANTS:
-        if name not in _BUILT:
-            _BUILT[name] = build(name)
-        return _BUILT[name]
+        return _planted(name)
     for folder in (
         COURSE_FILES[course][0] if course in COURSE_FILES else None,
         PLANTED,
@@ -284,7 +285,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if folder.is_dir()
     ]
     for pdf in PDF_PLANT_FOR.values():
-        original = pdf.replace("_revised", "")
+        original = PLANTS[pdf][0]
         try:
             collections.append(
                 (f"vtu-planted-pdf ({original})", [resolve("vtu-planted-pdf", n) for n in (original, pdf)])

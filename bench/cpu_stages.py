@@ -29,7 +29,6 @@ import argparse
 import asyncio
 import io
 import logging
-import os
 import statistics
 import time
 import uuid
@@ -37,10 +36,11 @@ from collections.abc import Callable
 from typing import Any
 
 from bench.common import PLOTS, machine_stamp, markdown_table, publish, pyplot, result_for, save_figure
-from bench.job_finish import BURST, COLLECTION, UnmergedWorker, _cpu_ms
+from bench.job_finish import BURST, COLLECTION, UnmergedWorker, _cpu_ms, worker_bench_args
 from bench.queue_latency import delete_prefix, sample_questions
 from syllabot.shared.config import Settings
 from syllabot.shared.queue import QueueClient
+from syllabot.worker.engine import Engine
 from syllabot.worker.main import FastWorker
 
 SECTION = "cpu_stages"
@@ -58,15 +58,16 @@ def _cpu(fn: Callable[[], Any]) -> tuple[float, Any]:
     return (time.process_time() - started) * 1000, out
 
 
-def stage_ms(settings: Settings, questions: list[str]) -> dict[str, float]:
-    """Median CPU ms per question of each in-process stage, for ``settings``' embedder."""
+def stage_ms(engine: Engine, questions: list[str]) -> dict[str, float]:
+    """Mean CPU ms per question of each in-process stage, with ``engine``'s embedder and settings
+    (its model loaded once for every round)."""
     from syllabot.shared.schema import AskRequest
     from syllabot.worker.answerers.extractive import ExtractiveAnswerer
     from syllabot.worker.conflicts import with_conflict_note
-    from syllabot.worker.engine import Engine, prepare_query
+    from syllabot.worker.engine import prepare_query
     from syllabot.worker.jobs import log_answer
 
-    engine = Engine(settings)
+    settings = engine.settings
     snapshot = engine.snapshot(COLLECTION)
     assert snapshot is not None, "the bench collection is not indexed"
     embedder = engine.embedder
@@ -116,7 +117,6 @@ def stage_ms(settings: Settings, questions: list[str]) -> dict[str, float]:
 
 
 async def run(args: argparse.Namespace) -> list[str]:
-    from syllabot.worker.engine import Engine
     from syllabot.worker.sample import sample_files
 
     started = time.perf_counter()
@@ -134,13 +134,14 @@ async def run(args: argparse.Namespace) -> list[str]:
     questions = sample_questions(args.questions)
     stages: dict[str, list[dict[str, float]]] = {name: [] for name in SETUPS}
     whole: dict[str, list[float]] = {name: [] for name in SETUPS}
+    engines = {name: Engine(settings) for name, settings in settings_of.items()}
     try:
-        for settings in settings_of.values():
-            Engine(settings).ingest(COLLECTION, sample_files(), who="bench")
+        for engine in engines.values():
+            engine.ingest(COLLECTION, sample_files(), who="bench")
         for _ in range(args.rounds):
             for name, (_embedder, kind) in SETUPS.items():
                 settings = settings_of[name]
-                stages[name].append(await asyncio.to_thread(stage_ms, settings, questions))
+                stages[name].append(await asyncio.to_thread(stage_ms, engines[name], questions))
                 async with QueueClient(settings) as client:
                     ms, _rate = await _cpu_ms(kind, settings, client, args.questions)
                 whole[name].append(ms)
@@ -201,12 +202,7 @@ def plot(per_setup: dict[str, dict[str, float]], path=PLOT) -> bool:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--redis-url", default=os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"))
-    parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--questions", type=int, default=200)
-    parser.add_argument("--no-write", action="store_true")
-    args = parser.parse_args(argv)
+    args = worker_bench_args(__doc__.splitlines()[0], rounds=3).parse_args(argv)
     publish(SECTION, asyncio.run(run(args)), not args.no_write)
     return 0
 

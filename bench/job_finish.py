@@ -190,13 +190,19 @@ async def run(args: argparse.Namespace) -> list[str]:
     ]
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def worker_bench_args(description: str, rounds: int) -> argparse.ArgumentParser:
+    """The options of the benches that run a real worker in this process (this one and
+    ``bench.cpu_stages``): Redis, rounds, questions per round, and whether to write the docs."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--redis-url", default=os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"))
-    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--rounds", type=int, default=rounds)
     parser.add_argument("--questions", type=int, default=200)
     parser.add_argument("--no-write", action="store_true")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = worker_bench_args(__doc__.splitlines()[0], rounds=5).parse_args(argv)
     lines = asyncio.run(run(args))
     publish(SECTION, lines, not args.no_write)
     return 0

@@ -103,18 +103,18 @@ _UNIT_WORDS = {
     "unit": "unit",
     "module": "module",
 }
-_UNIT_NUMBER = r"(\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
-_UNIT = re.compile(r"\b(" + "|".join(_UNIT_WORDS) + r")\s*[-#]?\s*" + _UNIT_NUMBER + r"\b", re.IGNORECASE)
+#: The numbers a unit is written with in words ("week seven"): the counts' words, "single" aside.
+_UNIT_NUMBERS = {**{w: n for w, n in _NUMBER_WORDS.items() if w != "single"}, "eleven": 11}
+_UNIT_WORD = "|".join(_UNIT_WORDS)
+_UNIT = re.compile(rf"\b({_UNIT_WORD})\s*[-#]?\s*(\d{{1,2}}|{'|'.join(_UNIT_NUMBERS)})\b", re.IGNORECASE)
 #: What a schedule says of one unit: "Week 7: human subjects training, collect data", up to the
 #: next bullet, the next unit or the end of the sentence.
 _ITEM = re.compile(
     _UNIT.pattern
-    + r"\s*[:–—-]\s*(?P<what>[^•▪◦●\n]+?)(?=\s*[•▪◦●\n]|\s+\b(?:"
-    + "|".join(_UNIT_WORDS)
-    + r")\s*[-#]?\s*\d{1,2}\s*[:–—-]|[.;](?:\s|$)|$)",
+    + rf"\s*[:–—-]\s*(?P<what>[^•▪◦●\n]+?)(?=\s*[•▪◦●\n]|\s+\b(?:{_UNIT_WORD})\s*[-#]?\s*\d{{1,2}}\s*[:–—-]"
+    + r"|[.;](?:\s|$)|$)",
     re.IGNORECASE,
 )
-_UNIT_NUMBERS = {**_NUMBER_WORDS, "eleven": 11}
 #: Two descriptions of one unit agree when they share at least this share of their words
 #: ("implement an experiment" = "implement your experiment"; "collect data" is not "human subjects
 #: training, collect data").
@@ -564,11 +564,17 @@ def _excerpt(sentence: str, quoted: Sequence[str], width: int = 180) -> str:
     return ("…" if start else "") + piece + ("…" if start + width < len(text) else "")
 
 
+def _told_apart(labels: Sequence[str], names: Sequence[str]) -> list[str]:
+    """Citation labels, each followed by its file or document name when two are the same (two
+    files of one title), so that a reader can tell the sides apart."""
+    if len(set(labels)) == len(labels):
+        return list(labels)
+    return [f"{label} ({name})" for label, name in zip(labels, names, strict=True)]
+
+
 def render_conflict(conflict: Conflict) -> str:
     """The plain words an answer leads with (no platform markup: each front-end renders the text)."""
-    names = [side.label for side in conflict.sides]
-    if len(set(names)) < len(names):  # two files of one title: the file names tell them apart
-        names = [f"{side.label} ({side.file})" for side in conflict.sides]
+    names = _told_apart([side.label for side in conflict.sides], [side.file for side in conflict.sides])
     parts = [f"{name} says “{_said(side)}”" for name, side in zip(names, conflict.sides, strict=True)]
     if conflict.current_reason:
         lead, rest = conflict.sides[0], parts[1:]
@@ -686,9 +692,7 @@ def collection_conflicts(passages: Sequence[tuple[str, str, str]], limit: int = 
                 about_words = " ".join(sorted(shared)[:4])
                 pair = sorted((doc_a, doc_b))
                 strength = len(shared) / max(len(topic_a | topic_b), 1)
-                name_a, name_b = label_a, label_b
-                if name_a == name_b:  # two files of one title: their ids tell them apart
-                    name_a, name_b = f"{label_a} ({doc_a})", f"{label_b} ({doc_b})"
+                name_a, name_b = _told_apart([label_a, label_b], [doc_a, doc_b])
                 entry = Disagreement(about_words, kind, (name_a, sent_a), (name_b, sent_b))
                 slot = (pair[0], pair[1], about_words)
                 if slot not in found or strength > found[slot][0]:
