@@ -72,6 +72,7 @@ class Row:
 def run(questions, snapshots_for, embedder, settings) -> list[Row]:
     from syllabot.shared.answer_text import answer_text
     from syllabot.worker.answerers.extractive import ExtractiveAnswerer
+    from syllabot.worker.conflicts import with_conflict_note
     from syllabot.worker.engine import prepare_query
     from syllabot.worker.evaluation import expect_met, page_match
 
@@ -87,6 +88,7 @@ def run(questions, snapshots_for, embedder, settings) -> list[Row]:
         CASES.append((q.answerable, p.text, hits, result.fallback, p.courses, p.topic))
         t0 = time.perf_counter()
         answer = answerer.answer_sync(q.question, result, snapshot.collection)
+        answer = with_conflict_note(q.question, answer, hits, result.related)  # as the worker does
         ms = (time.perf_counter() - t0) * 1000
         expect = q.expect or None
         text = answer_text(answer)  # the whole answer, its status's lead included

@@ -296,7 +296,7 @@ def search_rows(snapshot, question: str, query_vector: np.ndarray, settings, k: 
 def result_for(snapshot, question: str, prepared, query_vector: np.ndarray, settings, k: int):
     """The worker's own search of a prepared query (``worker.engine.prepare_query``), as a
     ``SearchResult``: what the answerer receives."""
-    from syllabot.worker.engine import SearchResult, search_snapshot
+    from syllabot.worker.engine import SearchResult, related_hits, search_snapshot
 
     selection, hits = search_snapshot(snapshot, query_vector, prepared, settings, k)
     return SearchResult(
@@ -310,6 +310,7 @@ def result_for(snapshot, question: str, prepared, query_vector: np.ndarray, sett
         prepared.text,
         prepared.courses,
         prepared.topic,
+        related=related_hits(snapshot, question, hits),
     )
 
 

@@ -129,7 +129,7 @@ def names_both(case: Case) -> bool:
 
 def run_cases(questions: Sequence[dict], embedder, settings) -> list[Case]:
     from syllabot.worker.answerers.extractive import ExtractiveAnswerer
-    from syllabot.worker.conflicts import find_conflict, render_conflict
+    from syllabot.worker.conflicts import READ_HITS, find_conflict, render_conflict
     from syllabot.worker.engine import prepare_query
 
     answerer = ExtractiveAnswerer(settings)
@@ -148,7 +148,8 @@ def run_cases(questions: Sequence[dict], embedder, settings) -> list[Case]:
         result = result_for(snapshot, q["question"], prepared, vector, settings, settings.top_k)
         t0 = time.perf_counter()
         answer = answerer.answer_sync(q["question"], result, snapshot.collection)
-        conflict = find_conflict(q["question"], result.hits) if answer.status != "not_in_materials" else None
+        read = [*result.hits[:READ_HITS], *result.related]
+        conflict = find_conflict(q["question"], read, len(read))
         ms = (time.perf_counter() - t0) * 1000
         note = render_conflict(conflict) if conflict is not None else None
         cases.append(Case(q, bool(q.get("conflict")), conflict, note, answer.status, ms))

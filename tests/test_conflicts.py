@@ -14,7 +14,15 @@ from syllabot.shared.config import Settings
 from syllabot.shared.labels import citation_label
 from syllabot.shared.schema import AskRequest, Hit
 from syllabot.worker.answerers.extractive import ExtractiveAnswerer
-from syllabot.worker.conflicts import collection_conflicts, find_conflict, render_conflict, values_in
+from syllabot.worker.conflicts import (
+    Candidate,
+    asked_kinds,
+    collection_conflicts,
+    find_conflict,
+    more_to_read,
+    render_conflict,
+    values_in,
+)
 from syllabot.worker.documents import Chunk
 from syllabot.worker.engine import Engine
 from syllabot.worker.jobs import answer_question
@@ -296,3 +304,75 @@ def test_the_days_a_question_offers_are_the_values_asked_not_its_topic() -> None
     assert conflict is not None and conflict.kind == "weekday", conflict
     note = render_conflict(conflict)
     assert "Monday" in note and "May 2, 2025" in note, note
+
+
+def test_what_a_count_counts_ends_with_its_clause() -> None:
+    """ "two things: 1) student presentations" counts things, not presentations; the grading
+    table's "1 × short presentations 10%" counts presentations."""
+    counts = [
+        (v.norm, v.label)
+        for v in values_in(f"We reserve class time for two things: 1) student presentations. {SYLLABUS}")
+        if v.kind == "count"
+    ]
+    assert ("2", frozenset({"thing"})) in counts
+    assert not any("presentation" in label for norm, label in counts if norm == "2")
+    assert any(norm == "1" and "presentation" in label for norm, label in counts)
+
+
+def test_questions_that_ask_how_many_without_saying_so() -> None:
+    assert "count" in asked_kinds("wait is it one presentation for the whole quarter or nah")
+    assert "count" in asked_kinds("how much is each short presentation worth % wise")
+    assert "count" not in asked_kinds("what percent is the final paper worth")
+
+
+def test_a_document_whose_sentence_retrieval_missed_is_read_for_the_asked_value() -> None:
+    """Retrieval brought the slides' grading table and only the syllabus's paragraph *about*
+    presentations; the syllabus's grading list is elsewhere in the course, and another course's
+    passage with the same words is never read."""
+    hits = [
+        hit("intro", "01-Intro.pdf", SLIDES),
+        hit(
+            "syl",
+            "syllabus.pdf",
+            "Short presentations: almost every lecture begins with a short student presentation.",
+            2,
+        ),
+    ]
+    question = "do i have to do 2 short pres or just one"
+    assert find_conflict(question, hits) is None  # the retrieved passages alone do not show it
+    passages = [
+        Candidate(7, "syl", None, SYLLABUS),
+        Candidate(9, "other", "BCS403 Database Management System", "3 × short presentations 15%"),
+        Candidate(3, "syl", None, hits[1].text),  # already retrieved
+    ]
+    asked: list[tuple[frozenset[str], int]] = []
+
+    def passages_with(words: frozenset[str], at_least: int, limit: int) -> list[Candidate]:
+        asked.append((words, at_least))
+        return passages
+
+    assert more_to_read(question, hits, passages_with) == [7]
+    assert asked == [(frozenset({"short", "presentation"}), 1)]
+    related = hit("syl", "syllabus.pdf", SYLLABUS, 9, label="syllabus.pdf, p. 4")
+    conflict = find_conflict(question, [*hits, related], max_hits=3)
+    assert conflict is not None and {s.file for s in conflict.sides} == {"syllabus.pdf", "01-Intro.pdf"}
+    assert more_to_read("what software does the course use", hits, passages_with) == []  # asks no value
+
+
+async def test_a_disagreement_outranks_not_in_materials(minilm_settings: Settings) -> None:
+    """ "how much is the see worth for os" retrieves the textbook list (the decision says "Not in
+    your materials"), but the syllabus and the revision notice each give the SEE marks, and
+    differently: the answer is the disagreement, both cited, never "Not in your materials"."""
+    original = shared_data("syllabi") / "21CS44.pdf"
+    notice = Path(__file__).parents[1] / "bench" / "data" / "planted" / "21CS44_revised_notice.md"
+    engine = Engine(minilm_settings)
+    engine.ingest("os", [(original.name, original.read_bytes()), (notice.name, notice.read_bytes())])
+    answer = await answer_question(
+        engine,
+        ExtractiveAnswerer(minilm_settings),
+        AskRequest(question="how much is the see worth for operating systems", collection="os"),
+    )
+    assert answer.status == "answered", answer.text
+    assert answer.text.startswith("Your materials disagree. The current one looks like"), answer.text
+    assert "60" in answer.text and "50" in answer.text
+    assert {c.file for c in answer.citations} == {"21CS44.pdf", "21CS44_revised_notice.md"}

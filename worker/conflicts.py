@@ -12,18 +12,20 @@ dated "May 2, 2025" is also a Friday). When one side is evidently the current on
 updated in its title, file name or text, a later printed year, or of two documents with the same
 title the later upload), it leads and the note says why.
 
-Pure functions over hits and text (no I/O), shared by the answer path (:func:`conflict_note`) and the
+Pure functions over hits and text (no I/O), shared by the answer path (:func:`with_conflict_note`) and the
 teacher's list (:func:`collection_conflicts`).
 """
 
 from __future__ import annotations
 
 import datetime as _dt
+import functools
 import re
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
 
 from syllabot.shared.schema import Answer, Hit
+from syllabot.worker.answerers.base import citation
 from syllabot.worker.answerers.decision import terms
 from syllabot.worker.question import clean_question
 from syllabot.worker.sentences import split_sentences
@@ -129,11 +131,14 @@ _ASKS = [
     (
         re.compile(
             r"\bhow\s+many\b|\bnumber\s+of\b|\bcount\b|#\s*of\b"
-            r"|\b(?:\d+|one|two|three|four)\b(?:\s+\w+){0,3}\s+or\s+(?:just\s+)?(?:\d+|one|two|three|four)\b",
+            r"|\b(?:\d+|one|two|three|four)\b(?:\s+\w+){0,3}\s+or\s+(?:just\s+)?(?:\d+|one|two|three|four)\b"
+            r"|\b(?:is\s+it|just|only)\s+(?:\d+|one|two|three|four|a\s+single)\s+[a-z]",
             re.I,
         ),
         {"count"},
     ),
+    # what *each* one is worth depends on how many there are ("1 × … 10%" against "2 × … (5% each)")
+    (re.compile(r"\beach\b.{0,40}\b(?:worth|weigh|count)|\b(?:worth|weigh)\w*\s+each\b", re.I), {"count"}),
     (
         re.compile(
             r"%|\bpercent|\bweight|\bworth\b|\bcount\s+for\b",
@@ -194,7 +199,10 @@ _NOT_A_TOPIC = frozenset(
         "two",
         "each",
         "total",
+        "whole",
+        "entire",
         "exactly",
+        "wait",
         # the days a question offers ("due monday or friday?") are the values asked for, not its topic
         *_WEEKDAYS,
         "mon",
@@ -233,7 +241,7 @@ _LABEL_WORDS = {
     "weekday": (8, 8),
     "time": (8, 8),
     "date": (8, 8),
-    "edition": (8, 1),
+    "edition": (16, 1),
     "marks": (4, 2),
     "version": (6, 2),
 }
@@ -245,7 +253,23 @@ def _labelled(sentence: str, values: list[tuple[Value, int, int]]) -> list[Value
         before, after = _LABEL_WORDS[value.kind]
         left = sentence[:start].split()[-before:] if before else []
         right = sentence[end:].split()[:after]
+        if value.kind == "count":
+            right = _to_clause_end(right)
         out.append(Value(value.kind, value.norm, value.text, _topic(" ".join([*left, value.text, *right]))))
+    return out
+
+
+def _to_clause_end(words: list[str]) -> list[str]:
+    """The words up to the end of the clause: what a count counts is its own noun phrase, so
+    "two things: 1) student presentations" counts things, and "2 × short presentations (5% each)"
+    short presentations."""
+    out = []
+    for word in words:
+        if word[:1] in "([{":
+            break
+        out.append(word)
+        if word[-1:] in ":;,)]}.":
+            break
     return out
 
 
@@ -263,9 +287,11 @@ def _weekday(word: str) -> str:
     return next(d for d in _WEEKDAYS if d.startswith(w[:3]))
 
 
-def values_in(sentence: str) -> list[Value]:
+@functools.lru_cache(maxsize=4096)
+def values_in(sentence: str) -> tuple[Value, ...]:
     """Every value of a known kind in ``sentence``, normalised ("Mondays" -> monday; "11:59PM" ->
-    23:59; "May 2, 2025" -> 05-02 and, being dated, also friday)."""
+    23:59; "May 2, 2025" -> 05-02 and, being dated, also friday). Cached: the same passages come
+    back question after question, and the conflict check reads them for every value question."""
     found: list[tuple[Value, int, int]] = []
     for m in _PERCENT.finditer(sentence):
         found.append((Value("percent", f"{float(m.group(1)):g}%", m.group(0)), m.start(), m.end()))
@@ -324,7 +350,7 @@ def values_in(sentence: str) -> list[Value]:
         found.append((Value("marks", f"{side}={int(m.group(2))}", m.group(0)), m.start(), m.end()))
     for m in _VERSION.finditer(sentence):
         found.append((Value("version", m.group(1) or m.group(2), m.group(0)), m.start(), m.end()))
-    return _labelled(sentence, found) + _items(sentence)
+    return (*_labelled(sentence, found), *_items(sentence))
 
 
 def _unit_token(word: str, number: str) -> str:
@@ -366,6 +392,7 @@ class Side:
     title: str = ""  # the document's display title, lower-cased
     uploaded_at: str = ""  # its first upload (ISO time; "" when unknown)
     course: str = ""  # the course its passage belongs to ("" when it names none)
+    hit: Hit | None = field(default=None, compare=False, repr=False)  # the passage it is cited by
 
     @property
     def quoted(self) -> tuple[str, ...]:
@@ -415,7 +442,11 @@ def _best_sentences(question_topic: frozenset[str], text: str) -> list[tuple[flo
     return sorted(scored, key=lambda item: -item[0])
 
 
-def find_conflict(question: str, hits: Sequence[Hit], max_hits: int = 8) -> Conflict | None:
+#: The top hits whose documents are compared.
+READ_HITS = 8
+
+
+def find_conflict(question: str, hits: Sequence[Hit], max_hits: int = READ_HITS) -> Conflict | None:
     """The disagreement among ``hits`` on the fact ``question`` asks, or None.
 
     Each hit (among the top ``max_hits``) speaks through its sentence most about the question's
@@ -439,11 +470,13 @@ def find_conflict(question: str, hits: Sequence[Hit], max_hits: int = 8) -> Conf
     read: dict[str, list[tuple[float, str, list[Value], Hit]]] = {}
     for doc_id, doc_hits in by_doc.items():
         for hit in doc_hits:
-            ranked = _best_sentences(question_topic, hit.text)
-            if ranked and round(ranked[0][0] * len(question_topic)) >= need:
-                score, sentence = ranked[0]
-                values = [v for v in values_in(sentence) if v.label & question_topic]
-                read.setdefault(doc_id, []).append((score, sentence, values, hit))
+            for score, sentence in _best_sentences(question_topic, hit.text):
+                if round(score * len(question_topic)) < need:
+                    break
+                values = [v for v in values_in(sentence) if v.label & question_topic and v.kind in kinds]
+                if values:  # its best sentence about the topic that states an asked value
+                    read.setdefault(doc_id, []).append((score, sentence, values, hit))
+                    break
     newer = {doc_id: _newer(by_doc[doc_id][0], (h.text for h in by_doc[doc_id])) for doc_id in read}
     best: Conflict | None = None
     best_strength = 0.0
@@ -471,6 +504,7 @@ def find_conflict(question: str, hits: Sequence[Hit], max_hits: int = 8) -> Conf
                         (first.cite_title or first.title).strip().lower(),
                         first.uploaded_at or "",
                         first.subject or "",
+                        first,
                     ),
                 )
             )
@@ -485,6 +519,65 @@ def find_conflict(question: str, hits: Sequence[Hit], max_hits: int = 8) -> Conf
                     best_strength = si + sj
                     best = _ordered(kind, a, b)
     return best
+
+
+#: The other passages read per document, beyond the retrieved ones, and at most this many read in all.
+MORE_PER_DOC = 2
+MORE_READ = 40
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A passage of the collection the conflict check may read besides the retrieved ones."""
+
+    position: int
+    doc_id: str
+    subject: str | None
+    text: str
+
+
+def more_to_read(
+    question: str,
+    hits: Sequence[Hit],
+    passages_with: Callable[[frozenset[str], int, int], Sequence[Candidate]],
+    max_hits: int = READ_HITS,
+    per_doc: int = MORE_PER_DOC,
+) -> list[int]:
+    """Other passages of the course that state a value of the asked kind about the asked thing.
+
+    The fact a question asks is often said by two documents, and retrieval, ranking by the
+    question's words, brings one of them the sentence and the other only its neighbour, or nothing
+    ("do i have to do 2 short pres or just one": the slides' grading table and the syllabus's "Short
+    presentations" paragraph, not its grading list). ``passages_with(words, at_least, limit)`` gives
+    the collection's passages holding at least ``at_least`` of the topic ``words``; kept are those of
+    the top hits' documents or course (a passage of another course is another course's fact), not
+    already retrieved, whose best sentences about the topic hold a value of an asked kind labelled
+    with it, ``per_doc`` at most per document: their positions, best first. Empty when the question
+    asks no value :func:`find_conflict` reads, so most questions cost nothing here."""
+    question = clean_question(question)
+    kinds = asked_kinds(question)
+    question_topic = _topic(question)
+    top = hits[:max_hits]
+    if not kinds or not question_topic or not top:
+        return []
+    need = 1 if len(question_topic) <= 2 else 2
+    docs = {h.doc_id for h in top}
+    courses = {h.subject for h in top if h.subject}
+    seen = {" ".join(h.text.split()) for h in top}
+    ranked: dict[str, list[tuple[float, int]]] = {}
+    for passage in passages_with(question_topic, need, MORE_READ):
+        if passage.doc_id not in docs and passage.subject and passage.subject not in courses:
+            continue
+        if len(ranked.get(passage.doc_id, ())) >= per_doc or " ".join(passage.text.split()) in seen:
+            continue  # candidates come most topic words first: a document's first finds are its best
+        for score, sentence in _best_sentences(question_topic, passage.text):
+            if round(score * len(question_topic)) < need:
+                break
+            if any(v.kind in kinds and v.label & question_topic for v in values_in(sentence)):
+                ranked.setdefault(passage.doc_id, []).append((score, passage.position))
+                break
+    found = [item for items in ranked.values() for item in items]
+    return [position for _, position in sorted(found, key=lambda item: (-item[0], item[1]))]
 
 
 def _says_both(by_doc: dict[str, list[Hit]], a: Side, b: Side) -> bool:
@@ -589,22 +682,33 @@ def render_conflict(conflict: Conflict) -> str:
 DISAGREE_LEAD = "Your materials disagree"
 
 
-def with_conflict_note(question: str, answer: Answer, hits: Sequence[Hit]) -> Answer:
-    """``answer`` led by the disagreement of ``hits`` on what ``question`` asks, if any: the one
-    place the answer path adds it (the worker's and the CLI's answers, `syllabot eval`). Never
-    before "Not in your materials", which stays exact and first."""
-    if answer.status == "not_in_materials":
-        return answer
-    note = conflict_note(question, hits)
-    if note is None:
-        return answer
-    return answer.model_copy(update={"text": f"{note}\n\n{answer.text}"})
+def with_conflict_note(
+    question: str, answer: Answer, hits: Sequence[Hit], related: Sequence[Hit] = ()
+) -> Answer:
+    """``answer`` led by the disagreement of ``hits`` (and the ``related`` passages of their course,
+    :func:`more_to_read`) on what ``question`` asks, if any: the one place the answer path adds it
+    (the worker's and the CLI's answers, `syllabot eval`).
 
-
-def conflict_note(question: str, hits: Sequence[Hit]) -> str | None:
-    """The disagreement line for an answer to ``question`` from ``hits``, or None when they agree."""
-    conflict = find_conflict(question, hits)
-    return render_conflict(conflict) if conflict is not None else None
+    Two documents stating different values of the asked fact is proof that the materials speak of
+    it: a "Not in your materials" verdict beside such a note would be wrong twice, so the note
+    replaces it, both sides cited, as the answer ("how much is the see worth for os" retrieves the
+    textbook list, but the syllabus and the revision notice each give the SEE marks)."""
+    conflict = find_conflict(question, [*hits[:READ_HITS], *related], max_hits=READ_HITS + len(related))
+    if conflict is None:
+        return answer
+    note = render_conflict(conflict)
+    if answer.status != "not_in_materials":
+        return answer.model_copy(update={"text": f"{note}\n\n{answer.text}"})
+    cited = [side.hit for side in conflict.sides if side.hit is not None]
+    return answer.model_copy(
+        update={
+            "text": note,
+            "status": "answered",
+            "in_materials": True,
+            "general_knowledge": None,
+            "citations": [citation(n, hit) for n, hit in enumerate(cited, 1)],
+        }
+    )
 
 
 @dataclass(frozen=True)
@@ -653,7 +757,7 @@ def collection_conflicts(passages: Sequence[tuple[str, str, str]], limit: int = 
     document's sentence about the same thing (shared topic words, the values' own labels
     overlapping); disjoint values are a disagreement. Grouped by topic, one entry per pair of
     documents and topic, strongest first."""
-    facts: list[tuple[str, str, str, frozenset[str], list[Value]]] = []
+    facts: list[tuple[str, str, str, frozenset[str], tuple[Value, ...]]] = []
     seen: set[tuple[str, str]] = set()
     everywhere = _everywhere(passages)
     for doc_id, label, text in passages:

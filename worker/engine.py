@@ -14,7 +14,7 @@ import re
 import time
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
@@ -39,7 +39,7 @@ from syllabot.shared.threads import Turn
 from syllabot.worker.buildlock import BuildLock
 from syllabot.worker.cancel import CancelToken
 from syllabot.worker.chunking import chunk_document, link_course_tails, may_be_relinked
-from syllabot.worker.conflicts import collection_conflicts
+from syllabot.worker.conflicts import Candidate, collection_conflicts, more_to_read
 from syllabot.worker.conversation import follow_up, switched_course
 from syllabot.worker.documents import Chunk, Document
 from syllabot.worker.embedders import earlier_embedder, get_embedder
@@ -85,6 +85,7 @@ class SearchResult:
     carried: tuple[str, ...] = ()  # words a follow-up took from its conversation (worker/conversation.py)
     earlier: tuple[str, ...] = ()  # the conversation's earlier questions, oldest first (LLM context)
     vector: np.ndarray | None = None  # the unit query vector searched with (the gap report groups these)
+    related: list[Hit] = field(default_factory=list)  # more of the hits' documents on the asked value
 
 
 @dataclass(frozen=True)
@@ -264,6 +265,26 @@ def with_upload_times(chunks: list[Chunk], stored: dict[str, dict[str, Any]], no
         when = stored.get(chunk.doc_id, {}).get("uploaded_at") or chunk.uploaded_at or now
         out.append(chunk if chunk.uploaded_at == when else dataclasses.replace(chunk, uploaded_at=when))
     return out
+
+
+def related_hits(snapshot: IndexSnapshot, question: str, hits: Sequence[Hit]) -> list[Hit]:
+    """The passages of the course that also state the value ``question`` asks
+    (``worker.conflicts.more_to_read``), as hits ranked after the retrieved ones: what the conflict
+    check reads besides them, so a disagreement is found when retrieval brought one document's
+    sentence and only the other's neighbouring passage, or none of the other document."""
+
+    def passages_with(words: frozenset[str], at_least: int, limit: int) -> list[Candidate]:
+        chunks = snapshot.chunks
+        return [
+            Candidate(row, chunks[row].doc_id, chunks[row].subject, chunks[row].text)
+            for row in snapshot.rows_with_terms(words, at_least, limit)
+        ]
+
+    positions = more_to_read(question, hits, passages_with)
+    return [
+        hit_from_chunk(snapshot.chunks[row], len(hits) + n + 1, 0.0, 0.0, 0.0)
+        for n, row in enumerate(positions)
+    ]
 
 
 def hit_from_chunk(chunk: Chunk, rank: int, score: float, cosine: float, keyword: float) -> Hit:
@@ -534,6 +555,7 @@ class Engine:
             query.carried,
             tuple(t.question for t in pending.turns),
             vector=query_vector,
+            related=related_hits(pending.snapshot, pending.question, hits),
         )
 
     def collections(self) -> list[CollectionInfo]:

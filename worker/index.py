@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import zlib
+from collections.abc import Collection
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -57,6 +58,22 @@ class IndexSnapshot:
             )
             self._section_masks[section] = mask
         return mask
+
+    def rows_with_terms(self, words: Collection[str], at_least: int, limit: int) -> list[int]:
+        """The chunks (positions) holding at least ``at_least`` of the keyword terms ``words``, most
+        first and then in order, at most ``limit``, superseded versions left out: read from the
+        keyword postings, so a large collection costs what the terms' postings cost."""
+        counts: dict[int, int] = {}
+        for word in words:
+            posting = self.keyword.postings.get(word)
+            if posting is not None:
+                for row in posting[0].tolist():
+                    counts[row] = counts.get(row, 0) + 1
+        rows = sorted(
+            (r for r, n in counts.items() if n >= at_least and not self.superseded[r]),
+            key=lambda r: (-counts[r], r),
+        )
+        return rows[:limit]
 
     @property
     def catalog(self) -> CourseCatalog:

@@ -143,7 +143,7 @@ async def answer_question(
     else:  # an LLM: a wait, which holds no CPU thread
         with llm_deadline(budget):
             answer = await answerer.answer(request.question, result, request.collection)
-    answer = with_conflict_note(request.question, answer, result.hits)  # never a silent pick
+    answer = with_conflict_note(request.question, answer, result.hits, result.related)  # never a silent pick
     finished = time.perf_counter()
     turn = turn_for(request.question, result.query, result.courses, result.topic, result.hits, time.time())
     if request.thread and threads is not None:

@@ -411,7 +411,7 @@ def _answer_all(
     answerer = get_answerer(settings)
 
     def row(q: LabelledQuestion, result: SearchResult, answer: Answer) -> EvalRow:
-        return EvalRow.of(q, result.hits, with_conflict_note(q.question, answer, result.hits))
+        return EvalRow.of(q, result.hits, with_conflict_note(q.question, answer, result.hits, result.related))
 
     answer_sync = getattr(answerer, "answer_sync", None)
     if answer_sync is not None:
