@@ -1050,7 +1050,7 @@ async def sources_command(interaction: discord.Interaction) -> None:
 @app_commands.command(name="upload", description="Admin: add a document (PDF, Markdown, text, DOCX)")
 @app_commands.describe(
     file="The document to index into this channel's collection",
-    replace="True to let it replace a document of another file name with the same id",
+    replace="True: it replaces a document of another file name with its id, supersedes one with its title",
 )
 @app_commands.default_permissions(manage_guild=True)
 @app_commands.guild_only()

@@ -76,7 +76,8 @@ from syllabot.shared.threads import ThreadStore, thread_id
 
 log = logging.getLogger("syllabot.slack")
 
-#: A mention with files that says "replace" lets them replace documents of other names with their id.
+#: A mention with files that says "replace" lets them replace documents of other names with their id,
+#: and supersede indexed documents with their title.
 _REPLACE = re.compile(r"\breplac(?:e|es|ing)\b", re.IGNORECASE)
 
 PLATFORM = "slack"

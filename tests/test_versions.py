@@ -129,3 +129,37 @@ def test_a_new_file_titled_like_an_indexed_one_is_flagged_with_the_supersede_com
     assert any("syllabot supersede policy.md --by policy-v2-final.md" in w for w in entry.warnings)
     other = engine.ingest("pol", [("grading.md", b"# Grading\n\nHomework is 40 percent.\n")])
     assert not any("same title" in w for w in other.files[0].warnings)
+    assert any("upload it again with replace" in w for w in entry.warnings)
+    assert "policy.md" in _files(engine.search("pol", "is late homework accepted"))  # both still count
+
+
+def test_uploading_a_same_title_file_with_replace_supersedes_the_old_one(settings: Settings) -> None:
+    """The upload is the admin's word: the old version is marked superseded by the new one (kept,
+    left out of answers), the report says so and how to undo it, and the mark outlives a re-index."""
+    engine = Engine(settings)
+    engine.ingest("pol", [("policy.md", OLD)])
+    same_title = b"# Course policy\n\nLate homework will not be accepted at all this term.\n"
+    report = engine.ingest("pol", [("policy-v2-final.md", same_title)], replace=True)
+    (entry,) = report.files
+    assert entry.ok and report.changed
+    assert any("policy.md is marked superseded by it" in w for w in entry.warnings), entry.warnings
+    assert any("syllabot current policy.md" in w for w in entry.warnings)
+    sources = {s.file: s for s in engine.sources("pol")}
+    assert sources["policy.md"].status == "superseded"
+    assert sources["policy.md"].superseded_by == sources["policy-v2-final.md"].doc_id
+    snapshot = engine.snapshot("pol")
+    assert snapshot is not None and report.index_version == snapshot.version
+    assert _files(engine.search("pol", QUESTION)) == ["policy-v2-final.md"]
+    engine.reindex("pol")
+    assert _files(engine.search("pol", QUESTION)) == ["policy-v2-final.md"]
+
+
+def test_cli_index_replace_supersedes_a_same_title_document(settings: Settings, tmp_path: Path) -> None:
+    (tmp_path / "policy.md").write_bytes(OLD)
+    (tmp_path / "policy-v2.md").write_bytes(b"# Course policy\n\nLate homework will not be accepted.\n")
+    run = cli_in(settings, tmp_path)
+    assert run("index", "policy.md", "-c", "pol").returncode == 0
+    done = run("index", "policy-v2.md", "--replace", "-c", "pol")
+    assert done.returncode == 0, done.stderr
+    assert "policy.md is marked superseded by it" in done.stdout + done.stderr
+    assert "superseded by policy-v2.md" in run("sources", "-c", "pol").stdout

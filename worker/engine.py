@@ -360,22 +360,36 @@ def _note_same_titles(
     stored: dict[str, dict[str, Any]],
     parsed: dict[str, tuple[Document, list[Chunk], bytes]],
     report: IngestReport,
-) -> None:
-    """A new file titled like an indexed document of another name is likely its new version: say
-    so, with the command that makes it count, rather than guess (both are used until an admin says)."""
-    by_title = {display_title(m): m for doc_id, m in stored.items() if doc_id not in parsed}
+    replace: bool,
+) -> list[tuple[str, str]]:
+    """A new file titled like an indexed document of another name is likely its new version. Without
+    ``replace`` say so, with the commands that make it count, rather than guess (both are used
+    until an admin says); with it, the upload is the admin's word: the (old, new) doc-id pairs
+    returned are marked superseded by the caller, and the report says so."""
+    by_title = {display_title(m): (doc_id, m) for doc_id, m in stored.items() if doc_id not in parsed}
+    pairs = []
     for document, _chunks, _data in parsed.values():
-        older = by_title.get(display_title(document))
-        if older is None or not display_title(document):
+        found = by_title.get(display_title(document))
+        if found is None or not display_title(document):
             continue
-        note = (
-            f"has the same title as {older['file']}, already indexed; both are used in answers. If it "
-            f"replaces {older['file']}: `syllabot supersede {older['file']} --by {document.file}` "
-            "(Discord /supersede, Slack /syllabot-supersede)"
-        )
+        old_id, older = found
+        if replace:
+            pairs.append((old_id, document.doc_id))
+            note = (
+                f"has the same title as {older['file']}, already indexed: {older['file']} is marked "
+                f"superseded by it (left out of answers; `syllabot current {older['file']}` undoes it)"
+            )
+        else:
+            note = (
+                f"has the same title as {older['file']}, already indexed; both are used in answers. If it "
+                f"replaces {older['file']}: upload it again with replace (`syllabot index --replace`, "
+                f'Discord replace: True, Slack "replace" in the mention) or `syllabot supersede '
+                f"{older['file']} --by {document.file}` (Discord /supersede, Slack /syllabot-supersede)"
+            )
         for entry in report.files:
             if entry.doc_id == document.doc_id and entry.ok:
                 entry.warnings.append(note)
+    return pairs
 
 
 def _check_collisions(
@@ -727,11 +741,19 @@ class Engine:
         A file whose document id is taken by a *different* file (``Course Plan.pdf`` then
         ``course_plan.md``, or a front-matter ``id:`` another file has) is refused, naming both,
         unless ``replace``: it would silently replace that document. Uploading the same file name
-        again replaces it, as before, and the report says so (``FileReport.replaced``).
+        again replaces it, as before, and the report says so (``FileReport.replaced``). A file with
+        the title of an indexed document of another name is flagged as its likely new version; with
+        ``replace`` it supersedes that document (marked, kept for "an earlier version said", as
+        :meth:`mark` does).
         """
         collection = validate_collection_name(collection)
+        same_titles: list[tuple[str, str]] = []
         with self._pipeline(progress) as pipe:
-            return self._ingest(collection, files, who, progress, pipe, replace)
+            report = self._ingest(collection, files, who, progress, pipe, replace, same_titles)
+        for old_id, new_id in same_titles:
+            marked = self.mark(collection, old_id, "superseded", by=new_id)
+            report.index_version, report.total_chunks = marked.index_version, marked.total_chunks
+        return report
 
     def _ingest(
         self,
@@ -741,6 +763,7 @@ class Engine:
         progress: Progress | None,
         pipe: EmbedPipeline,
         replace: bool = False,
+        same_titles: list[tuple[str, str]] | None = None,
     ) -> IngestReport:
         report = IngestReport(collection=collection)
         parsed: dict[str, tuple[Document, list[Chunk], bytes]] = {}
@@ -780,7 +803,9 @@ class Engine:
             _check_collisions(stored, parsed, report, replace)
             if not parsed:
                 return report
-            _note_same_titles(stored, parsed, report)
+            pairs = _note_same_titles(stored, parsed, report, replace)
+            if same_titles is not None:
+                same_titles.extend(pairs)
             previous = self.snapshot(collection)
             embedder = self.embedder
             reuse = (

@@ -744,7 +744,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--replace",
         action="store_true",
-        help="let a file replace a document of another name with the same id (else it is refused)",
+        help="let a file replace a document of another name with the same id (else it is refused), "
+        "and supersede an indexed document with the same title (else both are used)",
     )
     p.set_defaults(func=cmd_index)
 
