@@ -66,7 +66,7 @@ class Row:
     page_hit_at_1: bool
     expect: bool | None
     ms: float
-    cite_page: bool = False  # the answer's first citation names a page (or file) holding the answer
+    cite_page: bool = False  # every page the answer's first citation names holds the answer
 
 
 def run(questions, snapshots_for, embedder, settings) -> list[Row]:
@@ -74,7 +74,7 @@ def run(questions, snapshots_for, embedder, settings) -> list[Row]:
     from syllabot.worker.answerers.extractive import ExtractiveAnswerer
     from syllabot.worker.conflicts import with_conflict_note
     from syllabot.worker.engine import prepare_query
-    from syllabot.worker.evaluation import expect_met, page_match
+    from syllabot.worker.evaluation import cited_page_right, expect_met, page_match
 
     answerer = ExtractiveAnswerer(settings)
     prepared = [prepare_query(q.question, snapshots_for(q)) for q in questions]
@@ -101,7 +101,7 @@ def run(questions, snapshots_for, embedder, settings) -> list[Row]:
                 bool(hits) and page_match(hits[0], q),
                 expect_met(text, expect) if expect else None,
                 ms,
-                first is not None and page_match(first, q),
+                first is not None and cited_page_right(first, q),
             )
         )
     return rows

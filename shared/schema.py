@@ -64,6 +64,9 @@ class Hit(Passage):
     #: when two documents disagree (``worker.conflicts``).
     cite_title: str | None = None
     uploaded_at: str | None = None
+    #: A passage over several pages: where each page after ``page`` begins in ``text`` (non-space
+    #: characters before it, page), so a citation names the page its quote is on.
+    page_marks: list[tuple[int, int]] = Field(default_factory=list)
 
 
 #: The fields of `syllabot search --json`, in order: a contract operators' scripts rely on.

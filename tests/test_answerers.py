@@ -56,6 +56,36 @@ def test_invented_citation_numbers_are_removed_and_the_rest_renumbered() -> None
     assert citations[0].page == 3 and citations[0].snippet.startswith("Ridden bikes")
 
 
+def test_a_citation_names_the_page_its_quote_is_on() -> None:
+    """A passage kept whole over pp. 4–5: the answer quoting its p. 5 sentence cites p. 5, and one
+    quoting both pages cites both; a model's paraphrase, not found in it, keeps the span."""
+    text = "Grading\nHomework assignments are worth 80 percent in all.\nThe final presentation is worth 10 percent."
+    second = len("".join(text.split("\nThe final")[0].split()))
+    spanning = make_hit(
+        1,
+        text,
+        file="syllabus.pdf",
+        page=4,
+        page_end=5,
+        page_marks=[(second, 5)],
+        label="EC 607 — Grading, pp. 4–5",
+    )
+    _, (cited,) = finalise_citations(
+        "The final presentation is worth 10 percent. \x001\x00", [spanning], brackets=False
+    )
+    assert (cited.page, cited.page_end, cited.label) == (5, 5, "EC 607 — Grading, p. 5")
+    _, (both,) = finalise_citations(
+        "Homework assignments are worth 80 percent in all. \x001\x00 The final presentation is worth 10 percent. \x001\x00",
+        [spanning],
+        brackets=False,
+    )
+    assert (both.page, both.page_end) == (4, 5)
+    _, (paraphrase,) = finalise_citations("It is a tenth of the grade [1].", [spanning])
+    assert (paraphrase.page, paraphrase.page_end) == (4, 5)
+    _, (quoted,) = finalise_citations("Homework assignments are worth 80 percent [1].", [spanning])
+    assert (quoted.page, quoted.page_end) == (4, 4)  # a model's verbatim quote narrows too
+
+
 def test_citation_zero_and_ranges() -> None:
     text, citations = finalise_citations("See [0] and [1-2].", HITS)
     assert text == "See and [1][2]."

@@ -5,6 +5,7 @@ Real syllabi are read from ../shared/data/syllabi and the tests skip when that f
 
 from __future__ import annotations
 
+import json
 import re
 from functools import cache
 
@@ -584,6 +585,42 @@ def test_a_sentence_running_over_the_break_stays_whole_on_its_first_page() -> No
     chunks = chunk_document(doc, window_sentences=3, overlap_sentences=1)
     assert [(c.page, c.page_end) for c in chunks] == [(1, 2), (2, 2)]
     assert "Beta runs over the page." in chunks[0].text
+
+
+def test_slides_without_full_stops_break_at_every_page() -> None:
+    """Slides end without a full stop: a new page that does not go on in lower case starts a new
+    sentence, so no window cites p. 1 for a fact on p. 3."""
+    doc = pdf_doc(
+        "Weekly snippets\n•Quick check-in, submitted via Canvas\n•Worth 1 point",
+        "Final project\n•Groups of 3 to 5 people",
+        "Office hours\n•By appointment on Tuesdays",
+    )
+    chunks = chunk_document(doc, window_sentences=5, overlap_sentences=1)
+    assert [(c.page, c.page_end) for c in chunks] == [(1, 1), (2, 2), (3, 3)]
+    assert "Tuesdays" in chunks[2].text and "Tuesdays" not in chunks[0].text
+
+
+def test_a_passage_over_two_pages_knows_where_the_second_begins() -> None:
+    """A syllabus block kept whole over a page break records where p. 2 starts, so an answer can
+    cite the page its quoted sentence is on (``answerers.base.narrowed``)."""
+    from syllabot.worker.answerers.base import narrowed
+    from syllabot.worker.engine import hit_from_chunk
+
+    chunks = syllabus("21CS44.pdf")
+    spanning = [c for c in chunks if c.page_end and c.page != c.page_end]
+    assert spanning and all(c.page_marks for c in spanning)
+    chunk = spanning[0]
+    (at, page) = chunk.page_marks[0]
+    flat = "".join(chunk.text.split())
+    later = flat[at : at + 40]  # the opening words of the later page, as an answer would quote them
+    hit = hit_from_chunk(chunk, 1, 0.5, 0.5, 0.5)
+    cited = narrowed(hit, [later])
+    assert (cited.page, cited.page_end) == (page, page) and cited.label.endswith(f", p. {page}")
+    first = narrowed(hit, [flat[: max(1, at)][-40:]])  # the last words before the break
+    assert (first.page, first.page_end) == (chunk.page, chunk.page)
+    assert narrowed(hit, ["words that are nowhere in the passage at all"]) == hit
+    restored = Chunk.from_dict(json.loads(json.dumps(chunk.to_dict())))
+    assert restored.page_marks == chunk.page_marks  # survives the snapshot's JSON
 
 
 def test_chunking_is_deterministic_and_validates_arguments() -> None:

@@ -603,7 +603,9 @@ def _sentences(lines: Sequence[_Line], max_chars: int) -> list[_Sentence]:
         if not text:
             flush()
             continue
-        if _LIST_START.match(text):
+        if _LIST_START.match(text) or (buf and line.page != last and not text[:1].islower()):
+            # a new page that does not go on in lower case starts a new sentence: slides end
+            # without a full stop, and a "sentence" over five slides cited p. 2 for a fact on p. 6
             flush()
         parts = split_sentences(text)
         for k, part in enumerate(parts):
@@ -760,6 +762,28 @@ def _join(lines: Iterable[_Line]) -> str:
     return "\n".join(out).strip()
 
 
+def page_marks(lines: Iterable[_Line]) -> tuple[tuple[int, int], ...]:
+    """Where each page after the first begins in the text :func:`_join` makes of ``lines``: (the
+    count of non-space characters before it, the page). Counted without spaces so that any
+    re-spacing of a quote (an answer joins a sentence's lines) still finds its page."""
+    marks: list[tuple[int, int]] = []
+    seen = 0
+    page: int | None = None
+    for line in lines:
+        if not line.text:
+            continue
+        if page is not None and line.page != page:
+            marks.append((seen, line.page))
+        page = line.page
+        seen += nonspace_len(line.text)
+    return tuple(marks)
+
+
+def nonspace_len(text: str) -> int:
+    """Characters of ``text`` that are not whitespace."""
+    return len(text) - sum(1 for ch in text if ch.isspace())
+
+
 def _label(section: _Section) -> str | None:
     if section.module and section.section:
         return f"{section.module}: {section.section}"
@@ -844,9 +868,19 @@ class _Builder:
         self.doc = doc
         self.chunks: list[Chunk] = []
 
-    def add(self, section: _Section, kind: str, body: str, page: int | None, page_end: int | None) -> None:
+    def add(
+        self,
+        section: _Section,
+        kind: str,
+        body: str,
+        page: int | None,
+        page_end: int | None,
+        marks: tuple[tuple[int, int], ...] = (),
+    ) -> None:
         head = section.subject or self.doc.title
-        text = f"{context_line(head, _label(section))}\n{body}"
+        context = context_line(head, _label(section))
+        text = f"{context}\n{body}"
+        shift = nonspace_len(context)
         self.chunks.append(
             Chunk(
                 chunk_id=f"{self.doc.doc_id}:{len(self.chunks)}",
@@ -860,6 +894,7 @@ class _Builder:
                 section=section.section,
                 page=page,
                 page_end=page_end,
+                page_marks=tuple((at + shift, p) for at, p in marks) if page != page_end else (),
                 version=self.doc.version,
                 status=self.doc.status,
                 lang=self.doc.lang,
@@ -915,11 +950,13 @@ def _emit_section(
     page, page_end = _content_pages(section)
     limit = 2 * max_chars if section.kind in STRUCTURED_KINDS or section.whole else max_chars
     if len(body) <= limit:
-        builder.add(section, section.kind, body, page, page_end)
+        builder.add(section, section.kind, body, page, page_end, page_marks(lines))
     elif syllabus:
         for part in _line_parts(lines, max_chars, section.heading):
             nonblank = [ln for ln in part if ln.text and ln is not section.heading] or part
-            builder.add(section, section.kind, _join(part), nonblank[0].page, nonblank[-1].page)
+            builder.add(
+                section, section.kind, _join(part), nonblank[0].page, nonblank[-1].page, page_marks(part)
+            )
     else:
         _emit_windows(builder, section, lines, max_chars, size, overlap)
 
@@ -1133,5 +1170,10 @@ def _relabel(chunk: Chunk, subject: str, owners: Sequence[Chunk], min_coverage: 
         ):
             module, section, kind = best.module, best.section, best.kind
     label = _label(_Section(kind, section, module, subject))
-    text = f"{context_line(subject, label)}\n{chunk_body(chunk.text)}"
-    return replace(chunk, subject=subject, module=module, section=section, kind=kind, text=text)
+    context = context_line(subject, label)
+    text = f"{context}\n{chunk_body(chunk.text)}"
+    shift = nonspace_len(context) - nonspace_len(chunk.text.split("\n", 1)[0])  # the marks follow the body
+    marks = tuple((at + shift, page) for at, page in chunk.page_marks)
+    return replace(
+        chunk, subject=subject, module=module, section=section, kind=kind, text=text, page_marks=marks
+    )

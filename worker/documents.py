@@ -69,10 +69,17 @@ class Chunk:
     #: When the document was first uploaded (ISO time, kept through re-index): of two documents with
     #: the same title that disagree, the later upload is likely the current one (``worker.conflicts``).
     uploaded_at: str | None = None
+    #: Where each page after ``page`` begins in ``text``, for a passage over several pages: (non-space
+    #: characters before it, page). An answer cites the page its quoted sentence is on
+    #: (``answerers.base.narrowed``); empty for a passage on one page.
+    page_marks: tuple[tuple[int, int], ...] = ()
 
     def to_dict(self) -> dict:
         return asdict(self)
 
     @classmethod
     def from_dict(cls, data: dict) -> Chunk:
-        return cls(**{k: v for k, v in data.items() if k in cls.__dataclass_fields__})
+        fields = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
+        if "page_marks" in fields:  # JSON gives lists
+            fields["page_marks"] = tuple((int(at), int(page)) for at, page in fields["page_marks"])
+        return cls(**fields)

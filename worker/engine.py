@@ -307,6 +307,7 @@ def hit_from_chunk(chunk: Chunk, rank: int, score: float, cosine: float, keyword
         lang=chunk.lang,
         cite_title=chunk.cite_title or chunk.title,
         uploaded_at=chunk.uploaded_at,
+        page_marks=list(chunk.page_marks),
         label=citation_label(chunk) + (EARLIER_VERSION if chunk.status == "superseded" else ""),
     )
 

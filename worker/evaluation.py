@@ -21,7 +21,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from syllabot.shared.answer_text import answer_text
-from syllabot.shared.schema import ANSWER_STATUSES, Answer, AnswerStatus, Hit
+from syllabot.shared.schema import ANSWER_STATUSES, Answer, AnswerStatus, Hit, Passage
 
 CUTOFFS = (1, 5, 18)
 
@@ -83,11 +83,11 @@ def load_questions(path: Path) -> list[LabelledQuestion]:
 # --- retrieval ---------------------------------------------------------------------------------
 
 
-def file_match(hit: Hit, q: LabelledQuestion) -> bool:
+def file_match(hit: Passage, q: LabelledQuestion) -> bool:
     return q.file is not None and hit.file == q.file
 
 
-def page_match(hit: Hit, q: LabelledQuestion) -> bool:
+def page_match(hit: Passage, q: LabelledQuestion) -> bool:
     if not file_match(hit, q):
         return False
     if not q.pages:
@@ -95,6 +95,16 @@ def page_match(hit: Hit, q: LabelledQuestion) -> bool:
     start = hit.page or 1
     end = hit.page_end or start
     return any(start <= p <= end for p in q.pages)
+
+
+def cited_page_right(passage: Passage, q: LabelledQuestion) -> bool:
+    """The pages a citation names are all pages holding the answer: the page a student opens is
+    right. Stricter than :func:`page_match`, which lets a span of pp. 2–6 count for a fact on p. 5."""
+    if not file_match(passage, q):
+        return False
+    if not q.pages or passage.page is None:
+        return True
+    return all(p in q.pages for p in range(passage.page, (passage.page_end or passage.page) + 1))
 
 
 def first_rank(hits: Sequence[Hit], q: LabelledQuestion, by_page: bool) -> int | None:

@@ -105,6 +105,48 @@ def _tidy(text: str) -> str:
     return "\n".join(line.rstrip() for line in text.splitlines()).strip()
 
 
+#: A quoted line is looked up in its passage by its first this-many non-space characters (an
+#: answer may clip a long sentence's end).
+_PROBE = 30
+#: Lines shorter than this (non-space) are not looked up: "1." or a bullet would match anywhere.
+_MIN_PROBE = 12
+
+
+def _quoted_pages(hit: Hit, quoted: str) -> set[int]:
+    """The pages of ``hit`` that the lines of ``quoted`` are on, found by their opening characters
+    in the passage (spaces ignored: an answer re-spaces what it quotes); empty when none is found."""
+    flat = "".join(hit.text.split())
+    starts = [(0, hit.page or 0), *[(at, page) for at, page in hit.page_marks]]
+    pages: set[int] = set()
+    for line in quoted.splitlines():
+        probe = "".join(line.split())[:_PROBE].rstrip("…")
+        if len(probe) < _MIN_PROBE:
+            continue
+        at = flat.find(probe)
+        if at >= 0:
+            pages.add(next(page for start, page in reversed(starts) if start <= at))
+    return pages
+
+
+def narrowed(hit: Hit, quoted: Sequence[str]) -> Hit:
+    """``hit`` cited by the pages its ``quoted`` text is on: a passage over pp. 4–5 whose quoted
+    sentence is on p. 5 cites p. 5, the page a student opens. Unchanged for a passage on one page,
+    or when the quote is not found in it (a model's paraphrase)."""
+    if not hit.page_marks or hit.page is None:
+        return hit
+    pages = set().union(*(_quoted_pages(hit, q) for q in quoted)) if quoted else set()
+    if not pages:
+        return hit
+    first, last = min(pages), max(pages)
+    if (first, last) == (hit.page, hit.page_end):
+        return hit
+    old = f", pp. {hit.page}–{hit.page_end}"
+    new = f", p. {first}" if first == last else f", pp. {first}–{last}"
+    return hit.model_copy(
+        update={"page": first, "page_end": last, "label": hit.label.replace(old, new) if hit.label else ""}
+    )
+
+
 def finalise_citations(
     text: str, hits: Sequence[Hit], *, brackets: bool = True
 ) -> tuple[str, list[Citation]]:
@@ -141,8 +183,32 @@ def finalise_citations(
         cleaned = _SENTINEL_MARK.sub(from_sentinel, text)
     cleaned = _DUPLICATES.sub(r"\1", cleaned)  # "[1] [1]" collapses to "[1]"
     cleaned = re.sub(r"\x00(\d+)\x00", r"[\1]", cleaned)
-    citations = [citation(new, hits[old - 1]) for old, new in sorted(renumber.items(), key=lambda kv: kv[1])]
+    quoted = _quoted_before(text, brackets)
+    citations = [
+        citation(new, narrowed(hits[old - 1], quoted.get(old, [])))
+        for old, new in sorted(renumber.items(), key=lambda kv: kv[1])
+    ]
     return _tidy(quotable(cleaned)), citations
+
+
+def _quoted_before(text: str, brackets: bool) -> dict[int, list[str]]:
+    """For each cited number (as written, before renumbering), the text before each of its markers
+    back to the previous marker: what the answer says that passage says."""
+    pattern = _BRACKET_RUN if brackets else _SENTINEL_MARK
+    source = quotable(text) if brackets else text
+    out: dict[int, list[str]] = {}
+    start = 0
+    for match in pattern.finditer(source):
+        segment = source[start : match.start()]
+        numbers = (
+            [n for body in _BRACKET.findall(match.group(2)) for n in _numbers(body)]
+            if brackets
+            else [int(match.group(2))]
+        )
+        for n in numbers:
+            out.setdefault(n, []).append(segment)
+        start = match.end()
+    return out
 
 
 def strip_markers(text: str) -> str:
