@@ -376,3 +376,15 @@ async def test_a_disagreement_outranks_not_in_materials(minilm_settings: Setting
     assert answer.text.startswith("Your materials disagree. The current one looks like"), answer.text
     assert "60" in answer.text and "50" in answer.text
     assert {c.file for c in answer.citations} == {"21CS44.pdf", "21CS44_revised_notice.md"}
+
+
+def test_by_appointment_against_one_fixed_day_is_a_disagreement() -> None:
+    """ "Office Hours: By appointment" (any day you arrange) against "by appointment on Tuesdays"
+    (one day): the days differ; "by appointment" in both agrees."""
+    syllabus = hit("syl", "syllabus.pdf", "Instructor office hours: By appointment.")
+    slides = hit("intro", "intro.pdf", "I will hold office hours by appointment on Tuesdays.", 2)
+    conflict = find_conflict("when are the office hours", [syllabus, slides])
+    assert conflict is not None and conflict.kind == "weekday"
+    assert "Tuesdays" in render_conflict(conflict)
+    same = hit("intro", "intro.pdf", "Office hours are by appointment, scheduled on Canvas.", 2)
+    assert find_conflict("when are the office hours", [syllabus, same]) is None
