@@ -63,17 +63,13 @@ class IndexSnapshot:
         """The chunks (positions) holding at least ``at_least`` of the keyword terms ``words``, most
         first and then in order, at most ``limit``, superseded versions left out: read from the
         keyword postings, so a large collection costs what the terms' postings cost."""
-        counts: dict[int, int] = {}
-        for word in words:
-            posting = self.keyword.postings.get(word)
-            if posting is not None:
-                for row in posting[0].tolist():
-                    counts[row] = counts.get(row, 0) + 1
-        rows = sorted(
-            (r for r, n in counts.items() if n >= at_least and not self.superseded[r]),
-            key=lambda r: (-counts[r], r),
-        )
-        return rows[:limit]
+        found = [self.keyword.postings[w][0] for w in words if w in self.keyword.postings]
+        if not found:
+            return []
+        counts = np.bincount(np.concatenate(found), minlength=len(self.chunks))
+        rows = np.flatnonzero((counts >= at_least) & ~self.superseded)
+        order = np.lexsort((rows, -counts[rows]))[:limit]  # most terms first, then in order
+        return [int(r) for r in rows[order]]
 
     @property
     def catalog(self) -> CourseCatalog:
