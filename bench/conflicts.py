@@ -104,6 +104,7 @@ class Case:
     note: str | None
     status: str
     ms: float
+    related_ms: float = 0.0  # reading the course's other passages (``engine.related_hits``)
 
 
 def _digits_and_days(text: str) -> set[str]:
@@ -130,7 +131,7 @@ def names_both(case: Case) -> bool:
 def run_cases(questions: Sequence[dict], embedder, settings) -> list[Case]:
     from syllabot.worker.answerers.extractive import ExtractiveAnswerer
     from syllabot.worker.conflicts import READ_HITS, find_conflict, render_conflict
-    from syllabot.worker.engine import prepare_query
+    from syllabot.worker.engine import prepare_query, related_hits
 
     answerer = ExtractiveAnswerer(settings)
     snapshots: dict[tuple[str, ...], object] = {}
@@ -146,13 +147,16 @@ def run_cases(questions: Sequence[dict], embedder, settings) -> list[Case]:
         prepared = prepare_query(q["question"], snapshot)
         (vector,) = embed_queries_cached(embedder, [prepared.text], "conflicts")
         result = result_for(snapshot, q["question"], prepared, vector, settings, settings.top_k)
+        t_related = time.perf_counter()
+        related_hits(snapshot, q["question"], result.hits)  # timed alone (result_for did it too)
+        related_ms = (time.perf_counter() - t_related) * 1000
         t0 = time.perf_counter()
         answer = answerer.answer_sync(q["question"], result, snapshot.collection)
         read = [*result.hits[:READ_HITS], *result.related]
         conflict = find_conflict(q["question"], read, len(read))
         ms = (time.perf_counter() - t0) * 1000
         note = render_conflict(conflict) if conflict is not None else None
-        cases.append(Case(q, bool(q.get("conflict")), conflict, note, answer.status, ms))
+        cases.append(Case(q, bool(q.get("conflict")), conflict, note, answer.status, ms, related_ms))
     return cases
 
 
@@ -219,7 +223,55 @@ def summary(cases: Sequence[Case]) -> dict:
         "other_n": len(others),
         "false_notes": sum(c.note is not None for c in others),
         "p50_ms": ms[len(ms) // 2] if ms else 0.0,
+        "related_ms": _p50_max([c.related_ms for c in cases]),
     }
+
+
+def _p50_max(values: Sequence[float]) -> str:
+    ordered = sorted(values)
+    return f"{ordered[len(ordered) // 2]:.2f} / {ordered[-1]:.2f}" if ordered else "—"
+
+
+#: The scale row: the VTU syllabi copied this many times as one collection without course names
+#: (every copy another document), so every copy's passages are candidates.
+SCALE_COPIES = 1000
+
+
+def scale_row(embedder) -> list[str] | None:
+    """Reading the course's other passages at ~100k chunks: the VTU student questions, each with
+    the top hits of one copy, over the syllabi copied :data:`SCALE_COPIES` times (random unit
+    vectors: only the keyword postings are read)."""
+    import dataclasses
+
+    import numpy as np
+
+    from syllabot.worker.engine import hit_from_chunk, related_hits
+    from syllabot.worker.index import build_snapshot
+
+    syllabi = sorted((DATA / "syllabi").glob("*.pdf"))
+    if not syllabi or not VTU_QUESTIONS.exists():
+        return None
+    base, _ = parse_files(syllabi)
+    chunks = [
+        dataclasses.replace(c, chunk_id=f"{c.chunk_id}~{k}", doc_id=f"{c.doc_id}~{k}", subject=None)
+        for k in range(SCALE_COPIES)
+        for c in base
+    ]
+    matrix = np.random.default_rng(0).standard_normal((len(chunks), 8)).astype(np.float32)
+    matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
+    snapshot = build_snapshot("scale", "scale", "random", 8, chunks, matrix, "bench")
+    questions = [json.loads(line)["question"] for line in VTU_QUESTIONS.read_text().splitlines() if line]
+    step = max(1, len(base) // 8)
+    hits = [hit_from_chunk(chunks[i * step], i + 1, 0.5, 0.5, 0.5) for i in range(8)]
+    times = []
+    for question in questions:
+        t0 = time.perf_counter()
+        related_hits(snapshot, question, hits)
+        times.append((time.perf_counter() - t0) * 1000)
+    return [
+        f"VTU syllabi × {SCALE_COPIES} ({len(chunks):,} chunks), {len(questions)} questions",
+        _p50_max(times),
+    ]
 
 
 def _rate(k: int, n: int) -> str:
@@ -252,6 +304,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 _rate(s["current_led"], s["current_n"]),
                 _rate(s["false_notes"], s["other_n"]),
                 f"{s['p50_ms']:.2f}",
+                s["related_ms"],
             ]
         )
         for c in cases:
@@ -270,6 +323,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "current one leads (where the materials say)",
         "conflict note on a non-conflict question",
         "p50 ms (answer + check)",
+        "p50 / max ms reading more of the course",
     ]
     table = markdown_table(header, rows)
     topics = markdown_table(
@@ -297,12 +351,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         chunks, _ = parse_files(files)
         for entry in collection_conflicts([(c.doc_id, citation_label(c), c.text) for c in chunks]):
             teacher.append([course, entry.kind, entry.first[0], entry.second[0], entry.first[1][:90] + "…"])
+    scale = scale_row(embedder)
     text = (
         "## When the materials disagree: conflict notes\n\n"
         f"`python -m bench.conflicts` — {machine_stamp()} Whole run {time.perf_counter() - started:.0f} s. "
         "Targets: ≥ 0.90 of conflict questions name both values with both citations; ≤ 0.02 of "
         "non-conflict questions get a conflict note; the current document leads whenever the "
         "materials say which one is current.\n\n" + table + "\n\nBy conflict:\n\n" + topics + "\n\n"
+        "Reading the course's other passages at scale (`engine.related_hits`, p50 / max ms):\n\n"
+        + (markdown_table(["collection", "ms"], [scale]) if scale else "(the VTU syllabi are not here)")
+        + "\n\n"
         "`syllabot conflicts` on each course (every entry it lists):\n\n"
         + markdown_table(["course", "kind", "one document", "the other", "first passage"], teacher)
         + "\n"
