@@ -388,3 +388,22 @@ def test_by_appointment_against_one_fixed_day_is_a_disagreement() -> None:
     assert "Tuesdays" in render_conflict(conflict)
     same = hit("intro", "intro.pdf", "Office hours are by appointment, scheduled on Canvas.", 2)
     assert find_conflict("when are the office hours", [syllabus, same]) is None
+
+
+async def test_a_notice_of_one_course_never_disagrees_with_another_course(minilm_settings: Settings) -> None:
+    """Two syllabi and the revision notice of one of them (a Markdown file of no course): the
+    Computer Networks marks are not contradicted by the Operating Systems notice, while the
+    Operating Systems marks are."""
+    syllabi = shared_data("syllabi")
+    notice = Path(__file__).parents[1] / "bench" / "data" / "planted" / "21CS44_revised_notice.md"
+    files = [(p.name, p.read_bytes()) for p in (syllabi / "21CS44.pdf", syllabi / "21CS52.pdf", notice)]
+    engine = Engine(minilm_settings)
+    engine.ingest("vtu", files)
+    answerer = ExtractiveAnswerer(minilm_settings)
+    for question in ("cie n see marks for computer networks?", "how much is the see worth for cn"):
+        answer = await answer_question(engine, answerer, AskRequest(question=question, collection="vtu"))
+        assert "disagree" not in answer.text, (question, answer.text)
+    os_answer = await answer_question(
+        engine, answerer, AskRequest(question="cie see split for os", collection="vtu")
+    )
+    assert os_answer.text.startswith("Your materials disagree"), os_answer.text

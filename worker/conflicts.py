@@ -517,7 +517,7 @@ def find_conflict(question: str, hits: Sequence[Hit], max_hits: int = READ_HITS)
         for i in range(len(sides)):
             for j in range(i + 1, len(sides)):
                 (si, a), (sj, b) = sides[i], sides[j]
-                if a.course and b.course and a.course != b.course:
+                if not _one_course(a, b):
                     continue  # two courses (21CS53 and BCS403 DBMS): different facts, not versions
                 if _clash(a.found, b.found) is None or _says_both(by_doc, a, b):
                     continue
@@ -575,8 +575,12 @@ def more_to_read(
     seen = {" ".join(h.text.split()) for h in top}
     ranked: dict[str, list[tuple[float, int]]] = {}
     for passage in passages_with(question_topic, need, MORE_READ):
-        if passage.doc_id not in docs and passage.subject and passage.subject not in courses:
-            continue
+        if passage.doc_id not in docs and (
+            passage.subject not in courses
+            if passage.subject
+            else courses and not any(names_course(passage.text, c) for c in courses)
+        ):
+            continue  # another course's passage, or a notice of no course that names none of these
         if len(ranked.get(passage.doc_id, ())) >= per_doc or " ".join(passage.text.split()) in seen:
             continue  # candidates come most topic words first: a document's first finds are its best
         for score, sentence in _best_sentences(question_topic, passage.text):
@@ -587,6 +591,26 @@ def more_to_read(
                 break
     found = [item for items in ranked.values() for item in items]
     return [position for _, position in sorted(found, key=lambda item: (-item[0], item[1]))[:MORE_KEPT]]
+
+
+def names_course(text: str, course: str) -> bool:
+    """Whether ``text`` names ``course`` ("21CS44 Operating Systems"): its code or its whole name."""
+    lowered = text.lower()
+    code = course.split()[0].lower() if course.split() else ""
+    return bool(code) and (
+        re.search(rf"\b{re.escape(code)}\b", lowered) is not None or course.lower() in lowered
+    )
+
+
+def _one_course(a: Side, b: Side) -> bool:
+    """Whether two sides can be versions of one course's fact: the same course, or no course on
+    either, or a side of no course (a Markdown notice) whose passage names the other's course."""
+    if a.course and b.course:
+        return a.course == b.course
+    known, other = (a, b) if a.course else (b, a)
+    if not known.course:
+        return True
+    return other.hit is None or names_course(other.hit.text, known.course)
 
 
 def _says_both(by_doc: dict[str, list[Hit]], a: Side, b: Side) -> bool:
