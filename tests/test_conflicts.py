@@ -407,3 +407,24 @@ async def test_a_notice_of_one_course_never_disagrees_with_another_course(minilm
         engine, answerer, AskRequest(question="cie see split for os", collection="vtu")
     )
     assert os_answer.text.startswith("Your materials disagree"), os_answer.text
+
+
+def test_days_of_several_events_in_one_sentence_are_each_labelled_by_their_own_clause() -> None:
+    """One deck: pitch an idea (Monday), present (Wednesday); the other: present on Wednesday, dig
+    into the data on Friday. Monday and Friday are days of different events, not a disagreement."""
+    wrangling = (
+        "Next week: pitch session lab, Each group will come up with an idea to pitch to the class "
+        "(Monday), You'll present your pitches and evaluate each other (Wednesday), Then we'll discuss"
+    )
+    motivating = (
+        "Pitch session lab •On Wednesday you'll present your pitches •Everyone will evaluate each "
+        "group's pitches, and on Friday we'll dig into the data"
+    )
+    hits = [hit("w", "data_wrangling.pdf", wrangling), hit("m", "motivating.pdf", motivating, 2)]
+    assert find_conflict("what day is the pitch session lab", hits) is None
+    assert (
+        collection_conflicts([("w", "Wrangling, p. 9", wrangling), ("m", "Motivating, p. 3", motivating)])
+        == []
+    )
+    moved = hit("m", "motivating.pdf", motivating.replace("On Wednesday", "On Thursday"), 2)
+    assert find_conflict("what day do we present the pitch", [hits[0], moved]) is not None

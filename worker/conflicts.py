@@ -248,12 +248,23 @@ _LABEL_WORDS = {
 }
 
 
+#: Where a clause ends in a list of events: "pitch an idea (Monday), present (Wednesday), • …".
+_CLAUSE_BREAK = re.compile(r"[,;•▪◦●]")
+
+
 def _labelled(sentence: str, values: list[tuple[Value, int, int]]) -> list[Value]:
     out = []
+    days = sum(1 for value, _, _ in values if value.kind == "weekday")
     for value, start, end in values:
         before, after = _LABEL_WORDS[value.kind]
-        left = sentence[:start].split()[-before:] if before else []
-        right = sentence[end:].split()[:after]
+        head, tail = sentence[:start], sentence[end:]
+        if value.kind == "weekday" and days > 1:
+            # Several days in one sentence are days of several events: each day is labelled by its
+            # own clause only ("come up with an idea (Monday)", not the next bullet's "present").
+            head = _CLAUSE_BREAK.split(head.rstrip(" ("))[-1]
+            tail = _CLAUSE_BREAK.split(tail)[0]
+        left = head.split()[-before:] if before else []
+        right = tail.split()[:after]
         if value.kind == "count":
             right = _to_clause_end(right)
         out.append(Value(value.kind, value.norm, value.text, _topic(" ".join([*left, value.text, *right]))))
