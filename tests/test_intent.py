@@ -88,3 +88,18 @@ def test_section_patterns_match_the_chunkers_section_names() -> None:
     assert section_pattern("marks").search("Continuous Internal Evaluation")
     with pytest.raises(KeyError):
         section_pattern("nonsense")
+
+
+@pytest.mark.parametrize(
+    ("question", "defines"),
+    [
+        ("formula for r squared?", True),
+        ("whats a css selector", True),
+        ("what does sd mean", True),
+        ("how is the final grade calculated", True),
+        ("what is the late policy", False),
+        ("what is the command to install sparklyr", False),
+    ],
+)
+def test_which_questions_ask_what_something_is(question: str, defines: bool) -> None:
+    assert read_intent(question).defines is defines

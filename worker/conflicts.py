@@ -28,7 +28,7 @@ from syllabot.shared.schema import Answer, Hit
 from syllabot.worker.answerers.base import citation
 from syllabot.worker.answerers.decision import terms
 from syllabot.worker.question import clean_question
-from syllabot.worker.sentences import split_sentences
+from syllabot.worker.sentences import looks_like_code, split_sentences
 
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _DAY_WORD = re.compile(
@@ -765,9 +765,10 @@ class Disagreement:
     second: tuple[str, str]
 
 
-#: Code and console output: "## 10 2013 1 2", "x <- c(1, 2)", "df %>% bind_rows()". Their numbers are
-#: data, not facts of the course.
-_CODE = re.compile(r"(?:^|\s)##\s|<-|%>%|\w\(\S*\)|[{}\[\]]{2}|::")
+#: Besides code and console output (``sentences.looks_like_code``: "## 10 2013 1 2", "x <- c(1, 2)"),
+#: a function call ("bind_rows()", "c(1,"): their numbers are data and arguments, not facts of the
+#: course.
+_CALL = re.compile(r"\w\(\S*\)")
 
 
 #: A word in at least this share of a collection's documents (and in three) is its boilerplate.
@@ -810,7 +811,7 @@ def collection_conflicts(passages: Sequence[tuple[str, str, str]], limit: int = 
             if key in seen:
                 continue
             seen.add(key)
-            if _CODE.search(sentence):
+            if looks_like_code(sentence) or _CALL.search(sentence):
                 continue
             values = values_in(sentence)
             topic = _topic(sentence) - everywhere

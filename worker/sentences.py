@@ -145,3 +145,14 @@ def _ends_sentence(block: str, start: int, m: re.Match[str], term: str) -> bool:
             previous = before.rsplit(None, 1)[-1][:-1].lstrip(_OPENING).lower()
             return previous in ABBREVIATIONS
     return True
+
+
+#: Code and console output: "## [1] 6" (printed output), "x <- c(1, 2)", "df %>% bind_rows()",
+#: "sparklyr::spark_install()", "library(dplyr)", "> summary(fit)", "{{ }}" / "[[ ]]" runs.
+_CODE = re.compile(r"(?:^|\s)##\s|<-|%>%|\|>|::|\blibrary\(|(?:^|\n)\s*>\s|[{}\[\]]{2}")
+
+
+def looks_like_code(text: str) -> bool:
+    """Whether ``text`` is code or console output rather than prose: its numbers are data and its
+    words are identifiers, so it never answers what something is or how it is computed."""
+    return _CODE.search(text) is not None

@@ -46,7 +46,7 @@ from syllabot.worker.answerers.decision import (
 from syllabot.worker.chunking import context_line
 from syllabot.worker.intent import VALUE_PATTERNS, Intent, read_intent, section_pattern
 from syllabot.worker.question import clean_question
-from syllabot.worker.sentences import split_sentences
+from syllabot.worker.sentences import looks_like_code, split_sentences
 
 if TYPE_CHECKING:
     from syllabot.shared.config import Settings
@@ -193,6 +193,8 @@ def _rank(
             # Headings and lead-ins ("Your bike is part of the recall if:") say nothing on their own.
             if len(text) < 6 or _is_heading(text) or text.endswith(":"):
                 continue
+            if intent.defines and looks_like_code(text):
+                continue  # R console output is not the formula for R squared
             present = term_set(text)
             overlap = sum(v for t, v in w.items() if t in present) / total
             has_value = bool(value.search(text)) if value else False
