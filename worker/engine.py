@@ -85,7 +85,7 @@ class SearchResult:
     carried: tuple[str, ...] = ()  # words a follow-up took from its conversation (worker/conversation.py)
     earlier: tuple[str, ...] = ()  # the conversation's earlier questions, oldest first (LLM context)
     vector: np.ndarray | None = None  # the unit query vector searched with (the gap report groups these)
-    related: list[Hit] = field(default_factory=list)  # more of the hits' documents on the asked value
+    related: list[Hit] = field(default_factory=list)  # the course's other passages on the asked value
 
 
 @dataclass(frozen=True)
