@@ -293,9 +293,12 @@ def search_rows(snapshot, question: str, query_vector: np.ndarray, settings, k: 
     return result_for(snapshot, question, prepare_query(question, snapshot), query_vector, settings, k)
 
 
-def result_for(snapshot, question: str, prepared, query_vector: np.ndarray, settings, k: int):
+def result_for(
+    snapshot, question: str, prepared, query_vector: np.ndarray, settings, k: int, related: bool = True
+):
     """The worker's own search of a prepared query (``worker.engine.prepare_query``), as a
-    ``SearchResult``: what the answerer receives."""
+    ``SearchResult``: what the answerer receives (``related``: with the passages the conflict check
+    reads besides the hits, as ``Engine.finish_search`` adds them; a bench timing them passes False)."""
     from syllabot.worker.engine import SearchResult, related_hits, search_snapshot
 
     selection, hits = search_snapshot(snapshot, query_vector, prepared, settings, k)
@@ -310,7 +313,7 @@ def result_for(snapshot, question: str, prepared, query_vector: np.ndarray, sett
         prepared.text,
         prepared.courses,
         prepared.topic,
-        related=related_hits(snapshot, question, hits),
+        related=related_hits(snapshot, question, hits) if related else [],
     )
 
 

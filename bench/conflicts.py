@@ -130,7 +130,7 @@ def names_both(case: Case) -> bool:
 
 def run_cases(questions: Sequence[dict], embedder, settings) -> list[Case]:
     from syllabot.worker.answerers.extractive import ExtractiveAnswerer
-    from syllabot.worker.conflicts import READ_HITS, find_conflict, render_conflict
+    from syllabot.worker.conflicts import find_conflict, render_conflict
     from syllabot.worker.engine import prepare_query, related_hits
 
     answerer = ExtractiveAnswerer(settings)
@@ -146,14 +146,15 @@ def run_cases(questions: Sequence[dict], embedder, settings) -> list[Case]:
         snapshot = snapshots[files]
         prepared = prepare_query(q["question"], snapshot)
         (vector,) = embed_queries_cached(embedder, [prepared.text], "conflicts")
-        result = result_for(snapshot, q["question"], prepared, vector, settings, settings.top_k)
+        result = result_for(
+            snapshot, q["question"], prepared, vector, settings, settings.top_k, related=False
+        )
         t_related = time.perf_counter()
-        related_hits(snapshot, q["question"], result.hits)  # timed alone (result_for did it too)
+        result.related = related_hits(snapshot, q["question"], result.hits)  # timed alone
         related_ms = (time.perf_counter() - t_related) * 1000
         t0 = time.perf_counter()
         answer = answerer.answer_sync(q["question"], result, snapshot.collection)
-        read = [*result.hits[:READ_HITS], *result.related]
-        conflict = find_conflict(q["question"], read, len(read))
+        conflict = find_conflict(q["question"], result.hits, related=result.related)
         ms = (time.perf_counter() - t0) * 1000
         note = render_conflict(conflict) if conflict is not None else None
         cases.append(Case(q, bool(q.get("conflict")), conflict, note, answer.status, ms, related_ms))

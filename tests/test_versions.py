@@ -154,6 +154,26 @@ def test_uploading_a_same_title_file_with_replace_supersedes_the_old_one(setting
     assert _files(engine.search("pol", QUESTION)) == ["policy-v2-final.md"]
 
 
+def test_a_same_title_upload_with_replace_supersedes_also_when_the_upload_re_embeds_everything(
+    settings: Settings, minilm_settings: Settings
+) -> None:
+    """A collection built with another embedder is rebuilt whole by the upload: the supersession
+    is part of that same build."""
+    Engine(settings).ingest("pol", [("policy.md", OLD)])  # the hashing embedder
+    engine = Engine(minilm_settings)
+    same_title = b"# Course policy\n\nLate homework will not be accepted at all this term.\n"
+    report = engine.ingest("pol", [("policy-v2-final.md", same_title)], replace=True)
+    assert report.changed and any(
+        "policy.md is marked superseded by it" in w for w in report.files[0].warnings
+    )
+    snapshot = engine.snapshot("pol")
+    assert snapshot is not None and snapshot.embedder_id == engine.embedder.id
+    sources = {s.file: s for s in engine.sources("pol")}
+    assert sources["policy.md"].status == "superseded"
+    assert sources["policy.md"].superseded_by == sources["policy-v2-final.md"].doc_id
+    assert _files(engine.search("pol", QUESTION)) == ["policy-v2-final.md"]
+
+
 def test_cli_index_replace_supersedes_a_same_title_document(settings: Settings, tmp_path: Path) -> None:
     (tmp_path / "policy.md").write_bytes(OLD)
     (tmp_path / "policy-v2.md").write_bytes(b"# Course policy\n\nLate homework will not be accepted.\n")

@@ -22,7 +22,7 @@ import datetime as _dt
 import functools
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from syllabot.shared.schema import Answer, Hit
 from syllabot.worker.answerers.base import citation
@@ -398,18 +398,40 @@ def _topic(text: str) -> frozenset[str]:
 
 @dataclass(frozen=True)
 class Side:
-    """One document's say on the asked fact."""
+    """One document's say on the asked fact: the passage that says it (and cites it), the sentence,
+    its values about the topic, and how evidently current the document is."""
 
-    label: str
-    file: str
-    doc_id: str
+    hit: Hit
     sentence: str
     found: tuple[Value, ...] = ()
     newer: tuple[int, int, str] = (0, 0, "")  # said current (+1) or old (-1), latest year, why
-    title: str = ""  # the document's display title, lower-cased
-    uploaded_at: str = ""  # its first upload (ISO time; "" when unknown)
-    course: str = ""  # the course its passage belongs to ("" when it names none)
-    hit: Hit | None = field(default=None, compare=False, repr=False)  # the passage it is cited by
+
+    @property
+    def label(self) -> str:
+        return self.hit.label or self.hit.file
+
+    @property
+    def file(self) -> str:
+        return self.hit.file
+
+    @property
+    def doc_id(self) -> str:
+        return self.hit.doc_id
+
+    @property
+    def title(self) -> str:
+        """The document's display title, lower-cased."""
+        return (self.hit.cite_title or self.hit.title).strip().lower()
+
+    @property
+    def uploaded_at(self) -> str:
+        """Its first upload (ISO time; "" when unknown)."""
+        return self.hit.uploaded_at or ""
+
+    @property
+    def course(self) -> str:
+        """The course its passage belongs to ("" when it names none)."""
+        return self.hit.subject or ""
 
     @property
     def quoted(self) -> tuple[str, ...]:
@@ -459,45 +481,74 @@ def _best_sentences(question_topic: frozenset[str], text: str) -> list[tuple[flo
     return sorted(scored, key=lambda item: -item[0])
 
 
+@dataclass(frozen=True)
+class _Asked:
+    """What a question asks, as the check reads it: the kinds of value, the topic words, and how
+    many of them a sentence must share to be about it (one, two for a question of three or more)."""
+
+    kinds: frozenset[str]
+    topic: frozenset[str]
+    need: int
+
+
+@functools.lru_cache(maxsize=1024)
+def _asked(question: str) -> _Asked | None:
+    """The question read once (chat words spelled out, as retrieval reads them), for both the
+    related passages and the check; None when it asks no value the check reads."""
+    question = clean_question(question)
+    kinds = asked_kinds(question)
+    topic = _topic(question)
+    if not kinds or not topic:
+        return None
+    return _Asked(frozenset(kinds), topic, 1 if len(topic) <= 2 else 2)
+
+
+def _stated(asked: _Asked, text: str) -> tuple[float, str, list[Value]] | None:
+    """The best sentence of ``text`` about the asked topic that states an asked value about it,
+    with its score and those values; None when no sentence does."""
+    for score, sentence in _best_sentences(asked.topic, text):
+        if round(score * len(asked.topic)) < asked.need:
+            break
+        values = [v for v in values_in(sentence) if v.label & asked.topic and v.kind in asked.kinds]
+        if values:
+            return score, sentence, values
+    return None
+
+
 #: The top hits whose documents are compared.
 READ_HITS = 8
 
 
-def find_conflict(question: str, hits: Sequence[Hit], max_hits: int = READ_HITS) -> Conflict | None:
-    """The disagreement among ``hits`` on the fact ``question`` asks, or None.
+def find_conflict(
+    question: str, hits: Sequence[Hit], max_hits: int = READ_HITS, related: Sequence[Hit] = ()
+) -> Conflict | None:
+    """The disagreement among ``hits`` (the top ``max_hits``) and the ``related`` passages of their
+    course (:func:`more_to_read`) on the fact ``question`` asks, or None.
 
-    Each hit (among the top ``max_hits``) speaks through its sentence most about the question's
-    topic words, when that sentence shares at least one of them (two for a question of three or
-    more) -- read once, whatever the kinds asked. For each asked kind, a document's say is its
-    best-scoring such sentence holding values of that kind about the topic; two documents disagree
-    when :func:`_clash` finds a value of one against a differing value of the same thing in the other.
+    Each passage speaks through its best sentence about the question's topic words that states an
+    asked value about them (:func:`_stated`). For each asked kind, a document's say is its
+    best-scoring such sentence holding values of that kind; two documents disagree when
+    :func:`_clash` finds a value of one against a differing value of the same thing in the other.
     """
-    question = clean_question(question)  # chat words spelled out, as retrieval reads them
-    kinds = asked_kinds(question)
-    question_topic = _topic(question)
-    if not kinds or not question_topic:
+    asked = _asked(question)
+    if asked is None:
         return None
     by_doc: dict[str, list[Hit]] = {}
-    for hit in hits[:max_hits]:
+    for hit in [*hits[:max_hits], *related]:
         by_doc.setdefault(hit.doc_id, []).append(hit)
     if len(by_doc) < 2:
         return None
-    need = 1 if len(question_topic) <= 2 else 2
-    # Per document: (score, sentence, its values about the topic) of each hit's best sentence.
+    # Per document: (score, sentence, its values about the topic, the passage) of each passage.
     read: dict[str, list[tuple[float, str, list[Value], Hit]]] = {}
     for doc_id, doc_hits in by_doc.items():
         for hit in doc_hits:
-            for score, sentence in _best_sentences(question_topic, hit.text):
-                if round(score * len(question_topic)) < need:
-                    break
-                values = [v for v in values_in(sentence) if v.label & question_topic and v.kind in kinds]
-                if values:  # its best sentence about the topic that states an asked value
-                    read.setdefault(doc_id, []).append((score, sentence, values, hit))
-                    break
+            stated = _stated(asked, hit.text)
+            if stated is not None:
+                read.setdefault(doc_id, []).append((*stated, hit))
     newer = {doc_id: _newer(by_doc[doc_id][0], (h.text for h in by_doc[doc_id])) for doc_id in read}
     best: Conflict | None = None
     best_strength = 0.0
-    for kind in sorted(kinds):
+    for kind in sorted(asked.kinds):
         sides: list[tuple[float, Side]] = []
         for doc_id, sentences in read.items():
             chosen: tuple[float, str, list[Value], Hit] | None = None
@@ -505,26 +556,9 @@ def find_conflict(question: str, hits: Sequence[Hit], max_hits: int = READ_HITS)
                 of_kind = [v for v in values if v.kind == kind]
                 if of_kind and (chosen is None or score > chosen[0]):
                     chosen = (score, sentence, of_kind, hit)
-            if chosen is None:
-                continue
-            score, sentence, values, first = chosen  # cited by the hit that says it
-            sides.append(
-                (
-                    score,
-                    Side(
-                        first.label or first.file,
-                        first.file,
-                        doc_id,
-                        sentence,
-                        tuple(values),
-                        newer[doc_id],
-                        (first.cite_title or first.title).strip().lower(),
-                        first.uploaded_at or "",
-                        first.subject or "",
-                        first,
-                    ),
-                )
-            )
+            if chosen is not None:
+                score, sentence, values, first = chosen  # cited by the hit that says it
+                sides.append((score, Side(first, sentence, tuple(values), newer[doc_id])))
         for i in range(len(sides)):
             for j in range(i + 1, len(sides)):
                 (si, a), (sj, b) = sides[i], sides[j]
@@ -570,22 +604,19 @@ def more_to_read(
     presentations" paragraph, not its grading list). ``passages_with(words, at_least, limit)`` gives
     the collection's passages holding at least ``at_least`` of the topic ``words``; kept are those of
     the top hits' documents or course (a passage of another course is another course's fact), not
-    already retrieved, whose best sentences about the topic hold a value of an asked kind labelled
-    with it, ``per_doc`` at most per document and :data:`MORE_KEPT` in all: their positions, best
-    first. Empty when the question asks no value :func:`find_conflict` reads, so most questions cost
-    nothing here; a value question over 97,000 chunks costs ~2–3 ms (postings counted with numpy)."""
-    question = clean_question(question)
-    kinds = asked_kinds(question)
-    question_topic = _topic(question)
+    already retrieved, that state an asked value about the topic (:func:`_stated`), ``per_doc`` at
+    most per document and :data:`MORE_KEPT` in all: their positions, best first. Empty when the
+    question asks no value :func:`find_conflict` reads, so most questions cost nothing here; a value
+    question over 97,000 chunks costs ~2–3 ms (postings counted with numpy)."""
+    asked = _asked(question)
     top = hits[:max_hits]
-    if not kinds or not question_topic or not top:
+    if asked is None or not top:
         return []
-    need = 1 if len(question_topic) <= 2 else 2
     docs = {h.doc_id for h in top}
     courses = {h.subject for h in top if h.subject}
     seen = {" ".join(h.text.split()) for h in top}
     ranked: dict[str, list[tuple[float, int]]] = {}
-    for passage in passages_with(question_topic, need, MORE_READ):
+    for passage in passages_with(asked.topic, asked.need, MORE_READ):
         if passage.doc_id not in docs and (
             passage.subject not in courses
             if passage.subject
@@ -594,23 +625,20 @@ def more_to_read(
             continue  # another course's passage, or a notice of no course that names none of these
         if len(ranked.get(passage.doc_id, ())) >= per_doc or " ".join(passage.text.split()) in seen:
             continue  # candidates come most topic words first: a document's first finds are its best
-        for score, sentence in _best_sentences(question_topic, passage.text):
-            if round(score * len(question_topic)) < need:
-                break
-            if any(v.kind in kinds and v.label & question_topic for v in values_in(sentence)):
-                ranked.setdefault(passage.doc_id, []).append((score, passage.position))
-                break
+        stated = _stated(asked, passage.text)
+        if stated is not None:
+            ranked.setdefault(passage.doc_id, []).append((stated[0], passage.position))
     found = [item for items in ranked.values() for item in items]
     return [position for _, position in sorted(found, key=lambda item: (-item[0], item[1]))[:MORE_KEPT]]
 
 
 def names_course(text: str, course: str) -> bool:
     """Whether ``text`` names ``course`` ("21CS44 Operating Systems"): its code or its whole name."""
+    words = course.split()
+    if not words:
+        return False
     lowered = text.lower()
-    code = course.split()[0].lower() if course.split() else ""
-    return bool(code) and (
-        re.search(rf"\b{re.escape(code)}\b", lowered) is not None or course.lower() in lowered
-    )
+    return re.search(rf"\b{re.escape(words[0].lower())}\b", lowered) is not None or course.lower() in lowered
 
 
 def _one_course(a: Side, b: Side) -> bool:
@@ -619,9 +647,7 @@ def _one_course(a: Side, b: Side) -> bool:
     if a.course and b.course:
         return a.course == b.course
     known, other = (a, b) if a.course else (b, a)
-    if not known.course:
-        return True
-    return other.hit is None or names_course(other.hit.text, known.course)
+    return not known.course or names_course(other.hit.text, known.course)
 
 
 def _says_both(by_doc: dict[str, list[Hit]], a: Side, b: Side) -> bool:
@@ -737,13 +763,13 @@ def with_conflict_note(
     it: a "Not in your materials" verdict beside such a note would be wrong twice, so the note
     replaces it, both sides cited, as the answer ("how much is the see worth for os" retrieves the
     textbook list, but the syllabus and the revision notice each give the SEE marks)."""
-    conflict = find_conflict(question, [*hits[:READ_HITS], *related], max_hits=READ_HITS + len(related))
+    conflict = find_conflict(question, hits, related=related)
     if conflict is None:
         return answer
     note = render_conflict(conflict)
     if answer.status != "not_in_materials":
         return answer.model_copy(update={"text": f"{note}\n\n{answer.text}"})
-    cited = [side.hit for side in conflict.sides if side.hit is not None]
+    cited = [side.hit for side in conflict.sides]
     return answer.model_copy(
         update={
             "text": note,

@@ -232,6 +232,12 @@ def _marked(chunk: Chunk, status: str, by: str | None) -> Chunk:
     return dataclasses.replace(chunk, status="current", superseded_by=None)
 
 
+def mark_fields(status: str, by: str | None = None) -> dict[str, Any]:
+    """What an admin's mark writes into a document's stored metadata: the status, and for
+    "superseded" the successor's id (``by``; None for "current")."""
+    return {"marked": status, "status": status, "superseded_by": by if status == "superseded" else None}
+
+
 def marks_of(meta: dict[str, Any]) -> dict[str, Any]:
     """The admin's mark kept in a document's stored metadata (empty when it has none)."""
     if not meta.get("marked"):
@@ -748,13 +754,8 @@ class Engine:
         :meth:`mark` does).
         """
         collection = validate_collection_name(collection)
-        same_titles: list[tuple[str, str]] = []
         with self._pipeline(progress) as pipe:
-            report = self._ingest(collection, files, who, progress, pipe, replace, same_titles)
-        for old_id, new_id in same_titles:
-            marked = self.mark(collection, old_id, "superseded", by=new_id)
-            report.index_version, report.total_chunks = marked.index_version, marked.total_chunks
-        return report
+            return self._ingest(collection, files, who, progress, pipe, replace)
 
     def _ingest(
         self,
@@ -764,7 +765,6 @@ class Engine:
         progress: Progress | None,
         pipe: EmbedPipeline,
         replace: bool = False,
-        same_titles: list[tuple[str, str]] | None = None,
     ) -> IngestReport:
         report = IngestReport(collection=collection)
         parsed: dict[str, tuple[Document, list[Chunk], bytes]] = {}
@@ -804,9 +804,11 @@ class Engine:
             _check_collisions(stored, parsed, report, replace)
             if not parsed:
                 return report
-            pairs = _note_same_titles(stored, parsed, report, replace)
-            if same_titles is not None:
-                same_titles.extend(pairs)
+            # With replace, a same-title upload supersedes the older document in this same build.
+            marks = {
+                old: mark_fields("superseded", new)
+                for old, new in _note_same_titles(stored, parsed, report, replace)
+            }
             previous = self.snapshot(collection)
             embedder = self.embedder
             reuse = (
@@ -815,7 +817,14 @@ class Engine:
             if previous is not None and not reuse:
                 # The collection was built with another model: everything must be re-embedded.
                 return self._rebuild(
-                    collection, progress, extra=parsed, report=report, who=who, lock=lock, pipe=pipe
+                    collection,
+                    progress,
+                    extra=parsed,
+                    report=report,
+                    who=who,
+                    lock=lock,
+                    pipe=pipe,
+                    marks=marks,
                 )
             keep_rows = (
                 []
@@ -823,6 +832,10 @@ class Engine:
                 else [i for i, c in enumerate(previous.chunks) if c.doc_id not in parsed]
             )
             kept_chunks = [previous.chunks[i] for i in keep_rows] if previous else []
+            kept_chunks = [
+                _marked(c, "superseded", marks[c.doc_id]["superseded_by"]) if c.doc_id in marks else c
+                for c in kept_chunks
+            ]
             # A syllabus page that starts with another course's tail names that course once the
             # other course is indexed too (see chunking.link_course_tails).
             new_chunks = link_course_tails(kept_chunks + [c for _, cs, _ in parsed.values() for c in cs])
@@ -846,7 +859,11 @@ class Engine:
             ]
             self.cancel.commit()
             self.store.publish(
-                snapshot, previous.version if previous else None, put_documents=puts, lock=lock
+                snapshot,
+                previous.version if previous else None,
+                put_documents=puts,
+                update_meta=[{**stored[doc_id], **mark} for doc_id, mark in marks.items()],
+                lock=lock,
             )
         return _published(report, snapshot, progress)
 
@@ -873,10 +890,15 @@ class Engine:
         who: str,
         lock: BuildLock | None,
         pipe: EmbedPipeline,
+        marks: dict[str, dict[str, Any]] | None = None,
     ) -> IngestReport:
-        """Full build from the stored documents plus ``extra`` new ones (already fed to ``pipe``).
+        """Full build from the stored documents plus ``extra`` new ones (already fed to ``pipe``),
+        with ``marks`` (doc id -> :func:`mark_fields`) applied to stored documents on the way.
         Caller holds the build lock."""
-        stored = self.store.documents(collection)
+        stored = {
+            doc_id: {**meta, **(marks or {}).get(doc_id, {})}
+            for doc_id, meta in self.store.documents(collection).items()
+        }
         parsed = dict(extra)
         todo = [(doc_id, meta) for doc_id, meta in stored.items() if doc_id not in parsed]
         for done, (doc_id, meta) in enumerate(todo):
@@ -958,8 +980,7 @@ class Engine:
             previous = self.snapshot(collection)
             if previous is None:
                 raise NothingToIndex(f"collection '{collection}' has no index; re-index it first")
-            successor = by if status == "superseded" else None
-            meta = {**docs[doc_id], "marked": status, "status": status, "superseded_by": successor}
+            meta = {**docs[doc_id], **mark_fields(status, by)}
             chunks = [
                 _marked(c, status, meta["superseded_by"]) if c.doc_id == doc_id else c
                 for c in previous.chunks

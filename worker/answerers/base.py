@@ -112,29 +112,21 @@ _PROBE = 30
 _MIN_PROBE = 12
 
 
-def _quoted_pages(hit: Hit, quoted: str) -> set[int]:
-    """The pages of ``hit`` that the lines of ``quoted`` are on, found by their opening characters
-    in the passage (spaces ignored: an answer re-spaces what it quotes); empty when none is found."""
-    flat = "".join(hit.text.split())
-    starts = [(0, hit.page or 0), *[(at, page) for at, page in hit.page_marks]]
-    pages: set[int] = set()
-    for line in quoted.splitlines():
-        probe = "".join(line.split())[:_PROBE].rstrip("…")
-        if len(probe) < _MIN_PROBE:
-            continue
-        at = flat.find(probe)
-        if at >= 0:
-            pages.add(next(page for start, page in reversed(starts) if start <= at))
-    return pages
-
-
 def narrowed(hit: Hit, quoted: Sequence[str]) -> Hit:
     """``hit`` cited by the pages its ``quoted`` text is on: a passage over pp. 4–5 whose quoted
-    sentence is on p. 5 cites p. 5, the page a student opens. Unchanged for a passage on one page,
-    or when the quote is not found in it (a model's paraphrase)."""
+    sentence is on p. 5 cites p. 5, the page a student opens. Each quoted line is found by its
+    opening characters in the passage, spaces ignored (an answer re-spaces what it quotes).
+    Unchanged for a passage on one page, or when no quote is found in it (a model's paraphrase)."""
     if not hit.page_marks or hit.page is None:
         return hit
-    pages = set().union(*(_quoted_pages(hit, q) for q in quoted)) if quoted else set()
+    flat = "".join(hit.text.split())
+    starts = [(0, hit.page), *hit.page_marks]
+    pages: set[int] = set()
+    for line in (line for q in quoted for line in q.splitlines()):
+        probe = "".join(line.split())[:_PROBE].rstrip("…")
+        at = flat.find(probe) if len(probe) >= _MIN_PROBE else -1
+        if at >= 0:
+            pages.add(next(page for start, page in reversed(starts) if start <= at))
     if not pages:
         return hit
     first, last = min(pages), max(pages)
@@ -160,55 +152,41 @@ def finalise_citations(
     Returns the cleaned text and the citations it uses, in order of their new numbers.
     """
     renumber: dict[int, int] = {}
+    source = quotable(text) if brackets else text  # a model's reply: any sentinel in it is not ours
+    # What the answer says each cited passage says: the text before each of its markers, back to the
+    # previous marker (by the number as written), for citing the page of the quote (:func:`narrowed`).
+    quoted: dict[int, list[str]] = {}
+    after_previous = 0
 
-    def keep(numbers: list[int], space: str) -> str:
+    def keep(numbers: list[int], match: re.Match[str]) -> str:
+        nonlocal after_previous
+        for n in numbers:
+            quoted.setdefault(n, []).append(source[after_previous : match.start()])
+        after_previous = match.end()
         kept: list[int] = []
         for n in numbers:
             if 1 <= n <= len(hits):
                 new = renumber.setdefault(n, len(renumber) + 1)
                 if new not in kept:
                     kept.append(new)
-        return space + "".join(cite_marker(n) for n in kept) if kept else ""
+        return match.group(1) + "".join(cite_marker(n) for n in kept) if kept else ""
 
     def from_sentinel(match: re.Match[str]) -> str:
-        return keep([int(match.group(2))], match.group(1))
+        return keep([int(match.group(2))], match)
 
     def from_brackets(match: re.Match[str]) -> str:
-        numbers = [n for body in _BRACKET.findall(match.group(2)) for n in _numbers(body)]
-        return keep(numbers, match.group(1))
+        return keep([n for body in _BRACKET.findall(match.group(2)) for n in _numbers(body)], match)
 
-    if brackets:  # a model's reply: any sentinel in it is not ours
-        cleaned = _BRACKET_RUN.sub(from_brackets, quotable(text))
-    else:
-        cleaned = _SENTINEL_MARK.sub(from_sentinel, text)
+    cleaned = (
+        _BRACKET_RUN.sub(from_brackets, source) if brackets else _SENTINEL_MARK.sub(from_sentinel, source)
+    )
     cleaned = _DUPLICATES.sub(r"\1", cleaned)  # "[1] [1]" collapses to "[1]"
     cleaned = re.sub(r"\x00(\d+)\x00", r"[\1]", cleaned)
-    quoted = _quoted_before(text, brackets)
     citations = [
         citation(new, narrowed(hits[old - 1], quoted.get(old, [])))
         for old, new in sorted(renumber.items(), key=lambda kv: kv[1])
     ]
     return _tidy(quotable(cleaned)), citations
-
-
-def _quoted_before(text: str, brackets: bool) -> dict[int, list[str]]:
-    """For each cited number (as written, before renumbering), the text before each of its markers
-    back to the previous marker: what the answer says that passage says."""
-    pattern = _BRACKET_RUN if brackets else _SENTINEL_MARK
-    source = quotable(text) if brackets else text
-    out: dict[int, list[str]] = {}
-    start = 0
-    for match in pattern.finditer(source):
-        segment = source[start : match.start()]
-        numbers = (
-            [n for body in _BRACKET.findall(match.group(2)) for n in _numbers(body)]
-            if brackets
-            else [int(match.group(2))]
-        )
-        for n in numbers:
-            out.setdefault(n, []).append(segment)
-        start = match.end()
-    return out
 
 
 def strip_markers(text: str) -> str:
