@@ -208,13 +208,55 @@ async def test_extractive_on_an_empty_collection() -> None:
 HEADINGS_ONLY = "# Module 3: Deadlocks\nDeadlock avoidance:\n- Banker's algo\n- Safety"
 
 
+# A Keynote deck's slide as the chunker writes it: bullets without a space, each on its own line.
+SLIDE = (
+    "Weekly snippets\n•Quick (5 minute) check-in, submitted via Canvas\n•Worth 1 point\n"
+    "•Answer 3 questions (2-4 sentences each):\n•What did you work on last week?\n"
+    "•What are you planning to work on this week?\n•What are you stuck on?"
+)
+
+
+def test_a_list_is_quoted_whole_and_in_order_when_its_best_item_is_chosen() -> None:
+    hits = [make_hit(1, SLIDE, score=0.9, cosine=0.9), make_hit(2, "Labs are due on Fridays.", score=0.3)]
+    answer = ExtractiveAnswerer().answer_sync(
+        "what questions do we answer in the weekly snippets", result(hits), "c"
+    )
+    lines = answer.text.splitlines()
+    assert lines[0] == "Weekly snippets:"
+    assert lines[1:] == [
+        "- Quick (5 minute) check-in, submitted via Canvas",
+        "- Worth 1 point",
+        "- Answer 3 questions (2-4 sentences each):",
+        "- What did you work on last week?",
+        "- What are you planning to work on this week?",
+        "- What are you stuck on? [1]",
+    ]
+
+
+def test_a_header_record_is_quoted_alone() -> None:
+    # One person's fields, not the whole staff block cut off before the asked hours.
+    header = (
+        "Syllabus\nPSYC 11: Laboratory in Psychological Science (Spring 2025)\n"
+        "Meeting Times: MWF 10:10 - 11:15AM; X-hour: Th 12:15-1:05PM; Classroom: Moore B03\n"
+        "Instructor: Dr. Ada Lovelace; Email: ada@example.edu; Office Location: Moore 349; "
+        "Office Hours: By appointment\n"
+        "Teaching Assistant: Sam Kerns; Email: sam@example.edu; Office Location: Moore 434; "
+        "Office Hours: MWF 11:30AM - 1PM"
+    )
+    hits = [make_hit(1, header, score=0.9, cosine=0.9)]
+    answer = ExtractiveAnswerer().answer_sync("when r sam kerns office hrs?", result(hits), "c")
+    assert answer.text.startswith("Teaching Assistant: Sam Kerns;") and "MWF 11:30AM - 1PM" in answer.text
+    assert "Lovelace" not in answer.text
+
+
 @pytest.mark.parametrize("fallback", [False, True])
 def test_extractive_answer_is_never_empty_when_chunks_hold_only_headings(fallback: bool) -> None:
     hits = [make_hit(i, HEADINGS_ONLY, score=0.9, cosine=0.9) for i in (1, 2, 3)]
     question = "What about deadlock avoidance with the banker's algo safety check?"
     answer = ExtractiveAnswerer().answer_sync(question, result(hits, fallback=fallback), "c")
     assert answer.in_materials is not fallback
-    snippet = "Module 3: Deadlocks Deadlock avoidance: Banker's algo; Safety. [1]"
+    # the lead-in and its items are one list, quoted as a list
+    snippet = "Module 3: Deadlocks Deadlock avoidance:\n- Banker's algo\n- Safety [1]"
     if fallback:
         assert answer.text == f"The closest passage I found: {snippet}"
         assert answer_text(answer) == f"{NOT_IN_MATERIALS}. The closest passage I found: {snippet}"

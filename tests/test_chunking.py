@@ -785,6 +785,37 @@ def test_a_header_block_is_one_sentence_per_person() -> None:
     assert not any("Sam Kerns" in s and "Lee Park" in s for s in sentences)
 
 
+def test_slide_bullets_without_a_space_keep_their_sentence_but_each_gets_its_own_line() -> None:
+    # Keynote and PowerPoint exports write "•Quick", no space: one sentence for the windows (a
+    # slide is not cut into fragments), one line per bullet for the answerer, which reads lines.
+    doc = pdf_doc(
+        "Weekly snippets\n•Quick (5 minute) check-in, submitted via Canvas \n•Worth 1 point \n"
+        "•Answer 3 questions (2-4 sentences each): \n•What did you work on last week (first week: skip \n"
+        "this!) \n•What are you planning to work on this week?",
+        "Grading\n•Labs 40%",
+    )
+    chunks = chunk_document(doc)
+    assert chunks[0].text.splitlines()[1:] == [
+        "Weekly snippets",
+        "•Quick (5 minute) check-in, submitted via Canvas",
+        "•Worth 1 point",
+        "•Answer 3 questions (2-4 sentences each):",
+        "•What did you work on last week (first week: skip this!)",
+        "•What are you planning to work on this week?",
+    ]
+
+
+def test_a_window_puts_each_header_record_on_its_own_line() -> None:
+    doc = pdf_doc(
+        "Meeting Times: MWF 10:10 - 11:15AM\nClassroom: Moore B03\nStaff\n"
+        "Instructor: Dr. Ada Lovelace\nEmail: ada@example.edu\nOffice Hours: By appointment\n"
+        "Teaching Assistant: Sam Kerns\nEmail: sam@example.edu\nOffice Hours: MWF 11:30AM - 1PM"
+    )
+    lines = chunk_document(doc)[0].text.splitlines()
+    assert "Teaching Assistant: Sam Kerns; Email: sam@example.edu; Office Hours: MWF 11:30AM - 1PM" in lines
+    assert "Instructor: Dr. Ada Lovelace; Email: ada@example.edu; Office Hours: By appointment" in lines
+
+
 def test_a_single_label_line_is_prose_and_bullets_continue_a_field() -> None:
     from syllabot.worker.chunking import _lines, _sentences
 

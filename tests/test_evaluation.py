@@ -39,6 +39,8 @@ from tests.queue_helpers import make_hit
         ("Peterson’s solution [2]", ["Peterson's solution"]),  # curly apostrophe
         ("L:T:P 3-0-0", ["3-0-0"]),
         ("below -5 °C", ["-5"]),  # a leading minus sign stays part of the string
+        ("Office Hours: MWF 11:30AM - 1PM", ["11:30"]),  # a number runs into its unit
+        ("A 15-page paper in 12pt font", ["15", "12"]),
         ("anything", []),  # nothing required
         ("anything", ["  "]),  # blank strings are ignored
     ],
@@ -58,6 +60,7 @@ def test_expect_met(text: str, expect: list[str]) -> None:
         ("Module 2: semaphores [1]", ["Module 2", "monitors"]),  # one missing is a miss
         ("Module 23", ["Module 2"]),
         ("Modules 3", ["Module 3"]),
+        ("Office Hours: 11:305", ["11:30"]),  # never into more digits
     ],
 )
 def test_expect_not_met(text: str, expect: list[str]) -> None:

@@ -511,13 +511,17 @@ class _Sentence:
     text: str
     page: int
     page_end: int
+    record: bool = False  # one person's or thing's fields from a header block (``_records``)
 
 
+_ROUND_BULLET = re.compile(r"[•●▪◦■]")
+#: A list item's start, for a window's lines: not "## …", which in a PDF is R console output.
+_ITEM_START = re.compile(r"^(?:\d{1,2}[.)]\s|[•●▪◦■]|[\-*–]\s|CO\s*\d|CLO\s*\d)")
 _FIELD_LINE = re.compile(r"^(?P<key>[A-Z][A-Za-z&/.' -]{0,30}?)\s*:\s+\S")
 _BULLET_VALUE = re.compile(r"^[•●▪◦■\-*–]\s*\S")
 
 
-def _field_key(text: str) -> str | None:
+def field_key(text: str) -> str | None:
     """ "Office Hours" of "Office Hours:   By appointment": a header block's label, else None."""
     m = _FIELD_LINE.match(text)
     if not m or len(m.group("key").split()) > 4 or "http" in text[: m.end()].lower():
@@ -571,7 +575,10 @@ def _sentences(lines: Sequence[_Line], max_chars: int) -> list[_Sentence]:
     def flush() -> None:
         nonlocal buf
         if buf:
-            out.append(_Sentence(" ".join(buf), first, last))
+            # a slide's bullets ("•Quick check-in", no space) stay in the sentence they continue
+            # (windows count sentences) but each on its own line, where the answerer finds items
+            text = "".join(part if k == 0 or part[:1] == "\n" else f" {part}" for k, part in enumerate(buf))
+            out.append(_Sentence(text, first, last))
             buf = []
 
     def flush_fields() -> None:
@@ -584,12 +591,12 @@ def _sentences(lines: Sequence[_Line], max_chars: int) -> list[_Sentence]:
             return
         for record in _records(fields):
             text = "; ".join(" ".join(ln.text.split()) for ln in record)
-            out.append(_Sentence(text, record[0].page, record[-1].page))
+            out.append(_Sentence(text, record[0].page, record[-1].page, record=True))
         fields.clear()
 
     for line in lines:
         text = line.text.strip()
-        key = _field_key(text) if text else None
+        key = field_key(text) if text else None
         if key:
             flush()
             fields.append((key, _Line(line.page, text)))
@@ -611,7 +618,8 @@ def _sentences(lines: Sequence[_Line], max_chars: int) -> list[_Sentence]:
         for k, part in enumerate(parts):
             if not buf:
                 first = line.page
-            buf.append(part.strip())
+            bullet = buf and k == 0 and _ROUND_BULLET.match(text)
+            buf.append(f"\n{part.strip()}" if bullet else part.strip())
             last = line.page
             if k < len(parts) - 1 or part.rstrip().endswith((".", "!", "?", "।", ".”", '."')):
                 flush()
@@ -632,6 +640,21 @@ def _sentences(lines: Sequence[_Line], max_chars: int) -> list[_Sentence]:
         if piece:
             result.append(_Sentence(piece, s.page, s.page_end))
     return result
+
+
+def _window_text(window: Sequence[_Sentence]) -> str:
+    """A window's sentences joined, each header record and list item on a line of its own.
+
+    Why: the answerer reads a chunk by lines and re-finds sentences by their full stops; records
+    ("Office Hours: MWF 11:30AM — 1PM") end in none, so joined by spaces a whole header block (every
+    person's email, office and hours) came back as one "sentence", quoted cut off before the asked
+    hours.
+    """
+    out = ""
+    for s in window:
+        own_line = s.record or _ITEM_START.match(s.text)
+        out += s.text if not out else ("\n" if own_line else " ") + s.text
+    return out
 
 
 def _windows(
@@ -931,7 +954,7 @@ def _emit_windows(
             runs.append([s])
     for run in runs:
         for window in _windows(run, max_chars, size, overlap):
-            body = " ".join(s.text for s in window)
+            body = _window_text(window)
             builder.add(section, "window", body, window[0].page, max(s.page_end for s in window))
 
 

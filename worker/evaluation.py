@@ -172,12 +172,14 @@ def expect_pattern(expected: str) -> re.Pattern[str]:
     and a label the answer wraps across lines. An ``expected`` that starts (ends) with a word
     character must not be preceded (followed) by another one: labels match as whole tokens, so
     "Unit I" is not satisfied by "Unit II" nor "Module 3" by "Module 30" — but "03" is also not
-    found inside "2003", which is what a label check wants.
+    found inside "2003", which is what a label check wants. A number may be followed by letters:
+    "11:30" is in "11:30AM" (a time), "15" in "15pt".
     """
     target = _normalise(expected).strip()
     body = _SEPARATOR.join(re.escape(part) for part in _SEPARATOR_RUN.split(target))
     before = r"(?<!\w)" if re.match(r"\w", target) else ""
-    after = r"(?!\w)" if re.search(r"\w$", target) else ""
+    # a number may run into a unit ("11:30" in "11:30AM", "15" in "15pt"), never into more digits
+    after = r"(?!\d)" if re.search(r"\d$", target) else r"(?!\w)" if re.search(r"\w$", target) else ""
     return re.compile(before + body + after, re.IGNORECASE)
 
 

@@ -68,7 +68,7 @@ _BOUNDARY = re.compile(
 # Paragraph breaks and new lines opening a list item: always a new sentence.
 _BLOCK_BREAK = re.compile(
     r"\n[ \t]*\n\s*"
-    r"|\n[ \t]*(?=(?:\d{1,2}[.)]\s|[•●▪◦■*–-]\s|CO\s*\d|CLO\s*\d|#{1,6}\s|\(\w{1,3}\)\s))"
+    r"|\n[ \t]*(?=(?:\d{1,2}[.)]\s|[•●▪◦■]|[*–-]\s|CO\s*\d|CLO\s*\d|#{1,6}\s|\(\w{1,3}\)\s))"
 )
 _INITIAL = re.compile(r"[A-Z]")
 _DOTTED = re.compile(r"(?:[A-Za-z]{1,2}\.)+[A-Za-z]{1,4}")  # U.S, e.g, i.e, Ph.D, B.Tech, a.m

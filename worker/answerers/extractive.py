@@ -28,6 +28,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from syllabot.shared.schema import Answer, AnswerStatus, Hit
@@ -43,7 +44,7 @@ from syllabot.worker.answerers.decision import (
     thresholds_for,
     weights,
 )
-from syllabot.worker.chunking import context_line
+from syllabot.worker.chunking import context_line, field_key
 from syllabot.worker.intent import VALUE_PATTERNS, Intent, read_intent, section_pattern
 from syllabot.worker.question import clean_question
 from syllabot.worker.sentences import looks_like_code, split_sentences
@@ -52,7 +53,7 @@ if TYPE_CHECKING:
     from syllabot.shared.config import Settings
     from syllabot.worker.engine import SearchResult
 
-_MARKUP = re.compile(r"^\s*(?:#{1,6}\s+|[-*•●▪◦+]\s+|>\s*)")
+_MARKUP = re.compile(r"^\s*(?:#{1,6}\s+|[•●▪◦]\s*|[-*+]\s+|>\s*)")
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}")
 _LIST_ITEM = re.compile(
     r"^\s*(?:[-*•●▪◦+\uf0b7]\s*|\d{1,2}[.)]\s+|\d{1,2}\s+(?=[A-Z][a-z])|(?:CO|CLO|PO)\s?-?\d+\s*[.:)\-]?\s|[a-z][.)]\s+|\(?[ivx]{1,4}\)\s+)"
@@ -70,6 +71,9 @@ CUE_BONUS = 0.25
 #: Courses answered side by side when a question names none and the answer spans several.
 MAX_COURSES = 3
 LIST_CHARS = 3000  # a lab list runs to ~2,200 characters; renderers split long replies
+#: A list a quoted sentence belongs to is quoted whole up to this many items and characters.
+RUN_ITEMS = 12
+RUN_CHARS = 900
 
 
 @dataclass(frozen=True)
@@ -100,18 +104,30 @@ def passage(hit: Hit) -> str:
     return rest if rest and first.strip() == expected else hit.text
 
 
-def blocks(text: str) -> list[str]:
+@dataclass(frozen=True)
+class Block:
+    """A paragraph, list item or table row of a chunk (``item``: it was a list item)."""
+
+    text: str
+    item: bool = False
+
+
+@lru_cache(maxsize=4096)
+def read_blocks(text: str) -> tuple[Block, ...]:
     """Paragraphs and list items, with lines that a layout wrapped mid-sentence joined back.
 
-    Markdown and PDF text both wrap long sentences over several lines; a blank line, a list item
-    or a table row starts a new block.
+    Markdown and PDF text both wrap long sentences over several lines; a blank line, a list item,
+    a table row or a header record following another starts a new block. Cached: the same chunks
+    come back question after question.
     """
-    out: list[str] = []
+    out: list[Block] = []
     current: list[str] = []
+    item = False
+    previous = ""  # the line read last
 
     def flush() -> None:
         if current:
-            out.append(" ".join(current))
+            out.append(Block(" ".join(current), item))
             current.clear()
 
     for line in text.splitlines():
@@ -123,13 +139,25 @@ def blocks(text: str) -> list[str]:
             flush()
             cells = [c.strip() for c in stripped.strip("|").split("|") if c.strip()]
             if cells:
-                out.append(": ".join(cells))
+                out.append(Block(": ".join(cells)))
             continue
-        if _LIST_ITEM.match(stripped) or stripped.startswith("#"):
+        # a header record after another ("Teaching Assistant: Sarah Kerns; Email: …; Office Hours:
+        # MWF 11:30AM" after the instructor's) is its own block, as a list item or heading is
+        record = bool(current) and field_key(previous) is not None and field_key(stripped) is not None
+        starts_item = bool(_LIST_ITEM.match(stripped))
+        if starts_item or stripped.startswith("#") or record:
             flush()
+        if not current:
+            item = starts_item
         current.append(_MARKUP.sub("", stripped).strip() if not current else stripped)
+        previous = stripped
     flush()
-    return [b for b in out if b]
+    return tuple(b for b in out if b.text)
+
+
+def blocks(text: str) -> list[str]:
+    """The texts of :func:`read_blocks`."""
+    return [b.text for b in read_blocks(text)]
 
 
 def sentences(text: str) -> list[str]:
@@ -137,13 +165,70 @@ def sentences(text: str) -> list[str]:
     return [part.strip() for block in blocks(text) for part in split_sentences(block) if part.strip()]
 
 
-def _units(hit: Hit) -> list[str]:
-    """What can be quoted from a hit: its sentences, and for a course header its rows (one line
-    each: "Credits 04 Exam Hours 03" answers "how many credits?", the whole header does not)."""
+@dataclass(frozen=True)
+class _Unit:
+    """What the answerer can quote of a hit: a sentence, a header row, or a whole list (``items``,
+    ``text`` then its lead-in and items joined, which is what is scored)."""
+
+    text: str
+    lead: str | None = None
+    items: tuple[str, ...] = ()
+
+
+def _is_lead(text: str) -> bool:
+    """A block that introduces the list after it: "…the following three questions:", a slide's
+    title ("Weekly snippets"), a question ("What tools do we have to achieve our goal?")."""
+    return len(text) <= 160 and (text.endswith((":", "?")) or _is_heading(text))
+
+
+@lru_cache(maxsize=4096)
+def _block_units(body: str) -> tuple[_Unit, ...]:
+    """Sentences of the blocks of ``body``, each list (lead-in and 2 to ``RUN_ITEMS`` items within
+    ``RUN_CHARS``) one unit.
+
+    Why: a slide is a title and bullets, a syllabus paragraph a lead-in and numbered items. As
+    separate sentences the best item alone answered "what questions do we answer in the snippets"
+    with one of the three, and the items lost their lead-in's words ("Week 5" for the topics under
+    it); as one unit the list is scored with its lead-in and quoted whole.
+    """
+    found = read_blocks(body)
+    out: list[_Unit] = []
+    k = 0
+    while k < len(found):
+        j = k
+        while j < len(found) and found[j].item:
+            j += 1
+        items = tuple(b.text for b in found[k:j])
+        if j > k and 2 <= len(items) <= RUN_ITEMS and sum(len(t) for t in items) <= RUN_CHARS:
+            # the block before, if it introduces the list (its last sentence: "… three questions:")
+            before = out[-1] if out and k > 0 and not found[k - 1].item and not out[-1].items else None
+            lead = out.pop().text if before is not None and _is_lead(before.text) else None
+            out.append(_Unit(" ".join(([lead] if lead else []) + list(items)), lead, items))
+            k = j
+            continue
+        block = found[k]
+        out.extend(_Unit(part.strip()) for part in split_sentences(block.text) if part.strip())
+        k += 1
+    return tuple(out)
+
+
+@lru_cache(maxsize=4096)
+def _word_sets(unit: _Unit) -> tuple[frozenset[str], ...]:
+    """The words a unit is scored by: a sentence's own; each item of a list with its lead-in's."""
+    if not unit.items:
+        return (term_set(unit.text),)
+    lead = term_set(unit.lead) if unit.lead else frozenset()
+    return tuple(lead | term_set(item) for item in unit.items)
+
+
+def _units(hit: Hit) -> tuple[_Unit, ...]:
+    """What can be quoted from a hit: its sentences and lists (:func:`_block_units`), and for a
+    course header its rows (one line each: "Credits 04 Exam Hours 03" answers "how many credits?",
+    the whole header does not)."""
     body = passage(hit)
     if (hit.section or "").lower() == "course details":
-        return [line.strip() for line in body.splitlines() if len(line.strip()) >= 6]
-    return sentences(body)
+        return tuple(_Unit(line.strip()) for line in body.splitlines() if len(line.strip()) >= 6)
+    return _block_units(body)
 
 
 def _is_heading(text: str) -> bool:
@@ -176,6 +261,7 @@ class _Sentence:
     score: float
     overlap: float
     has_value: bool
+    unit: _Unit | None = None  # a list's unit: quoted as the list
 
 
 def _rank(
@@ -189,26 +275,39 @@ def _rank(
     ranked: list[_Sentence] = []
     for index in indices:
         hit = hits[index]
-        for position, text in enumerate(_units(hit)):
+        for position, unit in enumerate(_units(hit)):
+            text = unit.text
             # Headings and lead-ins ("Your bike is part of the recall if:") say nothing on their own.
-            if len(text) < 6 or _is_heading(text) or text.endswith(":"):
+            if not unit.items and (len(text) < 6 or _is_heading(text) or text.endswith(":")):
                 continue
             if intent.defines and looks_like_code(text):
                 continue  # R console output is not the formula for R squared
-            present = term_set(text)
-            overlap = sum(v for t, v in w.items() if t in present) / total
+            # a list is as close as its best item read with its lead-in: the union of every item's
+            # words would favour long lists ("CLO 1 … CLO 4" for "credits for dbms, 3 or 4?")
+            overlap = max(
+                sum(v for t, v in w.items() if t in present) / total for present in _word_sets(unit)
+            )
             has_value = bool(value.search(text)) if value else False
             cue = CUE_BONUS if has_value else 0.0
             score = overlap + cue + 0.35 * (hit.score / best_score) - 0.01 * position
-            ranked.append(_Sentence(text, index, score, overlap, has_value))
+            ranked.append(_Sentence(text, index, score, overlap, has_value, unit if unit.items else None))
     ranked.sort(key=lambda s: s.score, reverse=True)
     return ranked
 
 
 def _quote(chosen: Sequence[_Sentence]) -> str:
-    return " ".join(
-        f"{quotable(_sentence_end(_clip(s.text)))} {cite_marker(s.hit_index + 1)}" for s in chosen
-    )
+    """The chosen sentences, each cited; a list (:func:`_block_units`) as its lead-in and items."""
+    parts: list[str] = []
+    for s in chosen:
+        marker = cite_marker(s.hit_index + 1)
+        if s.unit is None:
+            parts.append(f"{quotable(_sentence_end(_clip(s.text)))} {marker}")
+            continue
+        lead = s.unit.lead
+        lines = [quotable(lead if lead.endswith((":", "?")) else f"{lead}:")] if lead else []
+        lines += [f"- {quotable(_clip(item, 300))}" for item in s.unit.items]
+        parts.append("\n".join(lines) + f" {marker}\n")
+    return " ".join(parts).replace("\n ", "\n").strip()
 
 
 def _best_sentences(ranked: Sequence[_Sentence], limit: int, max_chars: int = 900) -> list[_Sentence]:
