@@ -141,7 +141,11 @@ class SentinelGroup:
                 f"sentinel parallel-syncs {SERVICE} 1\n"
             )
             sentinel.start(str(conf), "--sentinel")
-        _until(self._settled, 30, "the Sentinels never saw each other and the replica")
+        # Sentinels find each other by hello messages every 2 s and the replica by INFO every 10 s;
+        # on a loaded 2-core CI machine that once took over 30 s
+        _until(
+            self._settled, 90, lambda: f"the Sentinels never saw each other and the replica: {self._views()}"
+        )
 
     def _settled(self) -> bool:
         for sentinel in self.sentinels:
@@ -155,6 +159,22 @@ class SentinelGroup:
             if int(state.get("num-other-sentinels", 0)) < 2 or int(state.get("num-slaves", 0)) < 1:
                 return False
         return True
+
+    def _views(self) -> list[str]:
+        """What each Sentinel sees of the service, for a failure message."""
+        views = []
+        for sentinel in self.sentinels:
+            client = sentinel.client()
+            try:
+                state = client.sentinel_master(SERVICE)
+                views.append(
+                    f"other sentinels {state.get('num-other-sentinels')}, replicas {state.get('num-slaves')}"
+                )
+            except redis.RedisError as exc:
+                views.append(f"error {exc}")
+            finally:
+                client.close()
+        return views
 
     def primary_port(self) -> int:
         client = self.sentinels[0].client()
