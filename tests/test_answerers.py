@@ -233,6 +233,22 @@ def test_a_list_is_quoted_whole_and_in_order_when_its_best_item_is_chosen() -> N
     ]
 
 
+def test_a_numbered_list_keeps_its_numbers_when_quoted() -> None:
+    text = (
+        "If you believe an error was made, address the issue as follows:\n"
+        "1.Carefully review the feedback against the rubric on Canvas.\n"
+        "2.Email a copy of your request to the TA who graded it and CC me.\n"
+        "3.Meet with the TA during their office hours."
+    )
+    hits = [make_hit(1, text, score=0.9, cosine=0.9)]
+    answer = ExtractiveAnswerer().answer_sync(
+        "how do i ask for a regrade, whats the process", result(hits), "c"
+    )
+    lines = answer.text.splitlines()
+    assert lines[0] == "If you believe an error was made, address the issue as follows:"
+    assert [line[:3] for line in lines[1:]] == ["1.C", "2.E", "3.M"]
+
+
 def test_a_header_record_is_quoted_alone() -> None:
     # One person's fields, not the whole staff block cut off before the asked hours.
     header = (

@@ -117,6 +117,20 @@ def test_non_ending_periods_keep_one_sentence(sentence: str) -> None:
         ("Stop here! Start there.", ["Stop here!", "Start there."]),
         ("Lists. • item one", ["Lists.", "• item one"]),
         ("Done. - next item", ["Done.", "- next item"]),
+        # "1.)" opens an item; a numbered or bulleted line starts one even without a space
+        (
+            "three questions:\n 1.) What did I do? \n 2.) What is next?",
+            ["three questions:", "1.) What did I do?", "2.) What is next?"],
+        ),
+        (
+            "as follows:\n1.Carefully review it.\n2.Email the TA",
+            ["as follows:", "1.Carefully review it.", "2.Email the TA"],
+        ),
+        (
+            "Weekly snippets\n•Quick check-in\n•Worth 1 point",
+            ["Weekly snippets", "•Quick check-in", "•Worth 1 point"],
+        ),
+        ("It is version 2.Final", ["It is version 2.Final"]),  # not at a line's start: no item
     ],
 )
 def test_sentence_ends(text: str, expected: list[str]) -> None:

@@ -503,7 +503,10 @@ def _boilerplate_candidate(text: str) -> bool:
 # Sentences and windows
 # ----------------------------------------------------------------------------------------------
 
-_LIST_START = re.compile(r"^(?:\d{1,2}[.)]\s|[•●▪◦■\-*–]\s|CO\s*\d|CLO\s*\d|#{1,6}\s)")
+#: A list item's start: "1. ", "1) ", "1.) ", "1.Email" (a PDF lost the space), a bullet, "CO1".
+_LIST_START = re.compile(
+    r"^(?:\d{1,2}[.)]\)?\s|\d{1,2}\.(?=[A-Z][a-z])|[•●▪◦■\-*–]\s|CO\s*\d|CLO\s*\d|#{1,6}\s)"
+)
 
 
 @dataclass
@@ -516,7 +519,7 @@ class _Sentence:
 
 _ROUND_BULLET = re.compile(r"[•●▪◦■]")
 #: A list item's start, for a window's lines: not "## …", which in a PDF is R console output.
-_ITEM_START = re.compile(r"^(?:\d{1,2}[.)]\s|[•●▪◦■]|[\-*–]\s|CO\s*\d|CLO\s*\d)")
+_ITEM_START = re.compile(r"^(?:\d{1,2}[.)]\)?\s|\d{1,2}\.(?=[A-Z][a-z])|[•●▪◦■]|[\-*–]\s|CO\s*\d|CLO\s*\d)")
 _FIELD_LINE = re.compile(r"^(?P<key>[A-Z][A-Za-z&/.' -]{0,30}?)\s*:\s+\S")
 _BULLET_VALUE = re.compile(r"^[•●▪◦■\-*–]\s*\S")
 

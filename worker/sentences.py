@@ -68,7 +68,7 @@ _BOUNDARY = re.compile(
 # Paragraph breaks and new lines opening a list item: always a new sentence.
 _BLOCK_BREAK = re.compile(
     r"\n[ \t]*\n\s*"
-    r"|\n[ \t]*(?=(?:\d{1,2}[.)]\s|[•●▪◦■]|[*–-]\s|CO\s*\d|CLO\s*\d|#{1,6}\s|\(\w{1,3}\)\s))"
+    r"|\n[ \t]*(?=(?:\d{1,2}[.)]\)?\s|\d{1,2}\.(?=[A-Z][a-z])|[•●▪◦■]|[*–-]\s|CO\s*\d|CLO\s*\d|#{1,6}\s|\(\w{1,3}\)\s))"
 )
 _INITIAL = re.compile(r"[A-Z]")
 _DOTTED = re.compile(r"(?:[A-Za-z]{1,2}\.)+[A-Za-z]{1,4}")  # U.S, e.g, i.e, Ph.D, B.Tech, a.m
@@ -120,9 +120,11 @@ def _ends_sentence(block: str, start: int, m: re.Match[str], term: str) -> bool:
         return False  # a lower-case letter outside ASCII ("é"); ASCII is excluded by the pattern
     if term != ".":
         return "?" in term or "!" in term  # an ellipsis never ends a sentence
+    dot = m.start()
+    if m.group("close") == ")" and _MARKER_TOKEN.fullmatch(block[start:dot].strip()):
+        return False  # "1.) What did I work on?": an item's marker
     if m.group("close"):
         return True  # 'He said "Stop." Then' -- the quote or bracket closed the sentence
-    dot = m.start()
     token = block[max(start, block.rfind(" ", start, dot) + 1) : dot]
     if "\n" in token or "\t" in token:
         token = token.split()[-1] if token.split() else ""

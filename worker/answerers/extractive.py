@@ -56,7 +56,7 @@ if TYPE_CHECKING:
 _MARKUP = re.compile(r"^\s*(?:#{1,6}\s+|[•●▪◦]\s*|[-*+]\s+|>\s*)")
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}")
 _LIST_ITEM = re.compile(
-    r"^\s*(?:[-*•●▪◦+\uf0b7]\s*|\d{1,2}[.)]\s+|\d{1,2}\s+(?=[A-Z][a-z])|(?:CO|CLO|PO)\s?-?\d+\s*[.:)\-]?\s|[a-z][.)]\s+|\(?[ivx]{1,4}\)\s+)"
+    r"^\s*(?:[-*•●▪◦+\uf0b7]\s*|\d{1,2}[.)]\)?\s+|\d{1,2}\.(?=[A-Z][a-z])|\d{1,2}\s+(?=[A-Z][a-z])|(?:CO|CLO|PO)\s?-?\d+\s*[.:)\-]?\s|[a-z][.)]\s+|\(?[ivx]{1,4}\)\s+)"
 )
 _CO_ITEM = re.compile(r"^\s*(?:CO|C\.O\.)\s?-?(\d{1,2})\b", re.IGNORECASE)
 
@@ -305,7 +305,11 @@ def _quote(chosen: Sequence[_Sentence]) -> str:
             continue
         lead = s.unit.lead
         lines = [quotable(lead if lead.endswith((":", "?")) else f"{lead}:")] if lead else []
-        lines += [f"- {quotable(_clip(item, 300))}" for item in s.unit.items]
+        # an item keeps its own number ("2.) What am I planning…"); a bulleted one gets a dash
+        lines += [
+            quotable(_clip(item, 300)) if _LIST_ITEM.match(item) else f"- {quotable(_clip(item, 300))}"
+            for item in s.unit.items
+        ]
         parts.append("\n".join(lines) + f" {marker}\n")
     return " ".join(parts).replace("\n ", "\n").strip()
 
