@@ -103,3 +103,19 @@ def test_section_patterns_match_the_chunkers_section_names() -> None:
 )
 def test_which_questions_ask_what_something_is(question: str, defines: bool) -> None:
     assert read_intent(question).defines is defines
+
+
+@pytest.mark.parametrize(
+    ("sentence", "names_someone"),
+    [
+        ("Instructor: Dr. Ada Lovelace", True),
+        ("Each assignment is normally graded by a single TA.", True),
+        ("The course is taught by the department.", True),
+        ("1. Lecturer method (L) need not to be only traditional lecture method.", False),
+        ("Instructor-led lectures comprise only a small part of the course.", False),
+        ("TA office hours are on Canvas.", False),
+    ],
+)
+def test_a_role_word_that_qualifies_a_thing_names_no_person(sentence: str, names_someone: bool) -> None:
+    # "who teaches CN this sem" had been answered with VTU's "Lecturer method" line
+    assert bool(VALUE_PATTERNS["person"].search(sentence)) is names_someone
