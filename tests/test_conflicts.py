@@ -428,3 +428,22 @@ def test_days_of_several_events_in_one_sentence_are_each_labelled_by_their_own_c
     )
     moved = hit("m", "motivating.pdf", motivating.replace("On Wednesday", "On Thursday"), 2)
     assert find_conflict("what day do we present the pitch", [hits[0], moved]) is not None
+
+
+def test_the_materials_first_person_is_the_instructor() -> None:
+    """ "I'll hold office hours by appointment on Tuesdays" (the intro slides) is the professor's
+    office hours, though it names no professor: it disagrees with the syllabus's "by appointment"."""
+    hits = [
+        hit("syl", "syllabus.pdf", "My office hours will be scheduled by appointment; see Canvas."),
+        hit(
+            "intro",
+            "intro.pdf",
+            "•I’ll hold office hours by appointment on Tuesdays.",
+            2,
+            label="intro.pdf, p. 5",
+        ),
+    ]
+    conflict = find_conflict("what day can i meet w the prof for office hours", hits)
+    assert conflict is not None and conflict.kind == "weekday", conflict
+    note = render_conflict(conflict)
+    assert "Tuesdays" in note and "scheduled by appointment" in note, note

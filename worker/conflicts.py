@@ -396,6 +396,18 @@ def _topic(text: str) -> frozenset[str]:
     return words | units
 
 
+#: The materials' first person ("I'll hold office hours…", "my office"): the instructor, who wrote them.
+_FIRST_PERSON = re.compile(r"\b(?:I|I['’](?:ll|m|ve|d))(?![\w'’])|\b(?:[Mm]y|[Mm]e)\b")
+
+
+def _said_topic(sentence: str) -> frozenset[str]:
+    """What a sentence of the materials is about (:func:`_topic`), and the instructor when it speaks
+    in the first person: "I'll hold office hours by appointment on Tuesdays" is the professor's
+    office hours, though it names no professor."""
+    topic = _topic(sentence)
+    return topic | {"instructor"} if _FIRST_PERSON.search(sentence) else topic
+
+
 @dataclass(frozen=True)
 class Side:
     """One document's say on the asked fact: the passage that says it (and cites it), the sentence,
@@ -474,7 +486,7 @@ def _newer(hit: Hit, texts: Iterable[str]) -> tuple[int, int, str]:
 def _best_sentences(question_topic: frozenset[str], text: str) -> list[tuple[float, str]]:
     scored = []
     for sentence in split_sentences(text):
-        topic = _topic(sentence)
+        topic = _said_topic(sentence)
         shared = len(topic & question_topic)
         if shared:
             scored.append((shared / max(1, len(question_topic)), sentence))
@@ -840,7 +852,7 @@ def collection_conflicts(passages: Sequence[tuple[str, str, str]], limit: int = 
             if looks_like_code(sentence) or _CALL.search(sentence):
                 continue
             values = values_in(sentence)
-            topic = _topic(sentence) - everywhere
+            topic = _said_topic(sentence) - everywhere
             if values and len(topic) >= _SAME_FACT_SHARED:
                 facts.append((doc_id, label, key[1], topic, values))
     by_term: dict[str, list[int]] = {}
