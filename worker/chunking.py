@@ -60,6 +60,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 from syllabot.worker.documents import Chunk, Document, Page
+from syllabot.worker.markdown_text import markdown_lines
 from syllabot.worker.sentences import split_sentences
 
 CONTEXT_SEPARATOR = " — "
@@ -1013,7 +1014,11 @@ def chunk_document(
         raise ValueError("need window_sentences >= 1 and 0 <= overlap_sentences < window_sentences")
     builder = _Builder(doc)
     if doc.kind == "markdown":
-        lines = [_Line(p.number, ln.rstrip()) for p in doc.pages for ln in _clean_text(p.text).split("\n")]
+        lines = [
+            _Line(p.number, ln.rstrip())
+            for p in doc.pages
+            for ln in markdown_lines(_clean_text(p.text).split("\n"))
+        ]
         for section in _markdown_sections(lines, doc.subject):
             _emit_section(builder, section, max_chars, window_sentences, overlap_sentences, syllabus=False)
         return builder.chunks
