@@ -86,6 +86,23 @@ def test_a_citation_names_the_page_its_quote_is_on() -> None:
     assert (quoted.page, quoted.page_end) == (4, 4)  # a model's verbatim quote narrows too
 
 
+def test_a_quoted_list_over_a_page_break_cites_both_pages() -> None:
+    text = (
+        "Grading is made of:\n• Homework assignments, 80 percent in all\n• The final presentation, 10 percent"
+    )
+    second = len("".join(text.split("\n• The final")[0].split()))
+    spanning = make_hit(
+        1, text, file="s.pdf", page=4, page_end=5, page_marks=[(second, 5)], label="S, pp. 4–5"
+    )
+    quote = "Grading is made of:\n- Homework assignments, 80 percent in all\n- The final presentation, 10 percent \x001\x00"
+    _, (cited,) = finalise_citations(quote, [spanning], brackets=False)
+    assert (cited.page, cited.page_end) == (4, 5)
+    _, (item,) = finalise_citations(
+        "- The final presentation, 10 percent \x001\x00", [spanning], brackets=False
+    )
+    assert (item.page, item.page_end) == (5, 5)
+
+
 def test_console_output_never_answers_a_formula_or_definition_question() -> None:
     """ "formula for r squared?": the F-test deck's R console output shares the words, but the
     formula is the prose sentence; a question asking for code still gets the code."""

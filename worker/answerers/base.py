@@ -123,7 +123,8 @@ def narrowed(hit: Hit, quoted: Sequence[str]) -> Hit:
     starts = [(0, hit.page), *hit.page_marks]
     pages: set[int] = set()
     for line in (line for q in quoted for line in q.splitlines()):
-        probe = "".join(line.split())[:_PROBE].rstrip("…")
+        # a quoted list's items carry a dash the answer adds ("- Quick check-in" for "•Quick check-in")
+        probe = "".join(line.removeprefix("- ").split())[:_PROBE].rstrip("…")
         at = flat.find(probe) if len(probe) >= _MIN_PROBE else -1
         if at >= 0:
             pages.add(next(page for start, page in reversed(starts) if start <= at))
