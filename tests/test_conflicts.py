@@ -447,3 +447,27 @@ def test_the_materials_first_person_is_the_instructor() -> None:
     assert conflict is not None and conflict.kind == "weekday", conflict
     note = render_conflict(conflict)
     assert "Tuesdays" in note and "scheduled by appointment" in note, note
+
+
+def test_a_slides_bullets_are_read_together_for_a_question() -> None:
+    """ "wk 7 plan for the final project?": the slide's week-7 line alone shares only "week 7" with
+    it; read with the slide's other bullets ("Week 10: project presentations") it is about it."""
+    hits = [
+        hit(
+            "syl",
+            "syllabus.pdf",
+            "Groups will write a final paper:\n•Week 6: Implement an experiment\n•Week 7: Collect data",
+        ),
+        hit(
+            "deck",
+            "logistics.pdf",
+            "Approximate schedule\n•Week 6: implement your experiment\n•Week 7: human subjects training, collect data\n"
+            "•Week 10: project presentations and wrap-up",
+            2,
+            label="logistics.pdf, p. 4",
+        ),
+    ]
+    conflict = find_conflict("wk 7 plan for the final project?", hits)
+    assert conflict is not None and conflict.kind == "item", conflict
+    note = render_conflict(conflict)
+    assert "Week 7: Collect data" in note and "human subjects training" in note, note

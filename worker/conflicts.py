@@ -400,6 +400,18 @@ def _topic(text: str) -> frozenset[str]:
 _FIRST_PERSON = re.compile(r"\b(?:I|I['’](?:ll|m|ve|d))(?![\w'’])|\b(?:[Mm]y|[Mm]e)\b")
 
 
+#: A slide's bullet on a line of its own ("\n•Week 7: Collect data"), as the chunker writes them.
+_BULLET_LINE = re.compile(r"[ \t]*\n[ \t]*(?=[•●▪◦■])")
+
+
+def _statements(text: str) -> list[str]:
+    """The sentences the check reads: a slide's bullets read together, as one statement (a schedule
+    is compared by its units, ``_items``, and "wk 7 plan for the final project?" is about the
+    slide's list, whose "Week 10: project presentations" names the project, not its week-7 line
+    alone)."""
+    return split_sentences(_BULLET_LINE.sub(" ", text))
+
+
 def _said_topic(sentence: str) -> frozenset[str]:
     """What a sentence of the materials is about (:func:`_topic`), and the instructor when it speaks
     in the first person: "I'll hold office hours by appointment on Tuesdays" is the professor's
@@ -485,7 +497,7 @@ def _newer(hit: Hit, texts: Iterable[str]) -> tuple[int, int, str]:
 
 def _best_sentences(question_topic: frozenset[str], text: str) -> list[tuple[float, str]]:
     scored = []
-    for sentence in split_sentences(text):
+    for sentence in _statements(text):
         topic = _said_topic(sentence)
         shared = len(topic & question_topic)
         if shared:
@@ -844,6 +856,8 @@ def collection_conflicts(passages: Sequence[tuple[str, str, str]], limit: int = 
     seen: set[tuple[str, str]] = set()
     everywhere = _everywhere(passages)
     for doc_id, label, text in passages:
+        # each bullet alone, unlike a question's check (``_statements``): with no question to be
+        # about, a slide read whole would pair its every line with any other document's
         for sentence in split_sentences(text):
             key = (doc_id, " ".join(sentence.split()))
             if key in seen:
