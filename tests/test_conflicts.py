@@ -52,6 +52,13 @@ def hit(doc_id: str, file: str, text: str, rank: int = 1, label: str | None = No
     )
 
 
+def note_of(question: str, hits: list[Hit], kind: str) -> str:
+    """The conflict note for ``question`` over ``hits``, which must find a disagreement of ``kind``."""
+    conflict = find_conflict(question, hits)
+    assert conflict is not None and conflict.kind == kind, conflict
+    return render_conflict(conflict)
+
+
 def _norms(text: str, kind: str) -> list[str]:
     return [v.norm for v in values_in(text) if v.kind == kind]
 
@@ -443,9 +450,7 @@ def test_the_materials_first_person_is_the_instructor() -> None:
             label="intro.pdf, p. 5",
         ),
     ]
-    conflict = find_conflict("what day can i meet w the prof for office hours", hits)
-    assert conflict is not None and conflict.kind == "weekday", conflict
-    note = render_conflict(conflict)
+    note = note_of("what day can i meet w the prof for office hours", hits, "weekday")
     assert "Tuesdays" in note and "scheduled by appointment" in note, note
 
 
@@ -467,7 +472,5 @@ def test_a_slides_bullets_are_read_together_for_a_question() -> None:
             label="logistics.pdf, p. 4",
         ),
     ]
-    conflict = find_conflict("wk 7 plan for the final project?", hits)
-    assert conflict is not None and conflict.kind == "item", conflict
-    note = render_conflict(conflict)
+    note = note_of("wk 7 plan for the final project?", hits, "item")
     assert "Week 7: Collect data" in note and "human subjects training" in note, note
