@@ -61,7 +61,7 @@ from dataclasses import dataclass, field, replace
 
 from syllabot.worker.documents import Chunk, Document, Page
 from syllabot.worker.markdown_text import markdown_lines
-from syllabot.worker.sentences import split_sentences
+from syllabot.worker.sentences import NUMBERED_ITEM, ROUND_BULLETS, split_sentences
 
 CONTEXT_SEPARATOR = " — "
 """Between subject/title and module/section on a chunk's first line."""
@@ -505,9 +505,7 @@ def _boilerplate_candidate(text: str) -> bool:
 # ----------------------------------------------------------------------------------------------
 
 #: A list item's start: "1. ", "1) ", "1.) ", "1.Email" (a PDF lost the space), a bullet, "CO1".
-_LIST_START = re.compile(
-    r"^(?:\d{1,2}[.)]\)?\s|\d{1,2}\.(?=[A-Z][a-z])|[•●▪◦■\-*–]\s|CO\s*\d|CLO\s*\d|#{1,6}\s)"
-)
+_LIST_START = re.compile(rf"^(?:{NUMBERED_ITEM}|[{ROUND_BULLETS}\-*–]\s|CO\s*\d|CLO\s*\d|#{{1,6}}\s)")
 
 
 @dataclass
@@ -518,9 +516,9 @@ class _Sentence:
     record: bool = False  # one person's or thing's fields from a header block (``_records``)
 
 
-_ROUND_BULLET = re.compile(r"[•●▪◦■]")
+_ROUND_BULLET = re.compile(f"[{ROUND_BULLETS}]")
 #: A list item's start, for a window's lines: not "## …", which in a PDF is R console output.
-_ITEM_START = re.compile(r"^(?:\d{1,2}[.)]\)?\s|\d{1,2}\.(?=[A-Z][a-z])|[•●▪◦■]|[\-*–]\s|CO\s*\d|CLO\s*\d)")
+_ITEM_START = re.compile(rf"^(?:{NUMBERED_ITEM}|[{ROUND_BULLETS}]|[\-*–]\s|CO\s*\d|CLO\s*\d)")
 _FIELD_LINE = re.compile(r"^(?P<key>[A-Z][A-Za-z&/.' -]{0,30}?)\s*:\s+\S")
 _BULLET_VALUE = re.compile(r"^[•●▪◦■\-*–]\s*\S")
 

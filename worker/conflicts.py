@@ -28,7 +28,7 @@ from syllabot.shared.schema import Answer, Hit
 from syllabot.worker.answerers.base import citation
 from syllabot.worker.answerers.decision import terms
 from syllabot.worker.question import clean_question
-from syllabot.worker.sentences import looks_like_code, split_sentences
+from syllabot.worker.sentences import ROUND_BULLETS, looks_like_code, split_sentences
 
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _DAY_WORD = re.compile(
@@ -401,7 +401,7 @@ _FIRST_PERSON = re.compile(r"\b(?:I|I['’](?:ll|m|ve|d))(?![\w'’])|\b(?:[Mm]y
 
 
 #: A slide's bullet on a line of its own ("\n•Week 7: Collect data"), as the chunker writes them.
-_BULLET_LINE = re.compile(r"[ \t]*\n[ \t]*(?=[•●▪◦■])")
+_BULLET_LINE = re.compile(f"[ \t]*\n[ \t]*(?=[{ROUND_BULLETS}])")
 
 
 def _statements(text: str) -> list[str]:

@@ -34,7 +34,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-__all__ = ["ABBREVIATIONS", "split_sentences"]
+__all__ = ["ABBREVIATIONS", "NUMBERED_ITEM", "ROUND_BULLETS", "split_sentences"]
 
 #: Words that end in "." without ending the sentence; lower case, without the final dot.
 ABBREVIATIONS: frozenset[str] = frozenset(
@@ -65,10 +65,17 @@ _BOUNDARY = re.compile(
     r"(?:(?P<soft>[.!?…]+)(?P<close>[\"'”’»)\]]*)\s+(?=[^\sa-z,;:)\]}])"
     r"|[।॥。？！]+[\"'”’»)\]]*\s*(?=\S))"
 )
+#: The round bullets that open a list item, with or without a space after them ("•Quick check-in":
+#: Keynote and PowerPoint exports write none). The one definition the chunker, the answerer and the
+#: conflict check share.
+ROUND_BULLETS = "•●▪◦■"
+#: A numbered item's opening, as PDFs print it: "1. ", "1) ", "1.) ", or "1.Email" (the space lost).
+NUMBERED_ITEM = r"\d{1,2}[.)]\)?\s|\d{1,2}\.(?=[A-Z][a-z])"
+
 # Paragraph breaks and new lines opening a list item: always a new sentence.
 _BLOCK_BREAK = re.compile(
     r"\n[ \t]*\n\s*"
-    r"|\n[ \t]*(?=(?:\d{1,2}[.)]\)?\s|\d{1,2}\.(?=[A-Z][a-z])|[•●▪◦■]|[*–-]\s|CO\s*\d|CLO\s*\d|#{1,6}\s|\(\w{1,3}\)\s))"
+    rf"|\n[ \t]*(?=(?:{NUMBERED_ITEM}|[{ROUND_BULLETS}]|[*–-]\s|CO\s*\d|CLO\s*\d|#{{1,6}}\s|\(\w{{1,3}}\)\s))"
 )
 _INITIAL = re.compile(r"[A-Z]")
 _DOTTED = re.compile(r"(?:[A-Za-z]{1,2}\.)+[A-Za-z]{1,4}")  # U.S, e.g, i.e, Ph.D, B.Tech, a.m

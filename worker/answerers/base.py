@@ -105,6 +105,11 @@ def _tidy(text: str) -> str:
     return "\n".join(line.rstrip() for line in text.splitlines()).strip()
 
 
+#: What an answer puts before a quoted list item that has no number of its own ("- Quick check-in"
+#: for "•Quick check-in"); :func:`narrowed` looks the item up without it.
+LIST_DASH = "- "
+
+
 #: A quoted line is looked up in its passage by its first this-many non-space characters (an
 #: answer may clip a long sentence's end).
 _PROBE = 30
@@ -123,8 +128,7 @@ def narrowed(hit: Hit, quoted: Sequence[str]) -> Hit:
     starts = [(0, hit.page), *hit.page_marks]
     pages: set[int] = set()
     for line in (line for q in quoted for line in q.splitlines()):
-        # a quoted list's items carry a dash the answer adds ("- Quick check-in" for "•Quick check-in")
-        probe = "".join(line.removeprefix("- ").split())[:_PROBE].rstrip("…")
+        probe = "".join(line.removeprefix(LIST_DASH).split())[:_PROBE].rstrip("…")
         at = flat.find(probe) if len(probe) >= _MIN_PROBE else -1
         if at >= 0:
             pages.add(next(page for start, page in reversed(starts) if start <= at))

@@ -32,7 +32,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from syllabot.shared.schema import Answer, AnswerStatus, Hit
-from syllabot.worker.answerers.base import AnswerContext, cite_marker, finalise_citations, quotable
+from syllabot.worker.answerers.base import LIST_DASH, AnswerContext, cite_marker, finalise_citations, quotable
 from syllabot.worker.answerers.decision import (
     DEFAULT_THRESHOLDS,
     Evidence,
@@ -47,7 +47,7 @@ from syllabot.worker.answerers.decision import (
 from syllabot.worker.chunking import context_line, field_key
 from syllabot.worker.intent import VALUE_PATTERNS, Intent, read_intent, section_pattern
 from syllabot.worker.question import clean_question
-from syllabot.worker.sentences import looks_like_code, split_sentences
+from syllabot.worker.sentences import NUMBERED_ITEM, looks_like_code, split_sentences
 
 if TYPE_CHECKING:
     from syllabot.shared.config import Settings
@@ -56,7 +56,7 @@ if TYPE_CHECKING:
 _MARKUP = re.compile(r"^\s*(?:#{1,6}\s+|[•●▪◦]\s*|[-*+]\s+|>\s*)")
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}")
 _LIST_ITEM = re.compile(
-    r"^\s*(?:[-*•●▪◦+\uf0b7]\s*|\d{1,2}[.)]\)?\s+|\d{1,2}\.(?=[A-Z][a-z])|\d{1,2}\s+(?=[A-Z][a-z])|(?:CO|CLO|PO)\s?-?\d+\s*[.:)\-]?\s|[a-z][.)]\s+|\(?[ivx]{1,4}\)\s+)"
+    rf"^\s*(?:[-*•●▪◦+\uf0b7]\s*|{NUMBERED_ITEM}|\d{{1,2}}\s+(?=[A-Z][a-z])|(?:CO|CLO|PO)\s?-?\d+\s*[.:)\-]?\s|[a-z][.)]\s+|\(?[ivx]{{1,4}}\)\s+)"
 )
 _CO_ITEM = re.compile(r"^\s*(?:CO|C\.O\.)\s?-?(\d{1,2})\b", re.IGNORECASE)
 
@@ -201,8 +201,7 @@ def _block_units(body: str) -> tuple[_Unit, ...]:
         items = tuple(b.text for b in found[k:j])
         if j > k and 2 <= len(items) <= RUN_ITEMS and sum(len(t) for t in items) <= RUN_CHARS:
             # the block before, if it introduces the list (its last sentence: "… three questions:")
-            before = out[-1] if out and k > 0 and not found[k - 1].item and not out[-1].items else None
-            lead = out.pop().text if before is not None and _is_lead(before.text) else None
+            lead = out.pop().text if k > 0 and not found[k - 1].item and _is_lead(out[-1].text) else None
             out.append(_Unit(" ".join(([lead] if lead else []) + list(items)), lead, items))
             k = j
             continue
@@ -295,6 +294,11 @@ def _rank(
     return ranked
 
 
+def _item_line(text: str) -> str:
+    """A quoted list item's line: its own number kept ("2.) What am I planning…"), else a dash."""
+    return text if _LIST_ITEM.match(text) else f"{LIST_DASH}{text}"
+
+
 def _quote(chosen: Sequence[_Sentence]) -> str:
     """The chosen sentences, each cited; a list (:func:`_block_units`) as its lead-in and items."""
     parts: list[str] = []
@@ -306,10 +310,7 @@ def _quote(chosen: Sequence[_Sentence]) -> str:
         lead = s.unit.lead
         lines = [quotable(lead if lead.endswith((":", "?")) else f"{lead}:")] if lead else []
         # an item keeps its own number ("2.) What am I planning…"); a bulleted one gets a dash
-        lines += [
-            quotable(_clip(item, 300)) if _LIST_ITEM.match(item) else f"- {quotable(_clip(item, 300))}"
-            for item in s.unit.items
-        ]
+        lines += [_item_line(quotable(_clip(item, 300))) for item in s.unit.items]
         parts.append("\n".join(lines) + f" {marker}\n")
     return " ".join(parts).replace("\n ", "\n").strip()
 
@@ -438,7 +439,7 @@ def _list_reply(intent: Intent, hits: Sequence[Hit], indices: Sequence[int]) -> 
                 break
             length += len(text)
             marker = f" {cite_marker(i + 1)}" if n == len(items) - 1 else ""
-            lines.append(f"- {text}{marker}" if not _LIST_ITEM.match(item) else f"{text}{marker}")
+            lines.append(_item_line(text) + marker)
     return "\n".join(lines)
 
 
