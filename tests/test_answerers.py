@@ -250,6 +250,17 @@ def test_a_list_is_quoted_whole_and_in_order_when_its_best_item_is_chosen() -> N
     ]
 
 
+def test_a_list_too_long_to_quote_whole_is_read_item_by_item_never_cut_from_its_lead_in() -> None:
+    from syllabot.worker.answerers.extractive import RUN_ITEMS, _block_units
+
+    items = [f"\u2022Topic number {n} of the course outline." for n in range(RUN_ITEMS + 2)]
+    units = _block_units("The weekly topics are:\n" + "\n".join(items))
+    # no unit is a list: a tail of the items quoted as "the list" would drop its lead-in and head
+    assert all(not unit.items for unit in units)
+    assert [u.text for u in units][-1] == f"Topic number {RUN_ITEMS + 1} of the course outline."
+    assert len(units) == RUN_ITEMS + 3
+
+
 def test_a_numbered_list_keeps_its_numbers_when_quoted() -> None:
     text = (
         "If you believe an error was made, address the issue as follows:\n"

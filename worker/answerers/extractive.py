@@ -205,9 +205,11 @@ def _block_units(body: str) -> tuple[_Unit, ...]:
             out.append(_Unit(" ".join(([lead] if lead else []) + list(items)), lead, items))
             k = j
             continue
-        block = found[k]
-        out.extend(_Unit(part.strip()) for part in split_sentences(block.text) if part.strip())
-        k += 1
+        # not a list, or one too long to quote whole: every block of the run read as sentences (a
+        # long list's tail must not become a list of its own, cut from its lead-in)
+        for block in found[k : max(j, k + 1)]:
+            out.extend(_Unit(part.strip()) for part in split_sentences(block.text) if part.strip())
+        k = max(j, k + 1)
     return tuple(out)
 
 
