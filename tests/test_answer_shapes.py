@@ -210,6 +210,13 @@ def test_politeness_emoji_and_mentions_do_not_flip_the_answer(vtu: Any, question
 
 
 @pytest.mark.slow
+def test_a_misspelt_topic_is_read_as_the_syllabus_spells_it(vtu: Any) -> None:
+    # The student types "horspool"; the ADA syllabus prints "Harspool's algorithm" (Module 4).
+    answer = _ask(vtu, "horspool is which module in ada")
+    assert answer.status == "answered"
+    assert answer.text.startswith("Module 4 of 21CS42")
+
+
 def test_a_course_abbreviation_scopes_the_answer_to_that_course(vtu: Any) -> None:
     answer = _ask(vtu, "wat is CO4 in ADA")
     assert answer.status == "answered"

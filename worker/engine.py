@@ -52,6 +52,7 @@ from syllabot.worker.pipeline import EmbedPipeline
 from syllabot.worker.question import clean_question
 from syllabot.worker.search import Selection, hybrid_scores, select
 from syllabot.worker.snapshot_cache import SnapshotCache
+from syllabot.worker.spelling import correct_spelling
 from syllabot.worker.store import CollectionStore
 
 #: progress(stage, done, total), e.g. ("embedding", 120, 300)
@@ -145,6 +146,7 @@ def prepare_query(question: str, snapshot: IndexSnapshot | None, turns: Sequence
     text = _expand(clean_question(question))
     if snapshot is None:
         return PreparedQuery(text, (), text)
+    text = correct_spelling(text, snapshot.keyword)
     courses = snapshot.catalog.mentioned(text)
     topic = snapshot.catalog.without_mentions(text) if courses else text
     if turns and not courses:

@@ -35,7 +35,7 @@ BM25_K1 = 1.2
 BM25_B = 0.75
 
 
-def _stem(token: str) -> str:
+def keyword_stem(token: str) -> str:
     """A deliberately light English stemmer: plurals, a few verb endings and a final "e".
 
     Enough to make "modules"/"module", "covered"/"covers"/"cover" and "charging"/"charge" meet;
@@ -60,7 +60,7 @@ def _stem(token: str) -> str:
 
 def tokenize(text: str) -> list[str]:
     """Lower-cased, stop-worded, lightly stemmed word tokens."""
-    return [_stem(t) for t in _TOKEN.findall(text.lower()) if t not in STOPWORDS and not t.isspace()]
+    return [keyword_stem(t) for t in _TOKEN.findall(text.lower()) if t not in STOPWORDS and not t.isspace()]
 
 
 @dataclass

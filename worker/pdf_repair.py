@@ -17,12 +17,10 @@ a word that is already a word, so text without these defects passes through unch
 
 from __future__ import annotations
 
-import json
 import re
-from functools import cache
-from pathlib import Path
 
-_VOCAB_FILE = Path(__file__).parent / "embedders" / "data" / "tokenizer.json"
+from syllabot.worker.vocabulary import known, vocabulary
+
 _LIGATURES = ("fi", "fl", "ff", "ffi", "ffl")
 _WORD = re.compile(r"[A-Za-z]+")
 # pypdf writes U+0000 where a ligature glyph has no Unicode mapping: "work\x00ow", "\x00nal".
@@ -35,24 +33,6 @@ _DOT_LEADER = re.compile(r"[ \t]*(?:\.[ \t]*){5,}(?:\d{1,4}\b)?")
 _GLYPH_RUN = re.compile(r"[ \t]*(?:[●○■□▲△▼▽◆◇★☆▪▫◦⋅∙•✕✖×+][ \t]*){3,}")
 _PAGE_LABEL = re.compile(r"^[ \t]*(?P<n>\d{1,4})[ \t]*/[ \t]*(?P<of>\d{1,4})[ \t]*$")
 _STRAY_LIGATURE = re.compile(r"^[ \t]*(?:ffi|ffl|ff|fi|fl|Th|ft)[ \t]*$")
-
-
-@cache
-def vocabulary() -> frozenset[str]:
-    """Lower-case whole English words of the shipped tokenizer (its ``##`` pieces left out)."""
-    data = json.loads(_VOCAB_FILE.read_text(encoding="utf-8"))
-    return frozenset(w for w in data["model"]["vocab"] if w.isascii() and w.isalpha() and len(w) > 1)
-
-
-_SUFFIXES = ("s", "es", "ed", "d", "ing", "ly", "er", "ers")
-
-
-def _known(word: str, words: frozenset[str]) -> bool:
-    """A vocabulary word, or one with a common English ending ("flips", "defined", "workflows")."""
-    low = word.lower()
-    if low in words:
-        return True
-    return any(low.endswith(s) and len(low) - len(s) >= 3 and low[: -len(s)] in words for s in _SUFFIXES)
 
 
 def _match_case(word: str, like: str) -> str:
@@ -92,9 +72,9 @@ def repair_ligatures(text: str, words: frozenset[str] | None = None) -> str:
 
     def gap(m: re.Match[str]) -> str:
         token = m.group(1)
-        if not _known(token, words):
+        if not known(token, words):
             for lig in _LIGATURES:
-                if _known(f"{lig}{token}", words):
+                if known(f"{lig}{token}", words):
                     return f"{lig}{token}"  # the glyph's gap was the extra space
         return m.group(0)
 
@@ -106,10 +86,10 @@ def repair_ligatures(text: str, words: frozenset[str] | None = None) -> str:
     def slot(m: re.Match[str]) -> str:
         left, right = m.group(1), m.group(2)
         for lig in _LIGATURES:
-            if _known(f"{left}{lig}{right}", words):
+            if known(f"{left}{lig}{right}", words):
                 return f"{left}{lig}{right}"
         for lig in _LIGATURES:  # a compound the vocabulary lacks: "work" + "flow"
-            if (not left or left.lower() in words) and _known(f"{lig}{right}", words):
+            if (not left or left.lower() in words) and known(f"{lig}{right}", words):
                 return f"{left}{lig}{right}"
         return f"{left}fi{right}"  # the commonest ligature by far
 

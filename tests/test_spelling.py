@@ -1,0 +1,46 @@
+"""worker/spelling.py: a typo mended into the collection's word, never a word into another."""
+
+from __future__ import annotations
+
+import pytest
+
+from syllabot.worker.keyword import build_keyword_index
+from syllabot.worker.spelling import correct_spelling
+
+INDEX = build_keyword_index(
+    [
+        "The binomial distribution has two parameters.",
+        "Office: Moore room 349. Psychology department.",
+        "Each assignment is due on Friday. Re-taking of exams is not allowed.",
+        "Input enhancement in string matching: Harspool's algorithm.",
+        "Splite the data into training and test sets.",
+    ]
+)
+
+
+@pytest.mark.parametrize(
+    ("typed", "mended"),
+    [
+        ("what r the params of the binomial distrobution", "what r the params of the binomial distribution"),
+        ("pyschology dept office", "psychology dept office"),  # two letters swapped
+        ("when is the assignmnet due", "when is the assignment due"),  # a letter dropped
+        ("horspool is which module", "harspool is which module"),  # the syllabus's own spelling
+        ("Distrobution?", "Distribution?"),  # capitalised stays capitalised
+    ],
+)
+def test_a_typo_is_mended_into_the_collections_word(typed: str, mended: str) -> None:
+    assert correct_spelling(typed, INDEX) == mended
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "whats the zoom link",  # an English word, though "room" is one letter away in the materials
+        "do the notes use sqlite",  # q and p are not keys apart: "splite" is another word
+        "is the DISTROBUTION table online",  # capitals: an acronym or code, left alone
+        "moore roon?",  # under six letters: too many neighbours to guess
+        "retake policy for exams",  # the materials' "taking" is no slip away; nothing invented
+    ],
+)
+def test_words_that_are_not_slips_of_a_collection_word_stay(question: str) -> None:
+    assert correct_spelling(question, INDEX) == question

@@ -1,0 +1,80 @@
+"""Typos in a question mended against the collection's own words, before retrieval and decision.
+
+Why: students type "distrobution", "assignmnet", "pyschology"; the keyword leg then finds nothing
+and the word weighs as absent from every passage, so a question the materials answer reads as one
+they do not. A word is changed only when it is neither an English word (the shipped vocabulary,
+``worker/vocabulary.py``) nor a word of the collection, and one typing slip (a letter dropped,
+added or swapped with the next, or typed as a key beside it or as another vowel) makes it a word of
+the collection: "zoom" stays "zoom" where the syllabus
+says "room", and a word the materials do not have is not invented into one they do. Words under
+six letters are left alone (too many neighbours one edit away). Pure; no model calls.
+"""
+
+from __future__ import annotations
+
+import re
+
+from syllabot.worker.keyword import STOPWORDS, KeywordIndex, keyword_stem
+from syllabot.worker.vocabulary import known
+
+#: A plain word of at least six letters, lower-case or capitalised (never an acronym or a code).
+_WORD = re.compile(r"(?<![\w'’\-/])[A-Za-z][a-z]{5,}(?![\w'’\-/])")
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
+
+_ROWS = ("qwertyuiop", "asdfghjkl", "zxcvbnm")
+_VOWELS = frozenset("aeiouy")
+
+
+def _neighbours() -> dict[str, frozenset[str]]:
+    """Keys beside each letter on a QWERTY keyboard (same row and the rows above and below)."""
+    where = {c: (r, i) for r, row in enumerate(_ROWS) for i, c in enumerate(row)}
+    return {
+        c: frozenset(d for d, (r2, i2) in where.items() if d != c and abs(r2 - r) <= 1 and abs(i2 - i) <= 1)
+        for c, (r, i) in where.items()
+    }
+
+
+_NEAR = _neighbours()
+
+
+def _swappable(old: str, new: str) -> bool:
+    """A letter typed for another as people do: a key beside it, or one vowel for another
+    ("distrobution"). Any other substitution ("sqlite" → "splite") is a different word."""
+    return new in _NEAR.get(old, frozenset()) or (old in _VOWELS and new in _VOWELS)
+
+
+def _edits(word: str) -> set[str]:
+    """Every string one typing slip from ``word``: a letter dropped, added or doubled, two swapped,
+    or one replaced by a neighbouring key or another vowel (Norvig's edits1, substitutions narrowed)."""
+    splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
+    return {
+        *(a + b[1:] for a, b in splits if b),
+        *(a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1),
+        *(a + c + b[1:] for a, b in splits if b for c in _LETTERS if _swappable(b[0], c)),
+        *(a + c + b for a, b in splits for c in _LETTERS),
+    }
+
+
+def _mend(word: str, index: KeywordIndex) -> str:
+    low = word.lower()
+    if low in STOPWORDS or known(low) or keyword_stem(low) in index.postings:
+        return word
+    found = sorted(
+        (
+            (len(index.postings[keyword_stem(c)][0]), c)
+            for c in _edits(low)
+            if keyword_stem(c) in index.postings and c != low
+        ),
+        key=lambda pair: (-pair[0], pair[1]),
+    )
+    if not found:
+        return word
+    best = found[0][1]
+    return best[0].upper() + best[1:] if word[0].isupper() else best
+
+
+def correct_spelling(text: str, index: KeywordIndex) -> str:
+    """``text`` with each misspelt word replaced by the collection's most frequent word one edit
+    away (ties: alphabetical); every other character unchanged."""
+    return _WORD.sub(lambda m: _mend(m.group(0), index), text)

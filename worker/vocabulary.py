@@ -1,0 +1,31 @@
+"""The English words the worker knows without a dictionary download: the whole words of the
+shipped MiniLM WordPiece vocabulary (~21,700), with common English endings.
+
+Why one place: PDF repair joins ligature fragments only into such words, and spelling correction
+never touches one ("zoom" is a word, not a typo of "room"); both must agree on what a word is.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+
+_VOCAB_FILE = Path(__file__).parent / "embedders" / "data" / "tokenizer.json"
+_SUFFIXES = ("s", "es", "ed", "d", "ing", "ly", "er", "ers")
+
+
+@cache
+def vocabulary() -> frozenset[str]:
+    """Lower-case whole English words of the shipped tokenizer (its ``##`` pieces left out)."""
+    data = json.loads(_VOCAB_FILE.read_text(encoding="utf-8"))
+    return frozenset(w for w in data["model"]["vocab"] if w.isascii() and w.isalpha() and len(w) > 1)
+
+
+def known(word: str, words: frozenset[str] | None = None) -> bool:
+    """A vocabulary word, or one with a common English ending ("flips", "defined", "workflows")."""
+    words = vocabulary() if words is None else words
+    low = word.lower()
+    if low in words:
+        return True
+    return any(low.endswith(s) and len(low) - len(s) >= 3 and low[: -len(s)] in words for s in _SUFFIXES)
