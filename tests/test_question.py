@@ -53,7 +53,32 @@ from syllabot.worker.question import QuestionRefs, clean_question, normalise_ref
         ("what r the topics in 4th sem maths module 2", "what are the topics in 4th semester maths Module 2"),
         ("how many hrs for each module in os", "how many hours for each module in os"),
         ("wats the L:T:P:S for ADA bro", "what is the L:T:P:S for ADA"),
-        ("routing algos n QoS r in which module of CN", "routing algorithms n QoS are in which module of CN"),
+        (
+            "routing algos n QoS r in which module of CN",
+            "routing algorithms and QoS are in which module of CN",
+        ),
+        ("hey what days n times does this class meet?", "what days and times does this class meet?"),
+        ("how do i book a meeting w the prof", "how do i book a meeting with the instructor"),
+        (
+            "acc to the stats slides waht r the params",
+            "according to the stats slides what are the parameters",
+        ),
+        (
+            "if i post a q on slack how long til the prof answers",
+            "if i post a q on slack how long until the instructor answers",
+        ),
+        ("the snippet qs, what were they", "the snippet questions, what were they"),
+        ("review papers are kinda like what section?", "review papers are like what section?"),
+        ("what kinda distribution fits angles", "what kind of distribution fits angles"),
+        (
+            "the scraping lec was kinda mid but is scraping legal",
+            "the scraping lecture was mid but is scraping legal",
+        ),
+        ("when is the mid", "when is the midterm"),
+        # a lone letter that is a variable stays one
+        ("when n is large which test", "when n is large which test"),
+        ("what sample size n do we need", "what sample size n do we need"),
+        ("what is w in the formula", "what is w in the formula"),
         ("Thank you! which module has DNS?", "which module has DNS?"),
         ("hello sir, good morning. which unit covers backprop? ty sir 😊", "which unit covers backprop?"),
         ("Hi there! Can anyone tell me what CO2 of OS is? tia", "what CO2 of OS is?"),

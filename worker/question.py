@@ -186,6 +186,16 @@ _SLANG: dict[str, str] = {
     "wheres": "where is",
     "hows": "how is",
     "whos": "who is",
+    "waht": "what",
+    "whta": "what",
+    "til": "until",
+    "till": "until",
+    "param": "parameter",
+    "params": "parameters",
+    "qs": "questions",
+    "qns": "questions",
+    "qn": "question",
+    "ques": "question",
 }
 # A lone "r" is "are" between words, but the language R or a variable after these words and before these.
 _R_NOT_AFTER = frozenset(
@@ -196,6 +206,15 @@ _R_NOT_BEFORE = frozenset(
     {"programming", "language", "lang", "studio", "script", "scripts", "code", "lab", "package",
      "packages", "program", "programs", "markdown", "shiny", "and", "or"}
 )  # fmt: skip
+#: Other lone letters of chat, read as words by the same test as "r" ("days n times", "meet w the
+#: instructor"), never after these words, where the letter is a variable ("when n is large", "sample
+#: size n", "update w"), nor before "=".
+_LONE_LETTERS = {"n": "and", "w": "with"}
+_LONE_NOT_AFTER = _R_NOT_AFTER | {"when", "if", "where", "size", "sample", "let", "than", "update", "vector"}
+_KIND_AFTER = frozenset({"what", "which", "this", "that", "a", "the", "any", "some", "same", "each"})
+_MID_SLANG_AFTER = frozenset(
+    {"is", "was", "so", "kinda", "pretty", "lowkey", "really", "very", "bit", "lowk"}
+)
 # "mod" is "module" after these words ("which mod?", "each mod"), never in "a mod b".
 _MOD_AFTER = frozenset(
     {"which", "what", "wich", "each", "every", "the", "this", "that", "same", "last", "first", "next", "per"}
@@ -506,7 +525,9 @@ def _expand_slang(text: str) -> str:
             low = ""  # "SEM", "UR": an acronym, not chat
         prev = tokens[i - 1].lower().strip(",.?!:;") if i > 0 else ""
         nxt = tokens[i + 1].lower().strip(",.?!:;") if i + 1 < len(tokens) else ""
-        if low in _SLANG:
+        if low == "mid" and prev in _MID_SLANG_AFTER:
+            pass  # "the lecture was kinda mid": mediocre, not a midterm
+        elif low in _SLANG:
             repl = _SLANG[low]
             core = repl[0].upper() + repl[1:] if core[:1].isupper() else repl
         elif low in ("mod", "mods") and prev in _MOD_AFTER:
@@ -528,6 +549,22 @@ def _expand_slang(text: str) -> str:
         ):
             core = "are"
         elif (
+            core in _LONE_LETTERS
+            and prev
+            and _WORDLIKE.fullmatch(prev)
+            and not trail
+            and nxt[:1].isalpha()
+            and prev not in _LONE_NOT_AFTER
+            and nxt not in _R_NOT_BEFORE
+        ):
+            core = _LONE_LETTERS[core]
+        elif low in ("kinda", "sorta"):
+            # "what kinda test" asks a kind; "it's kinda like" only hedges, and its "kind" would
+            # weigh as a word the passages lack
+            core = f"{low[:4]} of" if prev in _KIND_AFTER else ""
+        elif low == "acc" and nxt == "to":
+            core = "according"  # "acc to the slides"
+        elif (
             core == "u"
             and prev
             and _WORDLIKE.fullmatch(prev)
@@ -535,7 +572,8 @@ def _expand_slang(text: str) -> str:
             and (not nxt or nxt[:1].isalpha())
         ):
             core = "you"
-        out.append(f"{lead}{core}{trail}")
+        if core or lead or trail:
+            out.append(f"{lead}{core}{trail}")
     return " ".join(out)
 
 
