@@ -250,6 +250,31 @@ def test_a_list_is_quoted_whole_and_in_order_when_its_best_item_is_chosen() -> N
     ]
 
 
+LEVELS = (
+    "Levels of exploration\n\u2022Look at the raw data (tables)\n\u2022Visualize the data (plots!)\n"
+    "\u2022Run stats\n\u2022Model the data\n\u2022Collect new data, compare to other data"
+)
+
+
+def test_a_list_whose_heading_names_what_was_asked_answers_it() -> None:
+    # Half the question's words name the deck, not the thing: the evidence bands alone say
+    # "uncertain", but the list's own heading is what was asked for.
+    hits = [
+        make_hit(1, LEVELS, score=0.5, cosine=0.5),
+        make_hit(2, "Next week we will read papers about memory.", score=0.3, cosine=0.3),
+    ]
+    question = "what r the levels of exploration in the digging into data deck"
+    answer = ExtractiveAnswerer().answer_sync(question, result(hits), "c")
+    assert answer.status == "answered"
+    assert answer.text.splitlines()[:2] == ["Levels of exploration:", "- Look at the raw data (tables)"]
+
+
+def test_a_list_whose_heading_does_not_name_what_was_asked_does_not_answer_it() -> None:
+    hits = [make_hit(1, LEVELS, score=0.5, cosine=0.5)]
+    answer = ExtractiveAnswerer().answer_sync("what snacks r allowed during the data lab", result(hits), "c")
+    assert answer.status != "answered"
+
+
 def test_a_list_too_long_to_quote_whole_is_read_item_by_item_never_cut_from_its_lead_in() -> None:
     from syllabot.worker.answerers.extractive import RUN_ITEMS, _block_units
 

@@ -110,6 +110,9 @@ class Thresholds:
     #: A value question ("how many", "when") is answered outright by a sentence holding the value
     #: and at least this share of the question's rarity-weighted words.
     value_overlap: float = 0.5
+    #: A list whose lead-in holds at least this share of the question's rarity-weighted words (and a
+    #: cosine of at least ``min_cosine``) answers it outright.
+    list_lead: float = 0.3
 
 
 #: Calibrated per embedder; see docs/ANSWERING.md.

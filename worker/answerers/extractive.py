@@ -263,6 +263,8 @@ class _Sentence:
     overlap: float
     has_value: bool
     unit: _Unit | None = None  # a list's unit: quoted as the list
+    #: for a list, the share of the question's (rarity-weighted) words its lead-in holds
+    lead_overlap: float = 0.0
 
 
 def _rank(
@@ -291,7 +293,11 @@ def _rank(
             has_value = bool(value.search(text)) if value else False
             cue = CUE_BONUS if has_value else 0.0
             score = overlap + cue + 0.35 * (hit.score / best_score) - 0.01 * position
-            ranked.append(_Sentence(text, index, score, overlap, has_value, unit if unit.items else None))
+            lead = term_set(unit.lead) if unit.items and unit.lead else frozenset()
+            lead_overlap = sum(v for t, v in w.items() if t in lead) / total
+            ranked.append(
+                _Sentence(text, index, score, overlap, has_value, unit if unit.items else None, lead_overlap)
+            )
     ranked.sort(key=lambda s: s.score, reverse=True)
     return ranked
 
@@ -677,6 +683,15 @@ def general_reply(
                 return per_course
         return Reply("answered", _quote(with_value[:1]))
     status = decide(ev, thresholds)
+    if (
+        ranked
+        and not fallback
+        and ranked[0].lead_overlap >= thresholds.list_lead
+        and ev.top_cosine >= thresholds.min_cosine
+    ):
+        # The best unit is a list whose own heading names what was asked ("Levels of exploration:"
+        # for "what r the levels of exploration"): the materials answer it with that list.
+        status = "answered"
     if status == "answered":
         chosen = _best_sentences(ranked, 1 if intent.wants else TOP_HITS)
         if intent.wants and chosen and not chosen[0].has_value:
