@@ -45,7 +45,7 @@ from syllabot.worker.documents import Chunk, Document
 from syllabot.worker.embedders import earlier_embedder, get_embedder
 from syllabot.worker.embedders.base import Embedder
 from syllabot.worker.index import IndexSnapshot, build_snapshot
-from syllabot.worker.intent import asks_about_a_change, read_intent
+from syllabot.worker.intent import BREAKDOWN, asks_about_a_change, read_intent
 from syllabot.worker.keyword import keyword_scores
 from syllabot.worker.loaders import IngestError, TooLarge, load_document
 from syllabot.worker.pipeline import EmbedPipeline
@@ -211,11 +211,44 @@ def search_snapshot(
         settings.dedup_similarity,
         excluded,
     )
+    rows = [s.row for s in selection.rows]
     hits = [
         hit_from_chunk(snapshot.chunks[s.row], rank, s.score, s.cosine, s.keyword)
         for rank, s in enumerate(selection.rows, start=1)
     ]
+    if intent.breakdown and not selection.fallback:
+        extra = weights_of_top_documents(snapshot, rows, excluded)
+        hits += [
+            hit_from_chunk(
+                snapshot.chunks[r], len(hits) + n, float(scores[r]), float(cosine[r]), float(keyword[r])
+            )
+            for n, r in enumerate(extra, start=1)
+        ]
     return selection, hits
+
+
+#: The most passages a grading-breakdown question adds after its hits.
+BREAKDOWN_EXTRA = 12
+
+
+def weights_of_top_documents(
+    snapshot: IndexSnapshot, rows: Sequence[int], excluded: np.ndarray | None
+) -> list[int]:
+    """ "How is the grade broken down?": the passages of the top hits' documents that print a graded
+    component's weight and are not among the hits yet, in document order, added after them. Why
+    after and not lifted: a syllabus heads each component's paragraph with its weight over two
+    pages, and each paragraph shares little with the question; lifting every passage with a
+    percentage in it would push R output and grade scales into the answer's own top hits."""
+    documents = {snapshot.chunks[r].doc_id for r in rows[:3]}
+    taken = set(rows)
+    mask = snapshot.section_mask(BREAKDOWN)
+    return [
+        int(r)
+        for r in np.flatnonzero(mask)
+        if snapshot.chunks[r].doc_id in documents
+        and int(r) not in taken
+        and not (excluded is not None and excluded[r])
+    ][:BREAKDOWN_EXTRA]
 
 
 #: What a superseded document's citation says (it is cited only when asked about a change, or when

@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from syllabot.worker.answerers.breakdown import components
 from syllabot.worker.documents import Chunk
 from syllabot.worker.question import references
 
@@ -167,6 +168,7 @@ class Intent:
     cos: tuple[int, ...] = ()  # specific course outcomes asked ("CO3")
     modules: tuple[str, ...] = ()  # modules named ("Module 3", "Unit II")
     defines: bool = False  # "what is X", "formula for Y": code or console output never answers it
+    breakdown: bool = False  # "how is the grade broken down?": every graded component and its weight
 
     @property
     def is_list(self) -> bool:
@@ -182,12 +184,17 @@ def section_pattern(section: str) -> re.Pattern[str]:
     raise KeyError(section)
 
 
+#: The pseudo-section of :func:`holds_section` for a grading-breakdown question.
+BREAKDOWN = "breakdown"
 _LAB_IN_MODULE = re.compile(r"laboratory\s+component\s*:", _I)
 
 
 def holds_section(chunk: Chunk, section: str) -> bool:
     """Does this chunk hold (part of) the block ``section`` names? VTU prints lab programs inside
-    each module under "Laboratory Component:", so for "lab" such module chunks count too."""
+    each module under "Laboratory Component:", so for "lab" such module chunks count too;
+    ``BREAKDOWN`` is no section but any chunk printing a graded component's weight."""
+    if section == BREAKDOWN:
+        return bool(components(chunk.text))
     if chunk.section and section_pattern(section).search(chunk.section):
         return True
     return section == "lab" and chunk.module is not None and bool(_LAB_IN_MODULE.search(chunk.text))
@@ -205,9 +212,37 @@ def read_intent(question: str) -> Intent:
     if section is None and not where:
         wants = next((name for name, pattern in _WANTS if pattern.search(question)), None)
     defines = bool(_DEFINES.search(question)) and not _ASKS_CODE.search(question)
-    return Intent(
-        section=section, where=where, wants=wants, cos=refs.cos, modules=refs.modules, defines=defines
+    # "what % of the grade is the final exam?" asks one component's weight, "… for each" them all
+    breakdown = (
+        section is None
+        and not where
+        and bool(_BREAKDOWN.search(question))
+        and (wants is None or bool(_ALL_PARTS.search(question)))
     )
+    return Intent(
+        section=section,
+        where=where,
+        wants=wants,
+        cos=refs.cos,
+        modules=refs.modules,
+        defines=defines,
+        breakdown=breakdown,
+    )
+
+
+#: A question about how the grade is made up, in any course's words ("how is the grade broken
+#: down? like % for each thing", "grading breakdown", "how r grades calculated", "what are the
+#: grade weights"); VTU's CIE/SEE marks split is its own section (``marks``).
+_ALL_PARTS = re.compile(r"\beach\b|\bbreak\s*-?\s*down\b|\bbroken\s+down\b|\bsplit\b|\bweights\b", _I)
+_BREAKDOWN = re.compile(
+    r"\bgrad(?:e|es|ing)\b[^?]{0,40}?\b(?:break\s*-?\s*down|broken\s+down|split|distribution|weights?"
+    r"|weighting|weighted|composed|made\s+up|calculated|determined|computed|components?|schedule"
+    r"|scheme|structure)\b"
+    r"|\b(?:break\s*-?\s*down|weights?|weighting|split|distribution)\s+(?:of\s+)?(?:the\s+|my\s+|our\s+)?"
+    r"(?:final\s+)?grad"
+    r"|%\s*(?:for|of)\s+each\b",
+    _I,
+)
 
 
 #: A question about what something is or how it is computed ("formula for r squared?", "whats a

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING
 
 from syllabot.shared.schema import Answer, AnswerStatus, Hit
 from syllabot.worker.answerers.base import LIST_DASH, AnswerContext, cite_marker, finalise_citations, quotable
+from syllabot.worker.answerers.breakdown import grade_breakdown
 from syllabot.worker.answerers.decision import (
     DEFAULT_THRESHOLDS,
     Evidence,
@@ -588,6 +589,21 @@ def where_reply(question: str, intent: Intent, hits: Sequence[Hit], thresholds: 
     return Reply("answered" if share >= 0.5 else "uncertain", lead + quote)
 
 
+def breakdown_reply(hits: Sequence[Hit]) -> Reply | None:
+    """ "How is the grade broken down?": every graded component of the top course's passages and
+    its weight, in the document's order, each cited, when the weights add up to 100%
+    (``breakdown.grade_breakdown``); else None and the general answer."""
+    focus = [i for i, h in enumerate(hits) if course_of(h) == course_of(hits[0])]
+    chosen = [hits[i] for i in focus]
+    parts = grade_breakdown(chosen, [passage(h) for h in chosen])
+    if parts is None:
+        return None
+    lines = ["The grade is made up of (together 100%):"]
+    for c in parts:
+        lines.append(f"{LIST_DASH}{quotable(c.name)}: {c.weight:g}% {cite_marker(focus[c.hit_index] + 1)}")
+    return Reply("answered", "\n".join(lines))
+
+
 def _pages(hit: Hit) -> str:
     """ ", p. 2" or ", pp. 1–2" for a PDF hit, else ""."""
     if hit.page is None or not hit.file.lower().endswith(".pdf"):
@@ -747,6 +763,10 @@ def reply_for(
                 )
         if intent.where:
             reply = where_reply(question, intent, hits, thresholds)
+            if reply is not None:
+                return reply
+        if intent.breakdown:
+            reply = breakdown_reply(hits)
             if reply is not None:
                 return reply
     reply = general_reply(question, intent, hits, fallback, thresholds, named)
