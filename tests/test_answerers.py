@@ -275,6 +275,21 @@ def test_a_list_whose_heading_does_not_name_what_was_asked_does_not_answer_it() 
     assert answer.status != "answered"
 
 
+def test_where_the_student_saw_it_is_not_what_the_passage_must_say() -> None:
+    # "according to the stats lecture" names the deck, not the answer: its words are in no sentence
+    hits = [
+        make_hit(
+            1,
+            "The p-value tells us how likely the observed data are under the null.",
+            score=0.45,
+            cosine=0.45,
+        ),
+        make_hit(2, "Labs are due on Fridays.", score=0.2, cosine=0.2),
+    ]
+    question = "what does the p-value tell us according to the stats lecture"
+    assert ExtractiveAnswerer().answer_sync(question, result(hits), "c").status == "answered"
+
+
 def test_a_list_too_long_to_quote_whole_is_read_item_by_item_never_cut_from_its_lead_in() -> None:
     from syllabot.worker.answerers.extractive import RUN_ITEMS, _block_units
 

@@ -727,7 +727,11 @@ def general_reply(
 #: Words about which syllabus, not about what is asked: "this sem", "new scheme", "syllabus".
 _FILLER = re.compile(
     r"\b(?:this|current|next|our|the)\s+(?:sem|semester|term)\b|\b(?:new|old|latest|current|previous)\s+"
-    r"(?:scheme|syllabus|one)\b|\b(?:syllabus|scheme|new|latest)\b",
+    r"(?:scheme|syllabus|one)\b|\b(?:syllabus|scheme|new|latest)\b"
+    # where the student saw it, not what it says: "in the stats slides", "acc to the limits of data deck"
+    r"|\b(?:in|from|according\s+to)\s+(?:the|that|this|our|last|today'?s)\s+(?:[\w'’-]+\s+){0,4}?"
+    r"(?:slides?|decks?|lecture|lec|notes|handout|ppt|pdf)\b"
+    r"|\b(?:which|what)\s+(?:slides?|decks?|lecture|lec)\s+(?:had|has|have|covers?|covered|mentioned|said)\b",
     re.IGNORECASE,
 )
 
