@@ -19,7 +19,7 @@ from syllabot.shared.config import Settings
 from syllabot.shared.schema import NOT_IN_MATERIALS, UNCERTAIN_LEAD
 from syllabot.worker.answerers import get_answerer
 from syllabot.worker.answerers.base import finalise_citations, strip_markers
-from syllabot.worker.answerers.decision import Evidence, Thresholds, decide, evidence
+from syllabot.worker.answerers.decision import Evidence, Thresholds, decide, evidence, terms
 from syllabot.worker.answerers.extractive import ExtractiveAnswerer
 from syllabot.worker.answerers.llm import (
     LLM_UNAVAILABLE_NOTE,
@@ -273,6 +273,12 @@ def test_a_list_whose_heading_does_not_name_what_was_asked_does_not_answer_it() 
     hits = [make_hit(1, LEVELS, score=0.5, cosine=0.5)]
     answer = ExtractiveAnswerer().answer_sync("what snacks r allowed during the data lab", result(hits), "c")
     assert answer.status != "answered"
+
+
+def test_chat_vagueness_is_no_word_the_passage_must_hold() -> None:
+    # "something", "stuff", "actually" weigh as rare words every passage lacks
+    assert terms("whats the profs email, need to ask him something") == ["prof", "email", "ask"]
+    assert terms("whats actually in the dataset, like what stuff") == ["dataset"]
 
 
 def test_where_the_student_saw_it_is_not_what_the_passage_must_say() -> None:

@@ -36,7 +36,8 @@ STOPWORDS = frozenset(
     our ours out over own per please same shall she should so some such tell than that the their theirs them
     then there these they this those through to too under until up upon us very want was way we were what
     whats when where whether which while who whom whose why will with within without would yes yet you your
-    yours know like make use used using much many long often soon
+    yours know like make use used using much many long often soon something anything someone anyone
+    stuff thing things actually
     """.split()
 )
 
