@@ -44,3 +44,12 @@ def test_a_typo_is_mended_into_the_collections_word(typed: str, mended: str) -> 
 )
 def test_words_that_are_not_slips_of_a_collection_word_stay(question: str) -> None:
     assert correct_spelling(question, INDEX) == question
+
+
+def test_only_the_first_unknown_words_are_looked_up() -> None:
+    # a pasted wall of unknown words costs a bounded lookup; the typo after the first dozen stays
+    from syllabot.worker.spelling import MAX_LOOKUPS
+
+    filler = " ".join(f"qwzxv{chr(97 + i)}k" for i in range(MAX_LOOKUPS))
+    assert correct_spelling(f"distrobution {filler}", INDEX).startswith("distribution ")
+    assert correct_spelling(f"{filler} distrobution", INDEX).endswith(" distrobution")
