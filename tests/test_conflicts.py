@@ -454,6 +454,27 @@ def test_the_materials_first_person_is_the_instructor() -> None:
     assert "Tuesdays" in note and "scheduled by appointment" in note, note
 
 
+def test_the_instructor_named_in_the_header_is_the_materials_first_person() -> None:
+    """ "does manning have office hours on a specific day": the syllabus header names Dr. Manning
+    the instructor, so the slides' "I'll hold office hours … on Tuesdays" is about him."""
+    hits = [
+        hit(
+            "syl",
+            "syllabus.pdf",
+            "Instructor: Dr. Jeremy R. Manning; Email: jm@example.edu; Office Hours: By appointment",
+        ),
+        hit(
+            "intro",
+            "intro.pdf",
+            "•I’ll hold office hours by appointment on Tuesdays.",
+            2,
+            label="intro.pdf, p. 5",
+        ),
+    ]
+    note = note_of("does manning have office hours on a specific day or is it just whenever", hits, "weekday")
+    assert "Tuesdays" in note and "By appointment" in note, note
+
+
 def test_a_slides_bullets_are_read_together_for_a_question() -> None:
     """ "wk 7 plan for the final project?": the slide's week-7 line alone shares only "week 7" with
     it; read with the slide's other bullets ("Week 10: project presentations") it is about it."""
