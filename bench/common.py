@@ -313,7 +313,7 @@ def result_for(
         prepared.text,
         prepared.courses,
         prepared.topic,
-        related=related_hits(snapshot, question, hits) if related else [],
+        related=related_hits(snapshot, prepared.text, hits) if related else [],
     )
 
 

@@ -150,11 +150,11 @@ def run_cases(questions: Sequence[dict], embedder, settings) -> list[Case]:
             snapshot, q["question"], prepared, vector, settings, settings.top_k, related=False
         )
         t_related = time.perf_counter()
-        result.related = related_hits(snapshot, q["question"], result.hits)  # timed alone
+        result.related = related_hits(snapshot, prepared.text, result.hits)  # timed alone
         related_ms = (time.perf_counter() - t_related) * 1000
         t0 = time.perf_counter()
         answer = answerer.answer_sync(q["question"], result, snapshot.collection)
-        conflict = find_conflict(q["question"], result.hits, related=result.related)
+        conflict = find_conflict(prepared.text, result.hits, related=result.related)
         ms = (time.perf_counter() - t0) * 1000
         note = render_conflict(conflict) if conflict is not None else None
         cases.append(Case(q, bool(q.get("conflict")), conflict, note, answer.status, ms, related_ms))

@@ -611,7 +611,7 @@ class Engine:
             query.carried,
             tuple(t.question for t in pending.turns),
             vector=query_vector,
-            related=related_hits(pending.snapshot, pending.question, hits),
+            related=related_hits(pending.snapshot, query.text, hits),
         )
 
     def collections(self) -> list[CollectionInfo]:

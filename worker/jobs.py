@@ -143,7 +143,8 @@ async def answer_question(
     else:  # an LLM: a wait, which holds no CPU thread
         with llm_deadline(budget):
             answer = await answerer.answer(request.question, result, request.collection)
-    answer = with_conflict_note(request.question, answer, result.hits, result.related)  # never a silent pick
+    # never a silent pick; the question as retrieval read it (chat words and typing slips mended)
+    answer = with_conflict_note(result.query or request.question, answer, result.hits, result.related)
     finished = time.perf_counter()
     turn = turn_for(request.question, result.query, result.courses, result.topic, result.hits, time.time())
     if request.thread and threads is not None:

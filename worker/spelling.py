@@ -6,8 +6,9 @@ they do not. A word is changed only when it is neither an English word (the ship
 ``worker/vocabulary.py``) nor a word of the collection, and one typing slip (a letter dropped,
 added or swapped with the next, or typed as a key beside it or as another vowel) makes it a word of
 the collection: "zoom" stays "zoom" where the syllabus
-says "room", and a word the materials do not have is not invented into one they do. Words under
-six letters are left alone (too many neighbours one edit away). Pure; no model calls.
+says "room", and a word the materials do not have is not invented into one they do. A word under
+five letters is left alone, one of five is mended only by a letter dropped, added or swapped (too
+many neighbours one key away). Pure; no model calls.
 """
 
 from __future__ import annotations
@@ -17,8 +18,11 @@ import re
 from syllabot.worker.keyword import STOPWORDS, KeywordIndex, keyword_stem
 from syllabot.worker.vocabulary import known
 
-#: A plain word of at least six letters, lower-case or capitalised (never an acronym or a code).
-_WORD = re.compile(r"(?<![\w'’\-/])[A-Za-z][a-z]{5,}(?![\w'’\-/])")
+#: A plain word of at least five letters, lower-case or capitalised (never an acronym or a code).
+_WORD = re.compile(r"(?<![\w'’\-/])[A-Za-z][a-z]{4,}(?![\w'’\-/])")
+#: Words shorter than this are mended only by a letter dropped, added or swapped ("ofice"), never
+#: by a letter changed: five-letter words have too many neighbours one key away ("hyped").
+SUBSTITUTE_FROM = 6
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
 
@@ -44,14 +48,14 @@ def _swappable(old: str, new: str) -> bool:
     return new in _NEAR.get(old, frozenset()) or (old in _VOWELS and new in _VOWELS)
 
 
-def _edits(word: str) -> set[str]:
+def _edits(word: str, substitute: bool = True) -> set[str]:
     """Every string one typing slip from ``word``: a letter dropped, added or doubled, two swapped,
     or one replaced by a neighbouring key or another vowel (Norvig's edits1, substitutions narrowed)."""
     splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
     return {
         *(a + b[1:] for a, b in splits if b),
         *(a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1),
-        *(a + c + b[1:] for a, b in splits if b for c in _LETTERS if _swappable(b[0], c)),
+        *(a + c + b[1:] for a, b in splits if b and substitute for c in _LETTERS if _swappable(b[0], c)),
         *(a + c + b for a, b in splits for c in _LETTERS),
     }
 
@@ -63,7 +67,7 @@ def _mend(word: str, index: KeywordIndex) -> str:
     found = sorted(
         (
             (len(index.postings[keyword_stem(c)][0]), c)
-            for c in _edits(low)
+            for c in _edits(low, substitute=len(low) >= SUBSTITUTE_FROM)
             if keyword_stem(c) in index.postings and c != low
         ),
         key=lambda pair: (-pair[0], pair[1]),
