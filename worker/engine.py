@@ -36,6 +36,7 @@ from syllabot.shared.schema import (
     SourceInfo,
 )
 from syllabot.shared.threads import Turn
+from syllabot.worker.answerers.breakdown import prints_weights
 from syllabot.worker.buildlock import BuildLock
 from syllabot.worker.cancel import CancelToken
 from syllabot.worker.chunking import chunk_document, link_course_tails, may_be_relinked
@@ -45,7 +46,7 @@ from syllabot.worker.documents import Chunk, Document
 from syllabot.worker.embedders import earlier_embedder, get_embedder
 from syllabot.worker.embedders.base import Embedder
 from syllabot.worker.index import IndexSnapshot, build_snapshot
-from syllabot.worker.intent import BREAKDOWN, asks_about_a_change, read_intent
+from syllabot.worker.intent import asks_about_a_change, read_intent
 from syllabot.worker.keyword import keyword_scores
 from syllabot.worker.loaders import IngestError, TooLarge, load_document
 from syllabot.worker.pipeline import EmbedPipeline
@@ -239,16 +240,25 @@ def weights_of_top_documents(
     after and not lifted: a syllabus heads each component's paragraph with its weight over two
     pages, and each paragraph shares little with the question; lifting every passage with a
     percentage in it would push R output and grade scales into the answer's own top hits."""
-    documents = {snapshot.chunks[r].doc_id for r in rows[:3]}
+    chunks = snapshot.chunks
     taken = set(rows)
-    mask = snapshot.section_mask(BREAKDOWN)
-    return [
-        int(r)
-        for r in np.flatnonzero(mask)
-        if snapshot.chunks[r].doc_id in documents
-        and int(r) not in taken
-        and not (excluded is not None and excluded[r])
-    ][:BREAKDOWN_EXTRA]
+    out: list[int] = []
+    for top in dict.fromkeys(chunks[r].doc_id for r in rows[:3]):
+        start = next(r for r in rows if chunks[r].doc_id == top)
+        # a document's passages are stored together: read outwards from its hit, never the whole index
+        first, last = start, start
+        while first > 0 and chunks[first - 1].doc_id == top:
+            first -= 1
+        while last + 1 < len(chunks) and chunks[last + 1].doc_id == top:
+            last += 1
+        out += [
+            r
+            for r in range(first, last + 1)
+            if r not in taken
+            and not (excluded is not None and excluded[r])
+            and prints_weights(chunks[r].text)
+        ]
+    return out[:BREAKDOWN_EXTRA]
 
 
 #: What a superseded document's citation says (it is cited only when asked about a change, or when

@@ -16,7 +16,6 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from syllabot.worker.answerers.breakdown import components
 from syllabot.worker.documents import Chunk
 from syllabot.worker.question import references
 
@@ -184,17 +183,12 @@ def section_pattern(section: str) -> re.Pattern[str]:
     raise KeyError(section)
 
 
-#: The pseudo-section of :func:`holds_section` for a grading-breakdown question.
-BREAKDOWN = "breakdown"
 _LAB_IN_MODULE = re.compile(r"laboratory\s+component\s*:", _I)
 
 
 def holds_section(chunk: Chunk, section: str) -> bool:
     """Does this chunk hold (part of) the block ``section`` names? VTU prints lab programs inside
-    each module under "Laboratory Component:", so for "lab" such module chunks count too;
-    ``BREAKDOWN`` is no section but any chunk printing a graded component's weight."""
-    if section == BREAKDOWN:
-        return bool(components(chunk.text))
+    each module under "Laboratory Component:", so for "lab" such module chunks count too."""
     if chunk.section and section_pattern(section).search(chunk.section):
         return True
     return section == "lab" and chunk.module is not None and bool(_LAB_IN_MODULE.search(chunk.text))

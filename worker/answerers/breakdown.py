@@ -68,6 +68,13 @@ def components(text: str, hit_index: int = 0) -> list[Component]:
     return out
 
 
+@functools.lru_cache(maxsize=4096)
+def prints_weights(text: str) -> bool:
+    """Whether a passage prints any graded component's weight (cached: the same passages of a
+    syllabus are read for every breakdown question)."""
+    return bool(components(text))
+
+
 def _is_name(name: str) -> bool:
     words = name.split()
     counted = re.match(r"\d{1,2}\s+(?=[A-Z])", name)  # "2 Exams 40%"
