@@ -269,6 +269,24 @@ def test_a_list_whose_heading_names_what_was_asked_answers_it() -> None:
     assert answer.text.splitlines()[:2] == ["Levels of exploration:", "- Look at the raw data (tables)"]
 
 
+THEMES = "Each week will be designed around a central idea:\n" + "\n".join(
+    f"\u2022Idea {n}: writing an effective section number {n}" for n in range(1, 6)
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "answered"), [("what r the 5 weekly themes", True), ("what r the 4 weekly themes", False)]
+)
+def test_a_list_of_as_many_items_as_the_question_counts_answers_it(question: str, answered: bool) -> None:
+    # the lead-in says "idea", the student "themes": the count is what names the list
+    hits = [
+        make_hit(1, THEMES, score=0.5, cosine=0.5),
+        make_hit(2, "Labs are due on Fridays.", score=0.2, cosine=0.2),
+    ]
+    answer = ExtractiveAnswerer().answer_sync(question, result(hits), "c")
+    assert (answer.status == "answered") is answered
+
+
 def test_a_list_whose_heading_does_not_name_what_was_asked_does_not_answer_it() -> None:
     hits = [make_hit(1, LEVELS, score=0.5, cosine=0.5)]
     answer = ExtractiveAnswerer().answer_sync("what snacks r allowed during the data lab", result(hits), "c")

@@ -702,8 +702,8 @@ def general_reply(
     if (
         ranked
         and not fallback
-        and ranked[0].lead_overlap >= thresholds.list_lead
         and ev.top_cosine >= thresholds.min_cosine
+        and (ranked[0].lead_overlap >= thresholds.list_lead or _counted_list(question, ranked[0]))
     ):
         # The best unit is a list whose own heading names what was asked ("Levels of exploration:"
         # for "what r the levels of exploration"): the materials answer it with that list.
@@ -722,6 +722,36 @@ def general_reply(
         "not_in_materials",
         f"The closest passage I found: {closest(question, intent, hits)}",
     )
+
+
+#: "the 5 weekly themes", "what r the 3 questions", "two official rules": a count of things asked.
+_ASKED_COUNT = re.compile(
+    r"\b(?P<n>[2-9]|1[0-2]|two|three|four|five|six|seven|eight|nine|ten)\s+(?:[a-z'’-]+\s+){0,2}?[a-z'’-]+s\b",
+    re.IGNORECASE,
+)
+_COUNT_WORDS = {
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+}
+
+
+def _counted_list(question: str, best: _Sentence) -> bool:
+    """The question asks for N things and the best unit is a list of exactly N items ("what r the 5
+    weekly themes" and a lead-in with five themes under it)."""
+    if best.unit is None:
+        return False
+    for m in _ASKED_COUNT.finditer(question):
+        n = m.group("n").lower()
+        if (int(n) if n.isdigit() else _COUNT_WORDS[n]) == len(best.unit.items):
+            return True
+    return False
 
 
 #: Words about which syllabus, not about what is asked: "this sem", "new scheme", "syllabus".
