@@ -314,6 +314,24 @@ def test_where_the_student_saw_it_is_not_what_the_passage_must_say() -> None:
     assert ExtractiveAnswerer().answer_sync(question, result(hits), "c").status == "answered"
 
 
+@pytest.mark.parametrize(
+    ("question", "status"),
+    [
+        ("is there a required textbook for this course?", "answered"),
+        ("textbooks for this course?", "uncertain"),
+    ],
+)
+def test_a_sentence_answers_a_yes_no_question_about_a_list_but_is_not_the_list(
+    question: str, status: str
+) -> None:
+    # no textbook block came back: "textbooks for X?" wants the list, "is there a textbook?" is answered
+    hits = [
+        make_hit(1, "Reading: There is no required textbook for this class.", score=0.6, cosine=0.66),
+        make_hit(2, "Labs are due on Fridays.", score=0.2, cosine=0.2),
+    ]
+    assert ExtractiveAnswerer().answer_sync(question, result(hits), "c").status == status
+
+
 def test_a_list_too_long_to_quote_whole_is_read_item_by_item_never_cut_from_its_lead_in() -> None:
     from syllabot.worker.answerers.extractive import RUN_ITEMS, _block_units
 

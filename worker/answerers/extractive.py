@@ -724,6 +724,12 @@ def general_reply(
     )
 
 
+#: A question answered yes or no ("is there a required textbook?"): no block of the kind it names
+#: came back, but a sentence can still answer it ("There is no required textbook for this class").
+_YES_NO = re.compile(
+    r"^\W*(?:is|are|do|does|did|will|would|can|could|should|must|has|have)\b(?!.*\b(?:list|all)\b)",
+    re.IGNORECASE,
+)
 #: "the 5 weekly themes", "what r the 3 questions", "two official rules": a count of things asked.
 _ASKED_COUNT = re.compile(
     r"\b(?P<n>[2-9]|1[0-2]|two|three|four|five|six|seven|eight|nine|ten)\s+(?:[a-z'’-]+\s+){0,2}?[a-z'’-]+s\b",
@@ -804,7 +810,7 @@ def reply_for(
             if reply is not None:
                 return reply
     reply = general_reply(question, intent, hits, fallback, thresholds, named)
-    if intent.section is not None and reply.status == "answered":
+    if intent.section is not None and reply.status == "answered" and not _YES_NO.match(query):
         # A list was asked for and no block of that kind came back: a stray sentence is not the list.
         return Reply("uncertain", closest(question, intent, hits, 2))
     return reply
