@@ -139,3 +139,26 @@ def test_the_psychology_syllabus_breakdown_is_answered_whole() -> None:
         "- Final Paper: 40%",
         "- Weekly Snippets: 5%",
     ]
+
+
+def test_two_documents_breaking_the_grade_down_differently_are_both_named() -> None:
+    """A syllabus revised mid-term (20/20/60) beside the first-week slides (40/30/20/10): the
+    breakdown is quoted whole and the answer says the materials disagree, the revised one first."""
+    from syllabot.shared.answer_text import answer_text
+    from syllabot.worker.answerers.extractive import ExtractiveAnswerer
+    from syllabot.worker.conflicts import with_conflict_note
+    from syllabot.worker.engine import SearchResult
+
+    syllabus = "Grading\nHomework 20%\nMidterm exam 20%\nFinal exam 60%"
+    slides = "Grading\n•Homework 40%\n•Midterm exam 30%\n•Final project 20%\n•Participation 10%"
+    hits = [
+        make_hit(1, syllabus, score=0.6, cosine=0.6, file="syllabus-revised.pdf", doc_id="syl"),
+        make_hit(2, slides, score=0.55, cosine=0.55, file="lecture1.pdf", doc_id="l1"),
+    ]
+    question = "whats the grading breakdown"
+    result = SearchResult(hits, "v", 0, 0, False, "c", question, question, (), question)
+    answer = with_conflict_note(question, ExtractiveAnswerer().answer_sync(question, result, "c"), hits)
+    text = answer_text(answer)
+    assert answer.status == "answered"
+    assert text.startswith("Your materials disagree.") and "“revised” in its name" in text
+    assert "- Final exam: 60% [1]" in text and "Final project 20%" in text
