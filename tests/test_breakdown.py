@@ -162,3 +162,19 @@ def test_two_documents_breaking_the_grade_down_differently_are_both_named() -> N
     assert answer.status == "answered"
     assert text.startswith("Your materials disagree.") and "“revised” in its name" in text
     assert "- Final exam: 60% [1]" in text and "Final project 20%" in text
+
+
+def test_the_breakdown_quoted_is_the_current_documents_even_when_the_older_ranks_first() -> None:
+    from syllabot.worker.answerers.extractive import ExtractiveAnswerer
+    from syllabot.worker.engine import SearchResult
+
+    slides = "Grading\n•Homework 40%\n•Midterm exam 30%\n•Final project 20%\n•Participation 10%"
+    syllabus = "Grading\nHomework 20%\nMidterm exam 20%\nFinal exam 60%"
+    hits = [
+        make_hit(1, slides, score=0.6, cosine=0.6, file="lecture1.pdf", doc_id="l1"),
+        make_hit(2, syllabus, score=0.55, cosine=0.55, file="syllabus-revised.pdf", doc_id="syl"),
+    ]
+    question = "whats the grading breakdown"
+    result = SearchResult(hits, "v", 0, 0, False, "c", question, question, (), question)
+    text = ExtractiveAnswerer().answer_sync(question, result, "c").text
+    assert "- Final exam: 60% [1]" in text and "Participation" not in text

@@ -471,7 +471,7 @@ class Conflict:
     current_reason: str = ""
 
 
-def _newer(hit: Hit, texts: Iterable[str]) -> tuple[int, int, str]:
+def how_current(hit: Hit, texts: Iterable[str]) -> tuple[int, int, str]:
     """How evidently current a document is: +1 when its name or title says so ("revised",
     "updated", "v2") or its text does ("Revised: January 2026", "this notice updates"), -1 when its
     name says it is old; the latest year it prints; and the reason in a few words."""
@@ -592,7 +592,7 @@ def find_conflict(
             stated = _stated(asked, hit.text)
             if stated is not None:
                 read.setdefault(doc_id, []).append((*stated, hit))
-    newer = {doc_id: _newer(by_doc[doc_id][0], (h.text for h in by_doc[doc_id])) for doc_id in read}
+    newer = {doc_id: how_current(by_doc[doc_id][0], (h.text for h in by_doc[doc_id])) for doc_id in read}
     best: Conflict | None = None
     best_strength = 0.0
     for kind in sorted(asked.kinds):

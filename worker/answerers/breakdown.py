@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from syllabot.shared.schema import Hit
@@ -120,27 +120,37 @@ def _run_to_100(parts: Sequence[Component]) -> list[Component] | None:
     return best
 
 
-def grade_breakdown(hits: Sequence[Hit], texts: Sequence[str]) -> list[Component] | None:
+def grade_breakdown(
+    hits: Sequence[Hit], texts: Sequence[str], current: Callable[[Hit], tuple[int, int]] | None = None
+) -> list[Component] | None:
     """The components of the breakdown the hits print, in the document's order, or None.
 
-    ``texts`` are the hits' passages (context lines removed). One passage whose weights sum to 100%
-    wins first (the best-ranked such); else the components of one document's passages together
-    (a syllabus that heads each component's paragraph with its weight, over two pages).
+    ``texts`` are the hits' passages (context lines removed). A breakdown is one passage whose
+    weights sum to 100%, or the components of one document's passages together (a syllabus that
+    heads each component's paragraph with its weight, over two pages). Of several documents' the
+    most evidently ``current`` one's (a revised syllabus beside the first week's slides: the
+    answer's conflict note leads with it, so must the breakdown), else the best-ranked.
     """
     found = [components(text, i) for i, text in enumerate(texts)]
+    candidates: dict[str, list[Component]] = {}  # per document, in the order of its best hit
     for parts in found:
         run = _run_to_100(parts)
         if run is not None:
-            return run
+            candidates.setdefault(hits[run[0].hit_index].file, run)
     by_file: dict[str, list[Component]] = {}
     for parts in found:
         for c in parts:
             by_file.setdefault(hits[c.hit_index].file, []).append(c)
-    for parts in by_file.values():  # files in the order of their best hit
+    for file, parts in by_file.items():
         run = _distinct(parts)
-        if _adds_up(run):
-            return _in_document_order(run, hits, texts, found)
-    return None
+        if file not in candidates and _adds_up(run):
+            candidates[file] = _in_document_order(run, hits, texts, found)
+    if not candidates:
+        return None
+    ranked = list(candidates.values())
+    if current is None:
+        return ranked[0]
+    return max(ranked, key=lambda run: current(hits[run[0].hit_index]))  # max keeps the first of ties
 
 
 def _in_document_order(

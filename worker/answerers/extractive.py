@@ -46,6 +46,7 @@ from syllabot.worker.answerers.decision import (
     weights,
 )
 from syllabot.worker.chunking import context_line, field_key
+from syllabot.worker.conflicts import how_current
 from syllabot.worker.intent import VALUE_PATTERNS, Intent, read_intent, section_pattern
 from syllabot.worker.question import clean_question
 from syllabot.worker.sentences import NUMBERED_ITEM, looks_like_code, split_sentences
@@ -595,7 +596,12 @@ def breakdown_reply(hits: Sequence[Hit]) -> Reply | None:
     (``breakdown.grade_breakdown``); else None and the general answer."""
     focus = [i for i, h in enumerate(hits) if course_of(h) == course_of(hits[0])]
     chosen = [hits[i] for i in focus]
-    parts = grade_breakdown(chosen, [passage(h) for h in chosen])
+    texts = [passage(h) for h in chosen]
+
+    def current(hit: Hit) -> tuple[int, int]:
+        return how_current(hit, (t for h, t in zip(chosen, texts, strict=True) if h.doc_id == hit.doc_id))[:2]
+
+    parts = grade_breakdown(chosen, texts, current)
     if parts is None:
         return None
     lines = ["The grade is made up of (together 100%):"]
