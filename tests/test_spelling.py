@@ -56,3 +56,20 @@ def test_only_the_first_unknown_words_are_looked_up() -> None:
     filler = " ".join(f"qwzxv{chr(97 + i)}k" for i in range(MAX_LOOKUPS))
     assert correct_spelling(f"distrobution {filler}", INDEX).startswith("distribution ")
     assert correct_spelling(f"{filler} distrobution", INDEX).endswith(" distrobution")
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "what does df.distrobution do",
+        "call distrobution() on it",
+        "mail distrobution@uni.edu",
+        "see distrobution.py",
+    ],
+)
+def test_code_and_addresses_are_never_mended(question: str) -> None:
+    assert correct_spelling(question, INDEX) == question
+
+
+def test_a_word_ending_a_sentence_is_mended() -> None:
+    assert correct_spelling("params of the distrobution. thx", INDEX) == "params of the distribution. thx"

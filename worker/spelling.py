@@ -18,8 +18,9 @@ import re
 from syllabot.worker.keyword import STOPWORDS, KeywordIndex, keyword_stem
 from syllabot.worker.vocabulary import known
 
-#: A plain word of at least five letters, lower-case or capitalised (never an acronym or a code).
-_WORD = re.compile(r"(?<![\w'’\-/])[A-Za-z][a-z]{4,}(?![\w'’\-/])")
+#: A plain word of at least five letters, lower-case or capitalised: never an acronym, a code, a
+#: function call ("groupby("), nor part of an address or identifier ("df.groupby", "a@b.edu").
+_WORD = re.compile(r"(?<![\w'’\-/.@])[A-Za-z][a-z]{4,}(?![\w'’\-/@(]|\.\w)")
 #: Words shorter than this are mended only by a letter dropped, added or swapped ("ofice"), never
 #: by a letter changed: five-letter words have too many neighbours one key away ("hyped").
 SUBSTITUTE_FROM = 6
