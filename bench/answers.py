@@ -88,9 +88,7 @@ def run(questions, snapshots_for, embedder, settings) -> list[Row]:
         CASES.append((q.answerable, p.text, hits, result.fallback, p.courses, p.topic))
         t0 = time.perf_counter()
         answer = answerer.answer_sync(q.question, result, snapshot.collection)
-        answer = with_conflict_note(
-            result.query or q.question, answer, hits, result.related
-        )  # as the worker does
+        answer = with_conflict_note(answer, result)  # as the worker does
         ms = (time.perf_counter() - t0) * 1000
         expect = q.expect or None
         text = answer_text(answer)  # the whole answer, its status's lead included

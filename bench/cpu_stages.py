@@ -94,9 +94,7 @@ def stage_ms(engine: Engine, questions: list[str]) -> dict[str, float]:
                     )
                 )
                 answer_ms, answer = _cpu(lambda q=question, r=result: answerer.answer_sync(q, r, COLLECTION))
-                note_ms, answer = _cpu(
-                    lambda q=question, a=answer, r=result: with_conflict_note(q, a, r.hits, r.related)
-                )
+                note_ms, answer = _cpu(lambda a=answer, r=result: with_conflict_note(a, r))
                 request = AskRequest(question=question, collection=COLLECTION, platform="cli")
                 log_ms, _ = _cpu(lambda r=request, a=answer: log_answer(r, a))
                 measured = (

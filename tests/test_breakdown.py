@@ -160,7 +160,7 @@ def ask_breakdown(hits: list[Any]) -> Any:
 
     question = "whats the grading breakdown"
     result = SearchResult(hits, "v", 0, 0, False, "c", question, question, (), question)
-    return with_conflict_note(question, ExtractiveAnswerer().answer_sync(question, result, "c"), hits)
+    return with_conflict_note(ExtractiveAnswerer().answer_sync(question, result, "c"), result)
 
 
 @pytest.mark.parametrize("revised_first", [True, False])

@@ -8,6 +8,7 @@ import json
 import time
 from pathlib import Path
 
+import pytest
 from conftest import shared_data
 
 from syllabot.shared.config import Settings
@@ -437,11 +438,29 @@ def test_days_of_several_events_in_one_sentence_are_each_labelled_by_their_own_c
     assert find_conflict("what day do we present the pitch", [hits[0], moved]) is not None
 
 
-def test_the_materials_first_person_is_the_instructor() -> None:
+@pytest.mark.parametrize(
+    ("syllabus", "question", "syllabus_says"),
+    [
+        (
+            "My office hours will be scheduled by appointment; see Canvas.",
+            "what day can i meet w the prof for office hours",
+            "scheduled by appointment",
+        ),
+        # the header names the instructor, so a question naming him is about the slides' "I"
+        (
+            "Instructor: Dr. Jeremy R. Manning; Email: jm@example.edu; Office Hours: By appointment",
+            "does manning have office hours on a specific day or is it just whenever",
+            "By appointment",
+        ),
+    ],
+)
+def test_the_materials_first_person_is_the_instructor(
+    syllabus: str, question: str, syllabus_says: str
+) -> None:
     """ "I'll hold office hours by appointment on Tuesdays" (the intro slides) is the professor's
     office hours, though it names no professor: it disagrees with the syllabus's "by appointment"."""
     hits = [
-        hit("syl", "syllabus.pdf", "My office hours will be scheduled by appointment; see Canvas."),
+        hit("syl", "syllabus.pdf", syllabus),
         hit(
             "intro",
             "intro.pdf",
@@ -450,29 +469,8 @@ def test_the_materials_first_person_is_the_instructor() -> None:
             label="intro.pdf, p. 5",
         ),
     ]
-    note = note_of("what day can i meet w the prof for office hours", hits, "weekday")
-    assert "Tuesdays" in note and "scheduled by appointment" in note, note
-
-
-def test_the_instructor_named_in_the_header_is_the_materials_first_person() -> None:
-    """ "does manning have office hours on a specific day": the syllabus header names Dr. Manning
-    the instructor, so the slides' "I'll hold office hours … on Tuesdays" is about him."""
-    hits = [
-        hit(
-            "syl",
-            "syllabus.pdf",
-            "Instructor: Dr. Jeremy R. Manning; Email: jm@example.edu; Office Hours: By appointment",
-        ),
-        hit(
-            "intro",
-            "intro.pdf",
-            "•I’ll hold office hours by appointment on Tuesdays.",
-            2,
-            label="intro.pdf, p. 5",
-        ),
-    ]
-    note = note_of("does manning have office hours on a specific day or is it just whenever", hits, "weekday")
-    assert "Tuesdays" in note and "By appointment" in note, note
+    note = note_of(question, hits, "weekday")
+    assert "Tuesdays" in note and syllabus_says in note, note
 
 
 def test_a_slides_bullets_are_read_together_for_a_question() -> None:

@@ -24,12 +24,16 @@ import functools
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from syllabot.shared.schema import Answer, Hit
 from syllabot.worker.answerers.base import citation
 from syllabot.worker.answerers.decision import terms
 from syllabot.worker.question import clean_question
 from syllabot.worker.sentences import ROUND_BULLETS, looks_like_code, split_sentences
+
+if TYPE_CHECKING:
+    from syllabot.worker.engine import SearchResult
 
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _DAY_WORD = re.compile(
@@ -799,18 +803,17 @@ def render_conflict(conflict: Conflict) -> str:
 DISAGREE_LEAD = "Your materials disagree"
 
 
-def with_conflict_note(
-    question: str, answer: Answer, hits: Sequence[Hit], related: Sequence[Hit] = ()
-) -> Answer:
-    """``answer`` led by the disagreement of ``hits`` (and the ``related`` passages of their course,
-    :func:`more_to_read`) on what ``question`` asks, if any: the one place the answer path adds it
-    (the worker's and the CLI's answers, `syllabot eval`).
+def with_conflict_note(answer: Answer, result: SearchResult) -> Answer:
+    """``answer`` led by the disagreement of the result's hits (and the ``related`` passages of their
+    course, :func:`more_to_read`) on what the question asks, if any: the one place the answer path
+    adds it (the worker's and the CLI's answers, `syllabot eval`). The question is read as retrieval
+    read it (``result.query``: chat words spelled out, typing slips mended).
 
     Two documents stating different values of the asked fact is proof that the materials speak of
     it: a "Not in your materials" verdict beside such a note would be wrong twice, so the note
     replaces it, both sides cited, as the answer ("how much is the see worth for os" retrieves the
     textbook list, but the syllabus and the revision notice each give the SEE marks)."""
-    conflict = find_conflict(question, hits, related=related)
+    conflict = find_conflict(result.query or result.question, result.hits, related=result.related)
     if conflict is None:
         return answer
     note = render_conflict(conflict)

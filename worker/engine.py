@@ -212,13 +212,12 @@ def search_snapshot(
         settings.dedup_similarity,
         excluded,
     )
-    rows = [s.row for s in selection.rows]
     hits = [
         hit_from_chunk(snapshot.chunks[s.row], rank, s.score, s.cosine, s.keyword)
         for rank, s in enumerate(selection.rows, start=1)
     ]
     if intent.breakdown and not selection.fallback:
-        extra = weights_of_top_documents(snapshot, rows, excluded)
+        extra = weights_of_top_documents(snapshot, [s.row for s in selection.rows], excluded)
         hits += [
             hit_from_chunk(
                 snapshot.chunks[r], len(hits) + n, float(scores[r]), float(cosine[r]), float(keyword[r])
@@ -243,8 +242,10 @@ def weights_of_top_documents(
     chunks = snapshot.chunks
     taken = set(rows)
     out: list[int] = []
-    for top in dict.fromkeys(chunks[r].doc_id for r in rows[:3]):
-        start = next(r for r in rows if chunks[r].doc_id == top)
+    starts: dict[str, int] = {}  # each top document's best hit
+    for r in rows[:3]:
+        starts.setdefault(chunks[r].doc_id, r)
+    for top, start in starts.items():
         # a document's passages are stored together: read outwards from its hit, never the whole index
         first, last = start, start
         while first > 0 and chunks[first - 1].doc_id == top:

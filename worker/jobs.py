@@ -143,8 +143,7 @@ async def answer_question(
     else:  # an LLM: a wait, which holds no CPU thread
         with llm_deadline(budget):
             answer = await answerer.answer(request.question, result, request.collection)
-    # never a silent pick; the question as retrieval read it (chat words and typing slips mended)
-    answer = with_conflict_note(result.query or request.question, answer, result.hits, result.related)
+    answer = with_conflict_note(answer, result)  # never a silent pick
     finished = time.perf_counter()
     turn = turn_for(request.question, result.query, result.courses, result.topic, result.hits, time.time())
     if request.thread and threads is not None:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-from syllabot.worker.vocabulary import known, vocabulary
+from syllabot.worker.vocabulary import known, match_case, vocabulary
 
 _LIGATURES = ("fi", "fl", "ff", "ffi", "ffl")
 _WORD = re.compile(r"[A-Za-z]+")
@@ -33,10 +33,6 @@ _DOT_LEADER = re.compile(r"[ \t]*(?:\.[ \t]*){5,}(?:\d{1,4}\b)?")
 _GLYPH_RUN = re.compile(r"[ \t]*(?:[●○■□▲△▼▽◆◇★☆▪▫◦⋅∙•✕✖×+][ \t]*){3,}")
 _PAGE_LABEL = re.compile(r"^[ \t]*(?P<n>\d{1,4})[ \t]*/[ \t]*(?P<of>\d{1,4})[ \t]*$")
 _STRAY_LIGATURE = re.compile(r"^[ \t]*(?:ffi|ffl|ff|fi|fl|Th|ft)[ \t]*$")
-
-
-def _match_case(word: str, like: str) -> str:
-    return word[0].upper() + word[1:] if like[:1].isupper() else word
 
 
 def _joined(left: str, right: str, words: frozenset[str]) -> str | None:
@@ -81,7 +77,7 @@ def repair_ligatures(text: str, words: frozenset[str] | None = None) -> str:
     def single(m: re.Match[str]) -> str:
         token = m.group(0)
         fixed = _inserted(token, words)
-        return _match_case(fixed, token) if fixed else token
+        return match_case(fixed, token) if fixed else token
 
     def slot(m: re.Match[str]) -> str:
         left, right = m.group(1), m.group(2)

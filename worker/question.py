@@ -206,11 +206,15 @@ _R_NOT_BEFORE = frozenset(
     {"programming", "language", "lang", "studio", "script", "scripts", "code", "lab", "package",
      "packages", "program", "programs", "markdown", "shiny", "and", "or"}
 )  # fmt: skip
-#: Other lone letters of chat, read as words by the same test as "r" ("days n times", "meet w the
-#: instructor"), never after these words, where the letter is a variable ("when n is large", "sample
-#: size n", "update w"), nor before "=".
-_LONE_LETTERS = {"n": "and", "w": "with"}
+#: Lone letters of chat read as words between words ("wat r the COs", "days n times", "meet w the
+#: instructor"), each with the words after which it is a language or a variable instead ("learn r",
+#: "when n is large", "sample size n", "update w"); never before a non-word ("n = 5").
 _LONE_NOT_AFTER = _R_NOT_AFTER | {"when", "if", "where", "size", "sample", "let", "than", "update", "vector"}
+_LONE_LETTERS: dict[str, tuple[str, frozenset[str]]] = {
+    "r": ("are", _R_NOT_AFTER),
+    "n": ("and", _LONE_NOT_AFTER),
+    "w": ("with", _LONE_NOT_AFTER),
+}
 _KIND_AFTER = frozenset({"what", "which", "this", "that", "a", "the", "any", "some", "same", "each"})
 _MID_SLANG_AFTER = frozenset(
     {"is", "was", "so", "kinda", "pretty", "lowkey", "really", "very", "bit", "lowk"}
@@ -539,25 +543,15 @@ def _expand_slang(text: str) -> str:
         ):
             core = "Are"  # "r we allowed to ..."
         elif (
-            core == "r"
-            and prev
-            and _WORDLIKE.fullmatch(prev)
-            and not trail
-            and nxt[:1].isalpha()
-            and prev not in _R_NOT_AFTER
-            and nxt not in _R_NOT_BEFORE
-        ):
-            core = "are"
-        elif (
             core in _LONE_LETTERS
             and prev
             and _WORDLIKE.fullmatch(prev)
             and not trail
             and nxt[:1].isalpha()
-            and prev not in _LONE_NOT_AFTER
+            and prev not in _LONE_LETTERS[core][1]
             and nxt not in _R_NOT_BEFORE
         ):
-            core = _LONE_LETTERS[core]
+            core = _LONE_LETTERS[core][0]
         elif low in ("kinda", "sorta"):
             # "what kinda test" asks a kind; "it's kinda like" only hedges, and its "kind" would
             # weigh as a word the passages lack

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 
 from syllabot.worker.keyword import STOPWORDS, KeywordIndex, keyword_stem
-from syllabot.worker.vocabulary import known
+from syllabot.worker.vocabulary import known, match_case
 
 #: A plain word of at least five letters, lower-case or capitalised: never an acronym, a code, a
 #: function call ("groupby("), nor part of an address or identifier ("df.groupby", "a@b.edu").
@@ -61,22 +61,15 @@ def _edits(word: str, substitute: bool = True) -> set[str]:
     }
 
 
-def _mend(word: str, index: KeywordIndex) -> str:
-    low = word.lower()
-    if low in STOPWORDS or known(low) or keyword_stem(low) in index.postings:
-        return word
-    found = sorted(
-        (
-            (len(index.postings[keyword_stem(c)][0]), c)
-            for c in _edits(low, substitute=len(low) >= SUBSTITUTE_FROM)
-            if keyword_stem(c) in index.postings and c != low
-        ),
-        key=lambda pair: (-pair[0], pair[1]),
-    )
-    if not found:
-        return word
-    best = found[0][1]
-    return best[0].upper() + best[1:] if word[0].isupper() else best
+def _nearest(low: str, index: KeywordIndex) -> str | None:
+    """The collection's most frequent word one slip from ``low`` (ties: alphabetical), or None."""
+    best: tuple[int, str] | None = None
+    for candidate in _edits(low, substitute=len(low) >= SUBSTITUTE_FROM):
+        stem = keyword_stem(candidate)
+        if candidate != low and stem in index.postings:
+            key = (-len(index.postings[stem][0]), candidate)
+            best = key if best is None or key < best else best
+    return None if best is None else best[1]
 
 
 #: The most words of one question looked up for a mend: a question has a typo or two, and a
@@ -97,6 +90,9 @@ def correct_spelling(text: str, index: KeywordIndex) -> str:
         if low in STOPWORDS or known(low) or keyword_stem(low) in index.postings or looked >= MAX_LOOKUPS:
             return word
         looked += 1
-        return _mend(word, index)
+        best = _nearest(low, index)
+        if best is None:
+            return word
+        return match_case(best, word)
 
     return _WORD.sub(mend, text)

@@ -29,3 +29,9 @@ def known(word: str, words: frozenset[str] | None = None) -> bool:
     if low in words:
         return True
     return any(low.endswith(s) and len(low) - len(s) >= 3 and low[: -len(s)] in words for s in _SUFFIXES)
+
+
+def match_case(word: str, like: str) -> str:
+    """``word`` capitalised as ``like`` is ("Final" for "final" in "Final"): a repaired or mended
+    word keeps the case of what was written."""
+    return word[0].upper() + word[1:] if like[:1].isupper() else word

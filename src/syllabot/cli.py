@@ -411,8 +411,7 @@ def _answer_all(
     answerer = get_answerer(settings)
 
     def row(q: LabelledQuestion, result: SearchResult, answer: Answer) -> EvalRow:
-        noted = with_conflict_note(result.query or q.question, answer, result.hits, result.related)
-        return EvalRow.of(q, result.hits, noted)
+        return EvalRow.of(q, result.hits, with_conflict_note(answer, result))
 
     answer_sync = getattr(answerer, "answer_sync", None)
     if answer_sync is not None:

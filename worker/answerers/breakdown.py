@@ -32,7 +32,7 @@ _SEPARATORS = " \t:=–—-(•*"
 _PROSE = frozenset(
     """will be is are was were receive earn earns get gets worth least than maximum minimum up each
     your you if when by with replacing raise my our their it this that these those which who
-    account accounts count counts make makes worth""".split()
+    account accounts count counts make makes""".split()
 )
 #: The most words a component's name has ("Team: Social Venture Assessment Report").
 NAME_WORDS = 6
@@ -84,12 +84,8 @@ def _is_name(name: str) -> bool:
     return not any(w.lower().strip(",.") in _PROSE for w in words)
 
 
-def _total(parts: Sequence[Component]) -> float:
-    return sum(c.weight for c in parts)
-
-
 def _adds_up(parts: Sequence[Component]) -> bool:
-    return len(parts) >= 2 and abs(_total(parts) - 100.0) <= SUM_SLACK
+    return len(parts) >= 2 and abs(sum(c.weight for c in parts) - 100.0) <= SUM_SLACK
 
 
 def _key(c: Component) -> str:

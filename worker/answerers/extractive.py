@@ -46,7 +46,7 @@ from syllabot.worker.answerers.decision import (
     weights,
 )
 from syllabot.worker.chunking import context_line, field_key
-from syllabot.worker.conflicts import how_current
+from syllabot.worker.conflicts import how_current, values_in
 from syllabot.worker.intent import VALUE_PATTERNS, Intent, read_intent, section_pattern
 from syllabot.worker.question import clean_question
 from syllabot.worker.sentences import NUMBERED_ITEM, looks_like_code, split_sentences
@@ -295,8 +295,8 @@ def _rank(
             has_value = bool(value.search(text)) if value else False
             cue = CUE_BONUS if has_value else 0.0
             score = overlap + cue + 0.35 * (hit.score / best_score) - 0.01 * position
-            lead = term_set(unit.lead) if unit.items and unit.lead else frozenset()
-            lead_overlap = sum(v for t, v in w.items() if t in lead) / total
+            lead = term_set(unit.lead) if unit.items and unit.lead else None
+            lead_overlap = sum(v for t, v in w.items() if t in lead) / total if lead else 0.0
             ranked.append(
                 _Sentence(text, index, score, overlap, has_value, unit if unit.items else None, lead_overlap)
             )
@@ -736,34 +736,16 @@ _YES_NO = re.compile(
     r"^\W*(?:is|are|do|does|did|will|would|can|could|should|must|has|have)\b(?!.*\b(?:list|all)\b)",
     re.IGNORECASE,
 )
-#: "the 5 weekly themes", "what r the 3 questions", "two official rules": a count of things asked.
-_ASKED_COUNT = re.compile(
-    r"\b(?P<n>[2-9]|1[0-2]|two|three|four|five|six|seven|eight|nine|ten)\s+(?:[a-z'’-]+\s+){0,2}?[a-z'’-]+s\b",
-    re.IGNORECASE,
-)
-_COUNT_WORDS = {
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
-    "ten": 10,
-}
 
 
 def _counted_list(question: str, best: _Sentence) -> bool:
-    """The question asks for N things and the best unit is a list of exactly N items ("what r the 5
-    weekly themes" and a lead-in with five themes under it)."""
+    """The question counts N things and the best unit is a list of exactly N items ("what r the 5
+    weekly themes" and a lead-in with five themes under it); the count read as the conflict check
+    reads counts (``conflicts.values_in``)."""
     if best.unit is None:
         return False
-    for m in _ASKED_COUNT.finditer(question):
-        n = m.group("n").lower()
-        if (int(n) if n.isdigit() else _COUNT_WORDS[n]) == len(best.unit.items):
-            return True
-    return False
+    n = str(len(best.unit.items))
+    return any(v.kind == "count" and v.norm == n for v in values_in(question))
 
 
 #: Words about which syllabus, not about what is asked: "this sem", "new scheme", "syllabus".
