@@ -58,6 +58,7 @@ COURSE_FILES = {
 SPLIT = {
     "psyc11": "tune",
     "sample-planted": "tune",
+    "outline-planted": "tune",
     "ec607": "held out",
     "vtu-planted": "held out",
     "vtu-planted-pdf": "held out",
@@ -154,7 +155,7 @@ def run_cases(questions: Sequence[dict], embedder, settings) -> list[Case]:
         related_ms = (time.perf_counter() - t_related) * 1000
         t0 = time.perf_counter()
         answer = answerer.answer_sync(q["question"], result, snapshot.collection)
-        conflict = find_conflict(prepared.text, result.hits, related=result.related)
+        conflict = find_conflict(prepared.text, result.hits, related=result.related, topic=prepared.topic)
         ms = (time.perf_counter() - t0) * 1000
         note = render_conflict(conflict) if conflict is not None else None
         cases.append(Case(q, bool(q.get("conflict")), conflict, note, answer.status, ms, related_ms))
@@ -246,6 +247,7 @@ def scale_row(embedder) -> list[str] | None:
 
     import numpy as np
 
+    from syllabot.worker import heap
     from syllabot.worker.engine import hit_from_chunk, related_hits
     from syllabot.worker.index import build_snapshot
 
@@ -261,6 +263,10 @@ def scale_row(embedder) -> list[str] | None:
     matrix = np.random.default_rng(0).standard_normal((len(chunks), 8)).astype(np.float32)
     matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
     snapshot = build_snapshot("scale", "scale", "random", 8, chunks, matrix, "bench")
+    # as `syllabot worker` does after each snapshot load (worker/heap.py): without it, a full
+    # collection over this process's other objects lands on whichever question allocates first
+    heap.enable()
+    heap.after_snapshot_load()
     questions = [json.loads(line)["question"] for line in VTU_QUESTIONS.read_text().splitlines() if line]
     step = max(1, len(base) // 8)
     hits = [hit_from_chunk(chunks[i * step], i + 1, 0.5, 0.5, 0.5) for i in range(8)]
@@ -269,6 +275,7 @@ def scale_row(embedder) -> list[str] | None:
         t0 = time.perf_counter()
         related_hits(snapshot, question, hits)
         times.append((time.perf_counter() - t0) * 1000)
+    heap.disable()
     return [
         f"VTU syllabi × {SCALE_COPIES} ({len(chunks):,} chunks), {len(questions)} questions",
         _p50_max(times),

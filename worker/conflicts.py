@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING
 from syllabot.shared.schema import Answer, Hit
 from syllabot.worker.answerers.base import citation
 from syllabot.worker.answerers.decision import terms
+from syllabot.worker.outlines import Reading, read_ask, read_for, read_outline, readings_differ
 from syllabot.worker.question import clean_question
 from syllabot.worker.sentences import ROUND_BULLETS, looks_like_code, split_sentences
 
@@ -569,17 +570,73 @@ def _stated(asked: _Asked, text: str) -> tuple[float, str, list[Value]] | None:
 READ_HITS = 8
 
 
+def _outline_said(reading: Reading[int], unit: str) -> str:
+    """What one document's outline says to the ask, in the words a conflict note quotes."""
+    entries = "; ".join(e.text for e in reading.entries)
+    if reading.what == "count":
+        return f"{reading.total} {unit}s, the last being {reading.entries[-1].text}"
+    if reading.what == "last":
+        return f"its last {unit} (of {reading.total}) is {entries}"
+    if not reading.found:
+        return f"none of its {reading.total} {unit}s is on it"
+    if reading.what == "topic_count":
+        return f"{len(reading.entries)} {unit}{'s' if len(reading.entries) != 1 else ''}: {entries}"
+    return entries
+
+
+def outline_conflict(question: str, related: Sequence[Hit]) -> Conflict | None:
+    """Two documents of one course whose numbered outlines of the asked unit answer ``question``
+    differently (``worker.outlines``): a syllabus numbering 20 lectures beside a README listing 19,
+    a revised lecture plan that renumbers PCA or adds an ethics lecture. ``related`` holds each
+    document's outline passages in its order (``engine.outline_rows``). None when the question asks
+    nothing of an outline, or fewer than two documents print one of that unit, or they agree."""
+    ask = read_ask(question) if related else None
+    if ask is None:
+        return None
+    by_doc: dict[str, list[tuple[int, Hit]]] = {}
+    for i, hit in enumerate(related):
+        by_doc.setdefault(hit.doc_id, []).append((i, hit))
+    sides: list[tuple[Side, Reading[int]]] = []
+    for doc_hits in by_doc.values():
+        outline = read_outline([(i, hit.text) for i, hit in doc_hits])
+        if outline is None or outline.unit != ask.unit:
+            continue
+        reading = read_for(outline, ask)
+        if reading is None:
+            continue
+        cited = related[(reading.entries or outline.entries)[0].source]
+        newer = how_current(doc_hits[0][1], (hit.text for _, hit in doc_hits))
+        sides.append((Side(cited, _outline_said(reading, ask.unit), (), newer), reading))
+    for i in range(len(sides)):
+        for j in range(i + 1, len(sides)):
+            (a, ra), (b, rb) = sides[i], sides[j]
+            if _one_course(a, b) and readings_differ(ra, rb):
+                return _ordered("outline", a, b)
+    return None
+
+
 def find_conflict(
-    question: str, hits: Sequence[Hit], max_hits: int = READ_HITS, related: Sequence[Hit] = ()
+    question: str,
+    hits: Sequence[Hit],
+    max_hits: int = READ_HITS,
+    related: Sequence[Hit] = (),
+    topic: str = "",
 ) -> Conflict | None:
     """The disagreement among ``hits`` (the top ``max_hits``) and the ``related`` passages of their
     course (:func:`more_to_read`) on the fact ``question`` asks, or None.
+
+    A question about a numbered outline ("how many lectures", "which week is PCA") is first
+    answered from each document's whole outline (:func:`outline_conflict`; ``topic`` is the question
+    without the course names it used, so "ml" is not a topic the outline's entries must name).
 
     Each passage speaks through its best sentence about the question's topic words that states an
     asked value about them (:func:`_stated`). For each asked kind, a document's say is its
     best-scoring such sentence holding values of that kind; two documents disagree when
     :func:`_clash` finds a value of one against a differing value of the same thing in the other.
     """
+    outlined = outline_conflict(topic or question, related)
+    if outlined is not None:
+        return outlined
     asked = _asked(question)
     if asked is None:
         return None
@@ -813,7 +870,9 @@ def with_conflict_note(answer: Answer, result: SearchResult) -> Answer:
     it: a "Not in your materials" verdict beside such a note would be wrong twice, so the note
     replaces it, both sides cited, as the answer ("how much is the see worth for os" retrieves the
     textbook list, but the syllabus and the revision notice each give the SEE marks)."""
-    conflict = find_conflict(result.query or result.question, result.hits, related=result.related)
+    conflict = find_conflict(
+        result.query or result.question, result.hits, related=result.related, topic=result.topic
+    )
     if conflict is None:
         return answer
     note = render_conflict(conflict)

@@ -40,7 +40,7 @@ from syllabot.worker.answerers.breakdown import prints_weights
 from syllabot.worker.buildlock import BuildLock
 from syllabot.worker.cancel import CancelToken
 from syllabot.worker.chunking import chunk_document, link_course_tails, may_be_relinked
-from syllabot.worker.conflicts import Candidate, collection_conflicts, more_to_read
+from syllabot.worker.conflicts import READ_HITS, Candidate, collection_conflicts, more_to_read, names_course
 from syllabot.worker.conversation import follow_up, switched_course
 from syllabot.worker.documents import Chunk, Document
 from syllabot.worker.embedders import earlier_embedder, get_embedder
@@ -49,6 +49,7 @@ from syllabot.worker.index import IndexSnapshot, build_snapshot
 from syllabot.worker.intent import asks_about_a_change, read_intent
 from syllabot.worker.keyword import keyword_scores
 from syllabot.worker.loaders import IngestError, TooLarge, load_document
+from syllabot.worker.outlines import read_ask
 from syllabot.worker.pipeline import EmbedPipeline
 from syllabot.worker.question import clean_question
 from syllabot.worker.search import Selection, hybrid_scores, select
@@ -333,10 +334,60 @@ def related_hits(snapshot: IndexSnapshot, question: str, hits: Sequence[Hit]) ->
         ]
 
     positions = more_to_read(question, hits, passages_with)
+    positions += [r for r in outline_rows(snapshot, question, hits) if r not in positions]
     return [
         hit_from_chunk(snapshot.chunks[row], len(hits) + n + 1, 0.0, 0.0, 0.0)
         for n, row in enumerate(positions)
     ]
+
+
+#: The most documents whose outlines one question quotes, out of at most this many read (the top
+#: hits' first, then the course's others in stored order): a course of a thousand documents costs
+#: what forty do.
+OUTLINE_DOCUMENTS = 3
+OUTLINE_READ = 40
+
+
+def outline_rows(snapshot: IndexSnapshot, question: str, hits: Sequence[Hit]) -> list[int]:
+    """ "How many lectures are there?", "which week is PCA": the passages holding the numbered
+    outline of the unit asked about (lecture, week, module …) of the top hits' documents and of
+    their course's other documents, each document's in its order (``IndexSnapshot.outline_of``).
+
+    Why the whole outline and not the hits: an outline runs over several windows and pages and
+    retrieval returns pieces of it, so its length, its last entry or the entry on a topic cannot be
+    read from them; and the course's syllabus and its lecture plan may each print one, numbered
+    differently. Empty for any other question, and for a superseded document unless the question
+    asks about a change."""
+    ask = read_ask(question)
+    top = hits[:READ_HITS]
+    if ask is None or not top:
+        return []
+    course = top[0].subject or ""
+    docs = list(dict.fromkeys(h.doc_id for h in top if (h.subject or "") == course or not h.subject))
+    if course:
+        docs += [d for d in snapshot.documents_of(course) if d not in docs]
+        # a README or lecture plan of no detected course that names this one ("22AI205 Machine
+        # Learning — Lecture plan") is this course's document too
+        docs += [
+            d
+            for d in snapshot.documents_of(None)
+            if d not in docs and names_course(snapshot.chunks[snapshot.document_rows(d)[0]].text, course)
+        ]
+    old_too = asks_about_a_change(question)
+    rows: list[int] = []
+    kept = 0
+    for doc_id in docs[:OUTLINE_READ]:
+        outline = snapshot.outline_of(doc_id)
+        if outline is None or outline.unit != ask.unit:
+            continue
+        entry_rows = sorted({e.source for e in outline.entries})
+        if not old_too and snapshot.superseded[entry_rows].any():
+            continue
+        rows += entry_rows
+        kept += 1
+        if kept == OUTLINE_DOCUMENTS:
+            break
+    return rows
 
 
 def hit_from_chunk(chunk: Chunk, rank: int, score: float, cosine: float, keyword: float) -> Hit:

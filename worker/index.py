@@ -8,6 +8,7 @@ mixing models gives scores that look plausible and mean nothing.
 
 from __future__ import annotations
 
+import itertools
 import json
 import zlib
 from collections.abc import Collection
@@ -20,6 +21,7 @@ from syllabot.worker.documents import Chunk
 from syllabot.worker.embedders.base import EmbedderMismatch
 from syllabot.worker.intent import holds_section
 from syllabot.worker.keyword import KeywordIndex, build_keyword_index
+from syllabot.worker.outlines import Outline, read_outline
 from syllabot.worker.search import superseded_mask
 
 #: Vectors whose length strays further than this from 1 are a bug upstream, never silently used.
@@ -44,6 +46,8 @@ class IndexSnapshot:
 
     _catalog: CourseCatalog | None = field(default=None, init=False, repr=False)
     _section_masks: dict[str, np.ndarray] = field(default_factory=dict, init=False, repr=False)
+    _documents: dict[str, tuple[int, int]] | None = field(default=None, init=False, repr=False)
+    _outlines: dict[str, Outline[int] | None] = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.superseded = superseded_mask(self.chunks)
@@ -70,6 +74,31 @@ class IndexSnapshot:
         rows = np.flatnonzero((counts >= at_least) & ~self.superseded)
         order = np.lexsort((rows, -counts[rows]))[:limit]  # most terms first, then in order
         return [int(r) for r in rows[order]]
+
+    def document_rows(self, doc_id: str) -> range:
+        """The positions of a document's chunks (stored together, in document order); empty when
+        the snapshot holds no such document. The map is built on first use, once per snapshot."""
+        if self._documents is None:
+            ids = [c.doc_id for c in self.chunks]
+            starts = [0, *(row for row in range(1, len(ids)) if ids[row] != ids[row - 1]), len(ids)]
+            self._documents = {ids[a]: (a, b) for a, b in itertools.pairwise(starts) if a < b}
+        first, end = self._documents.get(doc_id, (0, 0))
+        return range(first, end)
+
+    def documents_of(self, subject: str | None) -> list[str]:
+        """The documents whose first chunk belongs to ``subject`` (a course's syllabus, slides and
+        notes; None: the documents of no detected course), in stored order."""
+        self.document_rows("")  # builds the map
+        assert self._documents is not None
+        return [d for d, (first, _) in self._documents.items() if self.chunks[first].subject == subject]
+
+    def outline_of(self, doc_id: str) -> Outline[int] | None:
+        """A document's numbered outline (``worker.outlines.read_outline``; sources are chunk
+        positions), read on first use and kept for the snapshot's life."""
+        if doc_id not in self._outlines:
+            rows = self.document_rows(doc_id)
+            self._outlines[doc_id] = read_outline([(r, self.chunks[r].text) for r in rows])
+        return self._outlines[doc_id]
 
     @property
     def catalog(self) -> CourseCatalog:

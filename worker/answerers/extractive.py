@@ -48,6 +48,7 @@ from syllabot.worker.answerers.decision import (
 from syllabot.worker.chunking import context_line, field_key
 from syllabot.worker.conflicts import how_current, values_in
 from syllabot.worker.intent import VALUE_PATTERNS, Intent, read_intent, section_pattern
+from syllabot.worker.outlines import Entry, Outline, OutlineAsk, read_ask, read_for, read_outline
 from syllabot.worker.question import clean_question
 from syllabot.worker.sentences import NUMBERED_ITEM, looks_like_code, split_sentences
 
@@ -610,6 +611,77 @@ def breakdown_reply(hits: Sequence[Hit]) -> Reply | None:
     return Reply("answered", "\n".join(lines))
 
 
+def outlines_in(passages: Sequence[Hit], unit: str, offset: int = 0) -> dict[str, Outline[int]]:
+    """Each document's numbered outline of ``unit`` read from ``passages`` (a document's passages
+    in its order, as ``engine.outline_rows`` gives them), entries citing ``offset`` + their index."""
+    by_doc: dict[str, list[tuple[int, str]]] = {}
+    for i, hit in enumerate(passages):
+        by_doc.setdefault(hit.doc_id, []).append((offset + i, hit.text))
+    found = {doc_id: read_outline(texts) for doc_id, texts in by_doc.items()}
+    return {doc_id: o for doc_id, o in found.items() if o is not None and o.unit == unit}
+
+
+def _entry_lines(entries: Sequence[Entry[int]]) -> list[str]:
+    """One line per entry ("- 3. Logistic regression"), each passage cited once, after its last
+    entry (an entry's source is its passage's 0-based index)."""
+    lines = []
+    for n, entry in enumerate(entries):
+        last_of_passage = n + 1 == len(entries) or entries[n + 1].source != entry.source
+        marker = f" {cite_marker(entry.source + 1)}" if last_of_passage else ""
+        lines.append(f"{LIST_DASH}{quotable(entry.text)}{marker}")
+    return lines
+
+
+def outline_reply(ask: OutlineAsk, hits: Sequence[Hit], related: Sequence[Hit]) -> Reply | None:
+    """ "How many lectures are there?", "what's the last week", "which lecture is PCA", "is there a
+    lecture on ethics": read from the whole numbered outline of the unit asked about (the
+    ``related`` passages, ``engine.outline_rows``), not from pieces of it, and answered from the
+    most evidently current document that prints one (``conflicts.how_current``, as the grading
+    breakdown and the conflict note judge it; then the best-ranked). Citations index ``hits``
+    followed by ``related``. None when no document prints such an outline, or none can say (how
+    many, from a schedule's later part; a number it does not list): the general answer."""
+    outlines = outlines_in(related, ask.unit, offset=len(hits))
+    if not outlines:
+        return None
+    pool = [*hits, *related]
+
+    def rank(doc_id: str) -> tuple[int, int, int]:
+        first = next(i for i, h in enumerate(pool) if h.doc_id == doc_id)
+        texts = [h.text for h in pool if h.doc_id == doc_id]
+        current, year, _why = how_current(pool[first], texts)
+        return (-current, -year, first)
+
+    readings = {d: r for d, o in outlines.items() if (r := read_for(o, ask)) is not None}
+    if not readings:
+        return None
+    doc_id = min(readings, key=rank)
+    outline, reading = outlines[doc_id], readings[doc_id]
+    source = pool[outline.entries[0].source]
+    title = source.cite_title or source.title or source.file
+    unit, units = ask.unit, f"{ask.unit}s"
+    if reading.what == "count":
+        lines = [f"{title} lists {reading.total} {units if reading.total != 1 else unit}:"]
+        return Reply("answered", "\n".join(lines + _entry_lines(reading.entries)))
+    if reading.what == "last":
+        (entry,) = reading.entries
+        of = f"of the {reading.total} {units} " if outline.whole else f"{unit} "
+        return Reply(
+            "answered", f"The last {of}in {title} is {quotable(entry.text)} {cite_marker(entry.source + 1)}"
+        )
+    if not reading.found and reading.what == "number":
+        return None  # "what is lecture 25 about" of 20: the general answer
+    if not reading.found:
+        lines = [f"{title} lists {reading.total} {units}, none named for that:"]
+        return Reply("uncertain", "\n".join(lines + _entry_lines(outline.entries)))
+    if reading.what == "topic_count":
+        lead = f"{len(reading.entries)} of the {reading.total} {units} in {title}:"
+    elif reading.what == "covered":
+        lead = f"Yes, in {title}:"
+    else:
+        lead = f"In {title}:"
+    return Reply("answered", "\n".join([lead, *_entry_lines(reading.entries)]))
+
+
 def _pages(hit: Hit) -> str:
     """ ", p. 2" or ", pp. 1–2" for a PDF hit, else ""."""
     if hit.page is None or not hit.file.lower().endswith(".pdf"):
@@ -767,15 +839,23 @@ def reply_for(
     thresholds: Thresholds = DEFAULT_THRESHOLDS,
     named: Sequence[str] = (),
     topic: str = "",
+    related: Sequence[Hit] = (),
 ) -> Reply:
     """The outcome and composed text for a cleaned question (pure).
 
     ``query`` is the cleaned question (its intent); ``topic`` the same without the course names it
-    used (what the passages must be about), ``named`` the courses it named.
+    used (what the passages must be about), ``named`` the courses it named; ``related`` the
+    course's other passages the engine read for it (a numbered outline, whose citations follow the
+    hits' numbers).
     """
     intent = read_intent(query)
     question = _about(query, topic)
     if not fallback:
+        ask = read_ask(topic or query) if related else None
+        if ask is not None:
+            reply = outline_reply(ask, hits, related)
+            if reply is not None:
+                return reply
         if intent.modules and not intent.where and intent.section is None:
             reply = module_reply(intent, hits, named)
             if reply is not None:
@@ -831,8 +911,10 @@ class ExtractiveAnswerer:
             )
             return Answer(text=text, status="not_in_materials", **base)
         query = result.query or clean_question(question)
-        reply = reply_for(query, hits, result.fallback, self.thresholds, result.courses, result.topic)
-        text, citations = finalise_citations(reply.text, hits, brackets=False)
+        reply = reply_for(
+            query, hits, result.fallback, self.thresholds, result.courses, result.topic, result.related
+        )
+        text, citations = finalise_citations(reply.text, [*hits, *result.related], brackets=False)
         return Answer(text=text, status=reply.status, citations=citations, **base)
 
 

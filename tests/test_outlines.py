@@ -1,0 +1,229 @@
+"""A course's numbered outlines read whole (``worker/outlines.py``): what a question asks of them
+("how many lectures", "the last one", "which lecture is PCA", "is there one on ethics"), the answer
+read from the whole outline of the current document, and the note when two documents' outlines
+answer it differently."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from syllabot.shared.config import Settings
+from syllabot.shared.schema import AskRequest
+from syllabot.worker.answerers.extractive import ExtractiveAnswerer
+from syllabot.worker.engine import Engine
+from syllabot.worker.jobs import answer_question
+from syllabot.worker.outlines import (
+    Outline,
+    OutlineAsk,
+    Reading,
+    read_ask,
+    read_for,
+    read_outline,
+    readings_differ,
+)
+
+CORPUS = Path(__file__).resolve().parents[1] / "corpus"
+
+PLAN = """---
+title: 22AI205 Machine Learning — Lecture plan
+---
+
+## Lecture plan
+
+One lecture a week, Tuesdays.
+
+1. Introduction to machine learning
+2. Linear regression
+3. Logistic regression
+4. Decision trees and random forests
+5. Support vector machines
+6. Neural networks (1): perceptrons and backpropagation
+7. Neural networks (2): convolutional networks
+8. Clustering: k-means and hierarchical clustering
+9. Dimensionality reduction: PCA
+10. Model evaluation and cross-validation
+11. Reinforcement learning basics
+12. Project presentations
+"""
+
+REVISED = """---
+title: 22AI205 Machine Learning — Lecture plan (updated)
+---
+
+## Lecture plan
+
+Updated: 5 January 2026. This plan replaces the earlier lecture plan.
+
+1. Introduction to machine learning
+2. Linear regression
+3. Logistic regression
+4. Decision trees and random forests
+5. Support vector machines
+6. Neural networks: perceptrons, backpropagation and convolutional networks
+7. Clustering: k-means and hierarchical clustering
+8. Dimensionality reduction: PCA
+9. Model evaluation and cross-validation
+10. Fairness and ethics in machine learning
+11. Reinforcement learning basics
+12. Project presentations
+13. Course review and exam preparation
+"""
+
+
+def outline_of(text: str) -> Outline[int] | None:
+    """The outline of one passage whose first line is its context line, as the chunker writes it."""
+    return read_outline([(0, text)])
+
+
+def test_an_outline_is_numbered_under_a_heading_that_names_its_unit() -> None:
+    plan = outline_of(
+        "22AI205 Machine Learning — Lecture plan\nOne lecture a week.\n\n"
+        + PLAN.split("week, Tuesdays.\n\n")[1]
+    )
+    assert plan is not None and plan.unit == "lecture" and len(plan) == 12
+    assert plan.entries[-1].text == "12. Project presentations"
+    weeks = outline_of(
+        "Course — Schedule\nWeek 1: Intro\nWeek 2: Data\nWeek 3: Models\nWeek 4: Tests\nWeek 5: Wrap up"
+    )
+    assert weeks is not None and weeks.unit == "week" and len(weeks) == 5
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a unit word in prose under another heading (21CS44's internal tests) names no outline
+        "21CS44 Operating Systems — Continuous Internal Evaluation\nContinuous Internal Evaluation:\n"
+        "Three Unit Tests each of 20 Marks (duration 01 hour)\n1. First test at the end of 5th week\n"
+        "2. Second test at the end of the 10th week\n3. Third test at the end of the 15th week\n"
+        "4. First assignment at the end of 4th week\n5. Second assignment at the end of 9th week",
+        # a numbered list of links under "Video Lectures" is no list of lectures
+        "21CS42 — Web links\nWeb links and Video Lectures (e-Resources):\n1. https://nptel.ac.in/a\n"
+        "2. https://nptel.ac.in/b\n3. https://nptel.ac.in/c\n4. https://nptel.ac.in/d\n5. https://nptel.ac.in/e",
+    ],
+)
+def test_numbered_lists_that_are_not_outlines(text: str) -> None:
+    assert outline_of(text) is None
+
+
+def test_what_a_question_asks_of_an_outline() -> None:
+    assert read_ask("how many lectures does have") == OutlineAsk("lecture", "count")
+    assert read_ask("total no of lectures for?") == OutlineAsk("lecture", "count")
+    last = read_ask("what is the last lecture in")
+    assert last is not None and last.what == "last"
+    which = read_ask("which lecture is pca in")
+    assert which is not None and which.what == "which" and which.topic == {"pca"}
+    covered = read_ask("is there a lecture on decision trees")
+    assert covered is not None and covered.what == "covered" and covered.topic == {"decision", "tree"}
+    assert read_ask("what is lecture 3 about") == OutlineAsk("lecture", "number", number=3)
+    assert read_ask("what are we doing in week 7") == OutlineAsk("week", "number", number=7)
+    assert read_ask("what are the 3 key elements of ggplot2 from lecture 1") is None  # asks of ggplot2
+    assert read_ask("whats the plan for weeks 6 thru 10") is None  # a range, not one week
+    assert read_ask("when is the week 7 quiz") is None
+    assert read_ask("what is the first lecture about") == OutlineAsk("lecture", "number", number=1)
+    assert read_ask("what did we do in the first class") is None
+    assert read_ask("how many credits is this course") is None
+
+
+def read(outline: Outline[int] | None, ask: OutlineAsk) -> Reading[int]:
+    assert outline is not None
+    reading = read_for(outline, ask)
+    assert reading is not None
+    return reading
+
+
+def test_each_ask_is_read_from_the_whole_outline() -> None:
+    plan = outline_of("C — Lecture plan\n" + PLAN.split("week, Tuesdays.\n\n")[1])
+    assert plan is not None
+    count = read(plan, OutlineAsk("lecture", "count"))
+    assert (count.value, count.what, len(count.entries)) == ("12", "count", 12)
+    # "how many lectures on regression" counts the entries on the topic, not the whole outline
+    on = read(plan, OutlineAsk("lecture", "count", frozenset({"regression"})))
+    assert (on.what, on.value, [e.number for e in on.entries]) == ("topic_count", "2", [2, 3])
+    nets = read(plan, OutlineAsk("lecture", "topic_count", frozenset({"neural", "net"})))
+    assert [e.number for e in nets.entries] == [6, 7]  # "nets" meets the outline's "networks"
+    assert read(plan, OutlineAsk("lecture", "which", frozenset({"pca"}))).value == "9"
+    assert read(plan, OutlineAsk("lecture", "last")).entries[0].number == 12
+    assert read(plan, OutlineAsk("lecture", "number", number=3)).entries[0].text == "3. Logistic regression"
+    missing = read(plan, OutlineAsk("lecture", "covered", frozenset({"ethics"})))
+    assert (missing.value, missing.found) == ("no", False)
+
+
+def test_two_outlines_differ_only_on_what_was_asked() -> None:
+    old = outline_of("C — Lecture plan\n" + PLAN.split("week, Tuesdays.\n\n")[1])
+    new = outline_of("C — Lecture plan\n" + REVISED.split("lecture plan.\n\n")[1])
+    assert old is not None and new is not None
+
+    def differ(ask: OutlineAsk) -> bool:
+        return readings_differ(read(old, ask), read(new, ask))
+
+    assert differ(OutlineAsk("lecture", "count"))
+    assert differ(OutlineAsk("lecture", "last"))
+    assert differ(OutlineAsk("lecture", "which", frozenset({"pca"})))  # 9 against 8
+    assert differ(OutlineAsk("lecture", "covered", frozenset({"ethics"})))
+    assert not differ(OutlineAsk("lecture", "which", frozenset({"decision", "tree"})))  # 4 in both
+    assert not differ(OutlineAsk("lecture", "covered", frozenset({"quantum"})))  # in neither
+    assert not differ(OutlineAsk("lecture", "count", frozenset({"regression"})))  # 2 in both
+    assert not differ(OutlineAsk("lecture", "number", number=3))  # logistic regression in both
+    assert differ(OutlineAsk("lecture", "number", number=10))  # evaluation against ethics
+
+
+def test_a_schedules_later_part_names_its_weeks_but_not_how_many() -> None:
+    """A syllabus's five themes, then "•Week 6: Implement an experiment" to "•Week 10: …": the
+    weeks are read by the unit printed on each, and no count is read from them."""
+    weeks = outline_of(
+        "PSYC — Schedule\n•Theme 1: Questions\n•Theme 2: Motivation\nThe final project:\n"
+        "•Week 6: Implement an experiment\n•Week 7: Collect data\n•Week 8: Analyze data\n"
+        "•Week 9: Interpret results\n•Week 10: Project presentations"
+    )
+    assert weeks is not None and weeks.unit == "week" and not weeks.whole
+    assert read(weeks, OutlineAsk("week", "number", number=7)).entries[0].text == "Week 7: Collect data"
+    assert read(weeks, OutlineAsk("week", "last")).entries[0].number == 10
+    assert read_for(weeks, OutlineAsk("week", "count")) is None
+
+
+async def _ask(engine: Engine, settings: Settings, question: str) -> str:
+    answer = await answer_question(
+        engine, ExtractiveAnswerer(settings), AskRequest(question=question, collection="ml")
+    )
+    assert answer.status == "answered", answer.text
+    return answer.text
+
+
+async def test_outline_questions_are_answered_from_the_current_plan_and_the_old_one_is_named(
+    minilm_settings: Settings,
+) -> None:
+    """Beside the course's syllabus (the sample corpus's 22AI205), two lecture plans of no detected
+    course whose titles name it: "ml" restricts retrieval to the syllabus, and the plans are still
+    read as the course's documents."""
+    engine = Engine(minilm_settings)
+    syllabus = CORPUS / "KCAI205-machine-learning.pdf"
+    engine.ingest(
+        "ml",
+        [
+            (syllabus.name, syllabus.read_bytes()),
+            ("ml-lecture-plan.md", PLAN.encode()),
+            ("ml-lecture-plan-2026.md", REVISED.encode()),
+        ],
+    )
+
+    count = await _ask(engine, minilm_settings, "how many lectures r there in ml")
+    assert count.startswith("Your materials disagree. The current one looks like"), count
+    assert "13 lectures" in count and "12 lectures" in count
+    assert count.index("13 lectures") < count.index("12 lectures")  # the updated plan leads
+    answer = count.split("\n\n", 1)[1]
+    assert "lists 13 lectures:" in answer and "- 13. Course review and exam preparation" in answer
+    assert answer.index("- 1. Introduction") < answer.index("- 7. Clustering")  # whole, in order
+
+    pca = await _ask(engine, minilm_settings, "which lec is pca in ml")
+    assert "8. Dimensionality reduction: PCA" in pca and "9. Dimensionality reduction: PCA" in pca
+    ethics = await _ask(engine, minilm_settings, "is there a lecture on ethics?")
+    assert "none of its 12 lectures is on it" in ethics and "10. Fairness and ethics" in ethics
+    same = await _ask(engine, minilm_settings, "is there a lecture on decision trees")
+    assert "disagree" not in same and "4. Decision trees and random forests" in same
+
+    # once an admin marks the old plan superseded, the updated one answers alone
+    engine.mark("ml", "ml-lecture-plan", "superseded")
+    alone = await _ask(engine, minilm_settings, "how many lectures r there in ml")
+    assert "disagree" not in alone and "lists 13 lectures" in alone

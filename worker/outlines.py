@@ -1,0 +1,369 @@
+"""A course's numbered outlines read whole, and what a question asks of them.
+
+Why: a syllabus numbers its lectures 1–20 while the course README lists 1–19, and a revised lecture
+plan renumbers what the first one said. "How many lectures are there", "what's the last lecture",
+"which lecture is PCA" and "is there a lecture on ethics" are answered by a whole list, which
+retrieval returns in pieces (an outline runs over several windows and pages), and the conflict
+check's sentences (``worker.conflicts``) never hold a list's length or its last entry. Here an
+outline is read as a list, from a document's passages in order: its entries, their numbers and
+titles, and the unit it numbers (lecture, week, module …) named by its own heading or prefix.
+
+Pure functions over text. ``IndexSnapshot.outline_of`` reads each document's outline once per
+snapshot, ``engine.outline_rows`` passes the asked unit's outlines of the top hits' course to the
+answer path, ``answerers.extractive.outline_reply`` answers from the current document's outline, and
+``conflicts.outline_conflict`` says when two documents' outlines answer differently.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+from syllabot.worker.answerers.decision import terms
+
+S = TypeVar("S")
+
+#: What an outline numbers, by the words that name it ("Lecture outline", "Weekly schedule").
+UNITS = {
+    "lecture": "lecture",
+    "lectures": "lecture",
+    "lec": "lecture",
+    "lecs": "lecture",
+    "week": "week",
+    "weeks": "week",
+    "weekly": "week",
+    "wk": "week",
+    "module": "module",
+    "modules": "module",
+    "session": "session",
+    "sessions": "session",
+    "unit": "unit",
+    "units": "unit",
+}
+_UNIT = "|".join(sorted(UNITS, key=len, reverse=True))
+#: One numbered entry on a line of its own: "14. Docker", "3) Clustering", "Week 7: Collect data",
+#: "•Week 6: Implement an experiment" (a slide's bullet before it).
+_ENTRY = re.compile(
+    rf"^[ \t]*(?:[•●▪◦*-][ \t]*)?(?:(?P<unit>{_UNIT})[ \t]*)?(?P<number>\d{{1,2}})[ \t]*(?:[.):]|(?(unit)[-–—]))[ \t]+(?P<what>\S.*)$",
+    re.IGNORECASE,
+)
+#: An indented sub-item of the entry above it ("    - Part 1"): part of that entry.
+_SUB_ITEM = re.compile(r"^[ \t]{2,}[-–•▪◦●*][ \t]+(?P<what>\S.*)$")
+#: A Markdown list of links after a title ("[.html | .pdf | .Rmd]"): not part of what it is called.
+_LINKS = re.compile(r"\s*\[+[^\]]*(?:\||\.html|\.pdf|\.rmd|https?:)[^\]]*\]+", re.IGNORECASE)
+_URL = re.compile(r"(?:https?://|www\.)", re.IGNORECASE)
+#: The heading words an outline's unit is named by, read just before its first entry.
+_NAMES_UNIT = re.compile(rf"\b({_UNIT})\b", re.IGNORECASE)
+#: How far before the first entry its heading is looked for.
+HEADING_CHARS = 200
+#: An outline has at least this many entries (a list of three readings is not an outline).
+MIN_ENTRIES = 5
+#: Two entries are the same unit when this share of the shorter one's words is in the other:
+#: "Google Compute Engine" is "Virtual machines / cloud servers (Google Compute Engine)".
+SAME_SHARE = 0.5
+
+
+@dataclass(frozen=True)
+class Entry(Generic[S]):
+    """One numbered entry: its number, its text as printed (number and sub-items included), its
+    title's content words, and where it is printed (a passage's row, or the hit that cites it)."""
+
+    number: int
+    text: str
+    words: frozenset[str]
+    source: S
+
+
+@dataclass(frozen=True)
+class Outline(Generic[S]):
+    """A document's numbered outline: the unit it numbers and its entries, 1 to N in order."""
+
+    unit: str
+    entries: tuple[Entry[S], ...]
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    @property
+    def whole(self) -> bool:
+        """Whether it starts at 1: a schedule's later part ("Week 6" to "Week 10") cannot say how
+        many units there are."""
+        return self.entries[0].number == 1
+
+
+def same_entry(a: frozenset[str], b: frozenset[str]) -> bool:
+    """Whether two entries' words name one unit (shared words, by the shorter's share)."""
+    if not a or not b:
+        return False
+    return len(a & b) >= SAME_SHARE * min(len(a), len(b))
+
+
+def _title_words(text: str) -> frozenset[str]:
+    return frozenset(t for t in terms(text) if not t.isdigit())
+
+
+#: A heading-like line: a Markdown heading, or a few words with no number that end no sentence
+#: ("Lecture plan", "Weekly schedule:"); "Three Unit Tests each of 20 Marks" and "One lecture a
+#: week." are prose, not headings.
+_HEADING_WORDS = 6
+_MD_HEADING = re.compile(r"^\s*#{1,6}\s+")
+
+
+def _unit_of(heading: str) -> str | None:
+    """The unit the nearest heading before the first entry names, if any: prose lines between
+    them are passed over ("Updated: 5 January 2026. This plan replaces …"), and the first
+    heading-like line decides, so a unit word in prose ("Three Unit Tests each of 20 Marks") or
+    under another heading ("Continuous Internal Evaluation:") names no outline."""
+    for line in reversed(heading.split("\n")):
+        words = line.split()
+        if not words:
+            continue
+        if _MD_HEADING.match(line) or (
+            len(words) <= _HEADING_WORDS
+            and not re.search(r"\d", line)
+            and not line.rstrip().endswith((".", "!", "?"))
+        ):
+            found = _NAMES_UNIT.findall(line)
+            return UNITS[found[-1].lower()] if found else None
+    return None
+
+
+def read_outline(passages: Sequence[tuple[S, str]]) -> Outline[S] | None:
+    """The longest numbered outline in a document's passages (in document order): entries numbered
+    1, 2, 3 … on lines of their own, headings and sub-items between them allowed, an entry
+    repeated by overlapping windows read once; None when no such list of :data:`MIN_ENTRIES` names
+    its unit (by a prefix, "Week 3:", or by a heading just before entry 1, "Lecture outline")."""
+    best: Outline[S] | None = None
+    run: list[Entry[S]] = []
+    unit: str | None = None
+
+    def close() -> None:
+        nonlocal best
+        if unit and len(run) >= MIN_ENTRIES and (best is None or len(run) > len(best)):
+            best = Outline(unit, tuple(run))
+
+    for source, text in passages:
+        lines = text.split("\n")
+        for at, line in enumerate(lines):
+            sub = _SUB_ITEM.match(line)
+            if sub and run and run[-1].source == source:
+                last = run[-1]
+                what = _LINKS.sub("", sub.group("what")).strip()
+                if what and what not in last.text:
+                    run[-1] = Entry(
+                        last.number, f"{last.text} - {what}", last.words | _title_words(what), source
+                    )
+                continue
+            m = _ENTRY.match(line)
+            if not m:
+                continue
+            number = int(m.group("number"))
+            what = _LINKS.sub("", m.group("what")).strip()
+            words = _title_words(what)
+            if not words or _URL.match(what):
+                continue  # a numbered list of links ("1. https://nptel.ac.in/…") names no units
+            printed = f"{prefix.capitalize()} {number}: {what}" if (prefix := m.group("unit")) else None
+            entry = Entry(number, printed or f"{number}. {what}", words, source)
+            continues = run and number == run[-1].number + 1
+            if number == 1 or (prefix and not continues and not run):
+                # an outline starts at 1, or where its unit is printed on each entry ("Week 6: …" after
+                # five themes): a schedule's later part
+                close()
+                before = lines[:at]
+                # a chunk's first line is its context line ("Title — Section"): the section heads it
+                if before:
+                    before[0] = before[0].rsplit(" — ", 1)[-1]
+                heading = "\n".join(before)[-HEADING_CHARS:]
+                unit = UNITS[prefix.lower()] if prefix else _unit_of(heading)
+                run = [entry]
+            elif continues:
+                run.append(entry)
+            elif (
+                run
+                and run[0].number <= number <= run[-1].number
+                and same_entry(run[number - run[0].number].words, words)
+            ):
+                continue  # the next window repeats the lines the last one ended with
+            else:
+                close()
+                run, unit = [], None
+    close()
+    return best
+
+
+# --- what a question asks of an outline -------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class OutlineAsk:
+    """What a question asks of an outline of ``unit``s: ``count`` (how many in all), ``last``,
+    ``which`` (the number of the entry on ``topic``), ``topic_count`` (how many on ``topic``),
+    ``covered`` (is there one on ``topic``) or ``number`` (what entry ``number`` is)."""
+
+    unit: str
+    what: str
+    topic: frozenset[str] = frozenset()
+    number: int = 0  # the entry asked for by its number ("number"): "what is lecture 3 about"
+
+
+_Q_UNIT = rf"(?P<unit>{_UNIT})"
+#: The forms of question, each with its ask, first match wins (one unit group per pattern).
+_ASKS = [
+    ("topic_count", rf"\bhow\s+many\s+(?P<topic>(?:[\w&'-]+\s+){{1,4}}?){_Q_UNIT}\b"),
+    ("topic_count", rf"\b(?:1|one)\s+{_Q_UNIT}\s+or\s+(?:2|two)\b"),
+    ("count", rf"\bhow\s+many\s+{_Q_UNIT}\b"),
+    ("count", rf"\b(?:number|no\.?)\s+of\s+{_Q_UNIT}\b"),
+    ("last", rf"\b(?:last|final)\s+(?:\w+\s+){{0,2}}?{_Q_UNIT}\b"),
+    ("which", rf"\b(?:which|what)\s+{_Q_UNIT}\b(?!\s+(?:plan|list|outline|schedule))"),
+    ("which", rf"\b{_Q_UNIT}\s+(?:no\.?|number|#)\s*(?:what|which)\b"),
+    ("covered", rf"\b(?:is|are)\s+there\s+(?:a|an|any)?\s*{_Q_UNIT}\b"),
+    ("covered", rf"\b(?:do|will)\s+we\s+(?:get|have|do)\s+(?:a|an|any)\s+{_Q_UNIT}\b"),
+    ("covered", rf"\bwill\s+there\s+be\s+(?:a|an|any)\s+{_Q_UNIT}\b"),
+    ("covered", rf"\bany\s+{_Q_UNIT}\s+(?:on|about|covering)\b"),
+]
+_ASK_PATTERNS = [(what, re.compile(pattern, re.IGNORECASE)) for what, pattern in _ASKS]
+#: The words of such a question that are not its topic.
+_NOT_TOPIC = frozenset(
+    terms(
+        "lecture lectures lec lecs week weeks module modules session sessions unit units outline plan list "
+        "schedule total course class quarter semester sem term cover covers covered covering topic topics "
+        "called name named about last final very first number no which what whats happen happens there "
+        "get do we one two nah pls please"
+    )
+)
+
+
+#: "What is lecture 3 about", "what r we doing in week 7", "lec 5 topics?": one numbered entry.
+#: One unit by its number ("lecture 3", "wk 7", "lec #5"), never a range ("weeks 6 thru 10").
+_NUMBERED = re.compile(
+    r"\b(?P<unit>lecture|lec|week|wk|module|session|unit)\s*(?:no\.?\s*|#\s*)?(?P<number>\d{1,2})\b"
+    r"(?!\s*(?:-|–|to|thru|through|and|&)\s*\d)",
+    re.IGNORECASE,
+)
+#: The words of a question that asks only what a numbered entry is ("what is lecture 3 about",
+#: "what do we do in week 7", "lec 5 topics?"); any other word asks something else of it.
+_ONLY_WHAT = _NOT_TOPIC | frozenset(
+    terms(
+        "topic topics cover covers covered happen happens doing learn learning plan content contents first 1st"
+    )
+)
+_FIRST = re.compile(rf"\b(?:first|1st)\s+(?:\w+\s+){{0,2}}?{_Q_UNIT}\b", re.IGNORECASE)
+_ASKS_WHAT = re.compile(
+    r"\b(?:what|which|whats|topics?|about|cover(?:s|ed)?|happens?|doing|do\s+we)\b", re.IGNORECASE
+)
+
+
+def read_ask(question: str) -> OutlineAsk | None:
+    """What ``question`` (chat words spelled out, course names out) asks of an outline, or None.
+
+    "How many lectures" asks the length, or a topic's count when its other words name entries
+    (:func:`read_for`); words between "how many" and the unit ("how many machine learning
+    lectures") and "1 lecture or 2" ask a topic's count; "which/what lecture" and "lecture no. what"
+    a topic's number; "is there a lecture on …" whether one covers it."""
+    for what, pattern in _ASK_PATTERNS:
+        m = pattern.search(question)
+        if not m:
+            continue
+        unit = UNITS[m.group("unit").lower()]
+        topic = frozenset(
+            t for t in terms(question) if not t.isdigit() and t not in _NOT_TOPIC and len(t) > 1
+        )
+        if (
+            what == "topic_count"
+            and "topic" in m.groupdict()
+            and not set(terms(m.group("topic"))) - _NOT_TOPIC
+        ):
+            what = "count"
+        if what == "last":
+            return OutlineAsk(unit, what)
+        if topic or what == "count":
+            return OutlineAsk(unit, what, topic)
+    if not _ASKS_WHAT.search(question) or not {t for t in terms(question) if not t.isdigit()} <= _ONLY_WHAT:
+        return None  # "what software do i need b4 the first lec" asks about software, not lecture 1
+    first = _FIRST.search(question)
+    if first:
+        return OutlineAsk(UNITS[first.group("unit").lower()], "number", number=1)
+    numbered = _NUMBERED.search(question)
+    if numbered:
+        return OutlineAsk(
+            UNITS[numbered.group("unit").lower()], "number", number=int(numbered.group("number"))
+        )
+    return None
+
+
+def _matches(words: frozenset[str], topic: frozenset[str]) -> int:
+    """How many of the topic's words an entry's title holds, a word also matching its longer or
+    shorter form ("nets" the outline's "networks", "eval" its "evaluation"): chat shortens words
+    and an outline's titles are terse, so a shared start of three letters or more counts."""
+    found = 0
+    for t in topic:
+        if t in words or any(
+            len(t) >= 3 and len(w) >= 3 and (w.startswith(t) or t.startswith(w)) for w in words
+        ):
+            found += 1
+    return found
+
+
+@dataclass(frozen=True)
+class Reading(Generic[S]):
+    """What one outline says to an ask: ``value``, comparable between two documents' outlines
+    ("13" lectures, entries "8", "yes"), the entries that say it, in order, and the outline's
+    length; ``found`` is False when the ask's topic names no entry (the answer is then "no")."""
+
+    value: str
+    entries: tuple[Entry[S], ...]
+    total: int
+    found: bool = True
+    what: str = "count"  # what was read: the ask's, or "topic_count" for a count that names a topic
+
+
+def on_topic_entries(outline: Outline[S], topic: frozenset[str]) -> tuple[Entry[S], ...]:
+    """The entries naming the topic best, in order: those holding the most of its words, at least
+    half of them (a topic of one word, that word)."""
+    if not topic:
+        return ()
+    scored = [(_matches(e.words, topic), e) for e in outline.entries]
+    best = max((n for n, _ in scored), default=0)
+    if best == 0 or 2 * best < len(topic):
+        return ()
+    return tuple(e for n, e in scored if n == best)
+
+
+def read_for(outline: Outline[S], ask: OutlineAsk) -> Reading[S] | None:
+    """What ``outline`` says to ``ask`` (the unit is the caller's to match); None where it cannot
+    say: how many there are, from a schedule's later part."""
+    entries = outline.entries
+    if ask.what == "number":
+        at = [e for e in entries if e.number == ask.number]
+        value = " ".join(sorted(at[0].words)) if at else ""
+        return Reading(value, tuple(at), len(entries), bool(at), "number")
+    if ask.what == "count" and ask.topic and on_topic_entries(outline, ask.topic):
+        ask = OutlineAsk(ask.unit, "topic_count", ask.topic)  # "how many lectures on regression"
+    if ask.what == "count":
+        return Reading(str(len(entries)), entries, len(entries)) if outline.whole else None
+    if ask.what == "last":
+        last = entries[-1]
+        return Reading(" ".join(sorted(last.words)), (last,), len(entries), what="last")
+    on = on_topic_entries(outline, ask.topic)
+    if ask.what == "topic_count":
+        return Reading(str(len(on)), on, len(entries), bool(on), "topic_count")
+    if ask.what == "covered":
+        return Reading("yes" if on else "no", on, len(entries), bool(on), "covered")
+    return Reading(",".join(str(e.number) for e in on), on, len(entries), bool(on), "which")
+
+
+def readings_differ(a: Reading[S], b: Reading[S]) -> bool:
+    """Whether two documents' outlines answer one ask differently: another count, another last
+    entry, another number for the topic, or the topic in one and not the other. A topic neither
+    names is no disagreement (nothing to compare), and "last" compares what the entries are."""
+    if a.what != b.what:
+        return False  # one outline names the topic, the other not: read as two different asks
+    if a.what == "last":
+        return not same_entry(a.entries[0].words, b.entries[0].words) or a.total != b.total
+    if a.what == "number":  # lecture 3 in both, named alike; a number one outline lacks is no change
+        return a.found and b.found and not same_entry(a.entries[0].words, b.entries[0].words)
+    if not (a.found or b.found) or (a.what == "which" and not (a.found and b.found)):
+        return False  # "which lecture is X" where one outline names no X: a wording apart, not a change
+    return a.value != b.value
