@@ -338,8 +338,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         ["course", "conflict", "named both"],
         [[course, topic, f"{k}/{n}"] for (course, topic), (k, n) in sorted(per_topic.items())],
     )
-    from syllabot.shared.labels import citation_label
-    from syllabot.worker.conflicts import collection_conflicts
+    from syllabot.worker.engine import disagreements
 
     teacher = []
     collections = [
@@ -355,9 +354,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
         except FileNotFoundError:
             continue
+    outline_plant = next(iter(questions_by_course().get("outline-planted", [])), None)
+    if outline_plant is not None:
+        files = [resolve("outline-planted", n) for n in sorted(outline_plant["collection_files"])]
+        collections.append(("outline-planted", files))
     for course, files in collections:
         chunks, _ = parse_files(files)
-        for entry in collection_conflicts([(c.doc_id, citation_label(c), c.text) for c in chunks]):
+        snapshot = snapshot_of(chunks, embedder, f"conflicts-{course}", collection=course)
+        for entry in disagreements(snapshot):
             teacher.append([course, entry.kind, entry.first[0], entry.second[0], entry.first[1][:90] + "…"])
     scale = scale_row(embedder)
     text = (

@@ -227,3 +227,20 @@ async def test_outline_questions_are_answered_from_the_current_plan_and_the_old_
     engine.mark("ml", "ml-lecture-plan", "superseded")
     alone = await _ask(engine, minilm_settings, "how many lectures r there in ml")
     assert "disagree" not in alone and "lists 13 lectures" in alone
+
+
+def test_the_teachers_list_names_outlines_that_differ(settings: Settings) -> None:
+    """`syllabot conflicts`: the two lecture plans' lengths, each document named; once the old plan
+    is marked superseded, nothing."""
+    engine = Engine(settings)
+    engine.ingest(
+        "ml", [("ml-lecture-plan.md", PLAN.encode()), ("ml-lecture-plan-2026.md", REVISED.encode())]
+    )
+    (entry,) = [c for c in engine.conflicts("ml") if c.kind == "outline"]
+    assert entry.topic == "how many lectures"
+    assert {entry.first_text, entry.second_text} == {
+        "12 lectures, the last being 12. Project presentations",
+        "13 lectures, the last being 13. Course review and exam preparation",
+    }
+    engine.mark("ml", "ml-lecture-plan", "superseded")
+    assert not [c for c in engine.conflicts("ml") if c.kind == "outline"]

@@ -29,7 +29,15 @@ from typing import TYPE_CHECKING
 from syllabot.shared.schema import Answer, Hit
 from syllabot.worker.answerers.base import citation
 from syllabot.worker.answerers.decision import terms
-from syllabot.worker.outlines import Reading, read_ask, read_for, read_outline, readings_differ
+from syllabot.worker.outlines import (
+    Outline,
+    Reading,
+    read_ask,
+    read_for,
+    read_outline,
+    readings_differ,
+    same_entry,
+)
 from syllabot.worker.question import clean_question
 from syllabot.worker.sentences import ROUND_BULLETS, looks_like_code, split_sentences
 
@@ -985,3 +993,32 @@ def collection_conflicts(passages: Sequence[tuple[str, str, str]], limit: int = 
                     found[slot] = (strength, entry)
     ranked = sorted(found.values(), key=lambda item: -item[0])
     return [entry for _, entry in ranked[:limit]]
+
+
+def outline_disagreements(outlines: Sequence[tuple[str, str, str, Outline[int]]]) -> list[Disagreement]:
+    """The teacher's list's entries for numbered outlines: ``outlines`` are (course, doc_id,
+    label, outline) of the collection's documents. Two documents of one course whose outlines of
+    one unit differ are listed once: by their lengths when both start at 1 and the lengths differ
+    (a syllabus's 20 lectures against a README's 19), else by the first number they name
+    differently (PCA lecture 9 against lecture 8)."""
+    found: list[Disagreement] = []
+    for i, (course_a, doc_a, label_a, a) in enumerate(outlines):
+        for course_b, doc_b, label_b, b in outlines[i + 1 :]:
+            if course_a != course_b or doc_a == doc_b or a.unit != b.unit:
+                continue
+            name_a, name_b = _told_apart([label_a, label_b], [doc_a, doc_b])
+            if a.whole and b.whole and len(a) != len(b):
+                said_a = f"{len(a)} {a.unit}s, the last being {a.entries[-1].text}"
+                said_b = f"{len(b)} {b.unit}s, the last being {b.entries[-1].text}"
+                found.append(
+                    Disagreement(f"how many {a.unit}s", "outline", (name_a, said_a), (name_b, said_b))
+                )
+                continue
+            numbered = {e.number: e for e in b.entries}
+            for entry in a.entries:
+                other = numbered.get(entry.number)
+                if other is not None and not same_entry(entry.words, other.words):
+                    topic = f"{a.unit} {entry.number}"
+                    found.append(Disagreement(topic, "outline", (name_a, entry.text), (name_b, other.text)))
+                    break
+    return found

@@ -40,7 +40,15 @@ from syllabot.worker.answerers.breakdown import prints_weights
 from syllabot.worker.buildlock import BuildLock
 from syllabot.worker.cancel import CancelToken
 from syllabot.worker.chunking import chunk_document, link_course_tails, may_be_relinked
-from syllabot.worker.conflicts import READ_HITS, Candidate, collection_conflicts, more_to_read, names_course
+from syllabot.worker.conflicts import (
+    READ_HITS,
+    Candidate,
+    Disagreement,
+    collection_conflicts,
+    more_to_read,
+    names_course,
+    outline_disagreements,
+)
 from syllabot.worker.conversation import follow_up, switched_course
 from syllabot.worker.documents import Chunk, Document
 from syllabot.worker.embedders import earlier_embedder, get_embedder
@@ -49,7 +57,7 @@ from syllabot.worker.index import IndexSnapshot, build_snapshot
 from syllabot.worker.intent import asks_about_a_change, read_intent
 from syllabot.worker.keyword import keyword_scores
 from syllabot.worker.loaders import IngestError, TooLarge, load_document
-from syllabot.worker.outlines import read_ask
+from syllabot.worker.outlines import Outline, read_ask
 from syllabot.worker.pipeline import EmbedPipeline
 from syllabot.worker.question import clean_question
 from syllabot.worker.search import Selection, hybrid_scores, select
@@ -339,6 +347,35 @@ def related_hits(snapshot: IndexSnapshot, question: str, hits: Sequence[Hit]) ->
         hit_from_chunk(snapshot.chunks[row], len(hits) + n + 1, 0.0, 0.0, 0.0)
         for n, row in enumerate(positions)
     ]
+
+
+def disagreements(snapshot: IndexSnapshot) -> list[Disagreement]:
+    """The teacher's list (`syllabot conflicts`): the current documents' numbered outlines that
+    differ (``conflicts.outline_disagreements``), then the facts their sentences state differently
+    (``conflicts.collection_conflicts``)."""
+    passages = [
+        (c.doc_id, citation_label(c), c.text)
+        for c, out in zip(snapshot.chunks, snapshot.superseded, strict=True)
+        if not out
+    ]
+    return [*outline_disagreements(_course_outlines(snapshot)), *collection_conflicts(passages)]
+
+
+def _course_outlines(snapshot: IndexSnapshot) -> list[tuple[str, str, str, Outline[int]]]:
+    """(course, doc_id, citation label, outline) of every current document that prints a numbered
+    outline; a document of no detected course counts as the course its first passage names."""
+    subjects = sorted({c.subject for c in snapshot.chunks if c.subject})
+    out: list[tuple[str, str, str, Outline[int]]] = []
+    for doc_id in dict.fromkeys(c.doc_id for c in snapshot.chunks):
+        rows = snapshot.document_rows(doc_id)
+        outline = snapshot.outline_of(doc_id)
+        if outline is None or snapshot.superseded[rows.start]:
+            continue
+        first = snapshot.chunks[rows.start]
+        course = first.subject or next((s for s in subjects if names_course(first.text, s)), "")
+        label = citation_label(snapshot.chunks[outline.entries[0].source])
+        out.append((course, doc_id, label, outline))
+    return out
 
 
 #: The most documents whose outlines one question quotes, out of at most this many read (the top
@@ -702,11 +739,6 @@ class Engine:
         snapshot = self.snapshot(validate_collection_name(collection))
         if snapshot is None:
             raise NothingToIndex(f"collection '{collection}' has no index; index some documents first")
-        passages = [
-            (c.doc_id, citation_label(c), c.text)
-            for c, out in zip(snapshot.chunks, snapshot.superseded, strict=True)
-            if not out
-        ]
         return [
             ConflictInfo(
                 topic=d.topic,
@@ -716,7 +748,7 @@ class Engine:
                 second=d.second[0],
                 second_text=d.second[1],
             )
-            for d in collection_conflicts(passages)
+            for d in disagreements(snapshot)
         ]
 
     def sources(self, collection: str) -> list[SourceInfo]:
