@@ -99,6 +99,14 @@ from syllabot.worker.question import QuestionRefs, clean_question, normalise_ref
         ("umm which unit covers A* search?", "which unit covers A* search?"),
         ("doubt: is OS an IPCC course?", "is OS an IPCC course?"),
         ("WHICH MODULE 2 TOPICS PLS", "WHICH Module 2 TOPICS"),
+        # "min" before what has a limit is a minimum (it had become "minutes marks"), else minutes
+        (
+            "min marks needed in see to pass os? out of 50",
+            "minimum marks needed in see to pass os? out of 50",
+        ),
+        ("min. attendance for cn?", "minimum attendance for cn?"),
+        ("max marks for cie", "maximum marks for cie"),
+        ("can i come 10 min late to lab", "can i come 10 minutes late to lab"),
     ],
 )
 def test_real_questions(raw: str, clean: str) -> None:

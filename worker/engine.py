@@ -136,11 +136,6 @@ _SPLIT_REFERENCE = re.compile(r"\b(CO|CLO|PO|PSO)(\d{1,2})\b", re.IGNORECASE)
 #: Syllabus shorthand a student types that shares no word with the page: (pattern, what it means).
 _EXPANSIONS = (
     (re.compile(r"\bl\s*:\s*t\s*:\s*p(?:\s*:\s*s)?\b", re.IGNORECASE), "teaching hours/week (L:T:P:S)"),
-    (
-        re.compile(r"\bmin\.?(?=\s+(?:marks?|pass|passing|score|attendance|percent))", re.IGNORECASE),
-        "minimum",
-    ),
-    (re.compile(r"\bmax\.?(?=\s+(?:marks?|score|credits?))", re.IGNORECASE), "maximum"),
 )
 
 

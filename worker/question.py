@@ -219,6 +219,12 @@ _KIND_AFTER = frozenset({"what", "which", "this", "that", "a", "the", "any", "so
 _MID_SLANG_AFTER = frozenset(
     {"is", "was", "so", "kinda", "pretty", "lowkey", "really", "very", "bit", "lowk"}
 )
+# "min"/"max" before these words is a limit ("min marks to pass", "max credits"), elsewhere "min" is
+# minutes ("10 min late").
+_LIMITED = frozenset(
+    {"marks", "mark", "pass", "passing", "score", "scores", "attendance", "percent", "percentage", "grade",
+     "grades", "gpa", "credits", "credit", "requirement", "requirements", "number", "points", "%"}
+)  # fmt: skip
 # "mod" is "module" after these words ("which mod?", "each mod"), never in "a mod b".
 _MOD_AFTER = frozenset(
     {"which", "what", "wich", "each", "every", "the", "this", "that", "same", "last", "first", "next", "per"}
@@ -531,6 +537,9 @@ def _expand_slang(text: str) -> str:
         nxt = tokens[i + 1].lower().strip(",.?!:;") if i + 1 < len(tokens) else ""
         if low == "mid" and prev in _MID_SLANG_AFTER:
             pass  # "the lecture was kinda mid": mediocre, not a midterm
+        elif low in ("min", "max") and nxt in _LIMITED:
+            core = "minimum" if low == "min" else "maximum"  # "min marks to pass", "max score"
+            trail = trail.removeprefix(".")  # "min. marks": the abbreviation's dot
         elif low in _SLANG:
             repl = _SLANG[low]
             core = repl[0].upper() + repl[1:] if core[:1].isupper() else repl
