@@ -123,6 +123,8 @@ def test_what_a_question_asks_of_an_outline() -> None:
     assert read_ask("when is the week 7 quiz") is None
     assert read_ask("what is the first lecture about") == OutlineAsk("lecture", "number", number=1)
     assert read_ask("what did we do in the first class") is None
+    assert read_ask("what did we do last week") is None  # the week before this one, not the final
+    assert read_ask("how many lectures per week") is None  # how often, not how many in all
     assert read_ask("how many credits is this course") is None
 
 
@@ -146,6 +148,8 @@ def test_each_ask_is_read_from_the_whole_outline() -> None:
     assert read(plan, OutlineAsk("lecture", "which", frozenset({"pca"}))).value == "9"
     assert read(plan, OutlineAsk("lecture", "last")).entries[0].number == 12
     assert read(plan, OutlineAsk("lecture", "number", number=3)).entries[0].text == "3. Logistic regression"
+    # "how many lectures can i miss": the count's other words name no entry, so no count is read
+    assert read_for(plan, OutlineAsk("lecture", "count", frozenset({"miss"}))) is None
     missing = read(plan, OutlineAsk("lecture", "covered", frozenset({"ethics"})))
     assert (missing.value, missing.found) == ("no", False)
 
@@ -244,3 +248,45 @@ def test_the_teachers_list_names_outlines_that_differ(settings: Settings) -> Non
     }
     engine.mark("ml", "ml-lecture-plan", "superseded")
     assert not [c for c in engine.conflicts("ml") if c.kind == "outline"]
+
+
+async def test_what_an_outline_does_not_name_is_answered_from_the_prose_when_it_says_it(
+    minilm_settings: Settings,
+) -> None:
+    """ "Which week is the midterm?": the weekly schedule names no midterm, the policy paragraph
+    does; the answer is the paragraph's, not the schedule shown as "none named for that"."""
+    syllabus = (
+        "# Data Mining — Syllabus\n\n## Weekly schedule\n\n"
+        + "\n".join(
+            f"Week {n}: {t}"
+            for n, t in enumerate(
+                [
+                    "Introduction",
+                    "Data cleaning",
+                    "Classification",
+                    "Clustering",
+                    "Association rules",
+                    "Anomaly detection",
+                    "Text mining",
+                    "Project work",
+                ],
+                start=1,
+            )
+        )
+        + "\n\n## Exams\n\nThe midterm exam is held in week 5, on Thursday 9 October, in class.\n"
+    )
+    engine = Engine(minilm_settings)
+    engine.ingest("dm", [("syllabus.md", syllabus.encode())])
+    answer = await answer_question(
+        engine,
+        ExtractiveAnswerer(minilm_settings),
+        AskRequest(question="which week is the midterm", collection="dm"),
+    )
+    assert answer.status == "answered" and "9 October" in answer.text, answer.text
+    assert "none named for that" not in answer.text
+    shown = await answer_question(
+        engine,
+        ExtractiveAnswerer(minilm_settings),
+        AskRequest(question="which week is the field trip", collection="dm"),
+    )
+    assert shown.status != "answered" and "Week 8: Project work" in shown.text, shown.text

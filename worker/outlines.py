@@ -215,7 +215,8 @@ _ASKS = [
     ("topic_count", rf"\b(?:1|one)\s+{_Q_UNIT}\s+or\s+(?:2|two)\b"),
     ("count", rf"\bhow\s+many\s+{_Q_UNIT}\b"),
     ("count", rf"\b(?:number|no\.?)\s+of\s+{_Q_UNIT}\b"),
-    ("last", rf"\b(?:last|final)\s+(?:\w+\s+){{0,2}}?{_Q_UNIT}\b"),
+    # "the last lecture" is the final one; "what did we do last week" the one before this
+    ("last", rf"\b(?:the\s+(?:very\s+)?last|final)\s+(?:\w+\s+){{0,2}}?{_Q_UNIT}\b"),
     ("which", rf"\b(?:which|what)\s+{_Q_UNIT}\b(?!\s+(?:plan|list|outline|schedule))"),
     ("which", rf"\b{_Q_UNIT}\s+(?:no\.?|number|#)\s*(?:what|which)\b"),
     ("covered", rf"\b(?:is|are)\s+there\s+(?:a|an|any)?\s*{_Q_UNIT}\b"),
@@ -276,6 +277,8 @@ def read_ask(question: str) -> OutlineAsk | None:
             and not set(terms(m.group("topic"))) - _NOT_TOPIC
         ):
             what = "count"
+        if what == "count" and {UNITS[u.lower()] for u in _NAMES_UNIT.findall(question)} - {unit}:
+            return None  # "how many lectures a week": how often, not how many in the outline
         if what == "last":
             return OutlineAsk(unit, what)
         if topic or what == "count":
@@ -333,13 +336,16 @@ def on_topic_entries(outline: Outline[S], topic: frozenset[str]) -> tuple[Entry[
 
 def read_for(outline: Outline[S], ask: OutlineAsk) -> Reading[S] | None:
     """What ``outline`` says to ``ask`` (the unit is the caller's to match); None where it cannot
-    say: how many there are, from a schedule's later part."""
+    say: how many there are, from a schedule's later part, or when the count's other words name no
+    entry."""
     entries = outline.entries
     if ask.what == "number":
         at = [e for e in entries if e.number == ask.number]
         value = " ".join(sorted(at[0].words)) if at else ""
         return Reading(value, tuple(at), len(entries), bool(at), "number")
-    if ask.what == "count" and ask.topic and on_topic_entries(outline, ask.topic):
+    if ask.what == "count" and ask.topic:
+        if not on_topic_entries(outline, ask.topic):
+            return None  # "how many lectures can i miss" asks the attendance policy, not the outline
         ask = OutlineAsk(ask.unit, "topic_count", ask.topic)  # "how many lectures on regression"
     if ask.what == "count":
         return Reading(str(len(entries)), entries, len(entries)) if outline.whole else None

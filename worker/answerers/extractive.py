@@ -854,6 +854,11 @@ def reply_for(
         ask = read_ask(topic or query) if related else None
         if ask is not None:
             reply = outline_reply(ask, hits, related)
+            if reply is not None and reply.status == "uncertain":
+                # the outline names nothing on the topic ("which week is the midterm"): the passages
+                # may still say it in prose; the outline is the reply only when they do not
+                general = reply_for(query, hits, fallback, thresholds, named, topic)
+                return general if general.status == "answered" else reply
             if reply is not None:
                 return reply
         if intent.modules and not intent.where and intent.section is None:
