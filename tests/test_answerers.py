@@ -893,3 +893,21 @@ def test_a_growing_reply_is_shown_only_once_it_cites_a_retrieved_passage() -> No
     assert visible_text(invented, hits) is None  # a whole first line, but no citation: not shown
     assert visible_text("Returns take ninety days [7] and", hits) is None  # [7] names no passage
     assert visible_text("New bikes: 30 days [1] and", hits) == "New bikes: 30 days [1] and"
+
+
+async def test_the_model_reads_and_cites_the_related_passages_after_the_hits(fake_llm: FakeLLM) -> None:
+    """A lecture plan read whole for "how many lectures" (``SearchResult.related``) is in the
+    model's materials after the hits, and a citation of it names it."""
+    plan = make_hit(4, "Lecture plan\n1. Introduction\n2. Regression\n3. Clustering\n4. PCA\n5. Review")
+    with_plan = SearchResult(list(HITS), "v1", 1.0, 1.0, False, "shop", "q", related=[plan])
+    fake_llm.mode = "normal"
+    answerer = get_answerer(llm_settings(fake_llm))
+    try:
+        answer = await answerer.answer("how many lectures are there", with_plan, "shop")
+    finally:
+        await answerer.aclose()
+    materials = fake_llm.requests[-1]["messages"][1]["content"]
+    assert "[4]" in materials and "5. Review" in materials
+    reply = parse_reply("The plan lists 5 lectures [4].", "q", with_plan, "shop")
+    assert reply.citations[0].snippet.startswith("Lecture plan")
+    assert answer.status == "answered"

@@ -98,6 +98,13 @@ class SearchResult:
     vector: np.ndarray | None = None  # the unit query vector searched with (the gap report groups these)
     related: list[Hit] = field(default_factory=list)  # the course's other passages on the asked value
 
+    @property
+    def passages(self) -> list[Hit]:
+        """What an answer may quote and cite, numbered in this order: the hits, then the
+        ``related`` passages (another document's statement of the asked value, a numbered outline
+        read whole). Both answerers read these, so a model sees the whole lecture plan too."""
+        return [*self.hits, *self.related]
+
 
 @dataclass(frozen=True)
 class PreparedQuery:

@@ -919,7 +919,7 @@ class ExtractiveAnswerer:
         reply = reply_for(
             query, hits, result.fallback, self.thresholds, result.courses, result.topic, result.related
         )
-        text, citations = finalise_citations(reply.text, [*hits, *result.related], brackets=False)
+        text, citations = finalise_citations(reply.text, result.passages, brackets=False)
         return Answer(text=text, status=reply.status, citations=citations, **base)
 
 

@@ -260,7 +260,7 @@ def parse_reply(content: str, question: str, result: SearchResult, collection: s
     otherwise it is not presented as coming from the materials (:class:`LLMError`, and the caller
     falls back to the extractive answer).
     """
-    hits = list(result.hits)
+    hits = result.passages
     base: AnswerContext = {
         "collection": collection,
         "index_version": result.index_version,
@@ -494,8 +494,9 @@ class LLMAnswerer:
             return await self.fallback.answer(question, result, collection)
         try:
             nonce = secrets.token_hex(8)
+            passages = result.passages
             content = await self._reply(
-                build_messages(question, result.hits, nonce=nonce, earlier=result.earlier), result.hits, nonce
+                build_messages(question, passages, nonce=nonce, earlier=result.earlier), passages, nonce
             )
             return parse_reply(content, question, result, collection)
         except LLMError as exc:
