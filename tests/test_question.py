@@ -107,6 +107,9 @@ from syllabot.worker.question import QuestionRefs, clean_question, normalise_ref
         ("min. attendance for cn?", "minimum attendance for cn?"),
         ("max marks for cie", "maximum marks for cie"),
         ("can i come 10 min late to lab", "can i come 10 minutes late to lab"),
+        # a unit's short form after a hyphen, never the first part ("mid-terms" stays)
+        ("do we actually use the x-hrs or nah", "do we actually use the x-hours"),
+        ("when r the mid-terms", "when are the mid-terms"),
     ],
 )
 def test_real_questions(raw: str, clean: str) -> None:

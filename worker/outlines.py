@@ -16,6 +16,7 @@ answer path, ``answerers.extractive.outline_reply`` answers from the current doc
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -256,6 +257,7 @@ _ASKS_WHAT = re.compile(
 )
 
 
+@functools.lru_cache(maxsize=1024)
 def read_ask(question: str) -> OutlineAsk | None:
     """What ``question`` (chat words spelled out, course names out) asks of an outline, or None.
 

@@ -219,6 +219,8 @@ _KIND_AFTER = frozenset({"what", "which", "this", "that", "a", "the", "any", "so
 _MID_SLANG_AFTER = frozenset(
     {"is", "was", "so", "kinda", "pretty", "lowkey", "really", "very", "bit", "lowk"}
 )
+# Units' short forms spelt out after a hyphen too ("do we use the x-hrs").
+_HYPHEN_UNITS = frozenset({"hrs", "hr", "mins", "wks", "wk", "pts", "yr", "sem"})
 # "min"/"max" before these words is a limit ("min marks to pass", "max credits"), elsewhere "min" is
 # minutes ("10 min late").
 _LIMITED = frozenset(
@@ -543,6 +545,11 @@ def _expand_slang(text: str) -> str:
         elif low in _SLANG:
             repl = _SLANG[low]
             core = repl[0].upper() + repl[1:] if core[:1].isupper() else repl
+        elif "-" in low and low.rsplit("-", 1)[1] in _HYPHEN_UNITS:
+            # "x-hrs", "office-hrs", "2-wks": a unit's short form after a hyphen (never the first
+            # part: "mid-terms" is no "midterm-terms")
+            head, _, unit = core.rpartition("-")
+            core = f"{head}-{_SLANG[unit.lower()]}"
         elif low in ("mod", "mods") and prev in _MOD_AFTER:
             core = "module" if low == "mod" else "modules"
         elif (
