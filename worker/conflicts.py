@@ -31,10 +31,11 @@ from syllabot.worker.answerers.base import citation
 from syllabot.worker.answerers.decision import terms
 from syllabot.worker.outlines import (
     Outline,
+    OutlineAsk,
     Reading,
+    outlines_by_document,
     read_ask,
     read_for,
-    read_outline,
     readings_differ,
     same_entry,
 )
@@ -601,19 +602,14 @@ def outline_conflict(question: str, related: Sequence[Hit]) -> Conflict | None:
     ask = read_ask(question) if related else None
     if ask is None:
         return None
-    by_doc: dict[str, list[tuple[int, Hit]]] = {}
-    for i, hit in enumerate(related):
-        by_doc.setdefault(hit.doc_id, []).append((i, hit))
     sides: list[tuple[Side, Reading[int]]] = []
-    for doc_hits in by_doc.values():
-        outline = read_outline([(i, hit.text) for i, hit in doc_hits])
-        if outline is None or outline.unit != ask.unit:
-            continue
+    for doc_id, outline in outlines_by_document([(h.doc_id, h.text) for h in related], ask.unit).items():
         reading = read_for(outline, ask)
         if reading is None:
             continue
         cited = related[(reading.entries or outline.entries)[0].source]
-        newer = how_current(doc_hits[0][1], (hit.text for _, hit in doc_hits))
+        own = [hit for hit in related if hit.doc_id == doc_id]
+        newer = how_current(own[0], (hit.text for hit in own))
         sides.append((Side(cited, _outline_said(reading, ask.unit), (), newer), reading))
     for i in range(len(sides)):
         for j in range(i + 1, len(sides)):
@@ -1007,9 +1003,10 @@ def outline_disagreements(outlines: Sequence[tuple[str, str, str, Outline[int]]]
             if course_a != course_b or doc_a == doc_b or a.unit != b.unit:
                 continue
             name_a, name_b = _told_apart([label_a, label_b], [doc_a, doc_b])
-            if a.whole and b.whole and len(a) != len(b):
-                said_a = f"{len(a)} {a.unit}s, the last being {a.entries[-1].text}"
-                said_b = f"{len(b)} {b.unit}s, the last being {b.entries[-1].text}"
+            count = OutlineAsk(a.unit, "count")
+            ra, rb = read_for(a, count), read_for(b, count)
+            if ra is not None and rb is not None and readings_differ(ra, rb):
+                said_a, said_b = _outline_said(ra, a.unit), _outline_said(rb, b.unit)
                 found.append(
                     Disagreement(f"how many {a.unit}s", "outline", (name_a, said_a), (name_b, said_b))
                 )

@@ -366,18 +366,23 @@ def disagreements(snapshot: IndexSnapshot) -> list[Disagreement]:
 def _course_outlines(snapshot: IndexSnapshot) -> list[tuple[str, str, str, Outline[int]]]:
     """(course, doc_id, citation label, outline) of every current document that prints a numbered
     outline; a document of no detected course counts as the course its first passage names."""
-    subjects = sorted({c.subject for c in snapshot.chunks if c.subject})
     out: list[tuple[str, str, str, Outline[int]]] = []
     for doc_id in dict.fromkeys(c.doc_id for c in snapshot.chunks):
-        rows = snapshot.document_rows(doc_id)
         outline = snapshot.outline_of(doc_id)
-        if outline is None or snapshot.superseded[rows.start]:
+        if outline is None or snapshot.superseded[snapshot.document_rows(doc_id).start]:
             continue
-        first = snapshot.chunks[rows.start]
-        course = first.subject or next((s for s in subjects if names_course(first.text, s)), "")
         label = citation_label(snapshot.chunks[outline.entries[0].source])
-        out.append((course, doc_id, label, outline))
+        out.append((document_course(snapshot, doc_id), doc_id, label, outline))
     return out
+
+
+def document_course(snapshot: IndexSnapshot, doc_id: str) -> str:
+    """The course a document belongs to: its detected subject, else the course its first passage
+    names (a README or lecture plan titled "22AI205 Machine Learning — Lecture plan"), else ""."""
+    first = snapshot.chunks[snapshot.document_rows(doc_id).start]
+    if first.subject:
+        return first.subject
+    return next((c.key for c in snapshot.catalog if names_course(first.text, c.key)), "")
 
 
 #: The most documents whose outlines one question quotes, out of at most this many read (the top
@@ -405,12 +410,8 @@ def outline_rows(snapshot: IndexSnapshot, question: str, hits: Sequence[Hit]) ->
     docs = list(dict.fromkeys(h.doc_id for h in top if (h.subject or "") == course or not h.subject))
     if course:
         docs += [d for d in snapshot.documents_of(course) if d not in docs]
-        # a README or lecture plan of no detected course that names this one ("22AI205 Machine
-        # Learning — Lecture plan") is this course's document too
         docs += [
-            d
-            for d in snapshot.documents_of(None)
-            if d not in docs and names_course(snapshot.chunks[snapshot.document_rows(d)[0]].text, course)
+            d for d in snapshot.documents_of(None) if d not in docs and document_course(snapshot, d) == course
         ]
     old_too = asks_about_a_change(question)
     rows: list[int] = []

@@ -194,6 +194,19 @@ def read_outline(passages: Sequence[tuple[S, str]]) -> Outline[S] | None:
     return best
 
 
+def outlines_by_document(
+    passages: Sequence[tuple[str, str]], unit: str, offset: int = 0
+) -> dict[str, Outline[int]]:
+    """Each document's outline of ``unit`` read from ``passages`` ((doc_id, text), each document's
+    in its order, as ``engine.outline_rows`` hands them over), an entry's source being ``offset``
+    plus its passage's index."""
+    by_doc: dict[str, list[tuple[int, str]]] = {}
+    for i, (doc_id, text) in enumerate(passages):
+        by_doc.setdefault(doc_id, []).append((offset + i, text))
+    found = {doc_id: read_outline(texts) for doc_id, texts in by_doc.items()}
+    return {doc_id: o for doc_id, o in found.items() if o is not None and o.unit == unit}
+
+
 # --- what a question asks of an outline -------------------------------------------------------------
 
 
@@ -209,7 +222,9 @@ class OutlineAsk:
     number: int = 0  # the entry asked for by its number ("number"): "what is lecture 3 about"
 
 
-_Q_UNIT = rf"(?P<unit>{_UNIT})"
+#: The unit words of a question ("weekly" names a schedule's heading, but "how many weekly
+#: snippets" asks no count of weeks).
+_Q_UNIT = rf"(?P<unit>{'|'.join(sorted((u for u in UNITS if u != 'weekly'), key=len, reverse=True))})"
 #: The forms of question, each with its ask, first match wins (one unit group per pattern).
 _ASKS = [
     ("topic_count", rf"\bhow\s+many\s+(?P<topic>(?:[\w&'-]+\s+){{1,4}}?){_Q_UNIT}\b"),

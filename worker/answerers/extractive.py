@@ -48,7 +48,7 @@ from syllabot.worker.answerers.decision import (
 from syllabot.worker.chunking import context_line, field_key
 from syllabot.worker.conflicts import how_current, values_in
 from syllabot.worker.intent import VALUE_PATTERNS, Intent, read_intent, section_pattern
-from syllabot.worker.outlines import Entry, Outline, OutlineAsk, read_ask, read_for, read_outline
+from syllabot.worker.outlines import Entry, OutlineAsk, outlines_by_document, read_ask, read_for
 from syllabot.worker.question import clean_question
 from syllabot.worker.sentences import NUMBERED_ITEM, looks_like_code, split_sentences
 
@@ -611,16 +611,6 @@ def breakdown_reply(hits: Sequence[Hit]) -> Reply | None:
     return Reply("answered", "\n".join(lines))
 
 
-def outlines_in(passages: Sequence[Hit], unit: str, offset: int = 0) -> dict[str, Outline[int]]:
-    """Each document's numbered outline of ``unit`` read from ``passages`` (a document's passages
-    in its order, as ``engine.outline_rows`` gives them), entries citing ``offset`` + their index."""
-    by_doc: dict[str, list[tuple[int, str]]] = {}
-    for i, hit in enumerate(passages):
-        by_doc.setdefault(hit.doc_id, []).append((offset + i, hit.text))
-    found = {doc_id: read_outline(texts) for doc_id, texts in by_doc.items()}
-    return {doc_id: o for doc_id, o in found.items() if o is not None and o.unit == unit}
-
-
 def _entry_lines(entries: Sequence[Entry[int]]) -> list[str]:
     """One line per entry ("- 3. Logistic regression"), each passage cited once, after its last
     entry (an entry's source is its passage's 0-based index)."""
@@ -640,7 +630,7 @@ def outline_reply(ask: OutlineAsk, hits: Sequence[Hit], related: Sequence[Hit]) 
     breakdown and the conflict note judge it; then the best-ranked). Citations index ``hits``
     followed by ``related``. None when no document prints such an outline, or none can say (how
     many, from a schedule's later part; a number it does not list): the general answer."""
-    outlines = outlines_in(related, ask.unit, offset=len(hits))
+    outlines = outlines_by_document([(h.doc_id, h.text) for h in related], ask.unit, offset=len(hits))
     if not outlines:
         return None
     pool = [*hits, *related]
