@@ -278,3 +278,36 @@ def test_real_unlinked_tail_is_named_with_its_course() -> None:
     named = [c for c, m in zip(chunks, mask, strict=True) if m]
     assert {c.doc_id for c in named} == {"21cs52", "21cs53"}
     assert all(c.doc_id == "21cs52" or c.foreign for c in named)
+
+
+def test_a_document_of_no_course_that_names_one_by_code_is_searched_with_it() -> None:
+    """A README or notice whose subject was not detected but which names a course by its code
+    belongs to that course: a question naming the course searches it too (its mask), and a
+    document naming no course or another's stays out."""
+    import dataclasses
+
+    from syllabot.worker.index import build_snapshot
+
+    def doc(doc_id: str, subject: str | None, text: str, n: int = 2) -> list[Chunk]:
+        return [
+            dataclasses.replace(chunk(i, subject), chunk_id=f"{doc_id}:{i}", doc_id=doc_id, text=text)
+            for i in range(n)
+        ]
+
+    chunks = [
+        *doc("os", OS, "21CS44 Operating Systems — Module 1\nProcesses"),
+        *doc("notice", None, "Revision notice\nThis notice updates the 21CS44 syllabus: CIE 60, SEE 40."),
+        *doc("cn-notes", None, "Lab notes\nThe 21CS52 lab uses NS2."),
+        *doc("shop", None, "Returns\nBikes may be returned within 30 days."),
+        *doc("cn", CN, "21CS52 Computer Networks — Module 1\nLayers"),
+    ]
+    matrix = np.eye(len(chunks), 16, dtype=np.float32)
+    snapshot = build_snapshot("v", "c", "test", 16, chunks, matrix, "now")
+    assert snapshot.named_courses() == {"notice": (OS,), "cn-notes": (CN,)}
+    mask = snapshot.course_mask([OS])
+    assert [c.doc_id for c, kept in zip(chunks, mask, strict=True) if kept] == [
+        "os",
+        "os",
+        "notice",
+        "notice",
+    ]

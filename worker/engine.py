@@ -46,7 +46,6 @@ from syllabot.worker.conflicts import (
     Disagreement,
     collection_conflicts,
     more_to_read,
-    names_course,
     outline_disagreements,
 )
 from syllabot.worker.conversation import follow_up, switched_course
@@ -209,7 +208,7 @@ def search_snapshot(
     # Superseded versions answer only a question about the change itself, cited as earlier versions.
     excluded = None if include_superseded or asks_about_a_change(query.text) else snapshot.superseded
     if query.courses:
-        outside = ~snapshot.catalog.mask(query.courses)
+        outside = ~snapshot.course_mask(query.courses)
         if not outside.all():
             excluded = outside if excluded is None else (outside | excluded)
     selection = select(
@@ -380,9 +379,7 @@ def document_course(snapshot: IndexSnapshot, doc_id: str) -> str:
     """The course a document belongs to: its detected subject, else the course its first passage
     names (a README or lecture plan titled "22AI205 Machine Learning — Lecture plan"), else ""."""
     first = snapshot.chunks[snapshot.document_rows(doc_id).start]
-    if first.subject:
-        return first.subject
-    return next((c.key for c in snapshot.catalog if names_course(first.text, c.key)), "")
+    return first.subject or next(iter(snapshot.named_courses().get(doc_id, ())), "")
 
 
 #: The most documents whose outlines one question quotes, out of at most this many read (the top
@@ -406,13 +403,13 @@ def outline_rows(snapshot: IndexSnapshot, question: str, hits: Sequence[Hit]) ->
     top = hits[:READ_HITS]
     if ask is None or not top:
         return []
-    course = top[0].subject or ""
-    docs = list(dict.fromkeys(h.doc_id for h in top if (h.subject or "") == course or not h.subject))
+    course = document_course(snapshot, top[0].doc_id)
+    docs = list(
+        dict.fromkeys(h.doc_id for h in top if not h.subject or document_course(snapshot, h.doc_id) == course)
+    )
     if course:
         docs += [d for d in snapshot.documents_of(course) if d not in docs]
-        docs += [
-            d for d in snapshot.documents_of(None) if d not in docs and document_course(snapshot, d) == course
-        ]
+        docs += [d for d, named in snapshot.named_courses().items() if d not in docs and course in named]
     old_too = asks_about_a_change(question)
     rows: list[int] = []
     kept = 0

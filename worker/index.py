@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 import zlib
 from collections.abc import Collection
 from dataclasses import dataclass, field
@@ -48,6 +49,7 @@ class IndexSnapshot:
     _section_masks: dict[str, np.ndarray] = field(default_factory=dict, init=False, repr=False)
     _documents: dict[str, tuple[int, int]] | None = field(default=None, init=False, repr=False)
     _outlines: dict[str, Outline[int] | None] = field(default_factory=dict, init=False, repr=False)
+    _named: dict[str, tuple[str, ...]] | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.superseded = superseded_mask(self.chunks)
@@ -85,12 +87,50 @@ class IndexSnapshot:
         first, end = self._documents.get(doc_id, (0, 0))
         return range(first, end)
 
-    def documents_of(self, subject: str | None) -> list[str]:
+    def documents_of(self, subject: str) -> list[str]:
         """The documents whose first chunk belongs to ``subject`` (a course's syllabus, slides and
-        notes; None: the documents of no detected course), in stored order."""
+        notes), in stored order."""
         self.document_rows("")  # builds the map
         assert self._documents is not None
         return [d for d, (first, _) in self._documents.items() if self.chunks[first].subject == subject]
+
+    def named_courses(self) -> dict[str, tuple[str, ...]]:
+        """The documents of no detected course whose first passage names a course of the catalog
+        by its code ("22AI205 Machine Learning — Lecture plan", "this notice updates the 21CS44
+        syllabus"), and the courses they name: a README, lecture plan or notice of the course,
+        searched with it when a question names it. Built on first use, once per snapshot."""
+        if self._named is None:
+            codes: dict[str, list[str]] = {}
+            for course in self.catalog:
+                if course.code:
+                    codes.setdefault(course.code.lower(), []).append(course.key)
+            named: dict[str, tuple[str, ...]] = {}
+            if codes:
+                pattern = re.compile(r"\b(" + "|".join(map(re.escape, codes)) + r")\b", re.IGNORECASE)
+                self.document_rows("")  # builds the map
+                assert self._documents is not None
+                for doc_id, (first, _) in self._documents.items():
+                    if self.chunks[first].subject is None:
+                        found = dict.fromkeys(
+                            key
+                            for m in pattern.finditer(self.chunks[first].text)
+                            for key in codes[m.group(1).lower()]
+                        )
+                        if found:
+                            named[doc_id] = tuple(found)
+            self._named = named
+        return self._named
+
+    def course_mask(self, keys: Collection[str]) -> np.ndarray:
+        """True for the chunks of the courses ``keys``: their subject is one of them
+        (``CourseCatalog.mask``), or their document, of no detected course, names one
+        (:meth:`named_courses`)."""
+        mask = self.catalog.mask(keys)
+        for doc_id, courses in self.named_courses().items():
+            if set(courses) & set(keys):
+                rows = self.document_rows(doc_id)
+                mask[rows.start : rows.stop] = True
+        return mask
 
     def outline_of(self, doc_id: str) -> Outline[int] | None:
         """A document's numbered outline (``worker.outlines.read_outline``; sources are chunk
