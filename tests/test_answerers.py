@@ -314,6 +314,20 @@ def test_where_the_student_saw_it_is_not_what_the_passage_must_say() -> None:
     assert ExtractiveAnswerer().answer_sync(question, result(hits), "c").status == "answered"
 
 
+def test_the_values_a_student_offers_after_the_question_are_not_words_the_passage_must_hold() -> None:
+    # "…? is it 3 or 4": one of them may be the answer, neither must be in the sentence
+    hits = [
+        make_hit(1, "Credits 03 Exam Hours 03", score=0.45, cosine=0.45),
+        make_hit(2, "Labs are due on Fridays.", score=0.2, cosine=0.2),
+    ]
+    answer = ExtractiveAnswerer().answer_sync("how many credits? is it 3 or 4", result(hits), "c")
+    assert answer.status == "answered" and "Credits 03" in answer.text
+    # a choice that is the question itself keeps its words
+    assert ExtractiveAnswerer().answer_sync("is the exam in person or online", result(hits), "c").status != (
+        "answered"
+    )
+
+
 @pytest.mark.parametrize(
     ("question", "status"),
     [

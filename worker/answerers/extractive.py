@@ -817,7 +817,10 @@ _FILLER = re.compile(
     # where the student saw it, not what it says: "in the stats slides", "acc to the limits of data deck"
     r"|\b(?:in|from|according\s+to)\s+(?:the|that|this|our|last|today'?s)\s+(?:[\w'’-]+\s+){0,4}?"
     r"(?:slides?|decks?|lecture|lec|notes|handout|ppt|pdf)\b"
-    r"|\b(?:which|what)\s+(?:slides?|decks?|lecture|lec)\s+(?:had|has|have|covers?|covered|mentioned|said)\b",
+    r"|\b(?:which|what)\s+(?:slides?|decks?|lecture|lec)\s+(?:had|has|have|covers?|covered|mentioned|said)\b"
+    # the values a student offers after the question ("what days does it meet? mwf or tth"): one of
+    # them may be the answer, neither is a word the passage must hold
+    r"|\?\s*(?:[\w'’:-]+\s+){0,2}?[\w'’:-]+\s+or\s+(?:[\w'’:-]+\s*){1,3}\??$",
     re.IGNORECASE,
 )
 
