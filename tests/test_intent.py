@@ -64,6 +64,11 @@ def test_which_module_questions(question: str) -> None:
         ("minimum marks to pass SEE", "number"),
         ("what percentage is the final worth", "number"),
         ("what is deadlock", None),
+        # how long a piece of writing is: pages or words; how long something takes: time
+        ("how long does the final paper have to be?? page count", "length"),
+        ("whats the word limit for the essay", "length"),
+        ("how long does a deep read of a paper take", "duration"),
+        ("how long is the exam", "duration"),
     ],
 )
 def test_value_questions_say_which_value(question: str, wants: str | None) -> None:
@@ -77,6 +82,9 @@ def test_value_patterns_find_the_value_and_not_a_timetable_promise() -> None:
     )
     assert VALUE_PATTERNS["number"].search("Credits 04 Exam Hours 03")
     assert VALUE_PATTERNS["contact"].search("Email: rao@college.edu")
+    assert VALUE_PATTERNS["length"].search("A 15-page (double-spaced) final paper")
+    assert VALUE_PATTERNS["length"].search("between 1,500 and 2,000 words")
+    assert not VALUE_PATTERNS["length"].search("The final paper is worth 40% of the grade")
 
 
 def test_section_patterns_match_the_chunkers_section_names() -> None:

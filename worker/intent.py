@@ -80,6 +80,17 @@ _WHERE = re.compile(
 #: What kind of value the question asks for; the cited sentence must contain one.
 _WANTS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
+        # how long a piece of writing is: pages or words, not time ("how long does the final paper
+        # have to be?? page count", "how many words is the essay")
+        "length",
+        re.compile(
+            r"\bhow\s+long\b(?!.*\b(?:take|takes|taking|spend|last|lasts|read|reading)\b)"
+            r"(?=.*\b(?:paper|essay|report|write-?up|thesis|proposal|review|pages?|words?)\b)"
+            r"|\bhow\s+many\s+(?:pages|words)\b|\b(?:page|word)\s+(?:count|limit)\b",
+            _I,
+        ),
+    ),
+    (
         "duration",
         re.compile(r"\b(?:how\s+long|how\s+soon|duration|how\s+many\s+(?:hours|days|weeks|minutes))\b", _I),
     ),
@@ -132,6 +143,7 @@ VALUE_PATTERNS: dict[str, re.Pattern[str]] = {
         r"|\b(?:noon|midnight|finals?\s+week|end\s+of\s+(?:the\s+)?(?:semester|term|week|class))\b",
         _I,
     ),
+    "length": re.compile(r"\b\d[\d,]*\s*(?:-|to|–)?\s*(?:\d[\d,]*\s*)?-?\s*(?:pages?|words?|pp)\b", _I),
     "duration": re.compile(
         r"\b\d+\s*(?:working\s+|business\s+|calendar\s+)?(?:minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?)\b",
         _I,
@@ -163,7 +175,9 @@ class Intent:
 
     section: str | None = None  # "outcomes", "textbooks", ... : a whole list from one block
     where: bool = False  # "which module covers X?": name the module first
-    wants: str | None = None  # "duration", "date", "contact", "person", "money", "number": the value to find
+    wants: str | None = (
+        None  # "length", "duration", "date", "contact", "person", "money", "number": the value to find
+    )
     cos: tuple[int, ...] = ()  # specific course outcomes asked ("CO3")
     modules: tuple[str, ...] = ()  # modules named ("Module 3", "Unit II")
     defines: bool = False  # "what is X", "formula for Y": code or console output never answers it
