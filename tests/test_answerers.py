@@ -314,6 +314,25 @@ def test_where_the_student_saw_it_is_not_what_the_passage_must_say() -> None:
     assert ExtractiveAnswerer().answer_sync(question, result(hits), "c").status == "answered"
 
 
+def test_which_slides_is_answered_by_naming_the_deck_and_page_of_the_quote() -> None:
+    hits = [
+        make_hit(
+            1,
+            "First pass: read from top to bottom. Second pass: read the figures. Third pass: take notes.",
+            label="PSYC 11 — Literature reviews, p. 14",
+        ),
+        make_hit(2, "Labs are due on Fridays.", score=0.2, cosine=0.2),
+    ]
+    answer = ExtractiveAnswerer().answer_sync(
+        "which slides had the 3 pass method for reading papers", result(hits), "c"
+    )
+    assert answer.text.startswith("PSYC 11 — Literature reviews, p. 14: "), answer.text
+    plain = ExtractiveAnswerer().answer_sync(
+        "what is the 3 pass method for reading papers", result(hits), "c"
+    )
+    assert not plain.text.startswith("PSYC 11")  # a question about the method, not where it is
+
+
 def test_the_values_a_student_offers_after_the_question_are_not_words_the_passage_must_hold() -> None:
     # "…? is it 3 or 4": one of them may be the answer, neither must be in the sentence
     hits = [

@@ -825,6 +825,26 @@ _FILLER = re.compile(
 )
 
 
+#: "Which slides had the 3 pass method", "what lecture talked about p-values": where it is said is
+#: the answer, so the reply names the deck or document (and page) of its first quote.
+_ASKS_SOURCE = re.compile(
+    r"\b(?:which|what)\s+(?:slides?|decks?|lectures?|lecs?|notes|handouts?|readings?)\b"
+    r"|\b(?:slides?|decks?|lecture|lec)\s+(?:had|has|covered|covers|talked|mentioned|discussed)\b",
+    re.IGNORECASE,
+)
+_FIRST_MARKER = re.compile(r"\x00(\d+)\x00")
+
+
+def _named_source(reply: Reply, hits: Sequence[Hit]) -> Reply:
+    """``reply`` led by the citation label of its first quote ("PSYC 11 — Literature reviews,
+    p. 14: …")."""
+    first = _FIRST_MARKER.search(reply.text)
+    if first is None or not 1 <= int(first.group(1)) <= len(hits):
+        return reply
+    hit = hits[int(first.group(1)) - 1]
+    return Reply(reply.status, f"{quotable(hit.label or hit.title or hit.file)}: {reply.text}")
+
+
 def reply_for(
     query: str,
     hits: Sequence[Hit],
@@ -876,6 +896,8 @@ def reply_for(
             if reply is not None:
                 return reply
     reply = general_reply(question, intent, hits, fallback, thresholds, named)
+    if _ASKS_SOURCE.search(query) and reply.status != "not_in_materials":
+        reply = _named_source(reply, hits)
     if intent.section is not None and reply.status == "answered" and not _YES_NO.match(query):
         # A list was asked for and no block of that kind came back: a stray sentence is not the list.
         return Reply("uncertain", closest(question, intent, hits, 2))
