@@ -366,7 +366,7 @@ def _course_outlines(snapshot: IndexSnapshot) -> list[tuple[str, str, str, Outli
     """(course, doc_id, citation label, outline) of every current document that prints a numbered
     outline; a document of no detected course counts as the course its first passage names."""
     out: list[tuple[str, str, str, Outline[int]]] = []
-    for doc_id in dict.fromkeys(c.doc_id for c in snapshot.chunks):
+    for doc_id in snapshot.documents():
         outline = snapshot.outline_of(doc_id)
         if outline is None or snapshot.superseded[snapshot.document_rows(doc_id).start]:
             continue

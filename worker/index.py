@@ -77,22 +77,29 @@ class IndexSnapshot:
         order = np.lexsort((rows, -counts[rows]))[:limit]  # most terms first, then in order
         return [int(r) for r in rows[order]]
 
-    def document_rows(self, doc_id: str) -> range:
-        """The positions of a document's chunks (stored together, in document order); empty when
-        the snapshot holds no such document. The map is built on first use, once per snapshot."""
+    def _spans(self) -> dict[str, tuple[int, int]]:
+        """Each document's (first, end) chunk positions, in stored order (a document's chunks are
+        stored together); built on first use, once per snapshot."""
         if self._documents is None:
             ids = [c.doc_id for c in self.chunks]
             starts = [0, *(row for row in range(1, len(ids)) if ids[row] != ids[row - 1]), len(ids)]
             self._documents = {ids[a]: (a, b) for a, b in itertools.pairwise(starts) if a < b}
-        first, end = self._documents.get(doc_id, (0, 0))
+        return self._documents
+
+    def document_rows(self, doc_id: str) -> range:
+        """The positions of a document's chunks, in document order; empty when the snapshot holds
+        no such document."""
+        first, end = self._spans().get(doc_id, (0, 0))
         return range(first, end)
+
+    def documents(self) -> list[str]:
+        """Every document's id, in stored order."""
+        return list(self._spans())
 
     def documents_of(self, subject: str) -> list[str]:
         """The documents whose first chunk belongs to ``subject`` (a course's syllabus, slides and
         notes), in stored order."""
-        self.document_rows("")  # builds the map
-        assert self._documents is not None
-        return [d for d, (first, _) in self._documents.items() if self.chunks[first].subject == subject]
+        return [d for d, (first, _) in self._spans().items() if self.chunks[first].subject == subject]
 
     def named_courses(self) -> dict[str, tuple[str, ...]]:
         """The documents of no detected course whose first passage names a course of the catalog
@@ -107,9 +114,7 @@ class IndexSnapshot:
             named: dict[str, tuple[str, ...]] = {}
             if codes:
                 pattern = re.compile(r"\b(" + "|".join(map(re.escape, codes)) + r")\b", re.IGNORECASE)
-                self.document_rows("")  # builds the map
-                assert self._documents is not None
-                for doc_id, (first, _) in self._documents.items():
+                for doc_id, (first, _) in self._spans().items():
                     if self.chunks[first].subject is None:
                         found = dict.fromkeys(
                             key

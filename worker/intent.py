@@ -175,9 +175,8 @@ class Intent:
 
     section: str | None = None  # "outcomes", "textbooks", ... : a whole list from one block
     where: bool = False  # "which module covers X?": name the module first
-    wants: str | None = (
-        None  # "length", "duration", "date", "contact", "person", "money", "number": the value to find
-    )
+    #: the value to find: "length", "duration", "date", "contact", "person", "money", "number"
+    wants: str | None = None
     cos: tuple[int, ...] = ()  # specific course outcomes asked ("CO3")
     modules: tuple[str, ...] = ()  # modules named ("Module 3", "Unit II")
     defines: bool = False  # "what is X", "formula for Y": code or console output never answers it

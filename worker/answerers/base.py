@@ -96,6 +96,12 @@ def cite_marker(n: int) -> str:
     return f"{SENTINEL}{n}{SENTINEL}"
 
 
+def first_cited(text: str) -> int | None:
+    """The chunk number (1-based) of the first :func:`cite_marker` in ``text``, or None."""
+    m = _SENTINEL_MARK.search(text)
+    return int(m.group(2)) if m else None
+
+
 def quotable(text: str) -> str:
     """Text safe to put next to :func:`cite_marker` markers (the sentinel character removed)."""
     return text.replace(SENTINEL, "")

@@ -32,7 +32,14 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from syllabot.shared.schema import Answer, AnswerStatus, Hit
-from syllabot.worker.answerers.base import LIST_DASH, AnswerContext, cite_marker, finalise_citations, quotable
+from syllabot.worker.answerers.base import (
+    LIST_DASH,
+    AnswerContext,
+    cite_marker,
+    finalise_citations,
+    first_cited,
+    quotable,
+)
 from syllabot.worker.answerers.breakdown import grade_breakdown
 from syllabot.worker.answerers.decision import (
     DEFAULT_THRESHOLDS,
@@ -832,16 +839,15 @@ _ASKS_SOURCE = re.compile(
     r"|\b(?:slides?|decks?|lecture|lec)\s+(?:had|has|covered|covers|talked|mentioned|discussed)\b",
     re.IGNORECASE,
 )
-_FIRST_MARKER = re.compile(r"\x00(\d+)\x00")
 
 
 def _named_source(reply: Reply, hits: Sequence[Hit]) -> Reply:
     """``reply`` led by the citation label of its first quote ("PSYC 11 — Literature reviews,
     p. 14: …")."""
-    first = _FIRST_MARKER.search(reply.text)
-    if first is None or not 1 <= int(first.group(1)) <= len(hits):
+    first = first_cited(reply.text)
+    if first is None or not 1 <= first <= len(hits):
         return reply
-    hit = hits[int(first.group(1)) - 1]
+    hit = hits[first - 1]
     return Reply(reply.status, f"{quotable(hit.label or hit.title or hit.file)}: {reply.text}")
 
 
