@@ -104,9 +104,18 @@ class Node:
         return "\n".join(path.read_text(errors="replace").splitlines()[-lines:]) if path.exists() else ""
 
 
+def _holds(condition) -> bool:
+    """``condition()``, read as False while the node it asks closes the connection: a restarted
+    primary that Sentinel turns into a replica drops its clients as its role changes."""
+    try:
+        return bool(condition())
+    except redis.ConnectionError:
+        return False
+
+
 def _until(condition, timeout: float, message: str, every: float = 0.05) -> None:
     deadline = time.monotonic() + timeout
-    while not condition():
+    while not _holds(condition):
         if time.monotonic() > deadline:
             raise AssertionError(message() if callable(message) else message)
         time.sleep(every)
