@@ -40,7 +40,10 @@ def test_code_blocks_are_left_as_written_and_every_line_is_kept() -> None:
     lines = README.splitlines()
     read = markdown_lines(lines)
     assert len(read) == len(lines) and "see [x](https://example.org/raw)" in read
-    assert "| Pitch session lab (github.com) | 10 points | *inactive* | April 7, 2025 |" in read
+    assert (
+        "| Assignment: Pitch session lab (github.com); Point value: 10 points; Status: *inactive*; "
+        "Due date: April 7, 2025 |" in read
+    )
 
 
 def test_a_chunked_readme_holds_no_url_path() -> None:
@@ -50,3 +53,44 @@ def test_a_chunked_readme_holds_no_url_path() -> None:
     text = "\n".join(c.text for c in chunk_document(doc))
     assert "Pitch session lab (github.com)" in text and "April 7, 2025" in text
     assert "blob/main" not in text.replace("example.org/raw", "")
+
+
+def test_a_tables_rows_are_records_labelled_by_its_columns() -> None:
+    """Each row says what its cells are and stands alone: joined into one run, a table of
+    assignments was one "sentence" holding every lab's due date, and a row far from the header
+    said "10 points | April 14, 2025" of nothing named."""
+    rows = "\n".join(
+        f"| Lab {n} | {n} points | April {n}, 2025 | [PDF](https://x.org/{n}.pdf) |" for n in range(1, 41)
+    )
+    text = f"# Course\n\n## Assignments\n\nAll work is due at noon.\n\n| Assignment | Points | Due | Link |\n|---|:---:|---|---|\n{rows}\n"
+    doc = Document(doc_id="r", file="README.md", title="Course", kind="markdown", pages=[Page(1, text)])
+    chunks = chunk_document(doc)
+    assert len(chunks) > 1  # windows over the rows
+    lines = [ln for c in chunks for ln in c.text.split("\n")]
+    assert "| Assignment: Lab 9; Points: 9 points; Due: April 9, 2025 |" in lines  # no "PDF" cell
+    assert not any("---" in ln or ln.count("| |") for ln in lines)
+    from syllabot.worker.answerers.extractive import sentences
+
+    quoted = sentences(chunks[-1].text)
+    assert "Assignment: Lab 40; Points: 40 points; Due: April 40, 2025" in quoted
+
+
+def test_readme_parts_under_any_heading_level_are_sections_of_their_own() -> None:
+    """READMEs put their parts under "#" headings and subparts under "###": each is a section, and
+    only the first "# Title" is the document's title."""
+    text = (
+        "# Data Science for Economists\n\nCourse materials.\n\n# Lectures\n\n1. Intro\n2. Git\n\n"
+        "### Extras\n\nSome extras.\n\n# Projects\n\nProposal due March 1.\n"
+    )
+    doc = Document(
+        doc_id="r",
+        file="README.md",
+        title="Data Science for Economists",
+        kind="markdown",
+        pages=[Page(1, text)],
+    )
+    by_section = {c.section: c.text for c in chunk_document(doc)}
+    assert by_section[None] == "Data Science for Economists\nCourse materials."
+    assert by_section["Lectures"].startswith("Data Science for Economists — Lectures\n1. Intro")
+    assert "Some extras" in by_section["Extras"] and "Some extras" not in by_section["Lectures"]
+    assert by_section["Projects"].endswith("Proposal due March 1.")

@@ -32,8 +32,9 @@ the previous course in the booklet the PDF was cut from: it gets the guessed pre
 other course's document is indexed alongside — by code, or by passages only that course prints,
 never by the CIE/SEE boilerplate every VTU syllabus shares.
 
-Markdown is cut at ``## `` headings (the heading text becomes ``section``); a DOCX or text file with
-``## `` headings but no syllabus structure is treated the same way. Text with no structure at all
+Markdown is cut at its headings of levels 1 to 4, the first ``# Title`` aside (the heading text
+becomes ``section``); its table rows are records of their own (``markdown_text``). A DOCX or text
+file with ``## `` headings but no syllabus structure is treated the same way. Text with no structure at all
 falls back to overlapping sentence windows (sentences end at ``. ! ?`` and the Bangla ``।``).
 
 Chunk text convention: every chunk's ``text`` is one **context line**, a newline, then the body::
@@ -520,6 +521,7 @@ _ROUND_BULLET = re.compile(f"[{ROUND_BULLETS}]")
 #: A list item's start, for a window's lines: not "## …", which in a PDF is R console output.
 _ITEM_START = re.compile(rf"^(?:{NUMBERED_ITEM}|[{ROUND_BULLETS}]|[\-*–]\s|CO\s*\d|CLO\s*\d)")
 _FIELD_LINE = re.compile(r"^(?P<key>[A-Z][A-Za-z&/.' -]{0,30}?)\s*:\s+\S")
+_TABLE_ROW = re.compile(r"^\|.*\|$")
 _BULLET_VALUE = re.compile(r"^[•●▪◦■\-*–]\s*\S")
 
 
@@ -611,6 +613,12 @@ def _sentences(lines: Sequence[_Line], max_chars: int) -> list[_Sentence]:
         flush_fields()
         if not text:
             flush()
+            continue
+        if _TABLE_ROW.match(text):
+            # a Markdown table's row is a record of its own: joined with the next, a table of
+            # assignments became one "sentence" with every lab's due date in it
+            flush()
+            out.append(_Sentence(" ".join(text.split()), line.page, line.page, record=True))
             continue
         if _LIST_START.match(text) or (buf and line.page != last and not text[:1].islower()):
             # a new page that does not go on in lower case starts a new sentence: slides end
@@ -741,24 +749,35 @@ def _structured_sections(
 
 
 _MD_SECTION = re.compile(r"^##\s+(?P<title>.+?)\s*#*\s*$")
+#: A heading a Markdown section starts at: levels 1 to 4 ("# Lectures", "### Human subjects
+#: research materials"); deeper ones stay lines of their section.
+_MD_HEADING = re.compile(r"^#{1,4}\s+(?P<title>.+?)\s*#*\s*$")
 _MD_TITLE = re.compile(r"^#\s+\S")
 
 
 def _markdown_sections(lines: list[_Line], subject: str | None) -> list[_Section]:
-    """Cut at ``## `` headings; fenced code blocks are not scanned for headings."""
+    """Cut at each heading of levels 1 to 4 but the document's first ``# Title`` (already the
+    context line's title); fenced code blocks are not scanned for headings.
+
+    Why every level: course READMEs put their parts under ``#`` headings ("# Lectures",
+    "# Assignments") and their subparts under ``###``; cut only at ``##``, a "# Lectures" line was
+    dropped as if it were the title (so its numbered list named no unit) and "# Assignments" ran on
+    inside the "Slides" section before it, cited as "Slides"."""
     sections: list[_Section] = []
     current = _Section("section", None, None, subject)
     fenced = False
+    titled = False
     for line in lines:
         if line.text.startswith(("```", "~~~")):
             fenced = not fenced
-        m = None if fenced else _MD_SECTION.match(line.text)
+        m = None if fenced else _MD_HEADING.match(line.text)
+        if m and not titled and _MD_TITLE.match(line.text):
+            titled = True
+            continue  # the document's "# Title" line: already the context line's title
         if m:
             sections.append(current)
             current = _Section("section", m.group("title").strip(), None, subject, heading=line)
             continue
-        if not fenced and current.heading is None and _MD_TITLE.match(line.text):
-            continue  # the document's "# Title" line: already the context line's title
         current.lines.append(line)
     sections.append(current)
     return sections

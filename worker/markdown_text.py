@@ -11,8 +11,12 @@ questions, and answers quoted link syntax. So, before a Markdown document is chu
   whose text is the address itself as that address; an image's alt text the same way;
 * Markdown's backslash escapes ("\\[") are read as the characters they escape.
 
-Fenced code blocks are left as they are. Tables keep their rows: read as records labelled by the
-header they measured no better (docs/BENCHMARKS.md).
+* a table's row is a record labelled by its columns ("| Assignment: Pitch session lab; Point value:
+  10 points; Due date: April 7, 2025 |"), its header and ``|---|`` rows left blank: the chunker
+  keeps each row a sentence of its own, so a row far below the header still says what its cells
+  are, and a quote is the one row asked about, not the whole table run together.
+
+Fenced code blocks are left as they are; every line in gives one line out.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ _FILE_WORDS = frozenset(
 _EMPHASIS = re.compile(r"(\*\*|__|\*|_|`)(?=\S)(.+?)(?<=\S)\1")
 _ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|])")
 _FENCE = ("```", "~~~")
+_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
 
 
 def _link(m: re.Match[str]) -> str:
@@ -61,9 +66,47 @@ def markdown_lines(lines: Iterable[str]) -> list[str]:
     lines of fenced code blocks as they are."""
     out: list[str] = []
     fenced = False
-    for line in lines:
+    header: list[str] | None = None  # the column names of the table being read
+    lines = list(lines)
+    for at, line in enumerate(lines):
         fence = line.lstrip().startswith(_FENCE)
         if fence:
             fenced = not fenced
-        out.append(line if fenced or fence else plain_links(line))
+        if fenced or fence:
+            header = None
+            out.append(line)
+            continue
+        row = _cells(line)
+        if row is not None and at + 1 < len(lines) and _TABLE_RULE.match(lines[at + 1]):
+            header = row  # the column names: each row below is labelled with them
+            out.append("")
+        elif header is not None and _TABLE_RULE.match(line):
+            out.append("")
+        elif header is not None and row is not None:
+            out.append(_record(header, row))
+        else:
+            header = None
+            out.append(plain_links(line))
     return out
+
+
+def _cells(line: str) -> list[str] | None:
+    """A table row's cells, links read; None for any other line."""
+    stripped = line.strip()
+    if not (stripped.startswith("|") and stripped.endswith("|") and len(stripped) > 1):
+        return None
+    return [plain_links(c).strip() for c in stripped[1:-1].split("|")]
+
+
+def _record(header: list[str], row: list[str]) -> str:
+    """One table row as a record of its own, each cell labelled by its column ("| Assignment: Pitch
+    session lab; Point value: 10 points; Due date: April 7, 2025 |"); cells that only name a file's
+    kind ("KEY", "PDF") and empty ones left out. The bars keep it a row for the chunker (one
+    sentence) and the answerer (one block)."""
+    fields = []
+    for k, cell in enumerate(row):
+        if not cell or cell.lower().lstrip(".") in _FILE_WORDS:
+            continue
+        name = header[k] if k < len(header) else ""
+        fields.append(f"{name}: {cell}" if name and name.lower() != cell.lower() else cell)
+    return f"| {'; '.join(fields)} |" if fields else ""
