@@ -290,3 +290,106 @@ async def test_what_an_outline_does_not_name_is_answered_from_the_prose_when_it_
         AskRequest(question="which week is the field trip", collection="dm"),
     )
     assert shown.status != "answered" and "Week 8: Project work" in shown.text, shown.text
+
+
+#: A course README in the common GitHub form: parts under "#" headings, a wrapped italic note
+#: between the heading and the list, each lecture a line of links, sub-items for parts.
+README = """# Data Science for Economists
+
+Lectures | Details | FAQ
+
+# Lectures
+
+*Note: Where I have provided slides, clicking on the links will open them
+in the browser in HTML format.*
+
+1. Introduction: Motivation and software installation [[.html](https://x.io/01.html) | [.pdf](https://x.io/01.pdf)]
+2. Version control with Git(Hub) [[.html](https://x.io/02.html)]
+3. Learning to love the shell [[.html](https://x.io/03.html)]
+4. R language basics [[.html](https://x.io/04.html)]
+5. Webscraping [[.html](https://x.io/05.html)]
+    - Part 1 [[.html](https://x.io/05a.html)]
+    - Part 2 [[.html](https://x.io/05b.html)]
+6. Docker [[.html](https://x.io/06.html)]
+7. HPC [Guest lecture](https://docs.google.com/presentation/x)
+8. Machine learning: (1) Regression [[.html](https://x.io/08.html)]
+9. Machine learning: (2) Trees [[.html](https://x.io/09.html)]
+
+# Details
+
+Office hours are on Fridays.
+"""
+
+SYLLABUS_MD = """# Data Science for Economists: Syllabus
+
+## Lecture outline
+
+1. Introduction: Motivation and software installation
+2. Version control with Git(Hub)
+3. Learning to love the shell
+4. R language basics
+5. Webscraping
+6. Docker
+7. Machine learning
+8. Student presentations
+"""
+
+
+def test_a_readmes_lecture_list_is_its_outline() -> None:
+    """Under "# Lectures" (a level-1 heading after the title), past a wrapped note whose second
+    line looks like a short heading, the README's nine lectures are read; a link's site
+    ("docs.google.com") is no word of the entry ("docs" would name Docker)."""
+    from syllabot.worker.chunking import chunk_document
+    from syllabot.worker.documents import Document, Page
+
+    doc = Document(
+        doc_id="readme",
+        file="README.md",
+        title="Data Science for Economists",
+        kind="markdown",
+        pages=[Page(1, README)],
+    )
+    outline = read_outline([(i, c.text) for i, c in enumerate(chunk_document(doc))])
+    assert outline is not None and outline.unit == "lecture" and len(outline) == 9
+    assert outline.entries[4].text == "5. Webscraping - Part 1 - Part 2"
+    docker = read(outline, OutlineAsk("lecture", "which", frozenset({"docker"})))
+    assert [e.number for e in docker.entries] == [6]
+    ml = read(outline, OutlineAsk("lecture", "topic_count", frozenset({"ml"})))  # "ML": its initials
+    assert [e.number for e in ml.entries] == [8, 9]
+
+
+def test_what_students_add_after_an_outline_question_is_not_its_topic() -> None:
+    assert read_ask("how many lectures are in the outline? trying to plan my quarter") == OutlineAsk(
+        "lecture", "count"
+    )
+    covered = read_ask(
+        "will there be a lecture on workflow & project management? asking for my 2nd year paper"
+    )
+    assert covered is not None and covered.topic == {"workflow", "project", "management"}
+    assert read_ask("what is lecture 14 called, vms or cloud computing?") == OutlineAsk(
+        "lecture", "number", number=14
+    )
+    last = read_ask("last topic in the lecture list?")
+    assert last is not None and last.what == "last"
+    ml = read_ask("do we def get a machine learning lecture or is it optional")
+    assert ml is not None and ml.what == "covered" and {"machine", "learn"} <= ml.topic
+    parts = read_ask("is the google compute engine stuff one lecture or split in 2 parts")
+    assert (
+        parts is not None and parts.what == "topic_count" and parts.topic == {"google", "compute", "engine"}
+    )
+    assert read_ask("what did we do last week") is None  # still the week before, not the final one
+
+
+async def test_a_class_with_no_course_code_reads_every_documents_outline(settings: Settings) -> None:
+    """A collection in which no course is detected (a class's own README and syllabus, neither
+    with a course header) is one course: "how many lectures r there" reads both outlines, whichever
+    document retrieval put first, and says they disagree."""
+    engine = Engine(settings)
+    engine.ingest("ds", [("README.md", README.encode()), ("syllabus.md", SYLLABUS_MD.encode())])
+    answer = await answer_question(
+        engine,
+        ExtractiveAnswerer(settings),
+        AskRequest(question="how many lectures r there", collection="ds"),
+    )
+    assert "disagree" in answer.text, answer.text
+    assert "9 lectures" in answer.text and "8 lectures" in answer.text

@@ -410,6 +410,10 @@ def outline_rows(snapshot: IndexSnapshot, question: str, hits: Sequence[Hit]) ->
     if course:
         docs += [d for d in snapshot.documents_of(course) if d not in docs]
         docs += [d for d, named in snapshot.named_courses().items() if d not in docs and course in named]
+    elif not snapshot.catalog.courses:
+        # a collection in which no course is detected anywhere is one course (a class's own
+        # syllabus, slides and README, none with a course header the chunker reads): all its documents
+        docs += [d for d in snapshot.documents() if d not in docs]
     old_too = asks_about_a_change(question)
     rows: list[int] = []
     kept = 0

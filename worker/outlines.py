@@ -101,8 +101,13 @@ def same_entry(a: frozenset[str], b: frozenset[str]) -> bool:
     return len(a & b) >= SAME_SHARE * min(len(a), len(b))
 
 
+#: A link's site as Markdown links are read ("Guest lecture (docs.google.com)"): where it points,
+#: not what the entry is ("docs" would name "Docker").
+_HOST = re.compile(r"\(\s*[\w-]+(?:\.[\w-]+)+\s*\)")
+
+
 def _title_words(text: str) -> frozenset[str]:
-    return frozenset(t for t in terms(text) if not t.isdigit())
+    return frozenset(t for t in terms(_HOST.sub(" ", text)) if not t.isdigit())
 
 
 #: A heading-like line: a Markdown heading, or a few words with no number that end no sentence
@@ -110,6 +115,10 @@ def _title_words(text: str) -> frozenset[str]:
 #: week." are prose, not headings.
 _HEADING_WORDS = 6
 _MD_HEADING = re.compile(r"^\s*#{1,6}\s+")
+#: Emphasis, brackets and quotes around a line's words: "*in the browser.*" ends a sentence, and
+#: a wrapped paragraph's next line ("in HTML format.*") starts in lower case: prose, not a heading.
+_CLOSING = "*_)]\"'”’"
+_OPENING = "*_([\"'“‘ \t"
 
 
 def _unit_of(heading: str) -> str | None:
@@ -124,7 +133,8 @@ def _unit_of(heading: str) -> str | None:
         if _MD_HEADING.match(line) or (
             len(words) <= _HEADING_WORDS
             and not re.search(r"\d", line)
-            and not line.rstrip().endswith((".", "!", "?"))
+            and not line.rstrip().rstrip(_CLOSING).endswith((".", "!", "?", ";", ","))
+            and not line.lstrip(_OPENING)[:1].islower()
         ):
             found = _NAMES_UNIT.findall(line)
             return UNITS[found[-1].lower()] if found else None
@@ -228,15 +238,25 @@ _Q_UNIT = rf"(?P<unit>{'|'.join(sorted((u for u in UNITS if u != 'weekly'), key=
 #: The forms of question, each with its ask, first match wins (one unit group per pattern).
 _ASKS = [
     ("topic_count", rf"\bhow\s+many\s+(?P<topic>(?:[\w&'-]+\s+){{1,4}}?){_Q_UNIT}\b"),
-    ("topic_count", rf"\b(?:1|one)\s+{_Q_UNIT}\s+or\s+(?:2|two)\b"),
+    # "1 lecture or 2", "one lecture or split in 2 parts"
+    ("topic_count", rf"\b(?:1|one)\s+{_Q_UNIT}\s+or\s+(?:[\w-]+\s+){{0,3}}?(?:2|two|more|several)\b"),
     ("count", rf"\bhow\s+many\s+{_Q_UNIT}\b"),
     ("count", rf"\b(?:number|no\.?)\s+of\s+{_Q_UNIT}\b"),
     # "the last lecture" is the final one; "what did we do last week" the one before this
     ("last", rf"\b(?:the\s+(?:very\s+)?last|final)\s+(?:\w+\s+){{0,2}}?{_Q_UNIT}\b"),
+    # "last topic in the lecture list": the list's end, whatever "last" stands before
+    (
+        "last",
+        rf"\blast\s+(?:\w+\s+){{0,2}}?(?:in|of|on)\s+the\s+{_Q_UNIT}\s+(?:list|outline|plan|schedule)\b",
+    ),
     ("which", rf"\b(?:which|what)\s+{_Q_UNIT}\b(?!\s+(?:plan|list|outline|schedule))"),
     ("which", rf"\b{_Q_UNIT}\s+(?:no\.?|number|#)\s*(?:what|which)\b"),
     ("covered", rf"\b(?:is|are)\s+there\s+(?:a|an|any)?\s*{_Q_UNIT}\b"),
-    ("covered", rf"\b(?:do|will)\s+we\s+(?:get|have|do)\s+(?:a|an|any)\s+{_Q_UNIT}\b"),
+    # "do we get a lecture on …", "do we def get a machine learning lec"
+    (
+        "covered",
+        rf"\b(?:do|will)\s+we\s+(?:\w+\s+)?(?:get|have|do)\s+(?:a|an|any)\s+(?:[\w&'-]+\s+){{0,3}}?{_Q_UNIT}\b",
+    ),
     ("covered", rf"\bwill\s+there\s+be\s+(?:a|an|any)\s+{_Q_UNIT}\b"),
     ("covered", rf"\bany\s+{_Q_UNIT}\s+(?:on|about|covering)\b"),
 ]
@@ -247,7 +267,7 @@ _NOT_TOPIC = frozenset(
         "lecture lectures lec lecs week weeks module modules session sessions unit units outline plan list "
         "schedule total course class quarter semester sem term cover covers covered covering topic topics "
         "called name named about last final very first number no which what whats happen happens there "
-        "get do we one two nah pls please"
+        "get do we one two nah pls please split part parts optional"
     )
 )
 
@@ -272,6 +292,11 @@ _ASKS_WHAT = re.compile(
 )
 
 
+#: What follows a question ("? trying to plan my quarter") and values offered after a comma at its
+#: end (", vms or cloud computing?").
+_ADDED = re.compile(r"(?<=\S)\?\s*\S.*$|,\s*(?:[\w'’&/-]+\s+){0,3}?or\s+(?:[\w'’&/-]+\s*){1,3}\??$")
+
+
 @functools.lru_cache(maxsize=1024)
 def read_ask(question: str) -> OutlineAsk | None:
     """What ``question`` (chat words spelled out, course names out) asks of an outline, or None.
@@ -279,7 +304,12 @@ def read_ask(question: str) -> OutlineAsk | None:
     "How many lectures" asks the length, or a topic's count when its other words name entries
     (:func:`read_for`); words between "how many" and the unit ("how many machine learning
     lectures") and "1 lecture or 2" ask a topic's count; "which/what lecture" and "lecture no. what"
-    a topic's number; "is there a lecture on …" whether one covers it."""
+    a topic's number; "is there a lecture on …" whether one covers it.
+
+    Only the question is read, not what a student adds after it ("how many lecs r in the outline?
+    trying to plan my quarter"), nor the values offered after a comma ("what is lecture 14 called,
+    vms or cloud computing?"): neither names the topic."""
+    question = _ADDED.sub("", question).strip() or question
     for what, pattern in _ASK_PATTERNS:
         m = pattern.search(question)
         if not m:
@@ -339,12 +369,22 @@ class Reading(Generic[S]):
     what: str = "count"  # what was read: the ask's, or "topic_count" for a count that names a topic
 
 
+@functools.lru_cache(maxsize=4096)
+def _initials(text: str) -> frozenset[str]:
+    """The initials of each run of two to four words of an entry's title ("ml" for "Machine
+    learning", "gce" for "Google Compute Engine"): students ask by the abbreviation."""
+    words = [w for w in re.findall(r"[A-Za-z]+", text) if len(w) > 1]
+    return frozenset(
+        "".join(w[0] for w in words[i : i + n]).lower() for n in (2, 3, 4) for i in range(len(words) - n + 1)
+    )
+
+
 def on_topic_entries(outline: Outline[S], topic: frozenset[str]) -> tuple[Entry[S], ...]:
     """The entries naming the topic best, in order: those holding the most of its words, at least
     half of them (a topic of one word, that word)."""
     if not topic:
         return ()
-    scored = [(_matches(e.words, topic), e) for e in outline.entries]
+    scored = [(_matches(e.words | _initials(e.text), topic), e) for e in outline.entries]
     best = max((n for n, _ in scored), default=0)
     if best == 0 or 2 * best < len(topic):
         return ()
