@@ -312,6 +312,9 @@ def test_where_the_student_saw_it_is_not_what_the_passage_must_say() -> None:
     ]
     question = "what does the p-value tell us according to the stats lecture"
     assert ExtractiveAnswerer().answer_sync(question, result(hits), "c").status == "answered"
+    # "what … did the limits of data deck say …" likewise names where, not what
+    said = "what does the p-value tell us, did the limits of data deck say"
+    assert ExtractiveAnswerer().answer_sync(said, result(hits), "c").status == "answered"
 
 
 def test_which_slides_is_answered_by_naming_the_deck_and_page_of_the_quote() -> None:

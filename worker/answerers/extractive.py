@@ -825,6 +825,9 @@ _FILLER = re.compile(
     r"|\b(?:in|from|according\s+to)\s+(?:the|that|this|our|last|today'?s)\s+(?:[\w'’-]+\s+){0,4}?"
     r"(?:slides?|decks?|lecture|lec|notes|handout|ppt|pdf)\b"
     r"|\b(?:which|what)\s+(?:slides?|decks?|lecture|lec)\s+(?:had|has|have|covers?|covered|mentioned|said)\b"
+    # "what tools did the limits of data deck say we have": the deck is where, not what
+    r"|\b(?:did|does|do)\s+(?:the|that|this|our)\s+(?:[\w'’-]+\s+){0,4}?(?:slides?|decks?|lecture|lec|notes"
+    r"|handout|syllabus)\s+(?:say|said|mention|list|show)\b"
     # the values a student offers after the question ("what days does it meet? mwf or tth"): one of
     # them may be the answer, neither is a word the passage must hold
     r"|\?\s*(?:[\w'’:-]+\s+){0,2}?[\w'’:-]+\s+or\s+(?:[\w'’:-]+\s*){1,3}\??$",
