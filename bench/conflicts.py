@@ -13,7 +13,9 @@ answerer, shipped settings) in a collection of its `collection_files`.
 
 Split: PSYC 11, the sample corpus's plant and the VTU student questions (90, all seven syllabi in
 one collection: several courses and no conflict, so every note there is false) were read while
-writing the rules (tune); EC 607 and the VTU plants, as notices and as revised PDFs, are held out.
+writing the rules (tune); the VTU plants, as notices and as revised PDFs, are held out. EC 607 was
+held out until 2026-12-03, when its outline misses were diagnosed on it (its README's lecture list
+went unread): from then on its rate is a tuned one ("seen").
 """
 
 from __future__ import annotations
@@ -59,7 +61,7 @@ SPLIT = {
     "psyc11": "tune",
     "sample-planted": "tune",
     "outline-planted": "tune",
-    "ec607": "held out",
+    "ec607": "seen",
     "vtu-planted": "held out",
     "vtu-planted-pdf": "held out",
     "vtu-courses": "tune",

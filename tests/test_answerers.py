@@ -947,3 +947,22 @@ async def test_the_model_reads_and_cites_the_related_passages_after_the_hits(fak
     reply = parse_reply("The plan lists 5 lectures [4].", "q", with_plan, "shop")
     assert reply.citations[0].snippet.startswith("Lecture plan")
     assert answer.status == "answered"
+
+
+def test_a_doubled_consonant_before_ed_or_ing_meets_its_base_word() -> None:
+    """ "Where do we submit assignments" against "All assignments should be submitted via the course
+    Canvas page": "submitted" stripped to "submitt" missed "submit", and a snippet paragraph that
+    says "submit" won."""
+    from syllabot.worker.answerers.decision import stem
+
+    assert {stem("submitted"), stem("submitting")} == {stem("submit")}
+    assert stem("dropped") == stem("drop") and stem("planning") == stem("plan")
+    assert stem("added") == stem("add") and stem("passed") == stem("pass") and stem("filled") == stem("fill")
+    hits = [
+        make_hit(1, "All assignments should be submitted via the course Canvas page.", score=0.5, cosine=0.5),
+        make_hit(2, "To receive credit you must submit each snippet on time.", score=0.45, cosine=0.45),
+    ]
+    answer = ExtractiveAnswerer().answer_sync("where do we submit assignments", result(hits), "c")
+    assert answer.text.startswith("All assignments should be submitted via the course Canvas page."), (
+        answer.text
+    )

@@ -42,15 +42,24 @@ STOPWORDS = frozenset(
 )
 
 
+#: Consonants a verb doubles before -ed/-ing ("submitted", "dropped", "planning", "getting"): undone
+#: so the word meets its base form; l, s, z and d stay doubled ("filled", "passed", "added").
+_DOUBLED = frozenset("bgmnprt")
+
+
+def _undouble(root: str) -> str:
+    return root[:-1] if len(root) > 2 and root[-1] == root[-2] and root[-1] in _DOUBLED else root
+
+
 @lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """A deliberately light suffix strip: enough for plurals and -ing/-ed, never clever."""
     if len(word) > 5 and word.endswith("ies"):
         return word[:-3] + "y"
     if len(word) > 5 and word.endswith("ing"):
-        return word[:-3]
+        return _undouble(word[:-3])
     if len(word) > 4 and word.endswith("ed") and not word.endswith("eed"):
-        return word[:-2]
+        return _undouble(word[:-2])
     if len(word) > 4 and word.endswith(("ches", "shes", "sses", "xes")):
         return word[:-2]
     if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
