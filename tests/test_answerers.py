@@ -966,3 +966,22 @@ def test_a_doubled_consonant_before_ed_or_ing_meets_its_base_word() -> None:
     assert answer.text.startswith("All assignments should be submitted via the course Canvas page."), (
         answer.text
     )
+
+
+def test_a_roles_names_are_one_word_and_a_list_of_teaching_assistants_names_people() -> None:
+    """ "Who r the TAs" against a slide "Teaching assistants" listing three names: the question's
+    "TAs" is the slide's "Teaching assistants", and that list names people; "your TAs" in a
+    sentence names nobody."""
+    from syllabot.worker.answerers.decision import terms
+
+    assert terms("who are the TAs") == terms("who are the teaching assistants") == ["ta"]
+    assert terms("the professor") == terms("the instructor") == terms("the lecturer")
+    hits = [
+        make_hit(1, "Sign up for office hours with me or your TAs.", score=0.45, cosine=0.45),
+        make_hit(
+            2, "Teaching assistants\n• Sarah Kerns\n• Yeongji Lee\n• Zizhuang Miao", score=0.4, cosine=0.4
+        ),
+    ]
+    answer = ExtractiveAnswerer().answer_sync("who are the TAs this semester?", result(hits), "c")
+    assert answer.status == "answered" and "Zizhuang Miao" in answer.text, answer.text
+    assert "your TAs" not in answer.text

@@ -156,7 +156,8 @@ VALUE_PATTERNS: dict[str, re.Pattern[str]] = {
     # a role word naming someone, not one that qualifies a thing ("Lecturer method", "instructor-led
     # lectures", "TA office hours": no person is named there)
     "person": re.compile(
-        r"\b(?:prof\.?|professor|dr\.?|instructor|lecturer|teacher|faculty|taught\s+by|coordinator|ta\b|tutor|mr\.?|ms\.?|mrs\.?)\b"
+        r"\b(?:prof\.?|professor|dr\.?|instructor|lecturer|teacher|faculty|taught\s+by|coordinator|ta\b"
+        r"|teaching\s+assistants?|tutor|mr\.?|ms\.?|mrs\.?)\b"
         r"(?!\s*-?\s*(?:method|methods|led|notes|slides|materials|office|hours)\b)",
         _I,
     ),

@@ -67,13 +67,20 @@ def stem(word: str) -> str:
     return word
 
 
+#: Names of one role that materials and students use for each other: "who r the TAs" is answered
+#: by "Teaching assistants: …", "the prof" (read as "instructor") by "Professor …".
+_ROLE_PHRASE = re.compile(r"\bteaching\s+assistants?\b")
+_ROLE_WORDS = {"tas": "ta", "professor": "instructor", "professors": "instructor", "lecturer": "instructor"}
+
+
 def terms(text: str) -> list[str]:
-    """Content words of ``text``, lower-cased and stemmed, stopwords dropped (order kept)."""
+    """Content words of ``text``, lower-cased and stemmed, stopwords dropped (order kept); a role's
+    names read as one (:data:`_ROLE_WORDS`)."""
     out = []
-    for raw in _WORD.findall(text.lower()):
+    for raw in _WORD.findall(_ROLE_PHRASE.sub("ta", text.lower())):
         if raw in STOPWORDS or (len(raw) < 2 and not raw.isdigit()):
             continue
-        out.append(stem(raw))
+        out.append(stem(_ROLE_WORDS.get(raw, raw)))
     return out
 
 
