@@ -985,3 +985,18 @@ def test_a_roles_names_are_one_word_and_a_list_of_teaching_assistants_names_peop
     answer = ExtractiveAnswerer().answer_sync("who are the TAs this semester?", result(hits), "c")
     assert answer.status == "answered" and "Zizhuang Miao" in answer.text, answer.text
     assert "your TAs" not in answer.text
+
+
+def test_a_compound_label_is_found_by_its_head_word() -> None:
+    """ "Which room r we in" against a header whose field is "Classroom: Moore B03": the label holds
+    "room" as its last word, so that record is the one quoted first."""
+    from syllabot.worker.answerers.decision import term_set
+
+    assert "room" in term_set("Classroom: Moore B03") and "book" in term_set("Required Textbooks: none")
+    assert "late" not in term_set("Template: see Canvas")  # "temp" + "late" is no compound
+    hits = [
+        make_hit(1, "We will use Slack during and outside of class.", score=0.3, cosine=0.25),
+        make_hit(2, "Meeting Times: MWF 10:10 — 11:15AM; Classroom: Moore B03", score=0.28, cosine=0.22),
+    ]
+    answer = ExtractiveAnswerer().answer_sync("which room are we in?", result(hits), "c")
+    assert "Moore B03" in answer.text.split("[")[0], answer.text

@@ -86,9 +86,33 @@ def terms(text: str) -> list[str]:
 
 @lru_cache(maxsize=4096)
 def term_set(text: str) -> frozenset[str]:
-    """The set of :func:`terms` of a text; cached because the same chunks come back question after
+    """The set of :func:`terms` of a text, with the head word of each compound label ("Classroom:"
+    holds "room", "Textbook:" "book"); cached because the same chunks come back question after
     question, and tokenising 18 chunks would otherwise be most of the answerer's time."""
-    return frozenset(terms(text))
+    found = set(terms(text))
+    for label in _LABEL.findall(text):
+        found.update(_compound_head(label.lower()))
+    return frozenset(found)
+
+
+#: A field's label ("Classroom: Moore B03", "Auxiliary Classrooms: …").
+_LABEL = re.compile(r"\b([A-Za-z]{8,})\s*:")
+
+
+@lru_cache(maxsize=4096)
+def _compound_head(word: str) -> tuple[str, ...]:
+    """The last word of a closed compound ("classroom" → "room", "textbooks" → "book"): both parts
+    English words of four letters or more, so a label is found by the word a student uses for it
+    ("which room r we in")."""
+    from syllabot.worker.vocabulary import vocabulary
+
+    words = vocabulary()
+    base = stem(word)
+    return tuple(
+        stem(base[k:])
+        for k in range(4, len(base) - 3)
+        if base[:k] in words and base[k:] in words
+    )
 
 
 def weights(question_terms: Sequence[str], hits: Sequence[Hit]) -> dict[str, float]:
