@@ -94,3 +94,29 @@ def test_readme_parts_under_any_heading_level_are_sections_of_their_own() -> Non
     assert by_section["Lectures"].startswith("Data Science for Economists — Lectures\n1. Intro")
     assert "Some extras" in by_section["Extras"] and "Some extras" not in by_section["Lectures"]
     assert by_section["Projects"].endswith("Proposal due March 1.")
+
+
+def test_html_reference_links_and_underlined_headings_read_as_a_reader_sees_them() -> None:
+    """What GitHub renders is what is indexed: HTML tags are layout (an image is its alt text, an
+    "<h2>" a heading), a reference link is its text and its definition line nothing, a title
+    underlined with "=" is the title and one with "-" a section; prose with "<" stays as written."""
+    from syllabot.worker.loaders import load_document
+
+    text = (
+        "Data Science for Economists\n===========================\n\n"
+        '<p align="center"><img src="logo.png" alt="Course logo" width="200"/></p>\n'
+        "<!-- maintainers: update\nevery term -->\n\n"
+        "Read the [syllabus][syl] first.<br>\nOffice hours: <b>Tuesdays 2-4pm</b>.\n\n---\n\n"
+        "Schedule\n--------\n\nIf a<b and c>d the code fails.\n\n"
+        '<h2 align="center">Grading</h2>\n\nHomework 40%.\n\n[syl]: https://example.edu/syllabus.pdf\n'
+    )
+    doc = load_document(text.encode(), "README.md", 10**6)
+    assert doc.title == "Data Science for Economists"
+    by_section = {c.section: c.text for c in chunk_document(doc)}
+    assert by_section[None] == (
+        "Data Science for Economists\nCourse logo\n\nRead the syllabus first.\nOffice hours: Tuesdays 2-4pm."
+    )
+    assert by_section["Schedule"].endswith("If a<b and c>d the code fails.")
+    assert by_section["Grading"].endswith("Homework 40%.")
+    assert "example.edu" not in " ".join(by_section.values())
+    assert len(markdown_lines(text.splitlines())) == len(text.splitlines())

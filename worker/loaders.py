@@ -580,6 +580,8 @@ def _short(exc: BaseException) -> str:
 
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\n(?P<body>.*?)\n(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.S)
 _MD_H1 = re.compile(r"^#\s+(?P<title>.+?)\s*#*\s*$", re.M)
+#: A title underlined with "=" (a setext heading): "Course Title" over "============".
+_MD_SETEXT_H1 = re.compile(r"^(?P<title>[^\s#|>*+-].*?)\s*\n\s{0,3}=+\s*$", re.M)
 
 
 def parse_front_matter(text: str) -> tuple[dict[str, str], str, list[str]]:
@@ -613,7 +615,11 @@ def _load_markdown(data: bytes, name: str) -> Document:
     pages = [Page(1, body)]
     _require_text(pages, name)
     stem = _stem(name)
-    heading = _MD_H1.search(body)
+    heading = min(
+        (m for m in (_MD_H1.search(body), _MD_SETEXT_H1.search(body)) if m),
+        key=lambda m: m.start(),
+        default=None,
+    )
     return Document(
         doc_id=fields.get("id") or slugify(stem),
         file=name,

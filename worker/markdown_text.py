@@ -1,4 +1,4 @@
-"""Markdown's links read as the words they stand for (pure functions).
+"""Markdown read as the words a reader sees on GitHub: links, HTML, headings, tables (pure functions).
 
 Why: course READMEs are mostly links ("| [Pitch session lab](https://github.com/ContextLab/
 experimental-psychology/blob/main/labs/pitch_session_lab.pdf) | 10 points |"; "1. Introduction
@@ -9,8 +9,11 @@ questions, and answers quoted link syntax. So, before a Markdown document is chu
 * a link is read as its text and the site it points to ("Slack (psyc11.slack.com)"); a link whose
   text only names a file's kind ("PDF", "**.html**", "KEY") or is a relative link as its text; one
   whose text is the address itself as that address; an image's alt text the same way;
-* Markdown's backslash escapes ("\\[") are read as the characters they escape.
-
+* Markdown's backslash escapes ("\\[") are read as the characters they escape;
+* HTML is read as GitHub shows it: tags are layout (an image is its alt text, "<h2>…</h2>" a
+  heading), comments are nothing; a reference link ("[the syllabus][syl]") is its text and the line
+  defining it nothing; a line underlined with "=" or "-" is a heading, "---" after a blank line a
+  rule (nothing);
 * a table's row is a record labelled by its columns ("| Assignment: Pitch session lab; Point value:
   10 points; Due date: April 7, 2025 |"), its header and ``|---|`` rows left blank: the chunker
   keeps each row a sentence of its own, so a row far below the header still says what its cells
@@ -37,6 +40,29 @@ _EMPHASIS = re.compile(r"(\*\*|__|\*|_|`)(?=\S)(.+?)(?<=\S)\1")
 _ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|])")
 _FENCE = ("```", "~~~")
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
+#: HTML inside Markdown ("<p align="center">", "<br>", "<b>…</b>", "<details><summary>…"): its
+#: tags are layout, their text is kept; an image is its alt text.
+_TAGS = (
+    "a|abbr|b|big|blockquote|br|center|code|del|details|div|em|figcaption|figure|font|h[1-6]|hr|i|iframe"
+    "|img|ins|kbd|li|mark|ol|p|picture|pre|s|section|small|source|span|strike|strong|sub|summary|sup"
+    "|table|tbody|td|th|thead|tr|u|ul|video"
+)
+#: A tag's attributes are name=value pairs ("a<b and c>d" in prose is no tag).
+_ATTRS = r"""(?:\s+[\w:-]+\s*=\s*(?:"[^"]*"|'[^']*'|[^\s<>"']+))*"""
+_HTML_TAG = re.compile(rf"</?(?:{_TAGS}){_ATTRS}\s*/?>", re.IGNORECASE)
+#: "<h2 align="center">Schedule</h2>" on a line of its own: a heading, as "##" writes it.
+_HTML_HEADING = re.compile(r"^\s*<h([1-6])\b[^<>]*>(.*?)</h\1>\s*$", re.IGNORECASE)
+_HTML_IMG = re.compile(r"<img\b[^<>]*>", re.IGNORECASE)
+_ALT = re.compile(r"\balt\s*=\s*[\"']([^\"']*)[\"']", re.IGNORECASE)
+_HTML_COMMENT = re.compile(r"<!--.*?-->")
+#: A reference-style link ("[the syllabus][syl]", "[Canvas][]") is its text; a line defining one
+#: ("[syl]: https://…") says nothing.
+_REF_LINK = re.compile(r"(?<!!)\[([^\[\]]+)\]\[[^\[\]]*\]")
+_REF_DEFINITION = re.compile(r"^\s{0,3}\[[^\]]+\]:\s*\S+(?:\s+[\"'(].*[\"')])?\s*$")
+#: A setext heading's underline ("=====" under a title, "-----" under a part); after a blank line,
+#: a rule of dashes or stars is a thematic break.
+_SETEXT = re.compile(r"^\s{0,3}(=+|-+)\s*$")
+_BREAK = re.compile(r"^\s{0,3}(?:(?:-\s*){3,}|(?:\*\s*){3,}|(?:_\s*){3,})$")
 
 
 def _link(m: re.Match[str]) -> str:
@@ -51,8 +77,19 @@ def _link(m: re.Match[str]) -> str:
     return f"{text} ({host})"
 
 
+def _img(m: re.Match[str]) -> str:
+    alt = _ALT.search(m.group(0))
+    return alt.group(1) if alt else ""
+
+
 def plain_links(line: str) -> str:
     """``line`` with each link read as its text and site, and escapes resolved (see the module)."""
+    heading = _HTML_HEADING.match(line)
+    if heading:
+        line = f"{'#' * int(heading.group(1))} {heading.group(2)}"
+    line = _HTML_IMG.sub(_img, line)
+    line = _HTML_TAG.sub("", line)
+    line = _REF_LINK.sub(r"\1", line)
     for _ in range(3):  # an image inside a link: "[![DOI](badge.svg)](https://zenodo.org/…)"
         new = _LINK.sub(_link, line)
         if new == line:
@@ -67,6 +104,7 @@ def markdown_lines(lines: Iterable[str]) -> list[str]:
     out: list[str] = []
     fenced = False
     header: list[str] | None = None  # the column names of the table being read
+    comment = False  # inside an HTML comment that spans lines
     lines = list(lines)
     for at, line in enumerate(lines):
         fence = line.lstrip().startswith(_FENCE)
@@ -75,6 +113,25 @@ def markdown_lines(lines: Iterable[str]) -> list[str]:
         if fenced or fence:
             header = None
             out.append(line)
+            continue
+        if comment or "<!--" in line:
+            # an HTML comment, on one line or over several
+            line = _HTML_COMMENT.sub("", line)
+            if comment or "<!--" in line:
+                comment = "-->" not in line
+                line = line.split("-->", 1)[1] if "-->" in line else ""
+                if not line.strip():
+                    out.append("")
+                    continue
+        setext = _SETEXT.match(line)
+        previous = out[-1] if out else ""
+        if setext and header is None and _is_heading_text(previous):
+            # "Schedule" over "--------": a heading of level 1 (=) or 2 (-), as "#" or "##" writes it
+            out[-1] = f"{'#' if setext.group(1)[0] == '=' else '##'} {previous.strip()}"
+            out.append("")
+            continue
+        if _REF_DEFINITION.match(line) or (_BREAK.match(line) and not previous.strip()):
+            out.append("")
             continue
         row = _cells(line)
         if row is not None and at + 1 < len(lines) and _TABLE_RULE.match(lines[at + 1]):
@@ -88,6 +145,16 @@ def markdown_lines(lines: Iterable[str]) -> list[str]:
             header = None
             out.append(plain_links(line))
     return out
+
+
+def _is_heading_text(line: str) -> bool:
+    """A line a setext underline can make a heading: text, not a list item, table row or heading."""
+    stripped = line.strip()
+    return (
+        bool(stripped)
+        and not stripped.startswith(("#", "|", "-", "*", "+", ">"))
+        and not re.match(r"\d+[.)]\s", stripped)
+    )
 
 
 def _cells(line: str) -> list[str] | None:

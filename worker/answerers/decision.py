@@ -108,11 +108,7 @@ def _compound_head(word: str) -> tuple[str, ...]:
 
     words = vocabulary()
     base = stem(word)
-    return tuple(
-        stem(base[k:])
-        for k in range(4, len(base) - 3)
-        if base[:k] in words and base[k:] in words
-    )
+    return tuple(stem(base[k:]) for k in range(4, len(base) - 3) if base[:k] in words and base[k:] in words)
 
 
 def weights(question_terms: Sequence[str], hits: Sequence[Hit]) -> dict[str, float]:
