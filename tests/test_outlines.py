@@ -393,3 +393,23 @@ async def test_a_class_with_no_course_code_reads_every_documents_outline(setting
     )
     assert "disagree" in answer.text, answer.text
     assert "9 lectures" in answer.text and "8 lectures" in answer.text
+
+
+def test_a_heading_run_on_after_the_line_before_still_names_the_unit() -> None:
+    """A text file's or PDF's windows join a heading to the sentence before it ("… Syllabus Lecture
+    outline"): its capitalised unit word at the end still names the outline; "we meet for one
+    lecture a week" before a numbered list is prose and names none."""
+    from syllabot.worker.chunking import chunk_document
+    from syllabot.worker.loaders import load_document
+
+    entries = "\n".join(f"{n}. Topic number {n}" for n in range(1, 7))
+    doc = load_document(
+        f"Data Science for Economists, Spring 2026: Syllabus\n\nLecture outline\n\n{entries}\n".encode(),
+        "syllabus.txt",
+        10**6,
+    )
+    chunks = chunk_document(doc)
+    assert "Syllabus Lecture outline\n1. Topic number 1" in chunks[0].text  # joined, as windows do
+    outline = read_outline([(i, c.text) for i, c in enumerate(chunks)])
+    assert outline is not None and outline.unit == "lecture" and len(outline) == 6
+    assert outline_of(f"C — Notes\nWe meet for one lecture a week\n{entries}") is None

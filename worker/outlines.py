@@ -121,6 +121,13 @@ _CLOSING = "*_)]\"'”’"
 _OPENING = "*_([\"'“‘ \t"
 
 
+#: A line that ends in a heading naming a unit, its word capitalised as headings are ("… Syllabus
+#: Lecture outline", "Weekly schedule:"); "one lecture a week" is prose.
+_HEADING_TAIL = re.compile(
+    rf"(?:^|\s)({_UNIT})(?:\s+(?:outline|plan|schedule|list|topics|overview))?\s*:?\s*$", re.IGNORECASE
+)
+
+
 def _unit_of(heading: str) -> str | None:
     """The unit the nearest heading before the first entry names, if any: prose lines between
     them are passed over ("Updated: 5 January 2026. This plan replaces …"), and the first
@@ -130,6 +137,11 @@ def _unit_of(heading: str) -> str | None:
         words = line.split()
         if not words:
             continue
+        tail = _HEADING_TAIL.search(line)
+        if tail and tail.group(1)[0].isupper():
+            # a heading run on after the sentence before it, as windows join a PDF's or text file's
+            # lines ("… Spring 2026 syllabus. Lecture outline")
+            return UNITS[tail.group(1).lower()]
         if _MD_HEADING.match(line) or (
             len(words) <= _HEADING_WORDS
             and not re.search(r"\d", line)
