@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from syllabot.worker.chunking import chunk_document
-from syllabot.worker.documents import Document, Page
+from syllabot.worker.documents import Chunk, Document, Page
+from syllabot.worker.loaders import load_document
 from syllabot.worker.markdown_text import markdown_lines, plain_links
 
 README = """# Lab in Psych
@@ -55,6 +56,11 @@ def test_a_chunked_readme_holds_no_url_path() -> None:
     assert "blob/main" not in text.replace("example.org/raw", "")
 
 
+def readme_chunks(text: str) -> list[Chunk]:
+    """``text`` uploaded as README.md: loaded and chunked as the worker does."""
+    return chunk_document(load_document(text.encode(), "README.md", 10**6))
+
+
 def test_a_tables_rows_are_records_labelled_by_its_columns() -> None:
     """Each row says what its cells are and stands alone: joined into one run, a table of
     assignments was one "sentence" holding every lab's due date, and a row far from the header
@@ -63,8 +69,7 @@ def test_a_tables_rows_are_records_labelled_by_its_columns() -> None:
         f"| Lab {n} | {n} points | April {n}, 2025 | [PDF](https://x.org/{n}.pdf) |" for n in range(1, 41)
     )
     text = f"# Course\n\n## Assignments\n\nAll work is due at noon.\n\n| Assignment | Points | Due | Link |\n|---|:---:|---|---|\n{rows}\n"
-    doc = Document(doc_id="r", file="README.md", title="Course", kind="markdown", pages=[Page(1, text)])
-    chunks = chunk_document(doc)
+    chunks = readme_chunks(text)
     assert len(chunks) > 1  # windows over the rows
     lines = [ln for c in chunks for ln in c.text.split("\n")]
     assert "| Assignment: Lab 9; Points: 9 points; Due: April 9, 2025 |" in lines  # no "PDF" cell
@@ -82,14 +87,7 @@ def test_readme_parts_under_any_heading_level_are_sections_of_their_own() -> Non
         "# Data Science for Economists\n\nCourse materials.\n\n# Lectures\n\n1. Intro\n2. Git\n\n"
         "### Extras\n\nSome extras.\n\n# Projects\n\nProposal due March 1.\n"
     )
-    doc = Document(
-        doc_id="r",
-        file="README.md",
-        title="Data Science for Economists",
-        kind="markdown",
-        pages=[Page(1, text)],
-    )
-    by_section = {c.section: c.text for c in chunk_document(doc)}
+    by_section = {c.section: c.text for c in readme_chunks(text)}
     assert by_section[None] == "Data Science for Economists\nCourse materials."
     assert by_section["Lectures"].startswith("Data Science for Economists — Lectures\n1. Intro")
     assert "Some extras" in by_section["Extras"] and "Some extras" not in by_section["Lectures"]
@@ -100,8 +98,6 @@ def test_html_reference_links_and_underlined_headings_read_as_a_reader_sees_them
     """What GitHub renders is what is indexed: HTML tags are layout (an image is its alt text, an
     "<h2>" a heading), a reference link is its text and its definition line nothing, a title
     underlined with "=" is the title and one with "-" a section; prose with "<" stays as written."""
-    from syllabot.worker.loaders import load_document
-
     text = (
         "Data Science for Economists\n===========================\n\n"
         '<p align="center"><img src="logo.png" alt="Course logo" width="200"/></p>\n'

@@ -340,16 +340,10 @@ def test_a_readmes_lecture_list_is_its_outline() -> None:
     line looks like a short heading, the README's nine lectures are read; a link's site
     ("docs.google.com") is no word of the entry ("docs" would name Docker)."""
     from syllabot.worker.chunking import chunk_document
-    from syllabot.worker.documents import Document, Page
+    from syllabot.worker.loaders import load_document
 
-    doc = Document(
-        doc_id="readme",
-        file="README.md",
-        title="Data Science for Economists",
-        kind="markdown",
-        pages=[Page(1, README)],
-    )
-    outline = read_outline([(i, c.text) for i, c in enumerate(chunk_document(doc))])
+    chunks = chunk_document(load_document(README.encode(), "README.md", 10**6))
+    outline = read_outline([(i, c.text) for i, c in enumerate(chunks)])
     assert outline is not None and outline.unit == "lecture" and len(outline) == 9
     assert outline.entries[4].text == "5. Webscraping - Part 1 - Part 2"
     docker = read(outline, OutlineAsk("lecture", "which", frozenset({"docker"})))

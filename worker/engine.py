@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import itertools
 import logging
 import re
 import time
@@ -404,20 +405,21 @@ def outline_rows(snapshot: IndexSnapshot, question: str, hits: Sequence[Hit]) ->
     if ask is None or not top:
         return []
     course = document_course(snapshot, top[0].doc_id)
-    docs = list(
-        dict.fromkeys(h.doc_id for h in top if not h.subject or document_course(snapshot, h.doc_id) == course)
+    # the documents to read, in order, each once (a dict: a course may hold thousands)
+    docs = dict.fromkeys(
+        h.doc_id for h in top if not h.subject or document_course(snapshot, h.doc_id) == course
     )
     if course:
-        docs += [d for d in snapshot.documents_of(course) if d not in docs]
-        docs += [d for d, named in snapshot.named_courses().items() if d not in docs and course in named]
+        docs.update(dict.fromkeys(snapshot.documents_of(course)))
+        docs.update(dict.fromkeys(d for d, named in snapshot.named_courses().items() if course in named))
     elif not snapshot.catalog.courses:
         # a collection in which no course is detected anywhere is one course (a class's own
         # syllabus, slides and README, none with a course header the chunker reads): all its documents
-        docs += [d for d in snapshot.documents() if d not in docs]
+        docs.update(dict.fromkeys(snapshot.documents()))
     old_too = asks_about_a_change(question)
     rows: list[int] = []
     kept = 0
-    for doc_id in docs[:OUTLINE_READ]:
+    for doc_id in itertools.islice(docs, OUTLINE_READ):
         outline = snapshot.outline_of(doc_id)
         if outline is None or outline.unit != ask.unit:
             continue

@@ -31,6 +31,7 @@ from syllabot.shared.formats import DOCUMENT_KINDS, SUPPORTED_TYPES, clean_name
 from syllabot.worker.chunking import detect_subject
 from syllabot.worker.doc_titles import document_title
 from syllabot.worker.documents import Document, Page
+from syllabot.worker.markdown_text import setext_level
 from syllabot.worker.pdf_repair import repair_page_text
 
 log = logging.getLogger("syllabot.loaders")
@@ -580,8 +581,6 @@ def _short(exc: BaseException) -> str:
 
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\n(?P<body>.*?)\n(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.S)
 _MD_H1 = re.compile(r"^#\s+(?P<title>.+?)\s*#*\s*$", re.M)
-#: A title underlined with "=" (a setext heading): "Course Title" over "============".
-_MD_SETEXT_H1 = re.compile(r"^(?P<title>[^\s#|>*+-].*?)\s*\n\s{0,3}=+\s*$", re.M)
 
 
 def parse_front_matter(text: str) -> tuple[dict[str, str], str, list[str]]:
@@ -615,15 +614,10 @@ def _load_markdown(data: bytes, name: str) -> Document:
     pages = [Page(1, body)]
     _require_text(pages, name)
     stem = _stem(name)
-    heading = min(
-        (m for m in (_MD_H1.search(body), _MD_SETEXT_H1.search(body)) if m),
-        key=lambda m: m.start(),
-        default=None,
-    )
     return Document(
         doc_id=fields.get("id") or slugify(stem),
         file=name,
-        title=fields.get("title") or (heading.group("title") if heading else None) or stem,
+        title=fields.get("title") or _markdown_title(body) or stem,
         pages=pages,
         kind="markdown",
         version=fields.get("version") or None,
@@ -632,6 +626,19 @@ def _load_markdown(data: bytes, name: str) -> Document:
         subject=fields.get("subject") or None,
         warnings=warnings,
     )
+
+
+def _markdown_title(body: str) -> str | None:
+    """The first level-1 heading: a "# Title" line, or a line underlined with "=" (the one rule the
+    chunker reads underlines by, ``markdown_text.setext_level``)."""
+    lines = body.split("\n")
+    for k, line in enumerate(lines):
+        atx = _MD_H1.match(line)
+        if atx:
+            return atx.group("title")
+        if k + 1 < len(lines) and setext_level(line, lines[k + 1]) == 1:
+            return line.strip()
+    return None
 
 
 def _load_text(data: bytes, name: str) -> Document:

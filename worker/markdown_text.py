@@ -28,7 +28,7 @@ import re
 from collections.abc import Iterable
 from urllib.parse import urlsplit
 
-__all__ = ["markdown_lines", "plain_links"]
+__all__ = ["markdown_lines", "plain_links", "setext_level"]
 
 _LINK = re.compile(r"!?\[([^\[\]]*)\]\(\s*<?([^()\s<>]*)>?(?:\s+\"[^\"]*\")?\s*\)")
 #: Link texts that only say what kind of file the link is.
@@ -123,11 +123,11 @@ def markdown_lines(lines: Iterable[str]) -> list[str]:
                 if not line.strip():
                     out.append("")
                     continue
-        setext = _SETEXT.match(line)
         previous = out[-1] if out else ""
-        if setext and header is None and _is_heading_text(previous):
+        level = setext_level(previous, line) if header is None else None
+        if level:
             # "Schedule" over "--------": a heading of level 1 (=) or 2 (-), as "#" or "##" writes it
-            out[-1] = f"{'#' if setext.group(1)[0] == '=' else '##'} {previous.strip()}"
+            out[-1] = f"{'#' * level} {previous.strip()}"
             out.append("")
             continue
         if _REF_DEFINITION.match(line) or (_BREAK.match(line) and not previous.strip()):
@@ -145,6 +145,14 @@ def markdown_lines(lines: Iterable[str]) -> list[str]:
             header = None
             out.append(plain_links(line))
     return out
+
+
+def setext_level(previous: str, line: str) -> int | None:
+    """1 when ``line`` underlines ``previous`` with "=" as a heading, 2 with "-"; else None."""
+    underline = _SETEXT.match(line)
+    if underline is None or not _is_heading_text(previous):
+        return None
+    return 1 if underline.group(1)[0] == "=" else 2
 
 
 def _is_heading_text(line: str) -> bool:

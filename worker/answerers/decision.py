@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from syllabot.shared.schema import AnswerStatus, Hit
+from syllabot.worker.vocabulary import vocabulary
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 
@@ -104,8 +105,6 @@ def _compound_head(word: str) -> tuple[str, ...]:
     """The last word of a closed compound ("classroom" → "room", "textbooks" → "book"): both parts
     English words of four letters or more, so a label is found by the word a student uses for it
     ("which room r we in")."""
-    from syllabot.worker.vocabulary import vocabulary
-
     words = vocabulary()
     base = stem(word)
     return tuple(stem(base[k:]) for k in range(4, len(base) - 3) if base[:k] in words and base[k:] in words)
