@@ -301,6 +301,61 @@ def test_a_schedule_line_that_differs_between_documents_is_a_disagreement() -> N
     assert [e.kind for e in found] == ["item"], found
 
 
+SNIPPET_SYLLABUS = (
+    "Weekly Snippets (5%) You’ll write a very brief report each week, answering the following three "
+    "questions:\n1.) What did I work on over the last week?\n2.) What am I planning to work on next "
+    "week?\n3.) What are the impediments to my progress? Each snippet will be worth 1 point."
+)
+SNIPPET_SLIDES = (
+    "Weekly snippets\n•Quick (5 minute) check-in, submitted via Canvas\n•Answer 3 questions (2—4 "
+    "sentences each):\n•What did you work on last week (first week: skip this!)\n•What are you "
+    "planning to work on this week?\n•What are you stuck on?"
+)
+
+
+def test_one_list_whose_item_differs_between_documents_is_a_disagreement() -> None:
+    """The syllabus's third snippet question is "What are the impediments to my progress?", the
+    slides' "What are you stuck on?"; the first two are the same questions in other words, and the
+    slides' own extra bullets (check-in, "answer 3 questions") are additions, not differences."""
+    hits = [
+        hit("syl", "syllabus.pdf", SNIPPET_SYLLABUS, label="Syllabus, p. 5"),
+        hit("log", "logistics.pdf", SNIPPET_SLIDES, 2, label="Logistics, p. 3"),
+    ]
+    for question in (
+        "what's the 3rd question on the weekly snippet",
+        "for the snippet what r the 3 qs we answer",
+        "snippet q3 is like 'what am i stuck on' right?",
+        "what do i write for the last snippet question, the impediments one?",
+    ):
+        note = note_of(question, hits, "list")
+        assert (
+            "Syllabus, p. 5 says “1.) What did I work on over the last week? 2.) What am I planning to "
+            "work on next week? 3.) What are the impediments to my progress?”" in note
+        ), note
+        assert (
+            "Logistics, p. 3 says “• What did you work on last week (first week: skip this!) • What are "
+            "you planning to work on this week? • What are you stuck on?”" in note
+        ), note
+    # a list the question does not ask about ("the 5 weekly themes" are not the snippet's questions)
+    assert find_conflict("what r the 5 weekly themes for the first half of the course", hits) is None
+    # the same list, worded differently, or one that only adds an item: no disagreement
+    same = SNIPPET_SLIDES.replace("What are you stuck on?", "What are the impediments to your progress?")
+    added = SNIPPET_SYLLABUS.replace(" Each snippet", "\n4.) What did you learn? Each snippet")
+    for other in (same, added):
+        two = [hits[0], hit("log", "logistics.pdf", other, 2, label="Logistics, p. 3")]
+        assert find_conflict("what's the 3rd question on the weekly snippet", two) is None, other
+    # two lists sharing one item are two lists, not two versions of one
+    steps = "Steps to submit a lab\n1. Open Canvas\n2. Upload your PDF\n3. Press submit"
+    other = "Snippet steps\n1. Open Canvas\n2. Write three sentences\n3. Email the TA"
+    two = [hit("a", "a.pdf", steps), hit("b", "b.pdf", other, 2, label="b.pdf, p. 2")]
+    assert find_conflict("what r the 3 steps for a snippet", two) is None
+    other = "Snippet steps\n1. Open Canvas\n2. Upload your PDF\n3. Email the TA"
+    two = [hit("a", "a.pdf", steps), hit("b", "b.pdf", other, 2, label="b.pdf, p. 2")]
+    note = note_of("what r the 3 steps for a snippet", two, "list")
+    assert "“1. Open Canvas 2. Upload your PDF 3. Press submit”" in note, note
+    assert "“1. Open Canvas 2. Upload your PDF 3. Email the TA”" in note, note
+
+
 def test_the_days_a_question_offers_are_the_values_asked_not_its_topic() -> None:
     """ "due monday or friday?": the README's dated rows (Fridays) must still count as about the
     snippet, though they never print the word "Friday"."""

@@ -62,7 +62,7 @@ from dataclasses import dataclass, field, replace
 
 from syllabot.worker.documents import Chunk, Document, Page
 from syllabot.worker.markdown_text import markdown_lines
-from syllabot.worker.sentences import NUMBERED_ITEM, ROUND_BULLETS, split_sentences
+from syllabot.worker.sentences import ITEM_START, NUMBERED_ITEM, ROUND_BULLETS, split_sentences
 
 CONTEXT_SEPARATOR = " — "
 """Between subject/title and module/section on a chunk's first line."""
@@ -518,8 +518,6 @@ class _Sentence:
 
 
 _ROUND_BULLET = re.compile(f"[{ROUND_BULLETS}]")
-#: A list item's start, for a window's lines: not "## …", which in a PDF is R console output.
-_ITEM_START = re.compile(rf"^(?:{NUMBERED_ITEM}|[{ROUND_BULLETS}]|[\-*–]\s|CO\s*\d|CLO\s*\d)")
 _FIELD_LINE = re.compile(r"^(?P<key>[A-Z][A-Za-z&/.' -]{0,30}?)\s*:\s+\S")
 _TABLE_ROW = re.compile(r"^\|.*\|$")
 _BULLET_VALUE = re.compile(r"^[•●▪◦■\-*–]\s*\S")
@@ -662,7 +660,7 @@ def _window_text(window: Sequence[_Sentence]) -> str:
     """
     out = ""
     for s in window:
-        own_line = s.record or _ITEM_START.match(s.text)
+        own_line = s.record or ITEM_START.match(s.text)
         out += s.text if not out else ("\n" if own_line else " ") + s.text
     return out
 

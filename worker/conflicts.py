@@ -21,6 +21,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as _dt
 import functools
+import itertools
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -40,7 +41,7 @@ from syllabot.worker.outlines import (
     same_entry,
 )
 from syllabot.worker.question import clean_question
-from syllabot.worker.sentences import ROUND_BULLETS, looks_like_code, split_sentences
+from syllabot.worker.sentences import ITEM_START, ROUND_BULLETS, looks_like_code, split_sentences
 
 if TYPE_CHECKING:
     from syllabot.worker.engine import SearchResult
@@ -142,6 +143,30 @@ _NEWER_WORDS = re.compile(
 )
 _OLDER_WORDS = re.compile(r"\b(old(?:er)?|outdated|previous|draft|superseded|archive[d]?)\b", re.IGNORECASE)
 
+#: A question about a list's items, and the words naming what the list holds: "the 3rd question on
+#: the weekly snippet", "the last snippet question" (snippet, question), "what are the 3 qs we
+#: answer" (qs, we), "snippet q3" (a question).
+_LIST_ASK = re.compile(
+    r"\b(?:\d(?:st|nd|rd|th)|first|second|third|fourth|fifth|last|final)\s+"
+    r"(?P<of>(?:[\w'’-]+\s+){0,2}?(?:questions?|qs|steps?|items?|points?|parts?))\b"
+    r"|\bq\s?\d\b"
+    r"|\bwhat\s+(?:are|r)\s+the\s+(?:\d|two|three|four|five|six|seven)\s+(?P<what>[\w'’-]+(?:\s+[\w'’-]+)?)",
+    re.IGNORECASE,
+)
+_Q_FOR_QUESTION = re.compile(r"\bq(?:s|\s?\d)?\b", re.IGNORECASE)
+
+
+def _list_of(question: str) -> frozenset[str]:
+    """What a question about a list's items says the list holds (``_LIST_ASK``): every one of
+    these words must be said of a list for it to be the one asked about ("the 5 weekly themes" is
+    not the weekly snippet's questions)."""
+    m = _LIST_ASK.search(question)
+    if m is None:
+        return frozenset()
+    said = _Q_FOR_QUESTION.sub("question", m.group("of") or m.group("what") or "question")
+    return frozenset(t for t in terms(said) if not t.isdigit())
+
+
 #: The kinds of fact a question may ask, by its words.
 _ASKS = [
     (
@@ -181,6 +206,7 @@ _ASKS = [
     ),
     (re.compile(r"\bversion\b|\bwhich\s+v\b", re.I), {"version"}),
     (_UNIT, {"item"}),
+    (_LIST_ASK, {"list"}),
 ]
 
 #: Words that say nothing about *what* a value is of (the question's and the sentences' own).
@@ -528,6 +554,7 @@ class _Asked:
     kinds: frozenset[str]
     topic: frozenset[str]
     need: int
+    listed: frozenset[str] = frozenset()  # what a list asked about holds (``_list_of``)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -539,7 +566,7 @@ def _asked(question: str) -> _Asked | None:
     topic = _topic(question)
     if not kinds or not topic:
         return None
-    return _Asked(frozenset(kinds), topic, 1 if len(topic) <= 2 else 2)
+    return _Asked(frozenset(kinds), topic, 1 if len(topic) <= 2 else 2, _list_of(question))
 
 
 #: The instructor named in the materials' own header ("Instructor: Dr. Jeremy R. Manning;").
@@ -619,6 +646,128 @@ def outline_conflict(question: str, related: Sequence[Hit]) -> Conflict | None:
     return None
 
 
+@dataclass(frozen=True)
+class _Listed:
+    """A list as a passage prints it: its items as printed (marker kept, first sentence only),
+    each item's words, and the words of the lines before it (what the list is of)."""
+
+    items: tuple[str, ...]
+    words: tuple[frozenset[str], ...]
+    lead: frozenset[str]
+
+
+#: The fewest items two lists share to be one list in two versions, and the least share of the
+#: shorter one's items that must be shared.
+_LIST_SHARED = 2
+_LIST_SHARE = 0.5
+
+
+def lists_in(text: str) -> list[_Listed]:
+    """The lists of ``text``: runs of two or more lines opening with a list marker (a number, a
+    bullet or a dash; ``sentences.ITEM_START``), a nested list read as one run."""
+    out: list[_Listed] = []
+    run: list[str] = []
+    lead: list[str] = []
+
+    def close() -> None:
+        if len(run) >= 2:
+            items, words = [], []
+            for line in run:
+                marker = ITEM_START.match(line)
+                body = line[marker.end() if marker else 0 :].strip()
+                first = (split_sentences(body) or [body])[0]
+                items.append(f"{line[: marker.end() if marker else 0].strip()} {first}".strip())
+                words.append(frozenset(t for t in terms(first) if not t.isdigit()))
+            out.append(_Listed(tuple(items), tuple(words), _topic(" ".join(lead[-2:]))))
+
+    for raw in text.split("\n"):
+        line = raw.strip()
+        if ITEM_START.match(line):
+            run.append(line)
+            continue
+        close()
+        if run:
+            lead = []
+        run = []
+        if line:
+            lead.append(line)
+    close()
+    return out
+
+
+def _aligned(a: Sequence[frozenset[str]], b: Sequence[frozenset[str]]) -> list[tuple[int, int]]:
+    """The longest in-order pairing of items of ``a`` and ``b`` that name the same thing
+    (``outlines.same_entry``)."""
+    n, m = len(a), len(b)
+    best = [[0] * (m + 1) for _ in range(n + 1)]
+    for i in range(n - 1, -1, -1):
+        for j in range(m - 1, -1, -1):
+            best[i][j] = (
+                best[i + 1][j + 1] + 1 if same_entry(a[i], b[j]) else max(best[i + 1][j], best[i][j + 1])
+            )
+    pairs, i, j = [], 0, 0
+    while i < n and j < m:
+        if same_entry(a[i], b[j]) and best[i][j] == best[i + 1][j + 1] + 1:
+            pairs.append((i, j))
+            i, j = i + 1, j + 1
+        elif best[i + 1][j] >= best[i][j + 1]:
+            i += 1
+        else:
+            j += 1
+    return pairs
+
+
+def list_difference(a: _Listed, b: _Listed) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    """Where two versions of one list say different things: most of the shorter one's items are
+    in the other, in order, and at one place each prints an item the other has not (the syllabus's
+    "3.) What are the impediments to my progress?" where the slides ask "What are you stuck on?").
+    Returns each list's items from the first shared one to the last differing one, or None (two
+    different lists, the same list, or one that only adds or drops items)."""
+    pairs = _aligned(a.words, b.words)
+    if len(pairs) < max(_LIST_SHARED, _LIST_SHARE * min(len(a.items), len(b.items))):
+        return None
+    bounds = [(-1, -1), *pairs, (len(a.items), len(b.items))]
+    last = None
+    for (i0, j0), (i1, j1) in itertools.pairwise(bounds):
+        if i1 - i0 > 1 and j1 - j0 > 1:
+            last = (i1 - 1, j1 - 1)
+    if last is None:
+        return None
+    (ia, ja) = pairs[0]
+    start_a, start_b = min(ia, last[0]), min(ja, last[1])
+    return a.items[start_a : last[0] + 1], b.items[start_b : last[1] + 1]
+
+
+def list_conflict(asked: _Asked, by_doc: dict[str, list[Hit]]) -> Conflict | None:
+    """Two documents printing one list about the asked topic with an item that differs (the weekly
+    snippet's third question), each side quoted from its first shared item to the differing one."""
+    found: dict[str, list[tuple[int, _Listed, Hit]]] = {}
+    for doc_id, doc_hits in by_doc.items():
+        for hit in doc_hits:
+            for listed in lists_in(hit.text):
+                said = listed.lead | frozenset().union(*listed.words)
+                about = len(asked.topic & said)
+                if about and asked.listed <= said:
+                    found.setdefault(doc_id, []).append((about, listed, hit))
+    best: tuple[int, Conflict] | None = None
+    docs = list(found)
+    for x, doc_a in enumerate(docs):
+        for doc_b in docs[x + 1 :]:
+            for about_a, la, ha in found[doc_a]:
+                for about_b, lb, hb in found[doc_b]:
+                    differ = list_difference(la, lb)
+                    if differ is None or (best is not None and about_a + about_b <= best[0]):
+                        continue
+                    sides = []
+                    for doc_id, hit, items in ((doc_a, ha, differ[0]), (doc_b, hb, differ[1])):
+                        newer = how_current(by_doc[doc_id][0], (h.text for h in by_doc[doc_id]))
+                        values = tuple(Value("list", item, item) for item in items)
+                        sides.append(Side(hit, " ".join(items), values, newer))
+                    if _one_course(sides[0], sides[1]):
+                        best = (about_a + about_b, _ordered("list", sides[0], sides[1]))
+    return best[1] if best else None
+
+
 def find_conflict(
     question: str,
     hits: Sequence[Hit],
@@ -681,6 +830,8 @@ def find_conflict(
                 if si + sj > best_strength:
                     best_strength = si + sj
                     best = _ordered(kind, a, b)
+    if best is None and "list" in asked.kinds:
+        return list_conflict(asked, by_doc)
     return best
 
 
@@ -826,6 +977,8 @@ def _said(side: Side) -> str:
     data") on its own, else the sentence around its values."""
     if side.found and all(v.kind == "item" for v in side.found):
         return "; ".join(side.quoted)
+    if side.found and all(v.kind == "list" for v in side.found):
+        return " ".join(side.quoted)
     return _excerpt(side.sentence, side.quoted)
 
 

@@ -71,6 +71,9 @@ _BOUNDARY = re.compile(
 ROUND_BULLETS = "•●▪◦■"
 #: A numbered item's opening, as PDFs print it: "1. ", "1) ", "1.) ", or "1.Email" (the space lost).
 NUMBERED_ITEM = r"\d{1,2}[.)]\)?\s|\d{1,2}\.(?=[A-Z][a-z])"
+#: A list item's start on its own line: a number, a bullet, a dash, "CO1" (not "## …", which in a
+#: PDF is R console output). The one definition the chunker's windows and the conflict check share.
+ITEM_START = re.compile(rf"^(?:{NUMBERED_ITEM}|[{ROUND_BULLETS}]|[\-*–]\s|CO\s*\d|CLO\s*\d)")
 
 # Paragraph breaks and new lines opening a list item: always a new sentence.
 _BLOCK_BREAK = re.compile(
