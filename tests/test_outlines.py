@@ -352,6 +352,31 @@ def test_a_readmes_lecture_list_is_its_outline() -> None:
     assert [e.number for e in ml.entries] == [8, 9]
 
 
+def test_one_lecture_taught_in_parts_is_not_one_lecture_alone() -> None:
+    """The README's "5. Webscraping - Part 1 - Part 2" is one lecture in two parts; the syllabus's
+    "5. Webscraping" one lecture: "one lecture or split in 2 parts" reads them differently, and the
+    note says so with both entries. Docker, one entry in both, is the same."""
+    from syllabot.worker.chunking import chunk_document
+    from syllabot.worker.conflicts import _outline_said
+    from syllabot.worker.loaders import load_document
+
+    def outline(text: str, name: str) -> Outline[int]:
+        chunks = chunk_document(load_document(text.encode(), name, 10**6))
+        found = read_outline([(i, c.text) for i, c in enumerate(chunks)])
+        assert found is not None
+        return found
+
+    readme, syllabus = outline(README, "README.md"), outline(SYLLABUS_MD, "syllabus.md")
+    ask = read_ask("is the webscraping stuff one lecture or split in 2 parts")
+    assert ask is not None and ask.what == "topic_count"
+    split, single = read(readme, ask), read(syllabus, ask)
+    assert (split.value, single.value) == ("1 in 2 parts", "1") and readings_differ(split, single)
+    assert _outline_said(split, "lecture") == "1 lecture in 2 parts: 5. Webscraping - Part 1 - Part 2"
+    assert _outline_said(single, "lecture") == "1 lecture: 5. Webscraping"
+    docker = OutlineAsk("lecture", "topic_count", frozenset({"docker"}))
+    assert not readings_differ(read(readme, docker), read(syllabus, docker))
+
+
 def test_what_students_add_after_an_outline_question_is_not_its_topic() -> None:
     assert read_ask("how many lectures are in the outline? trying to plan my quarter") == OutlineAsk(
         "lecture", "count"

@@ -616,7 +616,9 @@ def _outline_said(reading: Reading[int], unit: str) -> str:
     if not reading.found:
         return f"none of its {reading.total} {unit}s is on it"
     if reading.what == "topic_count":
-        return f"{len(reading.entries)} {unit}{'s' if len(reading.entries) != 1 else ''}: {entries}"
+        n, parts = len(reading.entries), sum(max(e.parts, 1) for e in reading.entries)
+        split = f" in {parts} parts" if parts > n else ""
+        return f"{n} {unit}{'s' if n != 1 else ''}{split}: {entries}"
     return entries
 
 

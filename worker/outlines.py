@@ -52,6 +52,8 @@ _ENTRY = re.compile(
 )
 #: An indented sub-item of the entry above it ("    - Part 1"): part of that entry.
 _SUB_ITEM = re.compile(r"^[ \t]{2,}[-–•▪◦●*][ \t]+(?P<what>\S.*)$")
+#: A sub-item that is one part of its entry ("Part 1", "Part II").
+_PART = re.compile(r"^part\s+(?:\d{1,2}|[ivx]{1,4}|one|two|three|four)\b", re.IGNORECASE)
 #: A Markdown list of links after a title ("[.html | .pdf | .Rmd]"): not part of what it is called.
 _LINKS = re.compile(r"\s*\[+[^\]]*(?:\||\.html|\.pdf|\.rmd|https?:)[^\]]*\]+", re.IGNORECASE)
 _URL = re.compile(r"(?:https?://|www\.)", re.IGNORECASE)
@@ -75,6 +77,7 @@ class Entry(Generic[S]):
     text: str
     words: frozenset[str]
     source: S
+    parts: int = 0  # its sub-items named as parts ("- Part 1", "- Part 2"): one entry taught in two
 
 
 @dataclass(frozen=True)
@@ -176,7 +179,11 @@ def read_outline(passages: Sequence[tuple[S, str]]) -> Outline[S] | None:
                 what = _LINKS.sub("", sub.group("what")).strip()
                 if what and what not in last.text:
                     run[-1] = Entry(
-                        last.number, f"{last.text} - {what}", last.words | _title_words(what), source
+                        last.number,
+                        f"{last.text} - {what}",
+                        last.words | _title_words(what),
+                        source,
+                        last.parts + bool(_PART.match(what)),
                     )
                 continue
             m = _ENTRY.match(line)
@@ -423,7 +430,11 @@ def read_for(outline: Outline[S], ask: OutlineAsk) -> Reading[S] | None:
         return Reading(" ".join(sorted(last.words)), (last,), len(entries), what="last")
     on = on_topic_entries(outline, ask.topic)
     if ask.what == "topic_count":
-        return Reading(str(len(on)), on, len(entries), bool(on), "topic_count")
+        # "14. Google Compute Engine - Part 1 - Part 2" is one lecture in two parts, which a count of
+        # entries alone would call the same as another outline's single "14. Virtual machines"
+        parts = sum(max(e.parts, 1) for e in on)
+        value = f"{len(on)} in {parts} parts" if parts > len(on) else str(len(on))
+        return Reading(value, on, len(entries), bool(on), "topic_count")
     if ask.what == "covered":
         return Reading("yes" if on else "no", on, len(entries), bool(on), "covered")
     return Reading(",".join(str(e.number) for e in on), on, len(entries), bool(on), "which")
