@@ -395,6 +395,46 @@ def test_a_numbered_list_keeps_its_numbers_when_quoted() -> None:
     assert [line[:3] for line in lines[1:]] == ["1.C", "2.E", "3.M"]
 
 
+def test_a_slide_title_of_seven_words_heads_its_bullets() -> None:
+    """Two slides: "How to (very quickly) skim an article" (seven words) and "How to (quickly) read
+    an article" (six). Both titles are their lists' lead-ins, so the skim question is answered
+    with the skim slide's list and its target, not the reading slide's."""
+    skim = (
+        "How to (very quickly) skim an article\n\u2022Read the title\n"
+        "\u2022Skim the abstract\n\u2022Skip everything else\n\u2022Target: 30 seconds \u2014 2 minutes"
+    )
+    read = (
+        "How to (quickly) read an article\n\u2022Read the title\n"
+        "\u2022Read the abstract\n\u2022Skim the introduction\n\u2022Target: 5 minutes"
+    )
+    hits = [make_hit(1, skim, score=0.6, cosine=0.7), make_hit(2, read, score=0.55, cosine=0.65)]
+    answer = ExtractiveAnswerer().answer_sync(
+        "how long should a quick skim of an article take", result(hits), "c"
+    )
+    assert answer.text.startswith("How to (very quickly) skim an article:\n- Read the title"), answer.text
+    assert "30 seconds" in answer.text and "5 minutes" not in answer.text
+    # a sentence before a list is no title: it keeps its full stop and the list stands alone
+    from syllabot.worker.answerers.extractive import _block_units
+
+    units = _block_units("We read three kinds of paper this term.\n\u2022Reviews\n\u2022Reports")
+    assert [u.lead for u in units if u.items] == [None]
+    # nor is a header line holding numbers ("BIOL 151 Fall 2022 … Contents")
+    units = _block_units("Introductory Biology BIOL 151 Fall 2022 Contents\n- Description\n- Personnel")
+    assert [u.lead for u in units if u.items] == [None]
+
+
+def test_a_lead_in_ending_in_a_colon_and_dash_is_quoted_with_its_colon() -> None:
+    text = (
+        "Course outcomes: At the end of the course, the students will be able to:-\n"
+        "CO1 Explain search.\nCO2 Apply planning."
+    )
+    hits = [make_hit(1, text, score=0.9, cosine=0.9)]
+    answer = ExtractiveAnswerer().answer_sync("what are the course outcomes", result(hits), "c")
+    assert answer.text.startswith(
+        "Course outcomes: At the end of the course, the students will be able to:\n"
+    )
+
+
 def test_a_header_record_is_quoted_alone() -> None:
     # One person's fields, not the whole staff block cut off before the asked hours.
     header = (

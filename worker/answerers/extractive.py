@@ -185,10 +185,26 @@ class _Unit:
     items: tuple[str, ...] = ()
 
 
+#: A lead-in's colon followed by a dash, as syllabi print it ("the students will be able to:-").
+_LEAD_DASH = re.compile(r":\s*[-–—]+$")
+
+
 def _is_lead(text: str) -> bool:
     """A block that introduces the list after it: "…the following three questions:", a slide's
-    title ("Weekly snippets"), a question ("What tools do we have to achieve our goal?")."""
-    return len(text) <= 160 and (text.endswith((":", "?")) or _is_heading(text))
+    title ("Weekly snippets", "How to (very quickly) skim an article": a title of up to
+    ``LEAD_WORDS`` words that ends no sentence and holds no number, not a course's header line),
+    a question ("What tools do we have to achieve our
+    goal?")."""
+    return len(text) <= 160 and (
+        text.endswith((":", "?"))
+        or _LEAD_DASH.search(text) is not None
+        or _is_heading(text)
+        or (len(text.split()) <= LEAD_WORDS and not re.search(r"[.!]$|\d", text))
+    )
+
+
+#: The most words a title without a colon has to introduce the list under it.
+LEAD_WORDS = 12
 
 
 @lru_cache(maxsize=4096)
@@ -325,7 +341,7 @@ def _quote(chosen: Sequence[_Sentence]) -> str:
         if s.unit is None:
             parts.append(f"{quotable(_sentence_end(_clip(s.text)))} {marker}")
             continue
-        lead = s.unit.lead
+        lead = _LEAD_DASH.sub(":", s.unit.lead) if s.unit.lead else None  # "… be able to:-"
         lines = [quotable(lead if lead.endswith((":", "?")) else f"{lead}:")] if lead else []
         # an item keeps its own number ("2.) What am I planning…"); a bulleted one gets a dash
         lines += [_item_line(quotable(_clip(item, 300))) for item in s.unit.items]
