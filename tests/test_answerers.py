@@ -423,6 +423,35 @@ def test_a_slide_title_of_seven_words_heads_its_bullets() -> None:
     assert [u.lead for u in units if u.items] == [None]
 
 
+def test_a_table_a_sentence_announces_is_quoted_as_its_list() -> None:
+    """ "Please view the materials below before collecting data" and a table of four readings (as
+    the chunker writes a Markdown table: one labelled record a row): the readings are the answer,
+    quoted as the sentence's list; a table after a sentence that announces nothing stays rows."""
+    text = (
+        "Please view the materials below *before* collecting data from human participants.\n"
+        "| Description: Protection of Human Subjects (CPHS) |\n| Description: Belmont Report |\n"
+        "| Description: Nuremburg Code |\n| Description: Jesse's Intent |"
+    )
+    hits = [make_hit(1, text, score=0.8, cosine=0.8)]
+    answer = ExtractiveAnswerer().answer_sync(
+        "what do we have to look at b4 collecting data from human participants", result(hits), "c"
+    )
+    assert answer.text.splitlines() == [
+        "Please view the materials below *before* collecting data from human participants:",
+        "- Protection of Human Subjects (CPHS)",
+        "- Belmont Report",
+        "- Nuremburg Code",
+        "- Jesse's Intent [1]",
+    ], answer.text
+    from syllabot.worker.answerers.extractive import read_blocks
+
+    rows = read_blocks("All work is due on Fridays.\n| Lab: Pitch; Points: 10 |\n| Lab: Survey; Points: 10 |")
+    assert [(b.text, b.item) for b in rows[1:]] == [
+        ("Lab: Pitch; Points: 10", False),
+        ("Lab: Survey; Points: 10", False),
+    ]
+
+
 def test_a_lead_in_ending_in_a_colon_and_dash_is_quoted_with_its_colon() -> None:
     text = (
         "Course outcomes: At the end of the course, the students will be able to:-\n"

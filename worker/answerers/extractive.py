@@ -120,6 +120,12 @@ class Block:
 
     text: str
     item: bool = False
+    row: bool = False  # a table row
+
+
+#: A sentence that announces what follows it ("Please view the materials below …", "… the following
+#: sections:"): the table or list after it is what it introduces.
+_ANNOUNCES = re.compile(r":$|\b(?:below|following)\b", re.IGNORECASE)
 
 
 @lru_cache(maxsize=4096)
@@ -149,7 +155,15 @@ def read_blocks(text: str) -> tuple[Block, ...]:
             flush()
             cells = [c.strip() for c in stripped.strip("|").split("|") if c.strip()]
             if cells:
-                out.append(Block(": ".join(cells)))
+                # the rows of a table that a sentence announces are the items of its list
+                last = out[-1] if out else None
+                listed = last is not None and (
+                    last.item if last.row else len(last.text) <= 200 and bool(_ANNOUNCES.search(last.text))
+                )
+                text = ": ".join(cells)
+                if listed and len(cells) == 1 and ";" not in text and field_key(text):
+                    text = text.split(":", 1)[1].strip()  # "Description: Belmont Report" as an item
+                out.append(Block(text, listed, row=True))
             continue
         # a header record after another ("Teaching Assistant: Sarah Kerns; Email: …; Office Hours:
         # MWF 11:30AM" after the instructor's) is its own block, as a list item or heading is
@@ -198,6 +212,7 @@ def _is_lead(text: str) -> bool:
     return len(text) <= 160 and (
         text.endswith((":", "?"))
         or _LEAD_DASH.search(text) is not None
+        or _ANNOUNCES.search(text) is not None
         or _is_heading(text)
         or (len(text.split()) <= LEAD_WORDS and not re.search(r"[.!]$|\d", text))
     )
@@ -342,6 +357,8 @@ def _quote(chosen: Sequence[_Sentence]) -> str:
             parts.append(f"{quotable(_sentence_end(_clip(s.text)))} {marker}")
             continue
         lead = _LEAD_DASH.sub(":", s.unit.lead) if s.unit.lead else None  # "… be able to:-"
+        if lead and lead.endswith("."):
+            lead = lead[:-1]  # "… the materials below before collecting data." introduces the list
         lines = [quotable(lead if lead.endswith((":", "?")) else f"{lead}:")] if lead else []
         # an item keeps its own number ("2.) What am I planning…"); a bulleted one gets a dash
         lines += [_item_line(quotable(_clip(item, 300))) for item in s.unit.items]
