@@ -45,6 +45,12 @@ def result(hits: list | None = None, fallback: bool = False) -> SearchResult:
     return SearchResult(list(HITS if hits is None else hits), "v1", 1.0, 1.0, fallback, "shop", "q")
 
 
+def answer_from(text: str, question: str, score: float = 0.9) -> str:
+    """The extractive answer's text for ``question`` from one passage holding ``text``."""
+    hits = [make_hit(1, text, score=score, cosine=score)]
+    return ExtractiveAnswerer().answer_sync(question, result(hits), "c").text
+
+
 # --- citations ----------------------------------------------------------------------------------
 
 
@@ -386,11 +392,7 @@ def test_a_numbered_list_keeps_its_numbers_when_quoted() -> None:
         "2.Email a copy of your request to the TA who graded it and CC me.\n"
         "3.Meet with the TA during their office hours."
     )
-    hits = [make_hit(1, text, score=0.9, cosine=0.9)]
-    answer = ExtractiveAnswerer().answer_sync(
-        "how do i ask for a regrade, whats the process", result(hits), "c"
-    )
-    lines = answer.text.splitlines()
+    lines = answer_from(text, "how do i ask for a regrade, whats the process").splitlines()
     assert lines[0] == "If you believe an error was made, address the issue as follows:"
     assert [line[:3] for line in lines[1:]] == ["1.C", "2.E", "3.M"]
 
@@ -432,17 +434,15 @@ def test_a_table_a_sentence_announces_is_quoted_as_its_list() -> None:
         "| Description: Protection of Human Subjects (CPHS) |\n| Description: Belmont Report |\n"
         "| Description: Nuremburg Code |\n| Description: Jesse's Intent |"
     )
-    hits = [make_hit(1, text, score=0.8, cosine=0.8)]
-    answer = ExtractiveAnswerer().answer_sync(
-        "what do we have to look at b4 collecting data from human participants", result(hits), "c"
-    )
-    assert answer.text.splitlines() == [
+    question = "what do we have to look at b4 collecting data from human participants"
+    answer = answer_from(text, question, score=0.8)
+    assert answer.splitlines() == [
         "Please view the materials below *before* collecting data from human participants:",
         "- Protection of Human Subjects (CPHS)",
         "- Belmont Report",
         "- Nuremburg Code",
         "- Jesse's Intent [1]",
-    ], answer.text
+    ], answer
     from syllabot.worker.answerers.extractive import read_blocks
 
     rows = read_blocks("All work is due on Fridays.\n| Lab: Pitch; Points: 10 |\n| Lab: Survey; Points: 10 |")
@@ -457,9 +457,7 @@ def test_a_lead_in_ending_in_a_colon_and_dash_is_quoted_with_its_colon() -> None
         "Course outcomes: At the end of the course, the students will be able to:-\n"
         "CO1 Explain search.\nCO2 Apply planning."
     )
-    hits = [make_hit(1, text, score=0.9, cosine=0.9)]
-    answer = ExtractiveAnswerer().answer_sync("what are the course outcomes", result(hits), "c")
-    assert answer.text.startswith(
+    assert answer_from(text, "what are the course outcomes").startswith(
         "Course outcomes: At the end of the course, the students will be able to:\n"
     )
 
