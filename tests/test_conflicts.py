@@ -356,6 +356,30 @@ def test_one_list_whose_item_differs_between_documents_is_a_disagreement() -> No
     assert "“1. Open Canvas 2. Upload your PDF 3. Email the TA”" in note, note
 
 
+def test_the_teachers_list_names_a_list_of_questions_that_differs() -> None:
+    """The syllabus's and the slides' snippet questions are listed for the teacher, both cited;
+    two decks' lists of steps that differ in one step are not (lists that are not questions pair
+    windows of one outline and decks' own lists), nor one list of questions said alike."""
+    from syllabot.worker.conflicts import list_disagreements
+
+    found = list_disagreements(
+        [("syl", "Syllabus, p. 5", SNIPPET_SYLLABUS), ("log", "Logistics, p. 3", SNIPPET_SLIDES)]
+    )
+    assert [(e.kind, e.first[0], e.second[0]) for e in found] == [
+        ("list", "Syllabus, p. 5", "Logistics, p. 3")
+    ]
+    assert found[0].first[1].endswith("3.) What are the impediments to my progress?")
+    assert found[0].second[1].endswith("• What are you stuck on?")
+    steps = "Steps\n1. Open Canvas\n2. Upload your PDF\n3. Press submit"
+    other = "Steps\n1. Open Canvas\n2. Upload your PDF\n3. Email the TA"
+    assert list_disagreements([("a", "A", steps), ("b", "B", other)]) == []
+    same = SNIPPET_SLIDES.replace("What are you stuck on?", "What are the impediments to your progress?")
+    assert (
+        list_disagreements([("syl", "Syllabus, p. 5", SNIPPET_SYLLABUS), ("log", "Logistics, p. 3", same)])
+        == []
+    )
+
+
 def test_the_days_a_question_offers_are_the_values_asked_not_its_topic() -> None:
     """ "due monday or friday?": the README's dated rows (Fridays) must still count as about the
     snippet, though they never print the word "Friday"."""

@@ -1146,6 +1146,44 @@ def collection_conflicts(passages: Sequence[tuple[str, str, str]], limit: int = 
     return [entry for _, entry in ranked[:limit]]
 
 
+def list_disagreements(passages: Sequence[tuple[str, str, str]], limit: int = 20) -> list[Disagreement]:
+    """The teacher's list's entries for a list of questions printed in two documents with a
+    question that differs (:func:`list_difference`; the weekly snippet's "What are the impediments
+    to my progress?" against "What are you stuck on?"): ``passages`` are (doc_id, citation label,
+    text). Only where both differing items are questions: with no student question to say which
+    list is meant, any two lists sharing two items paired windows of one outline cut at different
+    lines and two decks' lists of steps (16 entries on the two courses, 1 of them real). Only lists
+    sharing two item words are compared, so a collection's hundreds of bullet lists cost little."""
+    lists: list[tuple[str, str, _Listed]] = []
+    for doc_id, label, text in passages:
+        if "?" in text and not looks_like_code(text):
+            lists.extend((doc_id, label, listed) for listed in lists_in(text) if len(listed.items) <= 12)
+    by_term: dict[str, list[int]] = {}
+    for i, (_, _, listed) in enumerate(lists):
+        for term in frozenset().union(*listed.words):
+            by_term.setdefault(term, []).append(i)
+    found: dict[tuple[str, str], Disagreement] = {}
+    for i, (doc_a, label_a, a) in enumerate(lists):
+        shared: dict[int, int] = {}
+        for term in frozenset().union(*a.words):
+            for j in by_term[term]:
+                if j > i and lists[j][0] != doc_a:
+                    shared[j] = shared.get(j, 0) + 1
+        for j, n in shared.items():
+            doc_b, label_b, b = lists[j]
+            differ = list_difference(a, b) if n >= _LIST_SHARED else None
+            if differ is None or not all(side[-1].endswith("?") for side in differ):
+                continue
+            first, second = sorted((doc_a, doc_b))
+            if (first, second) not in found:
+                name_a, name_b = _told_apart([label_a, label_b], [doc_a, doc_b])
+                about = " ".join(sorted(a.lead & b.lead)[:4]) or "a list of questions"
+                found[first, second] = Disagreement(
+                    about, "list", (name_a, " ".join(differ[0])), (name_b, " ".join(differ[1]))
+                )
+    return list(found.values())[:limit]
+
+
 def outline_disagreements(outlines: Sequence[tuple[str, str, str, Outline[int]]]) -> list[Disagreement]:
     """The teacher's list's entries for numbered outlines: ``outlines`` are (course, doc_id,
     label, outline) of the collection's documents. Two documents of one course whose outlines of

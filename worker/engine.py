@@ -46,6 +46,7 @@ from syllabot.worker.conflicts import (
     Candidate,
     Disagreement,
     collection_conflicts,
+    list_disagreements,
     more_to_read,
     outline_disagreements,
 )
@@ -353,14 +354,19 @@ def related_hits(snapshot: IndexSnapshot, question: str, hits: Sequence[Hit]) ->
 
 def disagreements(snapshot: IndexSnapshot) -> list[Disagreement]:
     """The teacher's list (`syllabot conflicts`): the current documents' numbered outlines that
-    differ (``conflicts.outline_disagreements``), then the facts their sentences state differently
-    (``conflicts.collection_conflicts``)."""
+    differ (``conflicts.outline_disagreements``), the lists of questions printed in two documents
+    with a question that differs (``conflicts.list_disagreements``), then the facts their
+    sentences state differently (``conflicts.collection_conflicts``)."""
     passages = [
         (c.doc_id, citation_label(c), c.text)
         for c, out in zip(snapshot.chunks, snapshot.superseded, strict=True)
         if not out
     ]
-    return [*outline_disagreements(_course_outlines(snapshot)), *collection_conflicts(passages)]
+    return [
+        *outline_disagreements(_course_outlines(snapshot)),
+        *list_disagreements(passages),
+        *collection_conflicts(passages),
+    ]
 
 
 def _course_outlines(snapshot: IndexSnapshot) -> list[tuple[str, str, str, Outline[int]]]:
