@@ -356,6 +356,21 @@ def test_one_list_whose_item_differs_between_documents_is_a_disagreement() -> No
     assert "“1. Open Canvas 2. Upload your PDF 3. Email the TA”" in note, note
 
 
+def test_a_question_about_a_lists_items_reads_no_more_of_the_course() -> None:
+    """The list check compares the retrieved passages; there is no value to look up elsewhere."""
+    asked: list[frozenset[str]] = []
+
+    def passages_with(words: frozenset[str], at_least: int, limit: int) -> list[Candidate]:
+        asked.append(words)
+        return []
+
+    hits = [hit("syl", "syllabus.pdf", SNIPPET_SYLLABUS)]
+    assert more_to_read("what's the 3rd question on the weekly snippet", hits, passages_with) == []
+    assert asked == []
+    more_to_read("when is the weekly snippet due", hits, passages_with)
+    assert asked  # a day is a value other passages may state
+
+
 def test_the_teachers_list_names_a_list_of_questions_that_differs() -> None:
     """The syllabus's and the slides' snippet questions are listed for the teacher, both cited;
     two decks' lists of steps that differ in one step are not (lists that are not questions pair

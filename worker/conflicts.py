@@ -875,8 +875,8 @@ def more_to_read(
     question over 97,000 chunks costs ~2–3 ms (postings counted with numpy)."""
     asked = _asked(question)
     top = hits[:max_hits]
-    if asked is None or not top:
-        return []
+    if asked is None or not top or not asked.kinds - {"list"}:
+        return []  # a list is compared in the retrieved passages (``list_conflict``): no value to read
     docs = {h.doc_id for h in top}
     courses = {h.subject for h in top if h.subject}
     seen = {" ".join(h.text.split()) for h in top}
