@@ -711,6 +711,10 @@ def test_long_or_adversarial_input_stays_fast(text: str) -> None:
         ("can i do it w/o a partner lol", "can i do it without a partner"),
         ("do we need the prereqs b4 the mid?", "do we need the prerequisites before the midterm?"),
         ("which lec covers spark tbh", "which lecture covers spark"),
+        ("whr do we submit hw1", "where do we submit homework 1"),
+        ("can i submit l8r if i hv a doctor's note", "can i submit later if i have a doctor's note"),
+        ("is there a textbook reqd or any xtra credit", "is there a textbook required or any extra credit"),
+        ("wen is the exm, shd i bring a calculator", "when is the exam, should i bring a calculator"),
     ],
 )
 def test_chat_words_of_any_class(typed: str, cleaned: str) -> None:

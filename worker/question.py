@@ -196,6 +196,18 @@ _SLANG: dict[str, str] = {
     "qns": "questions",
     "qn": "question",
     "ques": "question",
+    "whr": "where",
+    "wer": "where",
+    "shd": "should",
+    "shld": "should",
+    "hv": "have",
+    "l8r": "later",
+    "l8": "late",
+    "reqd": "required",
+    "xtra": "extra",
+    "exm": "exam",
+    "exms": "exams",
+    "quizes": "quizzes",
 }
 # A lone "r" is "are" between words, but the language R or a variable after these words and before these.
 _R_NOT_AFTER = frozenset(
@@ -523,6 +535,10 @@ def _tidy_punctuation(text: str) -> str:
     return text[:-2] + "?" if text.endswith(" ?") else text
 
 
+#: A numbered homework as students type it ("hw1", "hw 3" is two tokens and already "homework 3").
+_NUMBERED_HW = re.compile(r"hw(\d{1,2})")
+
+
 def _expand_slang(text: str) -> str:
     """Whole-token chat words → words the materials use ("wat r the COs" → "what are the COs")."""
     tokens = text.split(" ")
@@ -545,6 +561,8 @@ def _expand_slang(text: str) -> str:
         elif low in _SLANG:
             repl = _SLANG[low]
             core = repl[0].upper() + repl[1:] if core[:1].isupper() else repl
+        elif numbered := _NUMBERED_HW.fullmatch(low):
+            core = f"homework {numbered.group(1)}"  # "hw1 due date": homework 1, as the materials print it
         elif "-" in low and low.rsplit("-", 1)[1] in _HYPHEN_UNITS:
             # "x-hrs", "office-hrs", "2-wks": a unit's short form after a hyphen (never the first
             # part: "mid-terms" is no "midterm-terms")
