@@ -1035,6 +1035,25 @@ def test_a_doubled_consonant_before_ed_or_ing_meets_its_base_word() -> None:
     )
 
 
+def test_a_plural_of_an_ing_noun_meets_its_singular_and_its_verb() -> None:
+    """ "Where can I find the course reading materials" against "These readings are available on
+    the course's Moodle page": "readings" stemmed to "reading" and "reading" to "read", so neither
+    met the other."""
+    from syllabot.worker.answerers.decision import stem
+
+    assert stem("readings") == stem("reading") == stem("read")
+    assert stem("meetings") == stem("meeting") == stem("meet")
+    assert stem("things") == "thing"  # too short to be an -ing form
+    hits = [
+        make_hit(1, "All work is listed in the Course Outline section.", score=0.5, cosine=0.5),
+        make_hit(2, "These readings are available on this course's Moodle page.", score=0.45, cosine=0.45),
+    ]
+    answer = ExtractiveAnswerer().answer_sync(
+        "where can i find the course reading materials", result(hits), "c"
+    )
+    assert "These readings are available on this course's Moodle page." in answer.text, answer.text
+
+
 def test_a_roles_names_are_one_word_and_a_list_of_teaching_assistants_names_people() -> None:
     """ "Who r the TAs" against a slide "Teaching assistants" listing three names: the question's
     "TAs" is the slide's "Teaching assistants", and that list names people; "your TAs" in a

@@ -57,6 +57,8 @@ def stem(word: str) -> str:
     """A deliberately light suffix strip: enough for plurals and -ing/-ed, never clever."""
     if len(word) > 5 and word.endswith("ies"):
         return word[:-3] + "y"
+    if len(word) > 6 and word.endswith("ings"):
+        return stem(word[:-1])  # "readings" meets "reading" and "read", as "meetings" does "meet"
     if len(word) > 5 and word.endswith("ing"):
         return _undouble(word[:-3])
     if len(word) > 4 and word.endswith("ed") and not word.endswith("eed"):
