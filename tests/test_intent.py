@@ -69,6 +69,10 @@ def test_which_module_questions(question: str) -> None:
         ("whats the word limit for the essay", "length"),
         ("how long does a deep read of a paper take", "duration"),
         ("how long is the exam", "duration"),
+        # "who" opening a clause of its own asks for a person; a relative clause does not
+        ("ok so who is the TA for lab 2", "person"),
+        ("can u tell me about who will be teaching the course", "person"),
+        ("what support is there for students who are struggling with the material", None),
     ],
 )
 def test_value_questions_say_which_value(question: str, wants: str | None) -> None:
@@ -87,6 +91,7 @@ def test_value_patterns_find_the_value_and_not_a_timetable_promise() -> None:
     assert VALUE_PATTERNS["contact"].search("Ask questions on Piazza, not by DM.")
     assert not VALUE_PATTERNS["contact"].search("Homework is submitted as a PDF.")
     assert VALUE_PATTERNS["length"].search("A 15-page (double-spaced) final paper")
+    assert VALUE_PATTERNS["duration"].search("Course Duration: 1 semester")
     assert VALUE_PATTERNS["length"].search("between 1,500 and 2,000 words")
     assert not VALUE_PATTERNS["length"].search("The final paper is worth 40% of the grade")
 

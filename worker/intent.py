@@ -106,7 +106,12 @@ _WANTS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "person",
         re.compile(
-            r"^\W*who\b|\bwho\s+(?:is|are|teaches|will|takes)\b|\bwhose\b|\bname\s+of\s+the\s+(?:prof|teacher|instructor)",
+            # "who is …" opening a question or a clause of its own ("ok so who is the TA", "tell me
+            # about who will be teaching"), not a relative clause ("support for students who are
+            # struggling" asks for support)
+            r"^\W*who\b|(?:^|[,;:.?!]\s*|\b(?:and|so|but|then|ok|okay|hey|also|wait|pls|please|about|know|wondering|asking)\s+)"
+            r"who\s+(?:is|are|will|takes)\b|\bwho\s+teaches\b|\bwhose\b"
+            r"|\bname\s+of\s+the\s+(?:prof|teacher|instructor)",
             _I,
         ),
     ),
@@ -145,7 +150,8 @@ VALUE_PATTERNS: dict[str, re.Pattern[str]] = {
     ),
     "length": re.compile(r"\b\d[\d,]*\s*(?:-|to|–)?\s*(?:\d[\d,]*\s*)?-?\s*(?:pages?|words?|pp)\b", _I),
     "duration": re.compile(
-        r"\b\d+\s*(?:working\s+|business\s+|calendar\s+)?(?:minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?)\b",
+        r"\b\d+\s*(?:working\s+|business\s+|calendar\s+)?(?:minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?"
+        r"|semesters?|terms?|quarters?)\b",
         _I,
     ),
     "contact": re.compile(
