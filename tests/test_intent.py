@@ -92,6 +92,9 @@ def test_value_patterns_find_the_value_and_not_a_timetable_promise() -> None:
     assert not VALUE_PATTERNS["contact"].search("Homework is submitted as a PDF.")
     assert VALUE_PATTERNS["length"].search("A 15-page (double-spaced) final paper")
     assert VALUE_PATTERNS["duration"].search("Course Duration: 1 semester")
+    assert VALUE_PATTERNS["duration"].search("Target: several hours (or more)")
+    assert VALUE_PATTERNS["duration"].search("you'll have two weeks to complete it")
+    assert not VALUE_PATTERNS["duration"].search("Read the title and skim the abstract")
     assert VALUE_PATTERNS["length"].search("between 1,500 and 2,000 words")
     assert not VALUE_PATTERNS["length"].search("The final paper is worth 40% of the grade")
 

@@ -150,7 +150,8 @@ VALUE_PATTERNS: dict[str, re.Pattern[str]] = {
     ),
     "length": re.compile(r"\b\d[\d,]*\s*(?:-|to|–)?\s*(?:\d[\d,]*\s*)?-?\s*(?:pages?|words?|pp)\b", _I),
     "duration": re.compile(
-        r"\b\d+\s*(?:working\s+|business\s+|calendar\s+)?(?:minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?"
+        r"\b(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|thirty|several|a\s+few"
+        r"|a\s+couple\s+of)\s*(?:working\s+|business\s+|calendar\s+)?(?:minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?"
         r"|semesters?|terms?|quarters?)\b",
         _I,
     ),
