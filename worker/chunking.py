@@ -61,7 +61,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 from syllabot.worker.documents import Chunk, Document, Page
-from syllabot.worker.markdown_text import markdown_lines
+from syllabot.worker.markdown_text import TABLE_ROW, markdown_lines
 from syllabot.worker.sentences import ITEM_START, NUMBERED_ITEM, ROUND_BULLETS, split_sentences
 
 CONTEXT_SEPARATOR = " — "
@@ -519,7 +519,6 @@ class _Sentence:
 
 _ROUND_BULLET = re.compile(f"[{ROUND_BULLETS}]")
 _FIELD_LINE = re.compile(r"^(?P<key>[A-Z][A-Za-z&/.' -]{0,30}?)\s*:\s+\S")
-_TABLE_ROW = re.compile(r"^\|.*\|$")
 _BULLET_VALUE = re.compile(r"^[•●▪◦■\-*–]\s*\S")
 
 
@@ -612,7 +611,7 @@ def _sentences(lines: Sequence[_Line], max_chars: int) -> list[_Sentence]:
         if not text:
             flush()
             continue
-        if _TABLE_ROW.match(text):
+        if TABLE_ROW.match(text):
             # a Markdown table's row is a record of its own: joined with the next, a table of
             # assignments became one "sentence" with every lab's due date in it
             flush()

@@ -35,6 +35,7 @@ from syllabot.worker.outlines import (
     OutlineAsk,
     Reading,
     outlines_by_document,
+    parts_of,
     read_ask,
     read_for,
     readings_differ,
@@ -616,7 +617,7 @@ def _outline_said(reading: Reading[int], unit: str) -> str:
     if not reading.found:
         return f"none of its {reading.total} {unit}s is on it"
     if reading.what == "topic_count":
-        n, parts = len(reading.entries), sum(max(e.parts, 1) for e in reading.entries)
+        n, parts = len(reading.entries), parts_of(reading.entries)
         split = f" in {parts} parts" if parts > n else ""
         return f"{n} {unit}{'s' if n != 1 else ''}{split}: {entries}"
     return entries
@@ -656,6 +657,7 @@ class _Listed:
     items: tuple[str, ...]
     words: tuple[frozenset[str], ...]
     lead: frozenset[str]
+    item_words: frozenset[str]  # every item's words together
 
 
 #: The fewest items two lists share to be one list in two versions, and the least share of the
@@ -680,7 +682,9 @@ def lists_in(text: str) -> list[_Listed]:
                 first = (split_sentences(body) or [body])[0]
                 items.append(f"{line[: marker.end() if marker else 0].strip()} {first}".strip())
                 words.append(frozenset(t for t in terms(first) if not t.isdigit()))
-            out.append(_Listed(tuple(items), tuple(words), _topic(" ".join(lead[-2:]))))
+            out.append(
+                _Listed(tuple(items), tuple(words), _topic(" ".join(lead[-2:])), frozenset().union(*words))
+            )
 
     for raw in text.split("\n"):
         line = raw.strip()
@@ -742,32 +746,32 @@ def list_difference(a: _Listed, b: _Listed) -> tuple[tuple[str, ...], tuple[str,
 
 def list_conflict(asked: _Asked, by_doc: dict[str, list[Hit]]) -> Conflict | None:
     """Two documents printing one list about the asked topic with an item that differs (the weekly
-    snippet's third question), each side quoted from its first shared item to the differing one."""
+    snippet's third question), each side quoted from its first shared item to the differing one;
+    of several such pairs, the one most about the asked topic."""
     found: dict[str, list[tuple[int, _Listed, Hit]]] = {}
     for doc_id, doc_hits in by_doc.items():
         for hit in doc_hits:
             for listed in lists_in(hit.text):
-                said = listed.lead | frozenset().union(*listed.words)
+                said = listed.lead | listed.item_words
                 about = len(asked.topic & said)
                 if about and asked.listed <= said:
                     found.setdefault(doc_id, []).append((about, listed, hit))
-    best: tuple[int, Conflict] | None = None
-    docs = list(found)
-    for x, doc_a in enumerate(docs):
-        for doc_b in docs[x + 1 :]:
-            for about_a, la, ha in found[doc_a]:
-                for about_b, lb, hb in found[doc_b]:
-                    differ = list_difference(la, lb)
-                    if differ is None or (best is not None and about_a + about_b <= best[0]):
-                        continue
-                    sides = []
-                    for doc_id, hit, items in ((doc_a, ha, differ[0]), (doc_b, hb, differ[1])):
-                        newer = how_current(by_doc[doc_id][0], (h.text for h in by_doc[doc_id]))
-                        values = tuple(Value("list", item, item) for item in items)
-                        sides.append(Side(hit, " ".join(items), values, newer))
-                    if _one_course(sides[0], sides[1]):
-                        best = (about_a + about_b, _ordered("list", sides[0], sides[1]))
-    return best[1] if best else None
+    newer = {doc_id: how_current(by_doc[doc_id][0], (h.text for h in by_doc[doc_id])) for doc_id in found}
+
+    def side(doc_id: str, hit: Hit, items: tuple[str, ...]) -> Side:
+        return Side(hit, " ".join(items), tuple(Value("list", item, item) for item in items), newer[doc_id])
+
+    best: Conflict | None = None
+    best_about = 0
+    for doc_a, doc_b in itertools.combinations(found, 2):
+        for (about_a, la, ha), (about_b, lb, hb) in itertools.product(found[doc_a], found[doc_b]):
+            differ = list_difference(la, lb) if about_a + about_b > best_about else None
+            if differ is None:
+                continue
+            a, b = side(doc_a, ha, differ[0]), side(doc_b, hb, differ[1])
+            if _one_course(a, b):
+                best, best_about = _ordered("list", a, b), about_a + about_b
+    return best
 
 
 def find_conflict(
@@ -977,10 +981,11 @@ def _ordered(kind: str, a: Side, b: Side) -> Conflict:
 def _said(side: Side) -> str:
     """What a side is quoted as saying: a schedule's line for the unit asked about ("Week 7: Collect
     data") on its own, else the sentence around its values."""
-    if side.found and all(v.kind == "item" for v in side.found):
+    kinds = {v.kind for v in side.found}
+    if kinds == {"item"}:
         return "; ".join(side.quoted)
-    if side.found and all(v.kind == "list" for v in side.found):
-        return " ".join(side.quoted)
+    if kinds == {"list"}:
+        return " ".join(side.quoted)  # a list's items, each with its own marker
     return _excerpt(side.sentence, side.quoted)
 
 
@@ -1160,12 +1165,12 @@ def list_disagreements(passages: Sequence[tuple[str, str, str]], limit: int = 20
             lists.extend((doc_id, label, listed) for listed in lists_in(text) if len(listed.items) <= 12)
     by_term: dict[str, list[int]] = {}
     for i, (_, _, listed) in enumerate(lists):
-        for term in frozenset().union(*listed.words):
+        for term in listed.item_words:
             by_term.setdefault(term, []).append(i)
     found: dict[tuple[str, str], Disagreement] = {}
     for i, (doc_a, label_a, a) in enumerate(lists):
         shared: dict[int, int] = {}
-        for term in frozenset().union(*a.words):
+        for term in a.item_words:
             for j in by_term[term]:
                 if j > i and lists[j][0] != doc_a:
                     shared[j] = shared.get(j, 0) + 1

@@ -28,7 +28,7 @@ import re
 from collections.abc import Iterable
 from urllib.parse import urlsplit
 
-__all__ = ["markdown_lines", "plain_links", "setext_level"]
+__all__ = ["TABLE_ROW", "markdown_lines", "plain_links", "setext_level"]
 
 _LINK = re.compile(r"!?\[([^\[\]]*)\]\(\s*<?([^()\s<>]*)>?(?:\s+\"[^\"]*\")?\s*\)")
 #: Link texts that only say what kind of file the link is.
@@ -40,6 +40,9 @@ _EMPHASIS = re.compile(r"(\*\*|__|\*|_|`)(?=\S)(.+?)(?<=\S)\1")
 _ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|])")
 _FENCE = ("```", "~~~")
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
+#: A table row as a line of its own, bars at both ends (stripped): a row as written, and the record
+#: :func:`markdown_lines` writes for it, which the chunker keeps a sentence of its own.
+TABLE_ROW = re.compile(r"^\|.*\|$")
 #: HTML inside Markdown ("<p align="center">", "<br>", "<b>…</b>", "<details><summary>…"): its
 #: tags are layout, their text is kept; an image is its alt text.
 _TAGS = (
@@ -168,7 +171,7 @@ def _is_heading_text(line: str) -> bool:
 def _cells(line: str) -> list[str] | None:
     """A table row's cells, links read; None for any other line."""
     stripped = line.strip()
-    if not (stripped.startswith("|") and stripped.endswith("|") and len(stripped) > 1):
+    if not TABLE_ROW.match(stripped):
         return None
     return [plain_links(c).strip() for c in stripped[1:-1].split("|")]
 

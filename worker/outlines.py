@@ -398,6 +398,12 @@ def _initials(text: str) -> frozenset[str]:
     )
 
 
+def parts_of(entries: Sequence[Entry[S]]) -> int:
+    """How many parts ``entries`` are taught in: an entry with "Part 1", "Part 2" sub-items counts
+    as its parts, any other as one."""
+    return sum(max(e.parts, 1) for e in entries)
+
+
 def on_topic_entries(outline: Outline[S], topic: frozenset[str]) -> tuple[Entry[S], ...]:
     """The entries naming the topic best, in order: those holding the most of its words, at least
     half of them (a topic of one word, that word)."""
@@ -432,7 +438,7 @@ def read_for(outline: Outline[S], ask: OutlineAsk) -> Reading[S] | None:
     if ask.what == "topic_count":
         # "14. Google Compute Engine - Part 1 - Part 2" is one lecture in two parts, which a count of
         # entries alone would call the same as another outline's single "14. Virtual machines"
-        parts = sum(max(e.parts, 1) for e in on)
+        parts = parts_of(on)
         value = f"{len(on)} in {parts} parts" if parts > len(on) else str(len(on))
         return Reading(value, on, len(entries), bool(on), "topic_count")
     if ask.what == "covered":

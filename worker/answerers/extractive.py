@@ -204,16 +204,15 @@ _LEAD_DASH = re.compile(r":\s*[-–—]+$")
 
 
 def _is_lead(text: str) -> bool:
-    """A block that introduces the list after it: "…the following three questions:", a slide's
-    title ("Weekly snippets", "How to (very quickly) skim an article": a title of up to
-    ``LEAD_WORDS`` words that ends no sentence and holds no number, not a course's header line),
-    a question ("What tools do we have to achieve our
-    goal?")."""
+    """A block that introduces the list after it: a line that announces it ("…the following three
+    questions:", "the materials below", "be able to:-"), a question ("What tools do we have to
+    achieve our goal?"), or a slide's title ("Weekly snippets", "How to (very quickly) skim an
+    article": up to ``LEAD_WORDS`` words that end no sentence and hold no number, so not a course's
+    header line). Every short heading (:func:`_is_heading`) is such a title."""
     return len(text) <= 160 and (
-        text.endswith((":", "?"))
-        or _LEAD_DASH.search(text) is not None
+        text.endswith("?")
         or _ANNOUNCES.search(text) is not None
-        or _is_heading(text)
+        or _LEAD_DASH.search(text) is not None
         or (len(text.split()) <= LEAD_WORDS and not re.search(r"[.!]$|\d", text))
     )
 
