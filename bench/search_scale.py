@@ -99,20 +99,15 @@ def synthetic_keyword_index(n: int, seed: int = 1):
     term_of = keys // n
     row_of = (keys % n).astype(np.int32)
     bounds = np.searchsorted(term_of, np.arange(VOCAB + 1))
-    postings = {
-        f"t{t}": (row_of[bounds[t] : bounds[t + 1]], tfs[bounds[t] : bounds[t + 1]])
-        for t in range(VOCAB)
-        if bounds[t + 1] > bounds[t]
-    }
-    return KeywordIndex(n, doc_len, postings)
+    present = [t for t in range(VOCAB) if bounds[t + 1] > bounds[t]]
+    offsets = np.asarray([0, *(int(bounds[t + 1]) for t in present)], dtype=np.int32)
+    terms = {f"t{t}": number for number, t in enumerate(present)}
+    return KeywordIndex(n, doc_len, terms, offsets, row_of, tfs.astype(np.float32))
 
 
 def keyword_index_bytes(index) -> int:
-    arrays = sum(rows.nbytes + tfs.nbytes for rows, tfs in index.postings.values())
-    overhead = sys.getsizeof(index.postings) + sum(
-        sys.getsizeof(t) + 2 * 112 + 56 for t in index.postings
-    )  # key str, two ndarray headers, tuple
-    return arrays + overhead + index.doc_len.nbytes
+    arrays = index.offsets.nbytes + index.rows.nbytes + index.tfs.nbytes + index.doc_len.nbytes
+    return arrays + sys.getsizeof(index.terms) + sum(sys.getsizeof(t) + 28 for t in index.terms)
 
 
 def synthetic_chunks(n: int) -> list:

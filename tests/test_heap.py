@@ -37,7 +37,7 @@ def test_a_loaded_snapshot_leaves_the_collectors_generations(settings: Settings,
     assert gc.get_freeze_count() > 0
     assert not _tracked(snapshot.chunks[0]) and not _tracked(snapshot.chunks)
     # Frozen is not immortal: evicted, the snapshot is freed by reference counting.
-    gone = weakref.ref(snapshot.chunks[0])
+    gone = weakref.ref(snapshot.keyword)
     reader.cache.clear()
     del snapshot
     assert gone() is None

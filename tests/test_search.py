@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import gc
+import json
+import tracemalloc
+
 import numpy as np
 import pytest
 
@@ -9,7 +13,7 @@ from syllabot.shared.labels import citation_label
 from syllabot.worker.documents import Chunk
 from syllabot.worker.embedders.base import EmbedderMismatch, normalise
 from syllabot.worker.index import CorruptSnapshot, IndexSnapshot, build_snapshot, check_unit_rows
-from syllabot.worker.keyword import bm25_scores, build_keyword_index, overlap_scores, tokenize
+from syllabot.worker.keyword import KeywordIndex, bm25_scores, build_keyword_index, overlap_scores, tokenize
 from syllabot.worker.search import document_family, hybrid_scores, select, superseded_mask
 
 
@@ -50,6 +54,41 @@ def test_overlap_is_share_of_query_terms() -> None:
     scores = overlap_scores("returns battery", index)
     assert 0 < scores[0] < 1 and 0 < scores[1] < 1
     assert overlap_scores("zzz", index).max() == 0.0
+
+
+def test_keyword_index_round_trips_through_its_stored_form_unchanged() -> None:
+    texts = ["deadlock detection and recovery", "page replacement", "deadlock deadlock avoidance", ""]
+    index = build_keyword_index(texts)
+    stored = index.to_json()
+    # the stored form is still term -> [rows, tfs]: snapshots written before the CSR layout load
+    assert stored["postings"]["deadlock"] == [[0, 2], [1, 2]]
+    again = KeywordIndex.from_json(json.loads(json.dumps(stored)))
+    assert again.to_json() == stored
+    rows, tfs = again.postings("deadlock")
+    assert rows.tolist() == [0, 2] and tfs.tolist() == [1.0, 2.0] and again.df("deadlock") == 2
+    assert tokenize("page")[0] in again and "quasar" not in again and again.df("quasar") == 0
+    assert len(again.postings("quasar")[0]) == 0
+    for query in ("deadlock", "page deadlock", "quasar"):
+        assert np.array_equal(bm25_scores(query, again), bm25_scores(query, index))
+
+
+def test_a_keyword_index_costs_a_little_per_term_not_two_arrays_each() -> None:
+    """A course's ~1,500 terms as two small arrays each cost ~350 bytes a term before the data
+    (tuple, two array objects, their data blocks); one CSR block costs the term table only."""
+    words = [f"w{k}" for k in range(3000)]
+    texts = [" ".join(words[(i * 37) % 2900 : (i * 37) % 2900 + 60]) for i in range(100)]
+    stored = json.loads(json.dumps(build_keyword_index(texts).to_json()))
+    n_terms = len(stored["postings"])
+    gc.collect()
+    tracemalloc.start()
+    try:
+        index = KeywordIndex.from_json(stored)
+        allocated, _ = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    postings = sum(len(rows) for rows, _ in stored["postings"].values())
+    assert len(index.terms) == n_terms > 2000
+    assert (allocated - 8 * postings) / n_terms < 150, allocated
 
 
 def _matrix(n: int, dim: int = 8, seed: int = 0) -> np.ndarray:

@@ -70,6 +70,19 @@ def test_snapshot_weight_matches_what_python_really_allocates(settings: Settings
     assert estimate > snapshot.matrix.nbytes + sum(len(c.text) for c in snapshot.chunks)
 
 
+def test_a_loaded_snapshot_holds_a_documents_repeated_fields_once(settings: Settings) -> None:
+    builder = _build(settings, ["big"])
+    snapshot = builder.store.load_snapshot("big", builder.store.current_version("big") or "")
+    assert snapshot is not None
+    by_doc: dict[str, list[Any]] = {}
+    for chunk in snapshot.chunks:
+        by_doc.setdefault(chunk.doc_id, []).append(chunk)
+    first, second = next(chunks for chunks in by_doc.values() if len(chunks) > 1)[:2]
+    # one string object for the whole document, not one per chunk; no per-chunk __dict__ either
+    assert first.file is second.file and first.title is second.title and first.doc_id is second.doc_id
+    assert first.status is second.status and not hasattr(first, "__dict__")
+
+
 def test_least_recently_used_collection_is_evicted_first_and_the_budget_holds(settings: Settings) -> None:
     names = ["a", "b", "c", "d"]
     builder = _build(settings, names)

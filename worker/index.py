@@ -69,7 +69,7 @@ class IndexSnapshot:
         """The chunks (positions) holding at least ``at_least`` of the keyword terms ``words``, most
         first and then in order, at most ``limit``, superseded versions left out: read from the
         keyword postings, so a large collection costs what the terms' postings cost."""
-        found = [self.keyword.postings[w][0] for w in words if w in self.keyword.postings]
+        found = [self.keyword.postings(w)[0] for w in words if w in self.keyword]
         if not found:
             return []
         counts = np.bincount(np.concatenate(found), minlength=len(self.chunks))
@@ -188,7 +188,8 @@ class IndexSnapshot:
             meta = json.loads(fields[b"meta"])
             dim, count = int(meta["dim"]), int(meta["count"])
             matrix = as_search_layout(np.frombuffer(fields[b"matrix"], dtype="<f4").reshape(count, dim))
-            chunks = [Chunk.from_dict(d) for d in json.loads(zlib.decompress(fields[b"chunks"]))]
+            shared: dict[str, str] = {}
+            chunks = [Chunk.from_dict(d, shared) for d in json.loads(zlib.decompress(fields[b"chunks"]))]
             keyword = KeywordIndex.from_json(json.loads(zlib.decompress(fields[b"keyword"])))
         except (KeyError, ValueError, zlib.error) as exc:
             raise CorruptSnapshot(

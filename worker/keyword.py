@@ -14,8 +14,9 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import Any
 
 import numpy as np
@@ -65,11 +66,57 @@ def tokenize(text: str) -> list[str]:
 
 @dataclass
 class KeywordIndex:
-    """Inverted index over a collection's chunks: term -> (chunk rows, term frequencies)."""
+    """Inverted index over a collection's chunks: term -> (chunk rows, term frequencies).
+
+    Held as one CSR block (every term's rows and frequencies end to end in two arrays, a term's
+    slice found by its number) rather than two small arrays per term. Why: a worker caches hundreds
+    of collections, and a course's ~1,500 terms as ~3,000 tiny arrays cost ~450 bytes a term in
+    object headers and allocator overhead (most of a 100-chunk snapshot, and mostly invisible to a
+    byte count of the data); one block costs ~100 (``bench.load_collections``).
+    """
 
     n_docs: int
     doc_len: np.ndarray  # (N,) float32 token counts
-    postings: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
+    terms: dict[str, int] = field(default_factory=dict)  # term -> its number
+    offsets: np.ndarray = field(default_factory=lambda: np.zeros(1, dtype=np.int32))  # (T+1,)
+    rows: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int32))
+    tfs: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.float32))
+
+    @classmethod
+    def from_postings(
+        cls, n_docs: int, doc_len: np.ndarray, postings: Mapping[str, tuple[Sequence[int], Sequence[float]]]
+    ) -> KeywordIndex:
+        """The index of ``postings`` (term -> its rows and their term frequencies), in its order."""
+        lengths = np.fromiter(
+            (len(rows) for rows, _ in postings.values()), dtype=np.int32, count=len(postings)
+        )
+        offsets = np.zeros(len(postings) + 1, dtype=np.int32)
+        np.cumsum(lengths, out=offsets[1:])
+        total = int(offsets[-1])
+        return cls(
+            n_docs,
+            doc_len,
+            {term: number for number, term in enumerate(postings)},
+            offsets,
+            np.fromiter(chain.from_iterable(r for r, _ in postings.values()), dtype=np.int32, count=total),
+            np.fromiter(chain.from_iterable(t for _, t in postings.values()), dtype=np.float32, count=total),
+        )
+
+    def __contains__(self, term: object) -> bool:
+        return term in self.terms
+
+    def postings(self, term: str) -> tuple[np.ndarray, np.ndarray]:
+        """The chunk rows holding ``term`` and its frequency in each (views; empty when unseen)."""
+        number = self.terms.get(term)
+        if number is None:
+            return self.rows[:0], self.tfs[:0]
+        start, end = int(self.offsets[number]), int(self.offsets[number + 1])
+        return self.rows[start:end], self.tfs[start:end]
+
+    def df(self, term: str) -> int:
+        """How many chunks hold ``term``."""
+        number = self.terms.get(term)
+        return 0 if number is None else int(self.offsets[number + 1] - self.offsets[number])
 
     @property
     def avgdl(self) -> float:
@@ -77,42 +124,40 @@ class KeywordIndex:
 
     def idf(self, term: str) -> float:
         """BM25+ style idf (never negative); an unseen term gets the idf of df = 0."""
-        df = len(self.postings[term][0]) if term in self.postings else 0
+        df = self.df(term)
         return math.log(1.0 + (self.n_docs - df + 0.5) / (df + 0.5))
 
     def to_json(self) -> dict[str, Any]:
+        """The stored form (term -> [rows, tfs]), unchanged by the in-memory layout."""
+        bounds = self.offsets.tolist()
+        rows, tfs = self.rows.tolist(), self.tfs.astype(int).tolist()
         return {
             "n_docs": self.n_docs,
             "doc_len": self.doc_len.astype(int).tolist(),
             "postings": {
-                t: [rows.tolist(), tfs.astype(int).tolist()] for t, (rows, tfs) in self.postings.items()
+                t: [rows[bounds[i] : bounds[i + 1]], tfs[bounds[i] : bounds[i + 1]]]
+                for t, i in self.terms.items()
             },
         }
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> KeywordIndex:
-        postings = {
-            t: (np.asarray(rows, dtype=np.int32), np.asarray(tfs, dtype=np.float32))
-            for t, (rows, tfs) in data["postings"].items()
-        }
-        return cls(int(data["n_docs"]), np.asarray(data["doc_len"], dtype=np.float32), postings)
+        return cls.from_postings(
+            int(data["n_docs"]), np.asarray(data["doc_len"], dtype=np.float32), data["postings"]
+        )
 
 
 def build_keyword_index(texts: Sequence[str]) -> KeywordIndex:
-    rows_by_term: dict[str, list[int]] = {}
-    tfs_by_term: dict[str, list[int]] = {}
+    postings: dict[str, tuple[list[int], list[int]]] = {}
     lengths = np.zeros(len(texts), dtype=np.float32)
     for row, text in enumerate(texts):
         tokens = tokenize(text)
         lengths[row] = len(tokens)
         for term, tf in Counter(tokens).items():
-            rows_by_term.setdefault(term, []).append(row)
-            tfs_by_term.setdefault(term, []).append(tf)
-    postings = {
-        t: (np.asarray(rows_by_term[t], dtype=np.int32), np.asarray(tfs_by_term[t], dtype=np.float32))
-        for t in rows_by_term
-    }
-    return KeywordIndex(len(texts), lengths, postings)
+            rows, tfs = postings.setdefault(term, ([], []))
+            rows.append(row)
+            tfs.append(tf)
+    return KeywordIndex.from_postings(len(texts), lengths, postings)
 
 
 def bm25_scores(query: str, index: KeywordIndex) -> np.ndarray:
@@ -126,9 +171,9 @@ def bm25_scores(query: str, index: KeywordIndex) -> np.ndarray:
     for term in terms:
         idf = index.idf(term)
         ceiling += idf * (BM25_K1 + 1.0)
-        if term not in index.postings:
+        if term not in index:
             continue
-        rows, tfs = index.postings[term]
+        rows, tfs = index.postings(term)
         norm = BM25_K1 * (1.0 - BM25_B + BM25_B * index.doc_len[rows] / avgdl)
         scores[rows] += idf * tfs * (BM25_K1 + 1.0) / (tfs + norm)
     if ceiling > 0:
@@ -146,8 +191,8 @@ def overlap_scores(query: str, index: KeywordIndex) -> np.ndarray:
     for term in terms:
         idf = index.idf(term)
         total += idf
-        if term in index.postings:
-            scores[index.postings[term][0]] += idf
+        if term in index:
+            scores[index.postings(term)[0]] += idf
     return np.clip(scores / total, 0.0, 1.0) if total > 0 else scores
 
 

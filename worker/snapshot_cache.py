@@ -41,6 +41,9 @@ CHUNK_SAMPLE = 32
 _DICT_ENTRY = 48
 
 
+#: A Python int object (a term's number in the keyword index's table).
+_INT = 28
+
 #: A small numpy array's object header (``sys.getsizeof`` of an empty one).
 _ARRAY_HEADER = 112
 
@@ -50,13 +53,16 @@ def _array_bytes(array: Any) -> int:
     return int(getattr(array, "nbytes", 0)) + _ARRAY_HEADER
 
 
-def _chunk_overhead(chunk: Any) -> int:
-    """One chunk's bytes other than its text: the object, its ``__dict__`` and each field's value."""
-    fields = vars(chunk)
-    total = sys.getsizeof(chunk) + sys.getsizeof(fields)
-    for name, value in fields.items():
+def _chunk_overhead(chunk: Any, seen: set[int]) -> int:
+    """One chunk's bytes other than its text: the (slotted) object and each field's value, a value
+    object shared with an earlier chunk (``seen``: ids) counted once."""
+    total = sys.getsizeof(chunk)
+    for name in chunk.__slots__:
         if name != "text":
-            total += sys.getsizeof(value)
+            value = getattr(chunk, name)
+            if id(value) not in seen:
+                seen.add(id(value))
+                total += sys.getsizeof(value)
     return total
 
 
@@ -70,20 +76,19 @@ def snapshot_bytes(snapshot: IndexSnapshot) -> int:
     total = _array_bytes(snapshot.matrix) + _array_bytes(snapshot.superseded)
     chunks = snapshot.chunks
     total += sys.getsizeof(chunks) + sum(sys.getsizeof(c.text) for c in chunks)
+    seen: set[int] = set()
     if len(chunks) <= CHUNK_SAMPLE:
-        total += sum(_chunk_overhead(c) for c in chunks)
+        total += sum(_chunk_overhead(c, seen) for c in chunks)
     elif chunks:
         step = len(chunks) / CHUNK_SAMPLE
         sample = [chunks[int(i * step)] for i in range(CHUNK_SAMPLE)]
-        total += int(sum(_chunk_overhead(c) for c in sample) * len(chunks) / CHUNK_SAMPLE)
+        total += int(sum(_chunk_overhead(c, seen) for c in sample) * len(chunks) / CHUNK_SAMPLE)
     keyword = snapshot.keyword
-    postings = keyword.postings
-    total += _array_bytes(keyword.doc_len) + sys.getsizeof(postings) + sum(map(sys.getsizeof, postings))
-    # Per term: its (rows, tfs) tuple, two small arrays' headers, the dict entry; then the data
-    # (int32 rows + float32 tfs: 8 bytes a posting). Counted in bulk: weighing must not cost
-    # more than a fraction of the load it follows.
-    total += len(postings) * (56 + 2 * _ARRAY_HEADER + _DICT_ENTRY)
-    total += sum(rows.nbytes + tfs.nbytes for rows, tfs in postings.values())
+    terms = keyword.terms
+    # The term table (its keys, the dict, the terms' numbers past CPython's cached small ints) and
+    # the CSR arrays; counted in bulk: weighing must not cost more than a fraction of the load.
+    total += sys.getsizeof(terms) + sum(map(sys.getsizeof, terms)) + max(0, len(terms) - 257) * _INT
+    total += sum(map(_array_bytes, (keyword.doc_len, keyword.offsets, keyword.rows, keyword.tfs)))
     return total
 
 

@@ -66,8 +66,8 @@ def _nearest(low: str, index: KeywordIndex) -> str | None:
     best: tuple[int, str] | None = None
     for candidate in _edits(low, substitute=len(low) >= SUBSTITUTE_FROM):
         stem = keyword_stem(candidate)
-        if candidate != low and stem in index.postings:
-            key = (-len(index.postings[stem][0]), candidate)
+        if candidate != low and stem in index:
+            key = (-index.df(stem), candidate)
             best = key if best is None or key < best else best
     return None if best is None else best[1]
 
@@ -87,7 +87,7 @@ def correct_spelling(text: str, index: KeywordIndex) -> str:
         nonlocal looked
         word = m.group(0)
         low = word.lower()
-        if low in STOPWORDS or known(low) or keyword_stem(low) in index.postings or looked >= MAX_LOOKUPS:
+        if low in STOPWORDS or known(low) or keyword_stem(low) in index or looked >= MAX_LOOKUPS:
             return word
         looked += 1
         best = _nearest(low, index)
