@@ -123,6 +123,21 @@ def test_a_value_question_gets_the_row_that_holds_the_value() -> None:
     assert text == "Credits 03 Exam Hours 03. [1]"
 
 
+def test_a_number_about_something_else_does_not_answer_a_value_question() -> None:
+    """The passages are about Turnitin, but the only sentence with a number is about extra credit:
+    quoting it as the count asked for would be confidently wrong."""
+    hits = [
+        make_hit(1, "Turnitin scans all papers and is very good at detecting phrases borrowed from sources."),
+        make_hit(2, "The extra credit assignment is worth up to 1 point on the student's final grade."),
+    ]
+    question = "how many students has turnitin caught plagiarizing"
+    reply = reply_for(question, hits, False, LOOSE, (), question)
+    assert reply.status == "uncertain"
+    # the floor is what holds it back: without it the bands alone would answer with the number
+    anything = reply_for(question, hits, False, Thresholds(0.0, 0.0, 0.0, value_floor=0.0), (), question)
+    assert anything.status == "answered" and "1 point" in anything.text
+
+
 def test_an_exam_date_is_not_answered_by_a_timetable_promise() -> None:
     status, text = _text("when is the dbms exam date", [SEE_RULES, DB_HEADER], topic="when is the exam date")
     assert status != "answered"

@@ -148,6 +148,9 @@ class Thresholds:
     #: A value question ("how many", "when") is answered outright by a sentence holding the value
     #: and at least this share of the question's rarity-weighted words.
     value_overlap: float = 0.5
+    #: A value question answered by the bands is answered only by a sentence holding the value and
+    #: at least this share of the question's rarity-weighted words (else ``uncertain``).
+    value_floor: float = 0.25
     #: A list whose lead-in holds at least this share of the question's rarity-weighted words (and a
     #: cosine of at least ``min_cosine``) answers it outright.
     list_lead: float = 0.3

@@ -817,7 +817,13 @@ def general_reply(
         status = "answered"
     if status == "answered":
         chosen = _best_sentences(ranked, 1 if intent.wants else TOP_HITS)
-        if intent.wants and chosen and not chosen[0].has_value:
+        if (
+            intent.wants
+            and chosen
+            and (not chosen[0].has_value or chosen[0].overlap < thresholds.value_floor)
+        ):
+            # the passages are about the question, but the sentence holding a value is not: "worth
+            # up to 1 point" is no answer to "how many students has Turnitin caught"
             status = "uncertain"
         elif chosen:
             return Reply("answered", _quote(chosen))
