@@ -138,6 +138,21 @@ def test_a_number_about_something_else_does_not_answer_a_value_question() -> Non
     assert anything.status == "answered" and "1 point" in anything.text
 
 
+def test_the_slide_titled_with_the_asked_term_is_quoted_before_a_list_that_names_it() -> None:
+    strategies = make_hit(
+        1,
+        "Strategies:\n- Occam's razor\n- Look for hidden logic gaps\n- Create a narrative\n- Trust your intuitions",
+    )
+    razor = make_hit(
+        2,
+        "Occam's razor:\n- William of Ockham, a philosopher: plurality should not be posited without necessity\n"
+        "- Given two alternatives that explain the data equally well, prefer the simpler one",
+    )
+    question = "whats occam's razor, it came up in lec"
+    reply = reply_for(question, [strategies, razor], False, LOOSE, (), question)
+    assert reply.text.startswith("Occam's razor:\n- William of Ockham"), reply.text
+
+
 def test_an_exam_date_is_not_answered_by_a_timetable_promise() -> None:
     status, text = _text("when is the dbms exam date", [SEE_RULES, DB_HEADER], topic="when is the exam date")
     assert status != "answered"

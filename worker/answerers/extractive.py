@@ -307,6 +307,12 @@ class _Sentence:
     lead_overlap: float = 0.0
 
 
+#: What a list gains in ranking per unit of its lead-in's share of the question's words, for a
+#: question that asks for no value: the slide titled "Occam's razor:" over the "Strategies:" list
+#: that merely names it, "The 'Discussion' section:" over a sentence that mentions discussions.
+LEAD_BONUS = 0.2
+
+
 def _rank(
     question: str, intent: Intent, hits: Sequence[Hit], indices: Sequence[int], all_hits: Sequence[Hit]
 ) -> list[_Sentence]:
@@ -332,9 +338,11 @@ def _rank(
             )
             has_value = bool(value.search(text)) if value else False
             cue = CUE_BONUS if has_value else 0.0
-            score = overlap + cue + 0.35 * (hit.score / best_score) - 0.01 * position
             lead = term_set(unit.lead) if unit.items and unit.lead else None
             lead_overlap = sum(v for t, v in w.items() if t in lead) / total if lead else 0.0
+            score = overlap + cue + 0.35 * (hit.score / best_score) - 0.01 * position
+            if not intent.wants:
+                score += LEAD_BONUS * lead_overlap
             ranked.append(
                 _Sentence(text, index, score, overlap, has_value, unit if unit.items else None, lead_overlap)
             )
