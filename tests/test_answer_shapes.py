@@ -153,6 +153,20 @@ def test_the_slide_titled_with_the_asked_term_is_quoted_before_a_list_that_names
     assert reply.text.startswith("Occam's razor:\n- William of Ockham"), reply.text
 
 
+def test_a_link_question_is_answered_by_the_address_not_by_the_link_above() -> None:
+    above = make_hit(
+        1,
+        "You will need to join the class workspace at the beginning of the term by following the link above. "
+        "You can gain access to the workspace by clicking the link and logging in.",
+    )
+    address = make_hit(
+        2, "We will use Slack (psyc11.slack.com) to organize notes, files and other communications."
+    )
+    question = "whats the slack workspace link for the class"
+    reply = reply_for(question, [above, address], False, LOOSE, (), question)
+    assert reply.status == "answered" and "psyc11.slack.com" in reply.text.split("\x00")[0], reply.text
+
+
 def test_an_exam_date_is_not_answered_by_a_timetable_promise() -> None:
     status, text = _text("when is the dbms exam date", [SEE_RULES, DB_HEADER], topic="when is the exam date")
     assert status != "answered"

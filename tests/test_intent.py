@@ -73,6 +73,10 @@ def test_which_module_questions(question: str) -> None:
         ("ok so who is the TA for lab 2", "person"),
         ("can u tell me about who will be teaching the course", "person"),
         ("what support is there for students who are struggling with the material", None),
+        # a link is an address, not the office hours it leads to; "is there a link" asks how
+        ("whats the zoom link for the prof's office hrs", "link"),
+        ("where do i get the slack url", "link"),
+        ("how do i book a meeting? is there a link", None),
     ],
 )
 def test_value_questions_say_which_value(question: str, wants: str | None) -> None:

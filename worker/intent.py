@@ -79,6 +79,13 @@ _WHERE = re.compile(
 
 #: What kind of value the question asks for; the cited sentence must contain one.
 _WANTS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    # a link itself ("whats the zoom link for the prof's office hrs", "where do i get the slack
+    # url"): an address answers it, not the office hours or the word "link". Not "how do i book a
+    # meeting? is there a link", which asks how to book.
+    (
+        "link",
+        re.compile(r"\b(?:what|whats|what's|where|wheres|where's|send|share)\b[^?]*\b(?:links?|urls?)\b", _I),
+    ),
     (
         # how long a piece of writing is: pages or words, not time ("how long does the final paper
         # have to be?? page count", "how many words is the essay")
@@ -146,6 +153,11 @@ VALUE_PATTERNS: dict[str, re.Pattern[str]] = {
         r"|\b\d{1,2}:\d{2}\b|\b(?:every|each)\s+(?:\w+\s+){0,2}(?:day|week|month|moon|morning|evening|night|weekend)\b"
         r"|\b(?:week|day|month|semester)\s+\d+\b|\b\d+(?:st|nd|rd|th)\s+(?:week|day|class|lecture)\b"
         r"|\b(?:noon|midnight|finals?\s+week|end\s+of\s+(?:the\s+)?(?:semester|term|week|class))\b",
+        _I,
+    ),
+    # an address: a URL, "www.…", or a host as links are printed ("youcanbook.me", "(github.com)")
+    "link": re.compile(
+        r"https?://|\bwww\.|(?<![@\w.-])[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|org|edu|net|io|me|us|gov|ly|ac\.\w{2}|co)\b",
         _I,
     ),
     "length": re.compile(r"\b\d[\d,]*\s*(?:-|to|–)?\s*(?:\d[\d,]*\s*)?-?\s*(?:pages?|words?|pp)\b", _I),
