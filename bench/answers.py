@@ -26,6 +26,9 @@ other (the report's headline rows are the held-out halves):
 from __future__ import annotations
 
 import argparse
+import csv
+import functools
+import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -394,6 +397,38 @@ def signals(embedder, settings) -> None:
             )
 
 
+def _norm(text: str) -> str:
+    return re.sub(r"\W+", " ", text.lower()).strip()
+
+
+@functools.lru_cache(maxsize=1)
+def _sqa_spans() -> dict[str, tuple[str, ...]]:
+    """SyllabusQA's annotated answer spans by question id (``test.csv``), normalised, each at
+    least 8 characters: what an ``uncertain`` reply is checked for when a question has no
+    ``expect``."""
+    path = SQA / "test.csv"
+    if not path.exists():
+        return {}
+    with path.open(newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    spans = {r["id"]: tuple(_norm(r[f"answer_span_{k}"]) for k in range(1, 6)) for r in rows}
+    return {i: tuple(x for x in found if len(x) >= 8) for i, found in spans.items()}
+
+
+def quotes_answer(row: Row) -> bool | None:
+    """Whether the reply quotes the answer: its ``expect`` met, or (SyllabusQA) the first 40
+    characters of an annotated answer span in it; None when neither can say. Why: an
+    ``uncertain`` reply leads with the closest passages, and how often they hold the answer is
+    what the hedge costs a student."""
+    if row.question.expect:
+        return bool(row.expect)
+    spans = _sqa_spans().get(str(row.question.extra.get("id", "")), ())
+    if not spans:
+        return None
+    text = _norm(row.text)
+    return any(span[:40] in text for span in spans)
+
+
 def summary(rows: Sequence[Row]) -> dict[str, float | int]:
     ans = [r for r in rows if r.question.answerable]
     una = [r for r in rows if not r.question.answerable]
@@ -424,6 +459,10 @@ def summary(rows: Sequence[Row]) -> dict[str, float | int]:
     lists = [r for r in checked if r.question.extra.get("kind") == "list"]
     out["list_whole"] = share(sum(bool(r.expect) for r in lists), len(lists))
     out["list_n"] = len(lists)
+    judged = [q for q in (quotes_answer(r) for r in ans if r.status == "uncertain") if q is not None]
+    out["uncertain_quoting"] = share(sum(judged), len(judged))
+    out["uncertain_judged"] = len(judged)
+    out["uncertain_quoting_n"] = sum(judged)
     cited = [r for r in ans if r.question.file]
     out["cite_page"] = share(sum(r.cite_page for r in cited), len(cited))
     out["answer_ms_p50"] = round(ms[len(ms) // 2], 2) if ms else 0.0
@@ -491,7 +530,8 @@ def show(rows: Sequence[Row], only_wrong: bool = True) -> None:
 
 HEADERS = [
     "set", "n", "answered (of answerable)", "ans→not in", "unans→answered", "uncertain (of answerable)",
-    "page R@1", "1st citation page", "expect met", "expect met and answered", "lists whole", "answer p50 ms",
+    "page R@1", "1st citation page", "expect met", "expect met and answered", "lists whole",
+    "uncertain replies quoting the answer", "answer p50 ms",
 ]  # fmt: skip
 
 
@@ -508,6 +548,9 @@ def table_row(name: str, s: dict) -> list:
         f"{s['expect_met']:.3f} (n={s['expect_n']})" if s["expect_n"] else "—",
         f"{s['expect_and_answered']:.3f}" if s["expect_n"] else "—",
         f"{s['list_whole']:.3f} (n={s['list_n']})" if s["list_n"] else "—",
+        f"{s['uncertain_quoting']:.3f} ({s['uncertain_quoting_n']}/{s['uncertain_judged']})"
+        if s["uncertain_judged"]
+        else "—",
         s["answer_ms_p50"],
     ]
 

@@ -179,3 +179,21 @@ def test_bench_workers_compute_every_answer(settings) -> None:
 
     assert worker_env(settings)["SYLLABOT_ANSWER_CACHE_TTL_S"] == "0"
     assert worker_env(settings, SYLLABOT_ANSWER_CACHE_TTL_S="60")["SYLLABOT_ANSWER_CACHE_TTL_S"] == "60"
+
+
+def test_an_uncertain_reply_is_judged_by_its_expect_or_by_an_annotated_span(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from bench import answers
+    from syllabot.worker.evaluation import LabelledQuestion, expect_met
+
+    def row(text: str, expect: list[str], qid: str = "") -> answers.Row:
+        q = LabelledQuestion("q?", "a.pdf", expect=expect, extra={"id": qid} if qid else {})
+        met = expect_met(text, expect) if expect else None
+        return answers.Row(q, "uncertain", text, False, met, 0.1)
+
+    monkeypatch.setattr(answers, "_sqa_spans", lambda: {"s1": ("late work loses ten percent per day",)})
+    assert answers.quotes_answer(row("Your materials say: Late work loses ten percent per day.", [], "s1"))
+    assert answers.quotes_answer(row("Your materials say: Office hours are Monday.", [], "s1")) is False
+    assert answers.quotes_answer(row("Your materials say: 30 days.", ["30 days"])) is True
+    assert answers.quotes_answer(row("Your materials say: Office hours.", [])) is None
