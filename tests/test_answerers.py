@@ -1062,6 +1062,8 @@ def test_a_roles_names_are_one_word_and_a_list_of_teaching_assistants_names_peop
 
     assert terms("who are the TAs") == terms("who are the teaching assistants") == ["ta"]
     assert terms("the professor") == terms("the instructor") == terms("the lecturer")
+    # "do i need to buy a textbook" meets "All required text … will be freely available"
+    assert terms("a textbook") == terms("textbooks") == terms("the required text")[1:] == ["text"]
     hits = [
         make_hit(1, "Sign up for office hours with me or your TAs.", score=0.45, cosine=0.45),
         make_hit(

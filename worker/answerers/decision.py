@@ -70,15 +70,23 @@ def stem(word: str) -> str:
     return word
 
 
-#: Names of one role that materials and students use for each other: "who r the TAs" is answered
-#: by "Teaching assistants: …", "the prof" (read as "instructor") by "Professor …".
+#: Names of one role or thing that materials and students use for each other: "who r the TAs" is
+#: answered by "Teaching assistants: …", "the prof" (read as "instructor") by "Professor …", "do i
+#: need to buy a textbook" by "All required text … will be freely available".
 _ROLE_PHRASE = re.compile(r"\bteaching\s+assistants?\b")
-_ROLE_WORDS = {"tas": "ta", "professor": "instructor", "professors": "instructor", "lecturer": "instructor"}
+_ROLE_WORDS = {
+    "tas": "ta",
+    "professor": "instructor",
+    "professors": "instructor",
+    "lecturer": "instructor",
+    "textbook": "text",
+    "textbooks": "text",
+}
 
 
 def terms(text: str) -> list[str]:
     """Content words of ``text``, lower-cased and stemmed, stopwords dropped (order kept); a role's
-    names read as one (:data:`_ROLE_WORDS`)."""
+    or a thing's names read as one (:data:`_ROLE_WORDS`)."""
     out = []
     for raw in _WORD.findall(_ROLE_PHRASE.sub("ta", text.lower())):
         if raw in STOPWORDS or (len(raw) < 2 and not raw.isdigit()):
