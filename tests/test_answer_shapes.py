@@ -167,6 +167,20 @@ def test_a_link_question_is_answered_by_the_address_not_by_the_link_above() -> N
     assert reply.status == "answered" and "psyc11.slack.com" in reply.text.split("\x00")[0], reply.text
 
 
+def test_the_passage_holding_the_asked_value_counts_as_evidence_wherever_it_ranks() -> None:
+    """Three assessment passages first, the course header with its credits fourth: the header is
+    read as evidence too, so the question is not told "Not in your materials"."""
+    filler = [
+        make_hit(k, f"Assessment task {k}: presentations and reports are weighted against the outcomes.")
+        for k in (1, 2, 3)
+    ]
+    header = make_hit(4, "Course Title: Solid State Analysis. Course Code: BCH8016. Credit Units: 3 credits.")
+    strict = Thresholds(0.0, 0.95, 0.99, floor_cosine=0.0, floor_coverage=0.2)
+    question = "how many credits are earned for successful completion of this course"
+    reply = reply_for(question, [*filler, header], False, strict, (), question)
+    assert reply.status != "not_in_materials", reply
+
+
 def test_an_exam_date_is_not_answered_by_a_timetable_promise() -> None:
     status, text = _text("when is the dbms exam date", [SEE_RULES, DB_HEADER], topic="when is the exam date")
     assert status != "answered"

@@ -204,11 +204,13 @@ def coverage_of(question: str, hits: Sequence[Hit], among: Sequence[Hit]) -> flo
     return round(best, 4)
 
 
-def evidence(question: str, hits: Sequence[Hit], fallback: bool, type_found: bool = True) -> Evidence:
-    """Measure the retrieval evidence for ``question`` (pure; no model calls)."""
+def evidence(
+    question: str, hits: Sequence[Hit], fallback: bool, type_found: bool = True, width: int = TOP_HITS
+) -> Evidence:
+    """Measure the retrieval evidence for ``question`` over its first ``width`` hits (pure)."""
     if not hits:
         return Evidence(True, 0.0, 0.0, 0.0, len(set(terms(question))), False)
-    top = hits[:TOP_HITS]
+    top = hits[:width]
     return Evidence(
         fallback=fallback,
         top_score=max(h.score for h in top),

@@ -781,8 +781,18 @@ def _weigh(
         with_value = [s for s in ranked if s.has_value and s.overlap > 0]
         type_found = bool(with_value)
         ranked = with_value + [s for s in ranked if not (s.has_value and s.overlap > 0)]
-    focus_hits = [hits[i] for i in focus[:TOP_HITS]]
-    return focus, ranked, with_value, evidence(question, focus_hits, fallback, type_found)
+    width = _evidence_width(focus, with_value)
+    focus_hits = [hits[i] for i in focus[:width]]
+    return focus, ranked, with_value, evidence(question, focus_hits, fallback, type_found, width)
+
+
+def _evidence_width(focus: Sequence[int], with_value: Sequence[_Sentence]) -> int:
+    """How many focus hits the evidence reads: the top ``TOP_HITS``, and the passage holding the
+    asked value wherever in the focus it ranks ("Credit Units: 3 credits" 4th must not leave "how
+    many credits" with no coverage and "Not in your materials")."""
+    if not with_value:
+        return TOP_HITS
+    return max(TOP_HITS, focus.index(with_value[0].hit_index) + 1)
 
 
 def _about(query: str, topic: str) -> str:
