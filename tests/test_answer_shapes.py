@@ -181,6 +181,22 @@ def test_the_passage_holding_the_asked_value_counts_as_evidence_wherever_it_rank
     assert reply.status != "not_in_materials", reply
 
 
+def test_a_list_run_on_after_an_announcing_colon_is_quoted_as_a_list() -> None:
+    paper = make_hit(
+        1,
+        "Final Paper (40%) A 15-page final paper will serve as a focal point for the course. "
+        "Your paper should include the following sections: title page, abstract, introduction, methods, "
+        "results, discussion, and bibliography.",
+    )
+    question = "what sections r required in the final paper"
+    reply = reply_for(question, [paper], False, LOOSE, (), question)
+    assert "Your paper should include the following sections:\n- title page\n- abstract" in reply.text
+    assert "\n- bibliography" in reply.text
+    # a colon after no announcing word stays a sentence
+    note = make_hit(1, "Note: the exam is on Monday, bring a pen, and arrive early.")
+    assert "\n- " not in reply_for("when is the exam", [note], False, LOOSE, (), "when is the exam").text
+
+
 def test_an_exam_date_is_not_answered_by_a_timetable_promise() -> None:
     status, text = _text("when is the dbms exam date", [SEE_RULES, DB_HEADER], topic="when is the exam date")
     assert status != "answered"

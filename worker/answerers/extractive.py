@@ -248,9 +248,29 @@ def _block_units(body: str) -> tuple[_Unit, ...]:
         # not a list, or one too long to quote whole: every block of the run read as sentences (a
         # long list's tail must not become a list of its own, cut from its lead-in)
         for block in found[k : max(j, k + 1)]:
-            out.extend(_Unit(part.strip()) for part in split_sentences(block.text) if part.strip())
+            out.extend(_sentence_unit(part.strip()) for part in split_sentences(block.text) if part.strip())
         k = max(j, k + 1)
     return tuple(out)
+
+
+#: A sentence that announces a list and runs it on after a colon: "Your paper should include the
+#: following sections: title page, abstract, introduction, …, and bibliography."
+_INLINE_LIST = re.compile(
+    r"^(?P<lead>[^:]{0,200}\b(?:following|below)\b[^:]{0,60}):\s*(?P<items>[^:]+?)\.?$", re.I
+)
+_ITEM_SPLIT = re.compile(r"\s*(?:,|;)\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+(?=[^,;]+$)")
+
+
+def _sentence_unit(sentence: str) -> _Unit:
+    """A sentence, or, when it announces a list and runs it on after a colon (three or more short
+    items), that list: scored and quoted as a list with its lead-in, as a slide's bullets are."""
+    m = _INLINE_LIST.match(sentence)
+    if m is None:
+        return _Unit(sentence)
+    items = tuple(i.strip() for i in _ITEM_SPLIT.split(m.group("items")) if i.strip())
+    if len(items) < 3 or any(len(i.split()) > 6 for i in items):
+        return _Unit(sentence)
+    return _Unit(sentence, m.group("lead").strip() + ":", items)
 
 
 @lru_cache(maxsize=4096)
