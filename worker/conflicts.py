@@ -1031,16 +1031,17 @@ def with_conflict_note(answer: Answer, result: SearchResult) -> Answer:
     read it (``result.query``: chat words spelled out, typing slips mended).
 
     Two documents stating different values of the asked fact is proof that the materials speak of
-    it: a "Not in your materials" verdict beside such a note would be wrong twice, so the note
-    replaces it, both sides cited, as the answer ("how much is the see worth for os" retrieves the
-    textbook list, but the syllabus and the revision notice each give the SEE marks)."""
+    it: a "Not in your materials" or "I can't tell" verdict beside such a note would be wrong twice,
+    so the note replaces it, both sides cited, as the answer ("how much is the see worth for os"
+    retrieves the textbook list, but the syllabus and the revision notice each give the SEE marks).
+    Only an answered reply keeps its own text after the note."""
     conflict = find_conflict(
         result.query or result.question, result.hits, related=result.related, topic=result.topic
     )
     if conflict is None:
         return answer
     note = render_conflict(conflict)
-    if answer.status != "not_in_materials":
+    if answer.status == "answered":
         return answer.model_copy(update={"text": f"{note}\n\n{answer.text}"})
     cited = [side.hit for side in conflict.sides]
     return answer.model_copy(
