@@ -65,7 +65,7 @@ def superseded_mask(chunks: Sequence[Chunk]) -> np.ndarray:
     )
 
 
-@lru_cache(maxsize=256)
+@lru_cache(maxsize=1024)
 def _tokens(text: str) -> frozenset[str]:
     """A chunk's word set, for de-duplication. Cached: the same chunks come back question after
     question, and tokenising them was a twentieth of a worker's CPU in a burst (py-spy); 1,024 sets
