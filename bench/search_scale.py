@@ -34,7 +34,6 @@ if __name__ == "__main__":
 import argparse  # noqa: E402
 import copy  # noqa: E402
 import gc  # noqa: E402
-import sys  # noqa: E402
 import time  # noqa: E402
 from collections.abc import Callable, Sequence  # noqa: E402
 from dataclasses import dataclass  # noqa: E402
@@ -103,11 +102,6 @@ def synthetic_keyword_index(n: int, seed: int = 1):
     offsets = np.asarray([0, *(int(bounds[t + 1]) for t in present)], dtype=np.int32)
     terms = {f"t{t}": number for number, t in enumerate(present)}
     return KeywordIndex(n, doc_len, terms, offsets, row_of, tfs.astype(np.float32))
-
-
-def keyword_index_bytes(index) -> int:
-    arrays = index.offsets.nbytes + index.rows.nbytes + index.tfs.nbytes + index.doc_len.nbytes
-    return arrays + sys.getsizeof(index.terms) + sum(sys.getsizeof(t) + 28 for t in index.terms)
 
 
 def synthetic_chunks(n: int) -> list:
@@ -187,6 +181,7 @@ def measure(n: int, repeats: int) -> SizeResult:
     from syllabot.worker.engine import search_snapshot
     from syllabot.worker.keyword import bm25_scores
     from syllabot.worker.search import hybrid_scores, select
+    from syllabot.worker.snapshot_cache import keyword_index_bytes
 
     settings = bench_settings()
     matrix = random_unit_matrix(n)
@@ -245,7 +240,7 @@ def measure(n: int, repeats: int) -> SizeResult:
         percentiles(samples["total"]),
         percentiles(samples["total_f"]),
         matrix.nbytes / n,
-        keyword_index_bytes(keyword_index) / n,
+        keyword_index_bytes(keyword_index) / n,  # as the worker's cache weighs it
     )  # the closures, the matrices and the faiss index go when this frame does
 
 

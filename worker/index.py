@@ -69,7 +69,7 @@ class IndexSnapshot:
         """The chunks (positions) holding at least ``at_least`` of the keyword terms ``words``, most
         first and then in order, at most ``limit``, superseded versions left out: read from the
         keyword postings, so a large collection costs what the terms' postings cost."""
-        found = [self.keyword.postings(w)[0] for w in words if w in self.keyword]
+        found = [rows for rows, _ in map(self.keyword.postings, words) if len(rows)]
         if not found:
             return []
         counts = np.bincount(np.concatenate(found), minlength=len(self.chunks))

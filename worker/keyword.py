@@ -124,8 +124,7 @@ class KeywordIndex:
 
     def idf(self, term: str) -> float:
         """BM25+ style idf (never negative); an unseen term gets the idf of df = 0."""
-        df = self.df(term)
-        return math.log(1.0 + (self.n_docs - df + 0.5) / (df + 0.5))
+        return _idf(self.n_docs, self.df(term))
 
     def to_json(self) -> dict[str, Any]:
         """The stored form (term -> [rows, tfs]), unchanged by the in-memory layout."""
@@ -145,6 +144,10 @@ class KeywordIndex:
         return cls.from_postings(
             int(data["n_docs"]), np.asarray(data["doc_len"], dtype=np.float32), data["postings"]
         )
+
+
+def _idf(n_docs: int, df: int) -> float:
+    return math.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
 
 
 def build_keyword_index(texts: Sequence[str]) -> KeywordIndex:
@@ -169,11 +172,11 @@ def bm25_scores(query: str, index: KeywordIndex) -> np.ndarray:
     avgdl = index.avgdl or 1.0
     ceiling = 0.0
     for term in terms:
-        idf = index.idf(term)
+        rows, tfs = index.postings(term)  # one lookup: empty views for an unseen term (df 0)
+        idf = _idf(index.n_docs, len(rows))
         ceiling += idf * (BM25_K1 + 1.0)
-        if term not in index:
+        if not len(rows):
             continue
-        rows, tfs = index.postings(term)
         norm = BM25_K1 * (1.0 - BM25_B + BM25_B * index.doc_len[rows] / avgdl)
         scores[rows] += idf * tfs * (BM25_K1 + 1.0) / (tfs + norm)
     if ceiling > 0:
@@ -189,10 +192,10 @@ def overlap_scores(query: str, index: KeywordIndex) -> np.ndarray:
         return scores
     total = 0.0
     for term in terms:
-        idf = index.idf(term)
+        rows, _ = index.postings(term)
+        idf = _idf(index.n_docs, len(rows))
         total += idf
-        if term in index:
-            scores[index.postings(term)[0]] += idf
+        scores[rows] += idf
     return np.clip(scores / total, 0.0, 1.0) if total > 0 else scores
 
 

@@ -31,16 +31,13 @@ from syllabot.worker.heap import after_snapshot_load
 
 if TYPE_CHECKING:
     from syllabot.worker.index import IndexSnapshot
+    from syllabot.worker.keyword import KeywordIndex
 
 log = logging.getLogger("syllabot.cache")
 
 #: Chunks weighed one by one; beyond this a spread sample is weighed and scaled (texts are always
 #: counted exactly: they are most of the weight and vary the most).
 CHUNK_SAMPLE = 32
-#: What CPython spends per dict entry (hash, key and value pointers, and the table's slack).
-_DICT_ENTRY = 48
-
-
 #: A Python int object (a term's number in the keyword index's table).
 _INT = 28
 
@@ -83,13 +80,16 @@ def snapshot_bytes(snapshot: IndexSnapshot) -> int:
         step = len(chunks) / CHUNK_SAMPLE
         sample = [chunks[int(i * step)] for i in range(CHUNK_SAMPLE)]
         total += int(sum(_chunk_overhead(c, seen) for c in sample) * len(chunks) / CHUNK_SAMPLE)
-    keyword = snapshot.keyword
+    return total + keyword_index_bytes(snapshot.keyword)
+
+
+def keyword_index_bytes(keyword: KeywordIndex) -> int:
+    """Resident bytes of a keyword index: the term table (its keys, the dict, the terms' numbers
+    past CPython's cached small ints) and the CSR arrays; counted in bulk, since weighing must not
+    cost more than a fraction of the load it follows."""
     terms = keyword.terms
-    # The term table (its keys, the dict, the terms' numbers past CPython's cached small ints) and
-    # the CSR arrays; counted in bulk: weighing must not cost more than a fraction of the load.
-    total += sys.getsizeof(terms) + sum(map(sys.getsizeof, terms)) + max(0, len(terms) - 257) * _INT
-    total += sum(map(_array_bytes, (keyword.doc_len, keyword.offsets, keyword.rows, keyword.tfs)))
-    return total
+    total = sys.getsizeof(terms) + sum(map(sys.getsizeof, terms)) + max(0, len(terms) - 257) * _INT
+    return total + sum(map(_array_bytes, (keyword.doc_len, keyword.offsets, keyword.rows, keyword.tfs)))
 
 
 @dataclass(frozen=True)

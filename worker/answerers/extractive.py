@@ -125,7 +125,8 @@ class Block:
 
 #: A sentence that announces what follows it ("Please view the materials below …", "… the following
 #: sections:"): the table or list after it is what it introduces.
-_ANNOUNCES = re.compile(r":$|\b(?:below|following)\b", re.IGNORECASE)
+_ANNOUNCING = r"\b(?:below|following)\b"
+_ANNOUNCES = re.compile(rf":$|{_ANNOUNCING}", re.IGNORECASE)
 
 
 @lru_cache(maxsize=4096)
@@ -256,7 +257,7 @@ def _block_units(body: str) -> tuple[_Unit, ...]:
 #: A sentence that announces a list and runs it on after a colon: "Your paper should include the
 #: following sections: title page, abstract, introduction, …, and bibliography."
 _INLINE_LIST = re.compile(
-    r"^(?P<lead>[^:]{0,200}\b(?:following|below)\b[^:]{0,60}):\s*(?P<items>[^:]+?)\.?$", re.I
+    rf"^(?P<lead>[^:]{{0,200}}{_ANNOUNCING}[^:]{{0,60}}):\s*(?P<items>[^:]+?)\.?$", re.I
 )
 _ITEM_SPLIT = re.compile(r"\s*(?:,|;)\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+(?=[^,;]+$)")
 
