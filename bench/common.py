@@ -314,6 +314,7 @@ def result_for(
         prepared.courses,
         prepared.topic,
         related=related_hits(snapshot, prepared.text, hits) if related else [],
+        unknown=prepared.unknown,
     )
 
 

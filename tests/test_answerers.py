@@ -507,6 +507,19 @@ def test_decision_rule_has_three_outcomes() -> None:
     # the passages hold no date/number/person that was asked for: never "answered"
     assert decide(Evidence(False, 0.5, 0.65, 0.9, 3, type_found=False), rule) == "uncertain"
     assert decide(Evidence(False, 0.5, 0.4, 0.3, 3, type_found=False), rule) == "not_in_materials"
+    # most of what it asks is a word the whole collection never uses, and the meaning is not close
+    assert decide(Evidence(False, 0.3, 0.28, 0.4, 2, unknown=0.6), rule) == "not_in_materials"
+    assert decide(Evidence(False, 0.3, 0.28, 0.4, 2, unknown=0.5), rule) == "uncertain"
+    assert decide(Evidence(False, 0.5, 0.4, 0.4, 2, unknown=0.6), rule) == "uncertain"  # close in meaning
+
+
+def test_unknown_share_weighs_the_words_the_collection_lacks() -> None:
+    question = "Can I pay the delivery fee in instalments?"
+    assert evidence(question, HITS, False).unknown == 0.0
+    ev = evidence(question, HITS, False, unknown=("instalments",))
+    assert 0.0 < ev.unknown < 1.0
+    assert ev.unknown <= 1.0 - ev.coverage  # a word no passage holds is one the best lacks
+    assert evidence(question, HITS, False, unknown=("fee", "delivery", "pay", "instalments")).unknown == 1.0
 
 
 def test_coverage_weighs_missing_rare_words() -> None:
@@ -535,15 +548,17 @@ def sample_engine() -> Iterator[Any]:
 
 @pytest.mark.slow
 async def test_extractive_never_answers_instalments_with_minilm(sample_engine: Any) -> None:
-    """The shop mentions payment and fees but never instalments: not an answer (it may show the
-    closest passages as uncertain, or say it is not in the materials — each in its own words)."""
+    """The shop mentions payment and fees but never instalments, a word the whole collection never
+    uses: "Not in your materials", first, with the closest passage after it."""
     question = "Can I pay in instalments?"
     answerer = get_answerer(sample_engine.settings)
-    answer = await answerer.answer(question, sample_engine.search("sample", question), "sample")
-    assert answer.status in ("uncertain", "not_in_materials")
-    assert not answer.in_materials
-    lead = f"{NOT_IN_MATERIALS}." if answer.status == "not_in_materials" else "Your materials say:"
+    result = sample_engine.search("sample", question)
+    assert result.unknown == ("instalments",)
+    answer = await answerer.answer(question, result, "sample")
+    assert answer.status == "not_in_materials" and not answer.in_materials
+    lead = f"{NOT_IN_MATERIALS}."
     assert answer_text(answer).startswith(lead) and lead not in answer.text
+    assert "The closest passage I found:" in answer.text
 
 
 @pytest.mark.slow

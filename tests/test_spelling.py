@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from syllabot.worker.keyword import build_keyword_index
-from syllabot.worker.spelling import correct_spelling
+from syllabot.worker.spelling import correct_spelling, unknown_words
 
 INDEX = build_keyword_index(
     [
@@ -73,3 +73,13 @@ def test_code_and_addresses_are_never_mended(question: str) -> None:
 
 def test_a_word_ending_a_sentence_is_mended() -> None:
     assert correct_spelling("params of the distrobution. thx", INDEX) == "params of the distribution. thx"
+
+
+def test_unknown_words_are_the_rarer_words_the_collection_never_uses() -> None:
+    # "instalments" and "tardy" appear nowhere; "exams" and "office" do (any form the index stems
+    # alike); "best", "students" and "held" are everyday English, never evidence on their own;
+    # "can" and "the" are stopwords
+    question = "Can the best tardy students take exams in instalments held at the office?"
+    assert unknown_words(question, INDEX) == ("tardy", "instalments")
+    assert unknown_words("Distribution of exams", INDEX) == ()
+    assert unknown_words("CS101 lab?", INDEX) == ("cs101", "lab")  # codes count

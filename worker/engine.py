@@ -63,7 +63,7 @@ from syllabot.worker.pipeline import EmbedPipeline
 from syllabot.worker.question import clean_question
 from syllabot.worker.search import Selection, hybrid_scores, select
 from syllabot.worker.snapshot_cache import SnapshotCache
-from syllabot.worker.spelling import correct_spelling
+from syllabot.worker.spelling import correct_spelling, unknown_words
 from syllabot.worker.store import CollectionStore
 
 #: progress(stage, done, total), e.g. ("embedding", 120, 300)
@@ -98,6 +98,7 @@ class SearchResult:
     earlier: tuple[str, ...] = ()  # the conversation's earlier questions, oldest first (LLM context)
     vector: np.ndarray | None = None  # the unit query vector searched with (the gap report groups these)
     related: list[Hit] = field(default_factory=list)  # the course's other passages on the asked value
+    unknown: tuple[str, ...] = ()  # the topic's words the collection never uses (PreparedQuery.unknown)
 
     @property
     def passages(self) -> list[Hit]:
@@ -115,6 +116,9 @@ class PreparedQuery:
     courses: tuple[str, ...] = ()
     topic: str = ""
     carried: tuple[str, ...] = ()
+    #: words of the topic the collection never uses (``spelling.unknown_words``): the decision reads
+    #: how much of the question they weigh
+    unknown: tuple[str, ...] = ()
 
     @property
     def keyword_text(self) -> str:
@@ -162,18 +166,19 @@ def prepare_query(question: str, snapshot: IndexSnapshot | None, turns: Sequence
     text = correct_spelling(text, snapshot.keyword)
     courses = snapshot.catalog.mentioned(text)
     topic = snapshot.catalog.without_mentions(text) if courses else text
+    prepared = PreparedQuery(text, tuple(courses), topic or text)
     if turns and not courses:
         catalog = snapshot.catalog
         follow = follow_up(text, topic, turns, lambda key: catalog.get(key) is not None)
         if follow is not None:
-            return PreparedQuery(follow.text, follow.courses, follow.topic, follow.carried)
-    if turns and courses:
+            prepared = PreparedQuery(follow.text, follow.courses, follow.topic, follow.carried)
+    elif turns and courses:
         previous = clean_question(turns[-1].question)
         carried = switched_course(topic, snapshot.catalog.without_mentions(previous))
         if carried:
             words = " ".join(carried)
-            return PreparedQuery(f"{text} {words}", tuple(courses), f"{topic} {words}".strip(), carried)
-    return PreparedQuery(text, tuple(courses), topic or text)
+            prepared = PreparedQuery(f"{text} {words}", tuple(courses), f"{topic} {words}".strip(), carried)
+    return dataclasses.replace(prepared, unknown=unknown_words(prepared.topic, snapshot.keyword))
 
 
 def _now() -> str:
@@ -723,6 +728,7 @@ class Engine:
             tuple(t.question for t in pending.turns),
             vector=query_vector,
             related=related_hits(pending.snapshot, query.text, hits),
+            unknown=query.unknown,
         )
 
     def collections(self) -> list[CollectionInfo]:

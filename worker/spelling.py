@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 
 from syllabot.worker.keyword import STOPWORDS, KeywordIndex, keyword_stem
-from syllabot.worker.vocabulary import known, match_case
+from syllabot.worker.vocabulary import common, known, match_case
 
 #: A plain word of at least five letters, lower-case or capitalised: never an acronym, a code, a
 #: function call ("groupby("), nor part of an address or identifier ("df.groupby", "a@b.edu").
@@ -96,3 +96,21 @@ def correct_spelling(text: str, index: KeywordIndex) -> str:
         return match_case(best, word)
 
     return _WORD.sub(mend, text)
+
+
+#: Any word, for :func:`unknown_words` (codes and numbers included: "CS101" a collection lacks is
+#: as telling as a word).
+_ANY_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+
+
+def unknown_words(text: str, index: KeywordIndex) -> tuple[str, ...]:
+    """The words of ``text`` (lower-cased, stopwords out, in order) that the collection never uses,
+    after :func:`correct_spelling` has had its chance. Why: "can I pay in instalments?" shares
+    "pay" with the shop's delivery-fee passages, and only the collection as a whole can say that
+    "instalments" appears nowhere in it — the 18 hits cannot (``decision.Evidence.unknown``)."""
+    words = (w.lower() for w in _ANY_WORD.findall(text))
+    return tuple(
+        dict.fromkeys(
+            w for w in words if w not in STOPWORDS and not common(w) and keyword_stem(w) not in index
+        )
+    )

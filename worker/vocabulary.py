@@ -22,6 +22,27 @@ def vocabulary() -> frozenset[str]:
     return frozenset(w for w in data["model"]["vocab"] if w.isascii() and w.isalpha() and len(w) > 1)
 
 
+#: WordPiece numbers a vocabulary's words roughly by how often they occur in its training text
+#: (English Wikipedia and books): the words before this id are everyday English ("best", "held",
+#: "students"), the rest rarer ("instalment", "textbook", "tardy"). 3,000 by measurement: 8,000 and
+#: 15,000 also call "policy" and "credit" everyday and change no outcome (docs/BENCHMARKS.md).
+COMMON_BELOW = 3000
+
+
+@cache
+def common_words() -> frozenset[str]:
+    """Everyday English words: the shipped tokenizer's whole words numbered under :data:`COMMON_BELOW`."""
+    data = json.loads(_VOCAB_FILE.read_text(encoding="utf-8"))
+    return frozenset(
+        w for w, i in data["model"]["vocab"].items() if i < COMMON_BELOW and w.isascii() and w.isalpha()
+    )
+
+
+def common(word: str) -> bool:
+    """An everyday English word, or one with a common English ending ("books", "held")."""
+    return known(word, common_words())
+
+
 def known(word: str, words: frozenset[str] | None = None) -> bool:
     """A vocabulary word, or one with a common English ending ("flips", "defined", "workflows")."""
     words = vocabulary() if words is None else words

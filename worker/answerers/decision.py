@@ -8,7 +8,9 @@ and they may not answer it" — honest, and still useful. Each outcome has its o
 * ``answered``: not a fallback, the kind of value asked for is present, and either the cosine is
   high on its own or cosine and word coverage are both good;
 * ``not_in_materials``: a fallback (nothing cleared the score threshold), or both the cosine and
-  the coverage are low, or the asked-for value is absent *and* the topic is weakly covered;
+  the coverage are low, or the cosine is middling and most of what the question weighs is words
+  the whole collection never uses, or the asked-for value is absent *and* the topic is weakly
+  covered;
 * ``uncertain``: everything in between.
 
 The thresholds are per embedder (cosine scales differ) and calibrated on held-apart tuning data;
@@ -137,6 +139,8 @@ class Evidence:
     coverage: float  # weighted share of the question's content words in the best of the top chunks
     n_terms: int
     type_found: bool = True  # a cited-to-be passage holds the kind of value asked for
+    #: weighted share of the question's content words that the whole collection never uses
+    unknown: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -145,7 +149,8 @@ class Thresholds:
 
     answered iff ``cosine >= sure_cosine``, or ``cosine >= min_cosine`` and ``coverage >=
     min_coverage``; not in the materials iff ``cosine < floor_cosine`` or ``coverage <
-    floor_coverage`` (with the cosine under ``sure_cosine``); uncertain otherwise.
+    floor_coverage``, or ``cosine < min_cosine`` and ``unknown >= max_unknown`` (each with the
+    cosine under ``sure_cosine``); uncertain otherwise.
     """
 
     min_cosine: float
@@ -162,6 +167,9 @@ class Thresholds:
     #: A list whose lead-in holds at least this share of the question's rarity-weighted words (and a
     #: cosine of at least ``min_cosine``) answers it outright.
     list_lead: float = 0.3
+    #: Not in the materials when the collection never uses at least this share of the question's
+    #: rarity-weighted words and the cosine is under ``min_cosine``.
+    max_unknown: float = 0.6
 
 
 #: Calibrated per embedder; see docs/ANSWERING.md.
@@ -205,9 +213,15 @@ def coverage_of(question: str, hits: Sequence[Hit], among: Sequence[Hit]) -> flo
 
 
 def evidence(
-    question: str, hits: Sequence[Hit], fallback: bool, type_found: bool = True, width: int = TOP_HITS
+    question: str,
+    hits: Sequence[Hit],
+    fallback: bool,
+    type_found: bool = True,
+    width: int = TOP_HITS,
+    unknown: Sequence[str] = (),
 ) -> Evidence:
-    """Measure the retrieval evidence for ``question`` over its first ``width`` hits (pure)."""
+    """Measure the retrieval evidence for ``question`` over its first ``width`` hits (pure);
+    ``unknown``: its words the collection never uses (``spelling.unknown_words``)."""
     if not hits:
         return Evidence(True, 0.0, 0.0, 0.0, len(set(terms(question))), False)
     top = hits[:width]
@@ -218,7 +232,19 @@ def evidence(
         coverage=coverage_of(question, top, hits),
         n_terms=len(set(terms(question))),
         type_found=type_found,
+        unknown=unknown_share(question, hits, unknown),
     )
+
+
+def unknown_share(question: str, hits: Sequence[Hit], unknown: Sequence[str]) -> float:
+    """Rarity-weighted share (as :func:`coverage_of` weighs) of the question's content words that
+    are among ``unknown``, the words the collection never uses."""
+    absent = set(terms(" ".join(unknown)))
+    q_terms = list(dict.fromkeys(terms(question)))
+    if not absent or not q_terms:
+        return 0.0
+    w = weights(q_terms, hits)
+    return round(sum(v for t, v in w.items() if t in absent) / sum(w.values()), 4)
 
 
 def decide(ev: Evidence, thresholds: Thresholds = DEFAULT_THRESHOLDS) -> AnswerStatus:
@@ -229,7 +255,10 @@ def decide(ev: Evidence, thresholds: Thresholds = DEFAULT_THRESHOLDS) -> AnswerS
         ev.top_cosine >= thresholds.min_cosine and ev.coverage >= thresholds.min_coverage
     )
     weak = ev.top_cosine < thresholds.sure_cosine and (
-        ev.top_cosine < thresholds.floor_cosine or ev.coverage < thresholds.floor_coverage
+        ev.top_cosine < thresholds.floor_cosine
+        or ev.coverage < thresholds.floor_coverage
+        # "can I pay in instalments?": most of what it asks is a word the materials never use
+        or (ev.top_cosine < thresholds.min_cosine and ev.unknown >= thresholds.max_unknown)
     )
     if not ev.type_found:
         # The passages are about the topic but hold no date/number/person asked for: never an answer.

@@ -790,7 +790,7 @@ def _values_per_course(
 
 
 def _weigh(
-    question: str, intent: Intent, hits: Sequence[Hit], fallback: bool
+    question: str, intent: Intent, hits: Sequence[Hit], fallback: bool, unknown: Sequence[str] = ()
 ) -> tuple[list[int], list[_Sentence], list[_Sentence], Evidence]:
     """The focus chunks, their ranked sentences (value-holding ones first when a value is asked
     for), those with the value, and the evidence the decision reads."""
@@ -804,7 +804,8 @@ def _weigh(
         ranked = with_value + [s for s in ranked if not (s.has_value and s.overlap > 0)]
     width = _evidence_width(focus, with_value)
     focus_hits = [hits[i] for i in focus[:width]]
-    return focus, ranked, with_value, evidence(question, focus_hits, fallback, type_found, width)
+    ev = evidence(question, focus_hits, fallback, type_found, width, unknown)
+    return focus, ranked, with_value, ev
 
 
 def _evidence_width(focus: Sequence[int], with_value: Sequence[_Sentence]) -> int:
@@ -822,11 +823,11 @@ def _about(query: str, topic: str) -> str:
 
 
 def weigh_query(
-    query: str, hits: Sequence[Hit], fallback: bool, topic: str = ""
+    query: str, hits: Sequence[Hit], fallback: bool, topic: str = "", unknown: Sequence[str] = ()
 ) -> tuple[list[int], list[_Sentence], list[_Sentence], Evidence]:
     """What ``reply_for``'s general answer weighs for this cleaned question: its focus chunks,
     ranked sentences, value sentences and evidence (for the benchmarks' probes)."""
-    return _weigh(_about(query, topic), read_intent(query), hits, fallback)
+    return _weigh(_about(query, topic), read_intent(query), hits, fallback, unknown)
 
 
 def general_reply(
@@ -836,8 +837,9 @@ def general_reply(
     fallback: bool,
     thresholds: Thresholds,
     named: Sequence[str],
+    unknown: Sequence[str] = (),
 ) -> Reply:
-    focus, ranked, with_value, ev = _weigh(question, intent, hits, fallback)
+    focus, ranked, with_value, ev = _weigh(question, intent, hits, fallback, unknown)
     if with_value and not fallback and with_value[0].overlap >= thresholds.value_overlap:
         if not named:
             per_course = _values_per_course(question, intent, hits, with_value[0], thresholds)
@@ -939,13 +941,14 @@ def reply_for(
     named: Sequence[str] = (),
     topic: str = "",
     related: Sequence[Hit] = (),
+    unknown: Sequence[str] = (),
 ) -> Reply:
     """The outcome and composed text for a cleaned question (pure).
 
     ``query`` is the cleaned question (its intent); ``topic`` the same without the course names it
     used (what the passages must be about), ``named`` the courses it named; ``related`` the
     course's other passages the engine read for it (a numbered outline, whose citations follow the
-    hits' numbers).
+    hits' numbers); ``unknown`` the topic's words the collection never uses.
     """
     intent = read_intent(query)
     question = _about(query, topic)
@@ -956,7 +959,7 @@ def reply_for(
             if reply is not None and reply.status == "uncertain":
                 # the outline names nothing on the topic ("which week is the midterm"): the passages
                 # may still say it in prose; the outline is the reply only when they do not
-                general = reply_for(query, hits, fallback, thresholds, named, topic)
+                general = reply_for(query, hits, fallback, thresholds, named, topic, unknown=unknown)
                 return general if general.status == "answered" else reply
             if reply is not None:
                 return reply
@@ -981,7 +984,7 @@ def reply_for(
             reply = breakdown_reply(hits)
             if reply is not None:
                 return reply
-    reply = general_reply(question, intent, hits, fallback, thresholds, named)
+    reply = general_reply(question, intent, hits, fallback, thresholds, named, unknown)
     if _ASKS_SOURCE.search(query) and reply.status != "not_in_materials":
         reply = _named_source(reply, hits)
     if intent.section is not None and reply.status == "answered" and not _YES_NO.match(query):
@@ -1018,7 +1021,14 @@ class ExtractiveAnswerer:
             return Answer(text=text, status="not_in_materials", **base)
         query = result.query or clean_question(question)
         reply = reply_for(
-            query, hits, result.fallback, self.thresholds, result.courses, result.topic, result.related
+            query,
+            hits,
+            result.fallback,
+            self.thresholds,
+            result.courses,
+            result.topic,
+            result.related,
+            result.unknown,
         )
         text, citations = finalise_citations(reply.text, result.passages, brackets=False)
         return Answer(text=text, status=reply.status, citations=citations, **base)
