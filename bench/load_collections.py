@@ -5,7 +5,7 @@ its snapshot cache is bounded by ``SYLLABOT_SNAPSHOT_CACHE_MB`` (``worker/snapsh
 measures what that costs and holds:
 
 * **RSS** of a process holding the worker's engine (MiniLM loaded) after a question to every
-  collection, against the budget (target: budget + 200 MB);
+  collection, against the budget (target: budget + 150 MB);
 * **first question** to a collection (the worker has just started: nothing cached, the snapshot is
   loaded from Redis), as wall time minus the question's embedding (target: 50 ms);
 * **warm question p50** with one collection loaded versus after all 1,000 passed through the cache
@@ -15,8 +15,9 @@ The collections are synthetic, made fast: the sample corpus's chunks (``corpus/`
 once (cached), then each collection takes 100 of them in a rotated order, its own class tag in
 every passage (so its keyword index differs) and its vectors jittered (seeded) and re-normalised,
 and is published straight through ``CollectionStore.publish`` — no embedding per collection.
-The questions run through ``Engine.search`` (what a worker's ask job calls) in a fresh child
-process, so its RSS is a worker's, not the generator's. Redis is ``SYLLABOT_BENCH_REDIS``
+Each question is searched (``Engine.search``) and answered (the extractive answerer, as a worker
+without an LLM answers, its conflict check included), as a worker's ask job does, in a fresh child
+process, so its RSS is a worker's, not the generator's: the answerer's per-text caches weigh too. Redis is ``SYLLABOT_BENCH_REDIS``
 (default ``redis://127.0.0.1:6379/0``) under a throw-away prefix, deleted afterwards.
 
     python -m bench.load_collections [--collections 1000] [--budgets 512,128] [--no-write]
@@ -65,7 +66,7 @@ QUESTIONS = (
     "What does module 3 of cloud computing cover?",
 )
 WARM_REPEATS = 120
-RSS_MARGIN_MB = 200
+RSS_MARGIN_MB = 150
 COLD_TARGET_MS = 50.0
 
 
@@ -151,13 +152,24 @@ def _status_mb(field: str) -> float:
     return float("nan")
 
 
+def _ask(engine: Any, collection: str, question: str) -> Any:
+    """What a worker's ask job does with one question: search, then answer (extractive, with the
+    conflict check); returns the search result (its ``embed_ms`` and hits)."""
+    from syllabot.worker.answerers.extractive import ExtractiveAnswerer
+    from syllabot.worker.conflicts import with_conflict_note
+
+    result = engine.search(collection, question)
+    with_conflict_note(ExtractiveAnswerer(engine.settings).answer_sync(question, result, collection), result)
+    return result
+
+
 def _warm_p50(engine: Any, collections: Sequence[str], repeats: int) -> tuple[float, float]:
-    """(p50 wall ms of a question, p50 of its search part) over collections already in memory."""
+    """(p50 wall ms of a question, p50 of it less its embedding) over collections already in memory."""
     walls, searches = [], []
     for k in range(repeats):
         collection = collections[k % len(collections)]
         t0 = time.perf_counter()
-        result = engine.search(collection, QUESTIONS[k % len(QUESTIONS)])
+        result = _ask(engine, collection, QUESTIONS[k % len(QUESTIONS)])
         walls.append((time.perf_counter() - t0) * 1000)
         searches.append(walls[-1] - result.embed_ms)
     return statistics.median(walls), statistics.median(searches)
@@ -175,7 +187,7 @@ def measure(prefix: str, count: int, budget_mb: float) -> dict[str, Any]:
     rss_start = _status_mb("VmRSS")
 
     first = collection_name(0)
-    engine.search(first, QUESTIONS[0])
+    _ask(engine, first, QUESTIONS[0])
     warm_before, warm_search_before = _warm_p50(engine, [first], WARM_REPEATS)
 
     order = list(range(count))
@@ -185,7 +197,7 @@ def measure(prefix: str, count: int, budget_mb: float) -> dict[str, Any]:
     for n, i in enumerate(order):
         before = engine.cache.stats()
         t0 = time.perf_counter()
-        result = engine.search(collection_name(i), QUESTIONS[n % len(QUESTIONS)])
+        result = _ask(engine, collection_name(i), QUESTIONS[n % len(QUESTIONS)])
         wall = (time.perf_counter() - t0) * 1000
         after = engine.cache.stats()
         assert result.hits, f"no hits in {collection_name(i)}"
@@ -263,7 +275,7 @@ def section(results: list[dict[str, Any]], count: int, gen_s: float, stored: int
         "first question minus embedding, ms p50 / p95 / p99 / max",
         "first question ms p50",
         "warm question p50 ms: 1 collection → after all",
-        "of which search (no embedding)",
+        "of which search and answer (no embedding)",
     ]
     return [
         "## A term on one worker: 1,000 collections",
@@ -274,7 +286,7 @@ def section(results: list[dict[str, Any]], count: int, gen_s: float, stored: int
         f"rotated, tagged per class, MiniLM vectors jittered by {JITTER} and re-normalised), published "
         f"in {gen_s:.0f} s; Redis holds {stored / 2**20:.0f} MB of snapshots for them. Each row is a "
         "fresh process holding the worker's `Engine` (MiniLM loaded) with that "
-        "`SYLLABOT_SNAPSHOT_CACHE_MB`: one question to collection 0 and "
+        "`SYLLABOT_SNAPSHOT_CACHE_MB`, each question searched and answered (extractive) as a worker does: one question to collection 0 and "
         f"{WARM_REPEATS} warm ones, then one question to every collection in a shuffled order (each a "
         "first question: the snapshot is loaded from Redis, as after a worker restart), then "
         f"{WARM_REPEATS} warm questions over the 20 most recent. *Started*: the process with MiniLM "

@@ -43,6 +43,7 @@ from syllabot.worker.outlines import (
 )
 from syllabot.worker.question import clean_question
 from syllabot.worker.sentences import ITEM_START, ROUND_BULLETS, looks_like_code, split_sentences
+from syllabot.worker.text_caches import PER_TEXT
 
 if TYPE_CHECKING:
     from syllabot.worker.engine import SearchResult
@@ -341,7 +342,7 @@ def _weekday(word: str) -> str:
     return next(d for d in _WEEKDAYS if d.startswith(w[:3]))
 
 
-@functools.lru_cache(maxsize=4096)
+@functools.lru_cache(maxsize=PER_TEXT)
 def values_in(sentence: str) -> tuple[Value, ...]:
     """Every value of a known kind in ``sentence``, normalised ("Mondays" -> monday; "11:59PM" ->
     23:59; "May 2, 2025" -> 05-02 and, being dated, also friday). Cached: the same passages come

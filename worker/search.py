@@ -16,6 +16,7 @@ from functools import lru_cache, partial
 import numpy as np
 
 from syllabot.worker.documents import Chunk
+from syllabot.worker.text_caches import PER_TEXT
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 _VERSION_SUFFIX = re.compile(r"[-_.]?v\d+(?=$|[-_.])", re.IGNORECASE)
@@ -65,7 +66,7 @@ def superseded_mask(chunks: Sequence[Chunk]) -> np.ndarray:
     )
 
 
-@lru_cache(maxsize=1024)
+@lru_cache(maxsize=PER_TEXT)
 def _tokens(text: str) -> frozenset[str]:
     """A chunk's word set, for de-duplication. Cached: the same chunks come back question after
     question, and tokenising them was a twentieth of a worker's CPU in a burst (py-spy); 1,024 sets

@@ -34,6 +34,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from syllabot.worker.text_caches import PER_TEXT
+
 __all__ = ["ABBREVIATIONS", "NUMBERED_ITEM", "ROUND_BULLETS", "split_sentences"]
 
 #: Words that end in "." without ending the sentence; lower case, without the final dot.
@@ -100,7 +102,7 @@ def split_sentences(text: str) -> list[str]:
     return list(_split_cached(text))
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=PER_TEXT)
 def _split_cached(text: str) -> tuple[str, ...]:
     out: list[str] = []
     for block in _BLOCK_BREAK.split(text):

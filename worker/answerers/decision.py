@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from syllabot.shared.schema import AnswerStatus, Hit
+from syllabot.worker.text_caches import PER_TEXT
 from syllabot.worker.vocabulary import vocabulary
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
@@ -97,7 +98,7 @@ def terms(text: str) -> list[str]:
     return out
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=PER_TEXT)
 def term_set(text: str) -> frozenset[str]:
     """The set of :func:`terms` of a text, with the head word of each compound label ("Classroom:"
     holds "room", "Textbook:" "book"); cached because the same chunks come back question after

@@ -58,6 +58,7 @@ from syllabot.worker.intent import VALUE_PATTERNS, Intent, read_intent, section_
 from syllabot.worker.outlines import Entry, OutlineAsk, outlines_by_document, read_ask, read_for
 from syllabot.worker.question import clean_question
 from syllabot.worker.sentences import NUMBERED_ITEM, looks_like_code, split_sentences
+from syllabot.worker.text_caches import PER_TEXT
 
 if TYPE_CHECKING:
     from syllabot.shared.config import Settings
@@ -129,7 +130,7 @@ _ANNOUNCING = r"\b(?:below|following)\b"
 _ANNOUNCES = re.compile(rf":$|{_ANNOUNCING}", re.IGNORECASE)
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=PER_TEXT)
 def read_blocks(text: str) -> tuple[Block, ...]:
     """Paragraphs and list items, with lines that a layout wrapped mid-sentence joined back.
 
@@ -222,7 +223,7 @@ def _is_lead(text: str) -> bool:
 LEAD_WORDS = 12
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=PER_TEXT)
 def _block_units(body: str) -> tuple[_Unit, ...]:
     """Sentences of the blocks of ``body``, each list (lead-in and 2 to ``RUN_ITEMS`` items within
     ``RUN_CHARS``) one unit.
@@ -274,7 +275,7 @@ def _sentence_unit(sentence: str) -> _Unit:
     return _Unit(sentence, m.group("lead").strip() + ":", items)
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=PER_TEXT)
 def _word_sets(unit: _Unit) -> tuple[frozenset[str], ...]:
     """The words a unit is scored by: a sentence's own; each item of a list with its lead-in's."""
     if not unit.items:
