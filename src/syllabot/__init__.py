@@ -8,3 +8,7 @@ The installed namespace (the repository's top-level folders, mapped by ``pyproje
 - ``syllabot.cli``: the ``syllabot`` command, the composition root that may import both sides.
 - ``syllabot.corpus``: the sample corpus (package data).
 """
+
+from syllabot.shared.deferred_imports import defer_unused
+
+defer_unused()
