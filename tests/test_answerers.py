@@ -478,6 +478,30 @@ def test_a_header_record_is_quoted_alone() -> None:
     assert "Lovelace" not in answer.text
 
 
+def test_each_fact_of_a_header_record_is_quoted_alone_with_whose_it_is() -> None:
+    # The asked field, led by the record's first field (whose it is): not the e-mail, not the room.
+    header = (
+        "Instructor: Dr. Ada Lovelace; Email: ada@example.edu; Office Location: Moore 349; "
+        "Office Hours: By appointment\n"
+        "Teaching Assistant: Sam Kerns; Email: sam@example.edu; Office Location: Moore 434; "
+        "Office Hours: MWF 11:30AM - 1PM"
+    )
+    hits = [make_hit(1, header, score=0.9, cosine=0.9)]
+
+    def ask(question: str) -> str:
+        return ExtractiveAnswerer().answer_sync(question, result(hits), "c").text
+
+    assert (
+        ask("when r sam kerns office hrs?")
+        == "Teaching Assistant: Sam Kerns; Office Hours: MWF 11:30AM - 1PM. [1]"
+    )
+    assert (
+        ask("where's ada lovelace's office located")
+        == "Instructor: Dr. Ada Lovelace; Office Location: Moore 349. [1]"
+    )
+    assert ask("whats ada lovelace's email") == "Instructor: Dr. Ada Lovelace; Email: ada@example.edu. [1]"
+
+
 @pytest.mark.parametrize("fallback", [False, True])
 def test_extractive_answer_is_never_empty_when_chunks_hold_only_headings(fallback: bool) -> None:
     hits = [make_hit(i, HEADINGS_ONLY, score=0.9, cosine=0.9) for i in (1, 2, 3)]

@@ -168,7 +168,7 @@ VALUE_PATTERNS: dict[str, re.Pattern[str]] = {
         _I,
     ),
     "contact": re.compile(
-        r"@\w|\b\d{3}[\s.-]\d{3,4}[\s.-]?\d{0,4}\b|\boffice\s*(?:hours?)?\s*[:\-]|\broom\s+\w*\d|\bby\s+appointment\b"
+        r"@\w|\b\d{3}[\s.-]\d{3,4}[\s.-]?\d{0,4}\b|\boffice\s*(?:hours?|location|room|address)?\s*[:\-]|\broom\s+\w*\d|\bby\s+appointment\b"
         # a channel named as the way to reach someone: "send your questions … via email"
         r"|\b(?:via|by|through|over|on)\s+(?:e-?mail|slack|piazza|ed\s+discussion|canvas\s+messages?|teams|discord)\b"
         r"|\b(?:mon|tue|wed|thu|fri)[a-z]*\b.*\d",

@@ -199,6 +199,8 @@ class _Unit:
     text: str
     lead: str | None = None
     items: tuple[str, ...] = ()
+    #: a header record's first field, for each of its fields' units (one record is quoted once)
+    record: str | None = None
 
 
 #: A lead-in's colon followed by a dash, as syllabi print it ("the students will be able to:-").
@@ -250,7 +252,9 @@ def _block_units(body: str) -> tuple[_Unit, ...]:
         # not a list, or one too long to quote whole: every block of the run read as sentences (a
         # long list's tail must not become a list of its own, cut from its lead-in)
         for block in found[k : max(j, k + 1)]:
-            out.extend(_sentence_unit(part.strip()) for part in split_sentences(block.text) if part.strip())
+            for part in split_sentences(block.text):
+                if part.strip():
+                    out.extend(_record_fields(part.strip()) or (_sentence_unit(part.strip()),))
         k = max(j, k + 1)
     return tuple(out)
 
@@ -273,6 +277,24 @@ def _sentence_unit(sentence: str) -> _Unit:
     if len(items) < 3 or any(len(i.split()) > 6 for i in items):
         return _Unit(sentence)
     return _Unit(sentence, m.group("lead").strip() + ":", items)
+
+
+#: One field of a record: a label, a colon, its value ("Classroom: Moore B03").
+_FIELD = re.compile(r"[A-Za-z][^:;]{0,60}:\s*\S")
+#: The fewest "; "-joined fields that make a sentence a record.
+RECORD_FIELDS = 3
+
+
+def _record_fields(sentence: str) -> tuple[_Unit, ...]:
+    """A header record ("Teaching Assistant: Sarah Kerns; Email: …; Office Hours: MWF 11:30AM —
+    1PM") as one unit per field, each led by the record's first field (whose it is): "when r sarah
+    kerns office hrs" is answered "Teaching Assistant: Sarah Kerns; Office Hours: MWF 11:30AM —
+    1PM", not with the whole record; () when ``sentence`` is not such a record."""
+    fields = [f.strip() for f in sentence.split("; ")]
+    if len(fields) < RECORD_FIELDS or not all(_FIELD.search(f) for f in fields):
+        return ()
+    first = fields[0]
+    return (_Unit(first, record=first), *(_Unit(f"{first}; {f}", record=first) for f in fields[1:]))
 
 
 @lru_cache(maxsize=PER_TEXT)
@@ -327,6 +349,7 @@ class _Sentence:
     unit: _Unit | None = None  # a list's unit: quoted as the list
     #: for a list, the share of the question's (rarity-weighted) words its lead-in holds
     lead_overlap: float = 0.0
+    record: str | None = None  # the header record it is a field of (its first field)
 
 
 #: What a list gains in ranking per unit of its lead-in's share of the question's words, for a
@@ -349,7 +372,11 @@ def _rank(
         for position, unit in enumerate(_units(hit)):
             text = unit.text
             # Headings and lead-ins ("Your bike is part of the recall if:") say nothing on their own.
-            if not unit.items and (len(text) < 6 or _is_heading(text) or text.endswith(":")):
+            if (
+                not unit.items
+                and unit.record is None  # a record's field is a fact however short ("Email: …")
+                and (len(text) < 6 or _is_heading(text) or text.endswith(":"))
+            ):
                 continue
             if intent.defines and looks_like_code(text):
                 continue  # R console output is not the formula for R squared
@@ -366,7 +393,16 @@ def _rank(
             if not intent.wants:
                 score += LEAD_BONUS * lead_overlap
             ranked.append(
-                _Sentence(text, index, score, overlap, has_value, unit if unit.items else None, lead_overlap)
+                _Sentence(
+                    text,
+                    index,
+                    score,
+                    overlap,
+                    has_value,
+                    unit if unit.items else None,
+                    lead_overlap,
+                    unit.record,
+                )
             )
     ranked.sort(key=lambda s: s.score, reverse=True)
     return ranked
@@ -399,13 +435,16 @@ def _best_sentences(ranked: Sequence[_Sentence], limit: int, max_chars: int = 90
     """The best sentence, then any others scoring close to it (no trailing unrelated fragments)."""
     chosen: list[_Sentence] = []
     seen: set[frozenset[str]] = set()
+    records: set[tuple[int, str]] = set()
     length = 0
     for s in ranked:
         if chosen and (s.score < TAIL_SHARE * chosen[0].score or s.overlap <= 0.0):
             break
         signature = term_set(s.text)
-        if signature in seen:
-            continue
+        if signature in seen or (s.record is not None and (s.hit_index, s.record) in records):
+            continue  # said already, or another field of a record already quoted
+        if s.record is not None:
+            records.add((s.hit_index, s.record))
         if chosen and length + len(s.text) > max_chars:
             break
         seen.add(signature)
