@@ -160,7 +160,10 @@ class Settings(BaseSettings):
         default=512.0,
         gt=0.0,
         validation_alias=_alias("SYLLABOT_SNAPSHOT_CACHE_MB"),
-        description="Memory a worker may hold in collection snapshots; least recently used go first.",
+        description=(
+            "Resident memory a worker may hold in collection snapshots (the allocator's share "
+            "counted); least recently used go first."
+        ),
     )
 
     # --- answerer ----------------------------------------------------------------------------
