@@ -715,6 +715,8 @@ def test_long_or_adversarial_input_stays_fast(text: str) -> None:
         ("can i submit l8r if i hv a doctor's note", "can i submit later if i have a doctor's note"),
         ("is there a textbook reqd or any xtra credit", "is there a textbook required or any extra credit"),
         ("wen is the exm, shd i bring a calculator", "when is the exam, should i bring a calculator"),
+        ("do i rly need to bring my laptop every day", "do i really need to bring my laptop every day"),
+        ("sry dumb q but what does data wrangling mean", "what does data wrangling mean"),
     ],
 )
 def test_chat_words_of_any_class(typed: str, cleaned: str) -> None:

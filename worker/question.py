@@ -147,6 +147,9 @@ _SLANG: dict[str, str] = {
     "sth": "something",
     "bout": "about",
     "tho": "though",
+    "rly": "really",
+    "rlly": "really",
+    "sry": "sorry",
     "rn": "right now",
     "tmrw": "tomorrow",
     "tmr": "tomorrow",
@@ -260,7 +263,7 @@ _LEAD_FILLER = "|".join(
         rf"(?:h+i+|he+y+|hell+o+|hola|yo+|wa+s+up|namaste|namaskar|greetings|good\s+(?:morning|afternoon|evening|day))(?:\s+{_ADDRESS})?",
         # address alone; "all"/"everyone" only after a greeting ("everyone has to attend?" is content)
         r"bro+|bros|bruh+|bhai|dude|sir|ma['’]?am|madam|mam|guys|folks",
-        r"(?:a\s+)?(?:quick|small|silly|simple|dumb|random|one)\s+(?:question|q|qn|doubt|query)",
+        r"(?:a\s+)?(?:quick|small|silly|simple|dumb|random|one)\s+(?:question|q|qn|doubt|query)(?:\s+but)?",
         r"(?:question|doubt|query|qn|q)(?=\s*(?::|[-–—]\s))",  # "Q: ..." but not "Q-learning"
         r"(?:can|could|would|will)\s+(?:some|any)(?:one|body)\s+(?:please\s+)?(?:tell|say)(?:\s+(?:me|us))?",
         r"(?:can|could|would|will)\s+(?:you|u)\s+(?:please\s+)?(?:tell|say)\s+(?:me|us)",
