@@ -23,7 +23,7 @@ from typing import Any
 #: Imported by a dependency at its import time, used by none of Syllabot's paths.
 DEFERRED = ("jwt",)
 
-_lock = threading.Lock()
+_lock = threading.RLock()  # re-entrant: a read during the real import must not wait on itself
 
 
 class _Deferred(types.ModuleType):
