@@ -152,24 +152,24 @@ def _status_mb(field: str) -> float:
     return float("nan")
 
 
-def _ask(engine: Any, collection: str, question: str) -> Any:
-    """What a worker's ask job does with one question: search, then answer (extractive, with the
-    conflict check); returns the search result (its ``embed_ms`` and hits)."""
-    from syllabot.worker.answerers.extractive import ExtractiveAnswerer
+def _ask(engine: Any, answerer: Any, collection: str, question: str) -> Any:
+    """What a worker's ask job does with one question: search, then answer (``answerer``, the
+    extractive one a worker without an LLM holds, with the conflict check); returns the search
+    result (its ``embed_ms`` and hits)."""
     from syllabot.worker.conflicts import with_conflict_note
 
     result = engine.search(collection, question)
-    with_conflict_note(ExtractiveAnswerer(engine.settings).answer_sync(question, result, collection), result)
+    with_conflict_note(answerer.answer_sync(question, result, collection), result)
     return result
 
 
-def _warm_p50(engine: Any, collections: Sequence[str], repeats: int) -> tuple[float, float]:
+def _warm_p50(engine: Any, answerer: Any, collections: Sequence[str], repeats: int) -> tuple[float, float]:
     """(p50 wall ms of a question, p50 of it less its embedding) over collections already in memory."""
     walls, searches = [], []
     for k in range(repeats):
         collection = collections[k % len(collections)]
         t0 = time.perf_counter()
-        result = _ask(engine, collection, QUESTIONS[k % len(QUESTIONS)])
+        result = _ask(engine, answerer, collection, QUESTIONS[k % len(QUESTIONS)])
         walls.append((time.perf_counter() - t0) * 1000)
         searches.append(walls[-1] - result.embed_ms)
     return statistics.median(walls), statistics.median(searches)
@@ -178,17 +178,19 @@ def _warm_p50(engine: Any, collections: Sequence[str], repeats: int) -> tuple[fl
 def measure(prefix: str, count: int, budget_mb: float) -> dict[str, Any]:
     """What one freshly started worker process sees: RSS, cold first questions, warm questions."""
     from syllabot.worker import heap
+    from syllabot.worker.answerers.extractive import ExtractiveAnswerer
     from syllabot.worker.engine import Engine
 
     settings = bench_settings(redis_url=REDIS_URL, key_prefix=prefix, snapshot_cache_mb=budget_mb)
     heap.enable()  # as `syllabot worker` does at its start (worker/main.py)
     engine = Engine(settings)
+    answerer = ExtractiveAnswerer(settings)
     engine.embedder.embed_query("warm-up")
     rss_start = _status_mb("VmRSS")
 
     first = collection_name(0)
-    _ask(engine, first, QUESTIONS[0])
-    warm_before, warm_search_before = _warm_p50(engine, [first], WARM_REPEATS)
+    _ask(engine, answerer, first, QUESTIONS[0])
+    warm_before, warm_search_before = _warm_p50(engine, answerer, [first], WARM_REPEATS)
 
     order = list(range(count))
     random.Random(7).shuffle(order)
@@ -197,7 +199,7 @@ def measure(prefix: str, count: int, budget_mb: float) -> dict[str, Any]:
     for n, i in enumerate(order):
         before = engine.cache.stats()
         t0 = time.perf_counter()
-        result = _ask(engine, collection_name(i), QUESTIONS[n % len(QUESTIONS)])
+        result = _ask(engine, answerer, collection_name(i), QUESTIONS[n % len(QUESTIONS)])
         wall = (time.perf_counter() - t0) * 1000
         after = engine.cache.stats()
         assert result.hits, f"no hits in {collection_name(i)}"
@@ -207,7 +209,7 @@ def measure(prefix: str, count: int, budget_mb: float) -> dict[str, Any]:
         if (n + 1) % RSS_EVERY == 0:
             rss_trace.append((n + 1, _status_mb("VmRSS")))
     recent = engine.cache.collections()[-20:]
-    warm_after, warm_search_after = _warm_p50(engine, recent, WARM_REPEATS)
+    warm_after, warm_search_after = _warm_p50(engine, answerer, recent, WARM_REPEATS)
     stats = engine.cache.stats()
     return {
         "budget_mb": budget_mb,

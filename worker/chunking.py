@@ -522,6 +522,10 @@ _FIELD_LINE = re.compile(r"^(?P<key>[A-Z][A-Za-z&/.' -]{0,30}?)\s*:\s+\S")
 _BULLET_VALUE = re.compile(r"^[•●▪◦■\-*–]\s*\S")
 
 
+#: How a header record's fields are joined into its one sentence (the answerer splits them again).
+RECORD_JOIN = "; "
+
+
 def field_key(text: str) -> str | None:
     """ "Office Hours" of "Office Hours:   By appointment": a header block's label, else None."""
     m = _FIELD_LINE.match(text)
@@ -591,7 +595,7 @@ def _sentences(lines: Sequence[_Line], max_chars: int) -> list[_Sentence]:
             out.append(_Sentence(line.text.strip(), line.page, line.page))
             return
         for record in _records(fields):
-            text = "; ".join(" ".join(ln.text.split()) for ln in record)
+            text = RECORD_JOIN.join(" ".join(ln.text.split()) for ln in record)
             out.append(_Sentence(text, record[0].page, record[-1].page, record=True))
         fields.clear()
 

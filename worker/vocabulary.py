@@ -16,10 +16,17 @@ _SUFFIXES = ("s", "es", "ed", "d", "ing", "ly", "er", "ers")
 
 
 @cache
+def _whole_words() -> tuple[frozenset[str], frozenset[str]]:
+    """The shipped tokenizer's whole words (its ``##`` pieces left out), read once: (all of them
+    of two letters or more, the everyday ones numbered under :data:`COMMON_BELOW`)."""
+    vocab: dict[str, int] = json.loads(_VOCAB_FILE.read_text(encoding="utf-8"))["model"]["vocab"]
+    words = [(w, i) for w, i in vocab.items() if w.isascii() and w.isalpha()]
+    return frozenset(w for w, _ in words if len(w) > 1), frozenset(w for w, i in words if i < COMMON_BELOW)
+
+
 def vocabulary() -> frozenset[str]:
     """Lower-case whole English words of the shipped tokenizer (its ``##`` pieces left out)."""
-    data = json.loads(_VOCAB_FILE.read_text(encoding="utf-8"))
-    return frozenset(w for w in data["model"]["vocab"] if w.isascii() and w.isalpha() and len(w) > 1)
+    return _whole_words()[0]
 
 
 #: WordPiece numbers a vocabulary's words roughly by how often they occur in its training text
@@ -29,13 +36,9 @@ def vocabulary() -> frozenset[str]:
 COMMON_BELOW = 3000
 
 
-@cache
 def common_words() -> frozenset[str]:
     """Everyday English words: the shipped tokenizer's whole words numbered under :data:`COMMON_BELOW`."""
-    data = json.loads(_VOCAB_FILE.read_text(encoding="utf-8"))
-    return frozenset(
-        w for w, i in data["model"]["vocab"].items() if i < COMMON_BELOW and w.isascii() and w.isalpha()
-    )
+    return _whole_words()[1]
 
 
 def common(word: str) -> bool:

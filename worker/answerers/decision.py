@@ -201,10 +201,18 @@ def thresholds_for(embedder: str) -> Thresholds:
 def coverage_of(question: str, hits: Sequence[Hit], among: Sequence[Hit]) -> float:
     """Rarity-weighted share of the question's content words found in the best of ``hits``
     (a hit's title and section count: "Grading" answers "how is the course graded")."""
+    return _coverage(_question_weights(question, among), hits)
+
+
+def _question_weights(question: str, among: Sequence[Hit]) -> dict[str, float]:
+    """The question's content words, each with its rarity among ``among`` (:func:`weights`)."""
     q_terms = list(dict.fromkeys(terms(question)))
-    if not q_terms or not hits:
+    return weights(q_terms, among) if q_terms else {}
+
+
+def _coverage(w: dict[str, float], hits: Sequence[Hit]) -> float:
+    if not w or not hits:
         return 0.0
-    w = weights(q_terms, among)
     total = sum(w.values())
     best = 0.0
     for hit in hits:
@@ -222,29 +230,29 @@ def evidence(
     unknown: Sequence[str] = (),
 ) -> Evidence:
     """Measure the retrieval evidence for ``question`` over its first ``width`` hits (pure);
-    ``unknown``: its words the collection never uses (``spelling.unknown_words``)."""
+    ``unknown``: its words the collection never uses (``spelling.unknown_words``). The question's
+    words are weighed once, for the coverage and for the unknown words' share alike."""
     if not hits:
         return Evidence(True, 0.0, 0.0, 0.0, len(set(terms(question))), False)
     top = hits[:width]
+    w = _question_weights(question, hits)
     return Evidence(
         fallback=fallback,
         top_score=max(h.score for h in top),
         top_cosine=max(h.cosine for h in top),
-        coverage=coverage_of(question, top, hits),
-        n_terms=len(set(terms(question))),
+        coverage=_coverage(w, top),
+        n_terms=len(w),
         type_found=type_found,
-        unknown=unknown_share(question, hits, unknown),
+        unknown=_unknown_share(w, unknown),
     )
 
 
-def unknown_share(question: str, hits: Sequence[Hit], unknown: Sequence[str]) -> float:
-    """Rarity-weighted share (as :func:`coverage_of` weighs) of the question's content words that
-    are among ``unknown``, the words the collection never uses."""
+def _unknown_share(w: dict[str, float], unknown: Sequence[str]) -> float:
+    """Share of the weighed question words ``w`` that are among ``unknown``, the words the
+    collection never uses (in :func:`terms`' form)."""
     absent = set(terms(" ".join(unknown)))
-    q_terms = list(dict.fromkeys(terms(question)))
-    if not absent or not q_terms:
+    if not absent or not w:
         return 0.0
-    w = weights(q_terms, hits)
     return round(sum(v for t, v in w.items() if t in absent) / sum(w.values()), 4)
 
 

@@ -52,7 +52,7 @@ from syllabot.worker.answerers.decision import (
     thresholds_for,
     weights,
 )
-from syllabot.worker.chunking import context_line, field_key
+from syllabot.worker.chunking import RECORD_JOIN, context_line, field_key
 from syllabot.worker.conflicts import how_current, values_in
 from syllabot.worker.intent import VALUE_PATTERNS, Intent, read_intent, section_pattern
 from syllabot.worker.outlines import Entry, OutlineAsk, outlines_by_document, read_ask, read_for
@@ -251,10 +251,10 @@ def _block_units(body: str) -> tuple[_Unit, ...]:
             continue
         # not a list, or one too long to quote whole: every block of the run read as sentences (a
         # long list's tail must not become a list of its own, cut from its lead-in)
-        for block in found[k : max(j, k + 1)]:
-            for part in split_sentences(block.text):
-                if part.strip():
-                    out.extend(_record_fields(part.strip()) or (_sentence_unit(part.strip()),))
+        sentences = (
+            part.strip() for block in found[k : max(j, k + 1)] for part in split_sentences(block.text)
+        )
+        out.extend(unit for sentence in sentences if sentence for unit in _sentence_units(sentence))
         k = max(j, k + 1)
     return tuple(out)
 
@@ -267,34 +267,45 @@ _INLINE_LIST = re.compile(
 _ITEM_SPLIT = re.compile(r"\s*(?:,|;)\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+(?=[^,;]+$)")
 
 
-def _sentence_unit(sentence: str) -> _Unit:
-    """A sentence, or, when it announces a list and runs it on after a colon (three or more short
+def _sentence_units(sentence: str) -> tuple[_Unit, ...]:
+    """What one sentence is read as: a header record's fields (:func:`_record_fields`), else the
+    sentence, or, when it announces a list and runs it on after a colon (three or more short
     items), that list: scored and quoted as a list with its lead-in, as a slide's bullets are."""
+    fields = _record_fields(sentence)
+    if fields:
+        return fields
     m = _INLINE_LIST.match(sentence)
     if m is None:
-        return _Unit(sentence)
+        return (_Unit(sentence),)
     items = tuple(i.strip() for i in _ITEM_SPLIT.split(m.group("items")) if i.strip())
     if len(items) < 3 or any(len(i.split()) > 6 for i in items):
-        return _Unit(sentence)
-    return _Unit(sentence, m.group("lead").strip() + ":", items)
+        return (_Unit(sentence),)
+    return (_Unit(sentence, m.group("lead").strip() + ":", items),)
 
 
-#: One field of a record: a label, a colon, its value ("Classroom: Moore B03").
+#: One field of a record: a label, a colon, its value ("Classroom: Moore B03"), searched anywhere
+#: in the field, not matched at its start as the chunker's ``field_key`` is: the first field of a
+#: course header carries the title line before its label ("PSYC 11: … (Spring 2025) Meeting
+#: Times: MWF …").
 _FIELD = re.compile(r"[A-Za-z][^:;]{0,60}:\s*\S")
-#: The fewest "; "-joined fields that make a sentence a record.
+#: The fewest fields that make a sentence a record.
 RECORD_FIELDS = 3
 
 
 def _record_fields(sentence: str) -> tuple[_Unit, ...]:
     """A header record ("Teaching Assistant: Sarah Kerns; Email: …; Office Hours: MWF 11:30AM —
-    1PM") as one unit per field, each led by the record's first field (whose it is): "when r sarah
-    kerns office hrs" is answered "Teaching Assistant: Sarah Kerns; Office Hours: MWF 11:30AM —
-    1PM", not with the whole record; () when ``sentence`` is not such a record."""
-    fields = [f.strip() for f in sentence.split("; ")]
+    1PM", its fields joined by the chunker's :data:`RECORD_JOIN`) as one unit per field, each led
+    by the record's first field (whose it is): "when r sarah kerns office hrs" is answered
+    "Teaching Assistant: Sarah Kerns; Office Hours: MWF 11:30AM — 1PM", not with the whole record;
+    () when ``sentence`` is not such a record."""
+    fields = [f.strip() for f in sentence.split(RECORD_JOIN)]
     if len(fields) < RECORD_FIELDS or not all(_FIELD.search(f) for f in fields):
         return ()
     first = fields[0]
-    return (_Unit(first, record=first), *(_Unit(f"{first}; {f}", record=first) for f in fields[1:]))
+    return (
+        _Unit(first, record=first),
+        *(_Unit(f"{first}{RECORD_JOIN}{f}", record=first) for f in fields[1:]),
+    )
 
 
 @lru_cache(maxsize=PER_TEXT)
@@ -346,10 +357,9 @@ class _Sentence:
     score: float
     overlap: float
     has_value: bool
-    unit: _Unit | None = None  # a list's unit: quoted as the list
+    unit: _Unit  # what was scored: a list (``items``) is quoted as the list
     #: for a list, the share of the question's (rarity-weighted) words its lead-in holds
     lead_overlap: float = 0.0
-    record: str | None = None  # the header record it is a field of (its first field)
 
 
 #: What a list gains in ranking per unit of its lead-in's share of the question's words, for a
@@ -392,18 +402,7 @@ def _rank(
             score = overlap + cue + 0.35 * (hit.score / best_score) - 0.01 * position
             if not intent.wants:
                 score += LEAD_BONUS * lead_overlap
-            ranked.append(
-                _Sentence(
-                    text,
-                    index,
-                    score,
-                    overlap,
-                    has_value,
-                    unit if unit.items else None,
-                    lead_overlap,
-                    unit.record,
-                )
-            )
+            ranked.append(_Sentence(text, index, score, overlap, has_value, unit, lead_overlap))
     ranked.sort(key=lambda s: s.score, reverse=True)
     return ranked
 
@@ -418,7 +417,7 @@ def _quote(chosen: Sequence[_Sentence]) -> str:
     parts: list[str] = []
     for s in chosen:
         marker = cite_marker(s.hit_index + 1)
-        if s.unit is None:
+        if not s.unit.items:
             parts.append(f"{quotable(_sentence_end(_clip(s.text)))} {marker}")
             continue
         lead = _LEAD_DASH.sub(":", s.unit.lead) if s.unit.lead else None  # "… be able to:-"
@@ -441,10 +440,11 @@ def _best_sentences(ranked: Sequence[_Sentence], limit: int, max_chars: int = 90
         if chosen and (s.score < TAIL_SHARE * chosen[0].score or s.overlap <= 0.0):
             break
         signature = term_set(s.text)
-        if signature in seen or (s.record is not None and (s.hit_index, s.record) in records):
+        record = s.unit.record
+        if signature in seen or (record is not None and (s.hit_index, record) in records):
             continue  # said already, or another field of a record already quoted
-        if s.record is not None:
-            records.add((s.hit_index, s.record))
+        if record is not None:
+            records.add((s.hit_index, record))
         if chosen and length + len(s.text) > max_chars:
             break
         seen.add(signature)
@@ -930,7 +930,7 @@ def _counted_list(question: str, best: _Sentence) -> bool:
     """The question counts N things and the best unit is a list of exactly N items ("what r the 5
     weekly themes" and a lead-in with five themes under it); the count read as the conflict check
     reads counts (``conflicts.values_in``)."""
-    if best.unit is None:
+    if not best.unit.items:
         return False
     n = str(len(best.unit.items))
     return any(v.kind == "count" and v.norm == n for v in values_in(question))
