@@ -1114,6 +1114,30 @@ def test_a_roles_names_are_one_word_and_a_list_of_teaching_assistants_names_peop
     assert "your TAs" not in answer.text
 
 
+def test_a_hyphenated_word_in_the_materials_meets_its_joined_spelling() -> None:
+    """ "can my grade go down if i ask for a regrade?" against "if you request a re-grade …, your
+    grade may increase or decrease": the materials' "re-grade" (or a word broken across a line,
+    "re- using") is read joined too, so that sentence is the one quoted, not a grading rule that
+    shares only "grade"."""
+    from syllabot.worker.answerers.decision import term_set
+
+    assert {"regrade", "email", "reus"} <= term_set("request a re-grade by e-mail; re- using work")
+    hits = [
+        make_hit(1, "Your grade will be determined solely by your numerical score.", score=0.4, cosine=0.5),
+        make_hit(
+            2,
+            "Note that if you request a re-grade of some aspect of your assignment, your grade may "
+            "increase or decrease.",
+            score=0.38,
+            cosine=0.48,
+        ),
+    ]
+    answer = ExtractiveAnswerer().answer_sync(
+        "can my grade go down if i ask for a regrade?", result(hits), "c"
+    )
+    assert "increase or decrease" in answer.text.split("[")[0], answer.text
+
+
 def test_a_compound_label_is_found_by_its_head_word() -> None:
     """ "Which room r we in" against a header whose field is "Classroom: Moore B03": the label holds
     "room" as its last word, so that record is the one quoted first."""

@@ -98,12 +98,18 @@ def terms(text: str) -> list[str]:
     return out
 
 
+#: A word written with a hyphen, or broken at one across a line ("re- using"): read joined too.
+_HYPHENATED = re.compile(r"\b([a-z]{1,12})-\s?([a-z]{2,})\b")
+
+
 @lru_cache(maxsize=PER_TEXT)
 def term_set(text: str) -> frozenset[str]:
     """The set of :func:`terms` of a text, with the head word of each compound label ("Classroom:"
     holds "room", "Textbook:" "book"); cached because the same chunks come back question after
     question, and tokenising 18 chunks would otherwise be most of the answerer's time."""
     found = set(terms(text))
+    # "re-grade" is also "regrade", "e-mail" "email": a student may type either
+    found.update(stem(a + b) for a, b in _HYPHENATED.findall(text.lower()))
     for label in _LABEL.findall(text):
         found.update(_compound_head(label.lower()))
     return frozenset(found)
