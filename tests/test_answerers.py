@@ -303,6 +303,9 @@ def test_chat_vagueness_is_no_word_the_passage_must_hold() -> None:
     # "something", "stuff", "actually" weigh as rare words every passage lacks
     assert terms("whats the profs email, need to ask him something") == ["prof", "email", "ask"]
     assert terms("whats actually in the dataset, like what stuff") == ["dataset"]
+    # "what time r things due": "things" is as vague as "stuff"; with it weighed, the sentence with
+    # the time ("due at midnight (11:59 PM) on their due dates") fell under the value rule's share
+    assert terms("what time r things due on the due date") == ["time", "due", "due", "date"]
 
 
 def test_where_the_student_saw_it_is_not_what_the_passage_must_say() -> None:

@@ -41,7 +41,7 @@ STOPWORDS = frozenset(
     then there these they this those through to too under until up upon us very want was way we were what
     whats when where whether which while who whom whose why will with within without would yes yet you your
     yours know like make use used using much many long often soon something anything someone anyone
-    stuff actually really located situated
+    stuff thing things actually really located situated
     """.split()
 )
 
