@@ -154,8 +154,8 @@ class Evidence:
 class Thresholds:
     """The calibrated bands (see the module docstring).
 
-    answered iff ``cosine >= sure_cosine``, or ``cosine >= min_cosine`` and ``coverage >=
-    min_coverage``; not in the materials iff ``cosine < floor_cosine`` or ``coverage <
+    answered iff ``cosine >= sure_cosine`` and ``coverage >= sure_coverage``, or ``cosine >=
+    min_cosine`` and ``coverage >= min_coverage``; not in the materials iff ``cosine < floor_cosine`` or ``coverage <
     floor_coverage``, or ``cosine < min_cosine`` and ``unknown >= max_unknown`` (each with the
     cosine under ``sure_cosine``); uncertain otherwise.
     """
@@ -177,6 +177,11 @@ class Thresholds:
     #: Not in the materials when the collection never uses at least this share of the question's
     #: rarity-weighted words and the cosine is under ``min_cosine``.
     max_unknown: float = 0.6
+    #: A cosine at ``sure_cosine`` answers on its own only with at least this share of the
+    #: question's rarity-weighted words in the passages: "does psyc 11 count toward the psych major
+    #: requirements" is close in meaning to the course description (0.69) and holds none of
+    #: "count", "major", "requirements".
+    sure_coverage: float = 0.15
 
 
 #: Calibrated per embedder; see docs/ANSWERING.md.
@@ -266,7 +271,7 @@ def decide(ev: Evidence, thresholds: Thresholds = DEFAULT_THRESHOLDS) -> AnswerS
     """The outcome for this evidence, by the calibrated bands."""
     if ev.fallback or ev.top_cosine <= 0.0:
         return "not_in_materials"
-    strong = ev.top_cosine >= thresholds.sure_cosine or (
+    strong = (ev.top_cosine >= thresholds.sure_cosine and ev.coverage >= thresholds.sure_coverage) or (
         ev.top_cosine >= thresholds.min_cosine and ev.coverage >= thresholds.min_coverage
     )
     weak = ev.top_cosine < thresholds.sure_cosine and (
