@@ -534,6 +534,7 @@ def test_decision_rule_has_three_outcomes() -> None:
     # close in meaning but holding none of what it asks ("does psyc 11 count toward the psych major
     # requirements" against the course description): not sure enough to answer
     assert decide(Evidence(False, 0.5, 0.65, 0.1, 3), rule) == "uncertain"
+    assert decide(Evidence(False, 0.5, 0.65, 0.0, 0), rule) == "answered"  # no words to cover
     # the passages hold no date/number/person that was asked for: never "answered"
     assert decide(Evidence(False, 0.5, 0.65, 0.9, 3, type_found=False), rule) == "uncertain"
     assert decide(Evidence(False, 0.5, 0.4, 0.3, 3, type_found=False), rule) == "not_in_materials"

@@ -271,7 +271,9 @@ def decide(ev: Evidence, thresholds: Thresholds = DEFAULT_THRESHOLDS) -> AnswerS
     """The outcome for this evidence, by the calibrated bands."""
     if ev.fallback or ev.top_cosine <= 0.0:
         return "not_in_materials"
-    strong = (ev.top_cosine >= thresholds.sure_cosine and ev.coverage >= thresholds.sure_coverage) or (
+    # a question with no content words to cover ("hello again?") is left to its cosine
+    covered = ev.coverage >= thresholds.sure_coverage or ev.n_terms == 0
+    strong = (ev.top_cosine >= thresholds.sure_cosine and covered) or (
         ev.top_cosine >= thresholds.min_cosine and ev.coverage >= thresholds.min_coverage
     )
     weak = ev.top_cosine < thresholds.sure_cosine and (
