@@ -86,7 +86,9 @@ class StandInEngine:
             "Deadlock is a situation where processes wait for each other forever. "
             "The banker's algorithm avoids deadlock."
         )
-        return search_result([make_hit(1, text, score=0.8, cosine=0.8)])
+        # the passage's section is the question itself: a stand-in for a search that found what was
+        # asked (a close cosine over a passage holding none of the question's words is "uncertain")
+        return search_result([make_hit(1, text, score=0.8, cosine=0.8, section=question)])
 
     def ingest(
         self,
