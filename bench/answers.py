@@ -456,6 +456,10 @@ def summary(rows: Sequence[Row]) -> dict[str, float | int]:
     out["expect_and_answered"] = share(
         sum(bool(r.expect) and r.status == "answered" for r in checked), len(checked)
     )
+    # answered, and the reply lacks what the question expects: the quiet wrongness a hedge avoids
+    answered_checked = [r for r in checked if r.status == "answered"]
+    out["answered_missing"] = sum(not r.expect for r in answered_checked)
+    out["answered_checked"] = len(answered_checked)
     lists = [r for r in checked if r.question.extra.get("kind") == "list"]
     out["list_whole"] = share(sum(bool(r.expect) for r in lists), len(lists))
     out["list_n"] = len(lists)
@@ -530,7 +534,8 @@ def show(rows: Sequence[Row], only_wrong: bool = True) -> None:
 
 HEADERS = [
     "set", "n", "answered (of answerable)", "ans→not in", "unans→answered", "uncertain (of answerable)",
-    "page R@1", "1st citation page", "expect met", "expect met and answered", "lists whole",
+    "page R@1", "1st citation page", "expect met", "expect met and answered",
+    "answered without what was expected (of answered)", "lists whole",
     "uncertain replies quoting the answer", "answer p50 ms",
 ]  # fmt: skip
 
@@ -547,6 +552,9 @@ def table_row(name: str, s: dict) -> list:
         f"{s['cite_page']:.3f}",
         f"{s['expect_met']:.3f} (n={s['expect_n']})" if s["expect_n"] else "—",
         f"{s['expect_and_answered']:.3f}" if s["expect_n"] else "—",
+        f"{s['answered_missing'] / s['answered_checked']:.3f} ({s['answered_missing']}/{s['answered_checked']})"
+        if s["answered_checked"]
+        else "—",
         f"{s['list_whole']:.3f} (n={s['list_n']})" if s["list_n"] else "—",
         f"{s['uncertain_quoting']:.3f} ({s['uncertain_quoting_n']}/{s['uncertain_judged']})"
         if s["uncertain_judged"]

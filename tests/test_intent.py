@@ -143,3 +143,34 @@ def test_which_questions_ask_what_something_is(question: str, defines: bool) -> 
 def test_a_role_word_that_qualifies_a_thing_names_no_person(sentence: str, names_someone: bool) -> None:
     # "who teaches CN this sem" had been answered with VTU's "Lecturer method" line
     assert bool(VALUE_PATTERNS["person"].search(sentence)) is names_someone
+
+
+@pytest.mark.parametrize(
+    ("question", "wants"),
+    [
+        ("what do i need for an A vs a B+ (percent cutoffs)", "grade"),
+        ("Would scoring an 84% in class be enough for a B?", "grade"),
+        ("whats the grading scale", "grade"),
+        ("for a b- what do i need", "grade"),
+        ("what is a deadlock", None),
+        ("Part A has 5 questions?", None),
+        ("how many credits for dbms", "number"),
+    ],
+)
+def test_a_letter_grade_asks_for_the_grading_scale(question: str, wants: str | None) -> None:
+    assert read_intent(question).wants == wants
+
+
+@pytest.mark.parametrize(
+    ("sentence", "is_scale"),
+    [
+        ("converted to a letter grade: A (93–100); A- (90–92); B+ (87–89)", True),
+        ("Grade Scale A=93-100% A-=90-92.9% B+=87-89.9 %", True),
+        ("90-92: A-", True),
+        ("Grade Point Scale: 3.72 = A 3.6 = A- 3.48 = B+", True),
+        ("A 15-page (double-spaced) final paper", False),
+        ("Part A 10 marks", False),
+    ],
+)
+def test_a_grading_scale_is_a_letter_beside_its_range(sentence: str, is_scale: bool) -> None:
+    assert bool(VALUE_PATTERNS["grade"].search(sentence)) is is_scale

@@ -87,6 +87,17 @@ _WANTS: tuple[tuple[str, re.Pattern[str]], ...] = (
         re.compile(r"\b(?:what|whats|what's|where|wheres|where's|send|share)\b[^?]*\b(?:links?|urls?)\b", _I),
     ),
     (
+        # the letter grade a score earns ("what do i need for an A vs a B+", "is 84% enough for a
+        # B?", "grade cutoffs"): the grading scale answers it, not one sentence about rounding
+        "grade",
+        re.compile(
+            r"(?i:\b(?:grad(?:e|ing)\s+(?:scale|cut-?offs?|boundar(?:y|ies)|thresholds?)|cut-?offs?"
+            r"|letter\s+grades?)\b)"
+            r"|(?<![\w'’])(?i:an?|for|get|got|earn|receive|be)\s+[\"“']?[A-DF][+-]?(?![\w+-])"
+            r"|(?<![\w'’])[A-Da-d][+-](?![\w+-])"
+        ),
+    ),
+    (
         # how long a piece of writing is: pages or words, not time ("how long does the final paper
         # have to be?? page count", "how many words is the essay")
         "length",
@@ -160,6 +171,14 @@ VALUE_PATTERNS: dict[str, re.Pattern[str]] = {
         r"https?://|\bwww\.|(?<![@\w.-])[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|org|edu|net|io|me|us|gov|ly|ac\.\w{2}|co)\b",
         _I,
     ),
+    # a letter grade beside its range or bound ("A (93–100)", "90-92: A-", "B+ = 87%")
+    "grade": re.compile(
+        r"(?<![\w'’])[A-DF][+-]?\s*[(:=]?\s*\(?\s*\d{2,3}(?:\.\d+)?\s*%?\s*"
+        r"(?:(?:-|–|—|to)\s*\d{2,3}|%|and\s+(?:above|up|higher)|or\s+(?:above|higher|more)|\+)"
+        r"|\d{2,3}(?:\.\d+)?\s*%?\s*(?:-|–|—|to)\s*\d{2,3}(?:\.\d+)?\s*%?\s*[:=)]?\s*[A-DF][+-]?(?![\w+-])"
+        # a grade-point scale: "3.08 = C+", "A = 4.0"
+        r"|\b\d\.\d{1,2}\s*[=:]\s*[A-DF][+-]?(?![\w+-])|(?<![\w'’])[A-DF][+-]?\s*[=:]\s*\d\.\d"
+    ),
     "length": re.compile(r"\b\d[\d,]*\s*(?:-|to|–)?\s*(?:\d[\d,]*\s*)?-?\s*(?:pages?|words?|pp)\b", _I),
     "duration": re.compile(
         r"\b(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|thirty|several|a\s+few"
@@ -197,7 +216,8 @@ class Intent:
 
     section: str | None = None  # "outcomes", "textbooks", ... : a whole list from one block
     where: bool = False  # "which module covers X?": name the module first
-    #: the value to find: "length", "duration", "date", "contact", "person", "money", "number"
+    #: the value to find: "link", "grade", "length", "duration", "date", "contact", "person", "money",
+    #: "number"
     wants: str | None = None
     cos: tuple[int, ...] = ()  # specific course outcomes asked ("CO3")
     modules: tuple[str, ...] = ()  # modules named ("Module 3", "Unit II")

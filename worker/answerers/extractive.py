@@ -840,7 +840,9 @@ def _weigh(
     type_found = True
     if intent.wants:
         with_value = [s for s in ranked if s.has_value and s.overlap > 0]
-        type_found = bool(with_value)
+        # a letter grade's question may ask about something else than the scale ("to get an A,
+        # what are the rubric's goals?"): the scale is quoted first where there is one, not required
+        type_found = bool(with_value) or intent.wants == "grade"
         ranked = with_value + [s for s in ranked if not (s.has_value and s.overlap > 0)]
     width = _evidence_width(focus, with_value)
     focus_hits = [hits[i] for i in focus[:width]]
@@ -887,6 +889,14 @@ def general_reply(
                 return per_course
         return Reply("answered", _quote(with_value[:1]))
     status = decide(ev, thresholds)
+    if (
+        status == "not_in_materials"
+        and intent.wants == "grade"
+        and not fallback
+        and any(s.has_value for s in ranked)
+    ):
+        # a grading scale is what "what do i need for an A vs a B+" is about, whatever its words
+        status = "uncertain"
     if (
         ranked
         and not fallback
