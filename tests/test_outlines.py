@@ -234,17 +234,23 @@ async def test_outline_questions_are_answered_from_the_current_plan_and_the_old_
 
 
 def test_the_teachers_list_names_outlines_that_differ(settings: Settings) -> None:
-    """`syllabot conflicts`: the two lecture plans' lengths, each document named; once the old plan
-    is marked superseded, nothing."""
+    """`syllabot conflicts`: the two lecture plans' lengths, and the first lecture they name
+    differently (the revision merged the two neural-network lectures, so its lecture 7 is
+    clustering), each document named; once the old plan is marked superseded, nothing."""
     engine = Engine(settings)
     engine.ingest(
         "ml", [("ml-lecture-plan.md", PLAN.encode()), ("ml-lecture-plan-2026.md", REVISED.encode())]
     )
-    (entry,) = [c for c in engine.conflicts("ml") if c.kind == "outline"]
-    assert entry.topic == "how many lectures"
-    assert {entry.first_text, entry.second_text} == {
+    count, first = [c for c in engine.conflicts("ml") if c.kind == "outline"]
+    assert count.topic == "how many lectures"
+    assert {count.first_text, count.second_text} == {
         "12 lectures, the last being 12. Project presentations",
         "13 lectures, the last being 13. Course review and exam preparation",
+    }
+    assert first.topic == "lecture 7"
+    assert {first.first_text, first.second_text} == {
+        "7. Neural networks (2): convolutional networks",
+        "7. Clustering: k-means and hierarchical clustering",
     }
     engine.mark("ml", "ml-lecture-plan", "superseded")
     assert not [c for c in engine.conflicts("ml") if c.kind == "outline"]

@@ -1194,9 +1194,11 @@ def list_disagreements(passages: Sequence[tuple[str, str, str]], limit: int = 20
 def outline_disagreements(outlines: Sequence[tuple[str, str, str, Outline[int]]]) -> list[Disagreement]:
     """The teacher's list's entries for numbered outlines: ``outlines`` are (course, doc_id,
     label, outline) of the collection's documents. Two documents of one course whose outlines of
-    one unit differ are listed once: by their lengths when both start at 1 and the lengths differ
-    (a syllabus's 20 lectures against a README's 19), else by the first number they name
-    differently (PCA lecture 9 against lecture 8)."""
+    one unit differ are listed by their lengths when both start at 1 and the lengths differ (a
+    syllabus's 20 lectures against a README's 19), and by the first number they name differently
+    (PCA lecture 9 against lecture 8; the README's "19. Workflow & project management" against the
+    syllabus's "19. Machine learning: (2)"): where one entry was inserted, the entries after it all
+    differ, so only the first is listed."""
     found: list[Disagreement] = []
     for i, (course_a, doc_a, label_a, a) in enumerate(outlines):
         for course_b, doc_b, label_b, b in outlines[i + 1 :]:
@@ -1210,7 +1212,6 @@ def outline_disagreements(outlines: Sequence[tuple[str, str, str, Outline[int]]]
                 found.append(
                     Disagreement(f"how many {a.unit}s", "outline", (name_a, said_a), (name_b, said_b))
                 )
-                continue
             numbered = {e.number: e for e in b.entries}
             for entry in a.entries:
                 other = numbered.get(entry.number)
