@@ -134,7 +134,7 @@ def narrowed(hit: Hit, quoted: Sequence[str]) -> Hit:
     starts = [(0, hit.page), *hit.page_marks]
     pages: set[int] = set()
     for line in (line for q in quoted for line in q.splitlines()):
-        probe = "".join(line.removeprefix(LIST_DASH).split())[:_PROBE].rstrip("…")
+        probe = "".join(line.removeprefix(LIST_DASH).split()).lstrip("…")[:_PROBE].rstrip("…")
         at = flat.find(probe) if len(probe) >= _MIN_PROBE else -1
         if at >= 0:
             pages.add(next(page for start, page in reversed(starts) if start <= at))

@@ -26,8 +26,8 @@ the body, and ``shared/answer_text.py`` adds them from the status.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -52,6 +52,7 @@ from syllabot.worker.answerers.decision import (
     thresholds_for,
     weights,
 )
+from syllabot.worker.answerers.focus import focus_window
 from syllabot.worker.chunking import RECORD_JOIN, context_line, field_key
 from syllabot.worker.conflicts import how_current, values_in
 from syllabot.worker.intent import VALUE_PATTERNS, Intent, read_intent, section_pattern
@@ -360,6 +361,8 @@ class _Sentence:
     unit: _Unit  # what was scored: a list (``items``) is quoted as the list
     #: for a list, the share of the question's (rarity-weighted) words its lead-in holds
     lead_overlap: float = 0.0
+    #: the question's words and their weights: what a long sentence's quote is centred on
+    weights: Mapping[str, float] = field(default_factory=dict, compare=False, hash=False, repr=False)
 
 
 #: What a list gains in ranking per unit of its lead-in's share of the question's words, for a
@@ -402,7 +405,7 @@ def _rank(
             score = overlap + cue + 0.35 * (hit.score / best_score) - 0.01 * position
             if not intent.wants:
                 score += LEAD_BONUS * lead_overlap
-            ranked.append(_Sentence(text, index, score, overlap, has_value, unit, lead_overlap))
+            ranked.append(_Sentence(text, index, score, overlap, has_value, unit, lead_overlap, w))
     ranked.sort(key=lambda s: s.score, reverse=True)
     return ranked
 
@@ -418,7 +421,8 @@ def _quote(chosen: Sequence[_Sentence]) -> str:
     for s in chosen:
         marker = cite_marker(s.hit_index + 1)
         if not s.unit.items:
-            parts.append(f"{quotable(_sentence_end(_clip(s.text)))} {marker}")
+            shown = _clip(focus_window(s.text, s.weights))  # a flattened table: the row asked about
+            parts.append(f"{quotable(_sentence_end(shown))} {marker}")
             continue
         lead = _LEAD_DASH.sub(":", s.unit.lead) if s.unit.lead else None  # "… be able to:-"
         if lead and lead.endswith("."):

@@ -1,0 +1,73 @@
+"""A long unit's quote shows the stretch about the question (``answerers.focus``)."""
+
+from __future__ import annotations
+
+from syllabot.worker.answerers.base import narrowed
+from syllabot.worker.answerers.decision import Thresholds
+from syllabot.worker.answerers.extractive import ExtractiveAnswerer
+from syllabot.worker.answerers.focus import ELLIPSIS, focus_window
+from syllabot.worker.engine import SearchResult
+from tests.queue_helpers import make_hit
+
+#: A slide's table as a PDF's text layer flattens it: one run of words, no full stop.
+TABLE = (
+    "Probability distributions Distribution name Parameter(s) What you get out Example draws "
+    "Gaussian (Normal) Mean, variance Real numbers -0.2, -10.923, 45.08, -6.4545 Bernoulli "
+    "Probability that x = 1 Results of coin flips 0, 1, 1, 0, 1, 0, 0, 0 Binomial Number of "
+    "observations, probability that each observation is 1 The number of observations where x = 1 "
+    "10, 5, 38, 0, 267 Multinomial Number of observations, probability that each feature in each "
+    "observation is 1 The per-feature counts showing how many times each feature was 1 [3, 10, 2, "
+    "27], [46, 5, 4, 0] Uniform Start and end points (Real numbers) A number between the start and "
+    "end points 0.2, 0.7532, 0.00000123 Von Mises Circular mean and concentration Angles 3.6, 186"
+)
+
+
+def test_a_short_unit_is_shown_whole() -> None:
+    assert focus_window("Late homework is not accepted.", {"late": 1.0}) == "Late homework is not accepted."
+
+
+def test_a_flattened_table_is_shown_from_the_row_asked_about() -> None:
+    shown = focus_window(TABLE, {"uniform": 1.0, "distribution": 0.3})
+    assert shown.startswith(ELLIPSIS) and "Uniform Start and end points" in shown
+    assert len(shown) <= 360
+    assert "Gaussian" not in shown  # the table's head is not what was asked
+
+
+def test_a_unit_whose_start_holds_the_words_is_left_to_the_usual_clip() -> None:
+    assert focus_window(TABLE, {"gaussian": 1.0, "distribution": 0.5}) == TABLE
+
+
+def test_of_two_stretches_with_the_same_words_the_one_they_start_wins() -> None:
+    text = (
+        ("Course Title: Solid State Analysis Course Code: BCH8016 " * 9)
+        + ("Prerequisites: (Course Code and Title) Nil Precursors: (Course Code and Title) Nil ")
+        + ("Teaching hours per week: 3 lecture, 0 tutorial, 2 practical. " * 5)
+    )
+    shown = focus_window(text, {"prerequisite": 1.0, "course": 0.2})
+    assert "Prerequisites: (Course Code and Title) Nil" in shown
+    assert shown.index("Prerequisites") < 60
+
+
+def test_a_stretch_at_the_end_keeps_the_words_before_it() -> None:
+    text = "Filler words about nothing in particular here. " * 10 + "Office hours are on Zoom."
+    shown = focus_window(text, {"zoom": 1.0})
+    assert shown.startswith(ELLIPSIS) and shown.endswith("on Zoom.")
+    assert len(shown) > 300  # filled back to the limit, not "…are on Zoom."
+
+
+def test_the_answer_quotes_the_row_and_cites_its_page() -> None:
+    """The answerer shows the row; a citation of a passage over two pages finds a quote that starts
+    with "…" and names the page it is on."""
+    second = TABLE.index("Binomial Number")  # p. 10 starts two rows before the one asked about
+    flat_at = len("".join(TABLE[:second].split()))
+    hit = make_hit(1, TABLE, page=9, page_end=10, page_marks=[(flat_at, 10)], label="Stats, pp. 9–10")
+    # a second passage on distributions makes "uniform" the rarer, heavier word, as in a real index
+    other = make_hit(2, "A sampling distribution is the distribution of a statistic.", page=12)
+    answer = ExtractiveAnswerer(thresholds=Thresholds(0.0, 0.0, 0.0)).answer_sync(
+        "whats the uniform distribution controlled by",
+        SearchResult([hit, other], "v1", 0.9, 0.9, False, "c", "q"),
+        "c",
+    )
+    assert "Uniform Start and end points" in answer.text
+    cited = narrowed(hit, [answer.text.split(" [")[0]])
+    assert (cited.page, cited.page_end) == (10, 10)

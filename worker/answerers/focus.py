@@ -1,0 +1,69 @@
+"""The part of a long unit a quote shows.
+
+Why: a table flattened by a PDF's text layer ("Distribution name Parameter(s) … Uniform Start and
+end points … Von Mises Circular mean and concentration Angles …") or a paragraph without full
+stops is one unit of several hundred characters. Quoted from its start and clipped, the reply
+showed the table's header and first rows, and "whats the uniform distribution controlled by" never
+saw the row that answers it. A long unit is shown from a few words before the stretch that holds
+the most of the question's (rarity-weighted) words instead; a unit that fits is shown whole, and
+one whose best stretch is its start is shown from its start, as before.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+
+from .decision import terms
+
+#: The longest quote of one unit, in characters (the clip every quoted sentence gets).
+QUOTE_CHARS = 360
+#: Words of context kept before the first of the question's words the window starts at.
+LEAD_IN_WORDS = 3
+ELLIPSIS = "…"
+
+_TOKEN = re.compile(r"\S+")
+
+
+def focus_window(text: str, weights: Mapping[str, float], limit: int = QUOTE_CHARS) -> str:
+    """The stretch of ``text`` (within ``limit`` characters with its "…" marks, cut at spaces) that
+    holds the most weight of the question's words ``weights`` (:func:`terms` forms), starting
+    ``LEAD_IN_WORDS`` words before one of them; of two such stretches holding the same words, the
+    one where they come earlier. ``text`` itself when it fits or when its start holds as much. Pure."""
+    if len(text) <= limit:
+        return text
+    limit -= 2 * len(ELLIPSIS)
+    tokens = [(m.start(), m.end(), frozenset(terms(m.group()))) for m in _TOKEN.finditer(text)]
+    hits = [k for k, (_s, _e, found) in enumerate(tokens) if any(t in weights for t in found)]
+    starts = sorted({0, *(max(0, k - LEAD_IN_WORDS) for k in hits)})
+    windows = [_window(tokens, first, limit, weights) for first in starts]
+    most = max(score for _f, _l, score, _late in windows)
+    if windows[0][2] >= most:
+        return text  # its start holds every word any stretch does: the caller clips it
+    # of the stretches holding the most, the one where those words come first: "Prerequisites:
+    # (Course Code …)" starts at the prerequisites, not 60 words before them
+    best_start, best_end, _s, _late = min((w for w in windows if w[2] >= most), key=lambda w: w[3])
+    end = tokens[best_end][1]
+    while best_start > 0 and end - tokens[best_start - 1][0] <= limit:
+        best_start -= 1  # a stretch at the text's end keeps the words before it, up to the limit
+    shown = ELLIPSIS + text[tokens[best_start][0] : tokens[best_end][1]]
+    return shown + ELLIPSIS if best_end < len(tokens) - 1 else shown
+
+
+def _window(
+    tokens: Sequence[tuple[int, int, frozenset[str]]], first: int, limit: int, weights: Mapping[str, float]
+) -> tuple[int, int, float, float]:
+    """(first token, last token, weight of the question's words held, their weighted mean token
+    offset from the start) of the stretch from token ``first`` that fits ``limit`` characters."""
+    origin = tokens[first][0]
+    last = first
+    while last + 1 < len(tokens) and tokens[last + 1][1] - origin <= limit:
+        last += 1
+    at: dict[str, int] = {}  # each question word's first token in the stretch
+    for k in range(first, last + 1):
+        for t in tokens[k][2]:
+            if t in weights:
+                at.setdefault(t, k - first)
+    score = sum(weights[t] for t in at)
+    late = sum(weights[t] * k for t, k in at.items()) / score if score else 0.0
+    return first, last, score, late
