@@ -33,6 +33,14 @@ def test_a_flattened_table_is_shown_from_the_row_asked_about() -> None:
     assert "Gaussian" not in shown  # the table's head is not what was asked
 
 
+def test_the_rarest_word_picks_the_row_over_a_header_holding_more_words() -> None:
+    """The header names "Distribution" and "Parameter(s)", two of the question's words; the row
+    asked about holds one, the rarest: "if my data r angles which distribution n what params"."""
+    shown = focus_window(TABLE, {"angle": 2.6, "distribution": 1.2, "parameter": 1.6})
+    assert "Von Mises Circular mean and concentration Angles" in shown
+    assert "Gaussian" not in shown
+
+
 def test_a_unit_whose_start_holds_the_words_is_left_to_the_usual_clip() -> None:
     assert focus_window(TABLE, {"gaussian": 1.0, "distribution": 0.5}) == TABLE
 

@@ -27,16 +27,25 @@ _TOKEN = re.compile(r"\S+")
 
 def focus_window(text: str, weights: Mapping[str, float], limit: int = QUOTE_CHARS) -> str:
     """The stretch of ``text`` (within ``limit`` characters with its "…" marks, cut at spaces) that
-    holds the most weight of the question's words ``weights`` (:func:`terms` forms), starting
-    ``LEAD_IN_WORDS`` words before one of them; of two such stretches holding the same words, the
-    one where they come earlier. ``text`` itself when it fits or when its start holds as much. Pure."""
+    holds the rarest of the question's words ``weights`` (:func:`terms` forms) the text has, and of
+    those the most weight of the others, starting ``LEAD_IN_WORDS`` words before one of them; of
+    two such stretches holding the same words, the one where they come earlier. ``text`` itself
+    when it fits or when its start holds as much. Pure.
+
+    The rarest word leads because a table's header names what every row has ("Distribution name
+    Parameter(s)"): for "which distribution n what params if my data r angles" the header holds two
+    of the question's words and the row "Von Mises … Angles" one, the one that picks the row."""
     if len(text) <= limit:
         return text
     limit -= 2 * len(ELLIPSIS)
     tokens = [(m.start(), m.end(), frozenset(terms(m.group()))) for m in _TOKEN.finditer(text)]
     hits = [k for k, (_s, _e, found) in enumerate(tokens) if any(t in weights for t in found)]
+    if not hits:
+        return text
+    held = {t for k in hits for t in tokens[k][2] if t in weights}
+    anchor = max(held, key=lambda t: (weights[t], t))
     starts = sorted({0, *(max(0, k - LEAD_IN_WORDS) for k in hits)})
-    windows = [_window(tokens, first, limit, weights) for first in starts]
+    windows = [_window(tokens, first, limit, weights, anchor) for first in starts]
     most = max(score for _f, _l, score, _late in windows)
     if windows[0][2] >= most:
         return text  # its start holds every word any stretch does: the caller clips it
@@ -51,10 +60,15 @@ def focus_window(text: str, weights: Mapping[str, float], limit: int = QUOTE_CHA
 
 
 def _window(
-    tokens: Sequence[tuple[int, int, frozenset[str]]], first: int, limit: int, weights: Mapping[str, float]
-) -> tuple[int, int, float, float]:
-    """(first token, last token, weight of the question's words held, their weighted mean token
-    offset from the start) of the stretch from token ``first`` that fits ``limit`` characters."""
+    tokens: Sequence[tuple[int, int, frozenset[str]]],
+    first: int,
+    limit: int,
+    weights: Mapping[str, float],
+    anchor: str,
+) -> tuple[int, int, tuple[bool, float], float]:
+    """(first token, last token, (holds ``anchor``, weight of the question's words held), their
+    weighted mean token offset from the start) of the stretch from token ``first`` that fits
+    ``limit`` characters."""
     origin = tokens[first][0]
     last = first
     while last + 1 < len(tokens) and tokens[last + 1][1] - origin <= limit:
@@ -66,4 +80,4 @@ def _window(
                 at.setdefault(t, k - first)
     score = sum(weights[t] for t in at)
     late = sum(weights[t] * k for t, k in at.items()) / score if score else 0.0
-    return first, last, score, late
+    return first, last, (anchor in at, score), late
