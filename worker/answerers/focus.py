@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from .decision import terms
+from syllabot.worker.answerers.decision import terms
 
 #: The longest quote of one unit, in characters (the clip every quoted sentence gets).
 QUOTE_CHARS = 360
