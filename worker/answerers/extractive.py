@@ -52,7 +52,7 @@ from syllabot.worker.answerers.decision import (
     thresholds_for,
     weights,
 )
-from syllabot.worker.answerers.focus import focus_window
+from syllabot.worker.answerers.focus import ELLIPSIS, QUOTE_CHARS, focus_window
 from syllabot.worker.chunking import RECORD_JOIN, context_line, field_key
 from syllabot.worker.conflicts import how_current, values_in
 from syllabot.worker.intent import VALUE_PATTERNS, Intent, read_intent, section_pattern
@@ -338,10 +338,10 @@ def _is_heading(text: str) -> bool:
     )
 
 
-def _clip(text: str, limit: int = 360) -> str:
+def _clip(text: str, limit: int = QUOTE_CHARS) -> str:
     if len(text) <= limit:
         return text
-    return text[:limit].rsplit(" ", 1)[0] + "…"
+    return text[:limit].rsplit(" ", 1)[0] + ELLIPSIS
 
 
 def _sentence_end(text: str) -> str:
@@ -459,7 +459,7 @@ def _best_sentences(ranked: Sequence[_Sentence], limit: int, max_chars: int = 90
     return chosen
 
 
-def _snippet(hit: Hit, limit: int = 360) -> str:
+def _snippet(hit: Hit, limit: int = QUOTE_CHARS) -> str:
     """The chunk's own words, for when it holds no quotable sentence (headings, short items)."""
     text = ""
     for block in blocks(passage(hit)):

@@ -5,18 +5,21 @@ end points … Von Mises Circular mean and concentration Angles …") or a parag
 stops is one unit of several hundred characters. Quoted from its start and clipped, the reply
 showed the table's header and first rows, and "whats the uniform distribution controlled by" never
 saw the row that answers it. A long unit is shown from a few words before the stretch that holds
-the most of the question's (rarity-weighted) words instead; a unit that fits is shown whole, and
-one whose best stretch is its start is shown from its start, as before.
+the rarest of the question's words it has, and of those the most of the others (rarity-weighted);
+a unit that fits is shown whole, and one whose best stretch is its start is shown from its start
+and clipped, as before.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from typing import NamedTuple
 
 from syllabot.worker.answerers.decision import terms
 
-#: The longest quote of one unit, in characters (the clip every quoted sentence gets).
+#: The longest quote of one unit, in characters: this window's size and the clip every quoted
+#: sentence gets (``extractive._clip``).
 QUOTE_CHARS = 360
 #: Words of context kept before the first of the question's words the window starts at.
 LEAD_IN_WORDS = 3
@@ -45,30 +48,35 @@ def focus_window(text: str, weights: Mapping[str, float], limit: int = QUOTE_CHA
     held = {t for k in hits for t in tokens[k][2] if t in weights}
     anchor = max(held, key=lambda t: (weights[t], t))
     starts = sorted({0, *(max(0, k - LEAD_IN_WORDS) for k in hits)})
-    windows = [_window(tokens, first, limit, weights, anchor) for first in starts]
-    most = max(score for _f, _l, score, _late in windows)
-    if windows[0][2] >= most:
+    stretches = [_stretch(tokens, first, limit, weights, anchor) for first in starts]
+    most = max(s.score for s in stretches)
+    if stretches[0].score >= most:
         return text  # its start holds every word any stretch does: the caller clips it
     # of the stretches holding the most, the one where those words come first: "Prerequisites:
     # (Course Code …)" starts at the prerequisites, not 60 words before them
-    best_start, best_end, _s, _late = min((w for w in windows if w[2] >= most), key=lambda w: w[3])
-    end = tokens[best_end][1]
-    while best_start > 0 and end - tokens[best_start - 1][0] <= limit:
-        best_start -= 1  # a stretch at the text's end keeps the words before it, up to the limit
-    shown = ELLIPSIS + text[tokens[best_start][0] : tokens[best_end][1]]
-    return shown + ELLIPSIS if best_end < len(tokens) - 1 else shown
+    best = min((s for s in stretches if s.score >= most), key=lambda s: s.late)
+    first, end = best.first, tokens[best.last][1]
+    while first > 0 and end - tokens[first - 1][0] <= limit:
+        first -= 1  # a stretch at the text's end keeps the words before it, up to the limit
+    shown = ELLIPSIS + text[tokens[first][0] : end]
+    return shown + ELLIPSIS if best.last < len(tokens) - 1 else shown
 
 
-def _window(
+class _Stretch(NamedTuple):
+    first: int  # its first token
+    last: int  # its last token
+    score: tuple[bool, float]  # (holds the anchor, weight of the question's words it holds)
+    late: float  # their weighted mean token offset from ``first``: lower is earlier
+
+
+def _stretch(
     tokens: Sequence[tuple[int, int, frozenset[str]]],
     first: int,
     limit: int,
     weights: Mapping[str, float],
     anchor: str,
-) -> tuple[int, int, tuple[bool, float], float]:
-    """(first token, last token, (holds ``anchor``, weight of the question's words held), their
-    weighted mean token offset from the start) of the stretch from token ``first`` that fits
-    ``limit`` characters."""
+) -> _Stretch:
+    """The stretch from token ``first`` that fits ``limit`` characters, scored."""
     origin = tokens[first][0]
     last = first
     while last + 1 < len(tokens) and tokens[last + 1][1] - origin <= limit:
@@ -78,6 +86,6 @@ def _window(
         for t in tokens[k][2]:
             if t in weights:
                 at.setdefault(t, k - first)
-    score = sum(weights[t] for t in at)
-    late = sum(weights[t] * k for t, k in at.items()) / score if score else 0.0
-    return first, last, (anchor in at, score), late
+    weight = sum(weights[t] for t in at)
+    late = sum(weights[t] * k for t, k in at.items()) / weight if weight else 0.0
+    return _Stretch(first, last, (anchor in at, weight), late)
