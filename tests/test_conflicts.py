@@ -588,3 +588,28 @@ def test_a_slides_bullets_are_read_together_for_a_question() -> None:
     ]
     note = note_of("wk 7 plan for the final project?", hits, "item")
     assert "Week 7: Collect data" in note and "human subjects training" in note, note
+
+
+def test_the_rest_of_the_course_is_searched_for_topic_words_ending_in_e(settings: Settings) -> None:
+    """The check's topic words ("kurose", "course") are looked up in postings spelled by the keyword
+    index's own stemmer ("kuros", "cours"): unconverted, a word ending in "e" found no passage, so a
+    revised syllabus whose textbook line de-duplication had dropped from the hits was never read
+    (the PDF's text layer glues "RossPearson", so "kurose" was the one word to find it by)."""
+    from syllabot.worker.engine import hit_from_chunk, related_hits
+
+    engine = Engine(settings)
+    old = (
+        b"# Computer networks\n\n## Textbooks\n\nComputer Networking, Kurose and RossPearson, 7th Edition.\n"
+    )
+    new = b"# Computer networks (revised)\n\n## Textbooks\n\nComputer Networking, Kurose and RossPearson, 8th Edition.\n"
+    engine.ingest("cn", [("cn.md", old), ("cn-revised.md", new)])
+    snapshot = engine.snapshot("cn")
+    assert snapshot is not None
+    row = next(i for i, c in enumerate(snapshot.chunks) if c.doc_id == "cn" and "7th" in c.text)
+    question = "which edition of kurose do we need"
+    related = related_hits(snapshot, question, [hit_from_chunk(snapshot.chunks[row], 1, 0.9, 0.9, 0.5)])
+    assert [h.doc_id for h in related if "8th" in h.text] == ["cn-revised"], related
+    conflict = find_conflict(
+        question, [hit_from_chunk(snapshot.chunks[row], 1, 0.9, 0.9, 0.5)], related=related
+    )
+    assert conflict is not None and {v.norm for s in conflict.sides for v in s.found} == {"7", "8"}
