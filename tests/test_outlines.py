@@ -392,7 +392,7 @@ def test_what_students_add_after_an_outline_question_is_not_its_topic() -> None:
     )
     assert covered is not None and covered.topic == {"workflow", "project", "management"}
     assert read_ask("what is lecture 14 called, vms or cloud computing?") == OutlineAsk(
-        "lecture", "number", number=14
+        "lecture", "number", number=14, named=True
     )
     last = read_ask("last topic in the lecture list?")
     assert last is not None and last.what == "last"
@@ -438,3 +438,66 @@ def test_a_heading_run_on_after_the_line_before_still_names_the_unit() -> None:
     outline = read_outline([(i, c.text) for i, c in enumerate(chunks)])
     assert outline is not None and outline.unit == "lecture" and len(outline) == 6
     assert outline_of(f"C — Notes\nWe meet for one lecture a week\n{entries}") is None
+
+
+def test_whether_the_course_covers_a_topic_is_read_from_every_outline_whatever_its_unit() -> None:
+    """ "is X covered anywhere in the course", "do we do X" name no unit: the conflict check
+    (``any_unit``) reads them as asks of every outline; never a count ("do we each do 1 or 2 short
+    presentations") nor a preposition's object ("how many presentations do we do in this class")."""
+    question = "is project workflow / automation covered anywhere in the course"
+    assert read_ask(question) is None  # the answer's outline reply needs a unit
+    assert read_ask(question, any_unit=True) == OutlineAsk(
+        "", "covered", frozenset({"project", "workflow", "automation"})
+    )
+    ethics = read_ask("do we do fairness and ethics in machine learning", any_unit=True)
+    assert ethics is not None and {"fairness", "ethic"} <= ethics.topic
+    assert read_ask("how many presentations do we do in this class? 1 or 2", any_unit=True) is None
+    assert read_ask("do we each do 1 or 2 short presentations", any_unit=True) is None
+    assert read_ask("is attendance mandatory", any_unit=True) is None
+
+
+async def test_a_topic_one_outline_covers_and_another_does_not_is_a_disagreement(settings: Settings) -> None:
+    """The README has an HPC guest lecture and two machine-learning lectures; the syllabus neither
+    the one nor more than one of the other: "is hpc covered anywhere" and "do we def get a machine
+    learning lecture" each name both outlines. Docker, one lecture in each, is no disagreement."""
+    engine = Engine(settings)
+    engine.ingest("ds", [("README.md", README.encode()), ("syllabus.md", SYLLABUS_MD.encode())])
+
+    async def ask(question: str) -> str:
+        return (
+            await answer_question(
+                engine, ExtractiveAnswerer(settings), AskRequest(question=question, collection="ds")
+            )
+        ).text
+
+    hpc = await ask("is hpc covered anywhere in the course")
+    assert "disagree" in hpc and "none of its 8 lectures is on it" in hpc and "7. HPC" in hpc, hpc
+    ml = await ask("do we def get a machine learning lecture or is it optional")
+    assert "disagree" in ml and "2 lectures: 8. Machine learning" in ml and "1 lecture: 7." in ml, ml
+    assert "disagree" not in await ask("is docker covered anywhere in the course")
+
+
+def test_a_lectures_name_is_every_word_of_its_title() -> None:
+    """ "whats lecture 14 called": "Virtual machines / cloud servers (Google Compute Engine)" and
+    "Google Compute Engine" are one lecture (no note for "what is lecture 14 about") but two names;
+    "Intro to R" and "Introduction to R" are one name."""
+    from syllabot.worker.outlines import Entry
+
+    def outline(*titles: str) -> Outline[int]:
+        from syllabot.worker.answerers.decision import terms
+
+        entries = [Entry(n, f"{n}. {t}", frozenset(terms(t)), n) for n, t in enumerate(titles, 1)]
+        return Outline("lecture", tuple(entries))
+
+    long = outline(
+        "Intro to R", "Git", "Shell", "Docker", "Virtual machines / cloud servers (Google Compute Engine)"
+    )
+    short = outline("Introduction to R", "Git", "Shell", "Docker", "Google Compute Engine")
+    named, about = (
+        OutlineAsk("lecture", "number", number=5, named=True),
+        OutlineAsk("lecture", "number", number=5),
+    )
+    assert readings_differ(read(long, named), read(short, named))
+    assert not readings_differ(read(long, about), read(short, about))
+    first = OutlineAsk("lecture", "number", number=1, named=True)
+    assert not readings_differ(read(long, first), read(short, first))

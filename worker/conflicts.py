@@ -617,7 +617,7 @@ def _outline_said(reading: Reading[int], unit: str) -> str:
         return f"its last {unit} (of {reading.total}) is {entries}"
     if not reading.found:
         return f"none of its {reading.total} {unit}s is on it"
-    if reading.what == "topic_count":
+    if reading.what in ("topic_count", "covered"):
         n, parts = len(reading.entries), parts_of(reading.entries)
         split = f" in {parts} parts" if parts > n else ""
         return f"{n} {unit}{'s' if n != 1 else ''}{split}: {entries}"
@@ -630,7 +630,7 @@ def outline_conflict(question: str, related: Sequence[Hit]) -> Conflict | None:
     a revised lecture plan that renumbers PCA or adds an ethics lecture. ``related`` holds each
     document's outline passages in its order (``engine.outline_rows``). None when the question asks
     nothing of an outline, or fewer than two documents print one of that unit, or they agree."""
-    ask = read_ask(question) if related else None
+    ask = read_ask(question, any_unit=True) if related else None
     if ask is None:
         return None
     sides: list[tuple[Side, Reading[int]]] = []
@@ -641,7 +641,7 @@ def outline_conflict(question: str, related: Sequence[Hit]) -> Conflict | None:
         cited = related[(reading.entries or outline.entries)[0].source]
         own = [hit for hit in related if hit.doc_id == doc_id]
         newer = how_current(own[0], (hit.text for hit in own))
-        sides.append((Side(cited, _outline_said(reading, ask.unit), (), newer), reading))
+        sides.append((Side(cited, _outline_said(reading, outline.unit), (), newer), reading))
     for i in range(len(sides)):
         for j in range(i + 1, len(sides)):
             (a, ra), (b, rb) = sides[i], sides[j]

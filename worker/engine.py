@@ -415,7 +415,7 @@ def outline_rows(snapshot: IndexSnapshot, question: str, hits: Sequence[Hit]) ->
     read from them; and the course's syllabus and its lecture plan may each print one, numbered
     differently. Empty for any other question, and for a superseded document unless the question
     asks about a change."""
-    ask = read_ask(question)
+    ask = read_ask(question, any_unit=True)
     top = hits[:READ_HITS]
     if ask is None or not top:
         return []
@@ -436,7 +436,7 @@ def outline_rows(snapshot: IndexSnapshot, question: str, hits: Sequence[Hit]) ->
     kept = 0
     for doc_id in itertools.islice(docs, OUTLINE_READ):
         outline = snapshot.outline_of(doc_id)
-        if outline is None or outline.unit != ask.unit:
+        if outline is None or outline.unit != (ask.unit or outline.unit):
             continue
         entry_rows = sorted({e.source for e in outline.entries})
         if not old_too and snapshot.superseded[entry_rows].any():

@@ -228,12 +228,12 @@ def outlines_by_document(
 ) -> dict[str, Outline[int]]:
     """Each document's outline of ``unit`` read from ``passages`` ((doc_id, text), each document's
     in its order, as ``engine.outline_rows`` hands them over), an entry's source being ``offset``
-    plus its passage's index."""
+    plus its passage's index; ``unit`` "" takes an outline of any unit."""
     by_doc: dict[str, list[tuple[int, str]]] = {}
     for i, (doc_id, text) in enumerate(passages):
         by_doc.setdefault(doc_id, []).append((offset + i, text))
     found = {doc_id: read_outline(texts) for doc_id, texts in by_doc.items()}
-    return {doc_id: o for doc_id, o in found.items() if o is not None and o.unit == unit}
+    return {doc_id: o for doc_id, o in found.items() if o is not None and o.unit == (unit or o.unit)}
 
 
 # --- what a question asks of an outline -------------------------------------------------------------
@@ -245,10 +245,11 @@ class OutlineAsk:
     ``which`` (the number of the entry on ``topic``), ``topic_count`` (how many on ``topic``),
     ``covered`` (is there one on ``topic``) or ``number`` (what entry ``number`` is)."""
 
-    unit: str
+    unit: str  # "" for a question that names no unit ("is workflow covered anywhere"): any outline's
     what: str
     topic: frozenset[str] = frozenset()
     number: int = 0  # the entry asked for by its number ("number"): "what is lecture 3 about"
+    named: bool = False  # asks what the entry is called: its title, not the lecture, is the value
 
 
 #: The unit words of a question ("weekly" names a schedule's heading, but "how many weekly
@@ -286,9 +287,23 @@ _NOT_TOPIC = frozenset(
         "lecture lectures lec lecs week weeks module modules session sessions unit units outline plan list "
         "schedule total course class quarter semester sem term cover covers covered covering topic topics "
         "called name named about last final very first number no which what whats happen happens there "
-        "get do we one two nah pls please split part parts optional"
+        "get do we one two nah pls please split part parts optional anywhere taught teach"
     )
 )
+#: "is project workflow covered anywhere in the course", "do we do fairness n ethics or nah": whether
+#: the course covers a topic, in no unit's words (read only where ``any_unit`` is asked for); the
+#: topic is what the question names there, never a preposition's object ("do we do in this class") nor a
+#: count ("do we each do 1 or 2 short presentations" asks how many).
+_COVERED_ANY = re.compile(
+    r"^(?!.*\bhow\s+(?:many|much)\b).*?(?:"
+    r"\b(?:is|are)\s+(?P<topic>(?:[\w&'’/-]+\s+){1,5}?)(?:covered|taught)\b"
+    r"|\bdo\s+we\s+(?:\w+\s+)?(?:do|cover|learn|study)\s+(?!(?:a|an|any|the|in|on|at|for|this|it|that|each|\d+|one|two|three)\b)"
+    r"(?P<what>[^?.,;]{3,80})"
+    r")",
+    re.IGNORECASE,
+)
+#: A question asking what an entry is called ("whats lecture 14 called"), not what it is about.
+_ASKS_NAME = re.compile(r"\b(?:called|named|titled|title|name)\b", re.IGNORECASE)
 
 
 #: "What is lecture 3 about", "what r we doing in week 7", "lec 5 topics?": one numbered entry.
@@ -317,7 +332,7 @@ _ADDED = re.compile(r"(?<=\S)\?\s*\S.*$|,\s*(?:[\w'’&/-]+\s+){0,3}?or\s+(?:[\w
 
 
 @functools.lru_cache(maxsize=1024)
-def read_ask(question: str) -> OutlineAsk | None:
+def read_ask(question: str, any_unit: bool = False) -> OutlineAsk | None:
     """What ``question`` (chat words spelled out, course names out) asks of an outline, or None.
 
     "How many lectures" asks the length, or a topic's count when its other words name entries
@@ -327,7 +342,11 @@ def read_ask(question: str) -> OutlineAsk | None:
 
     Only the question is read, not what a student adds after it ("how many lecs r in the outline?
     trying to plan my quarter"), nor the values offered after a comma ("what is lecture 14 called,
-    vms or cloud computing?"): neither names the topic."""
+    vms or cloud computing?"): neither names the topic.
+
+    With ``any_unit`` (the conflict check, which compares the course's outlines, whatever they
+    number), "is X covered anywhere", "do we do X" ask whether any outline covers X (unit "")."""
+    offered = question
     question = _ADDED.sub("", question).strip() or question
     for what, pattern in _ASK_PATTERNS:
         m = pattern.search(question)
@@ -349,15 +368,21 @@ def read_ask(question: str) -> OutlineAsk | None:
             return OutlineAsk(unit, what)
         if topic or what == "count":
             return OutlineAsk(unit, what, topic)
+    covered = _COVERED_ANY.search(question) if any_unit else None
+    if covered:
+        named = covered.group("topic") or covered.group("what")
+        topic = frozenset(t for t in terms(named) if not t.isdigit() and t not in _NOT_TOPIC and len(t) > 1)
+        return OutlineAsk("", "covered", topic) if topic else None
     if not _ASKS_WHAT.search(question) or not {t for t in terms(question) if not t.isdigit()} <= _ONLY_WHAT:
         return None  # "what software do i need b4 the first lec" asks about software, not lecture 1
+    named = bool(_ASKS_NAME.search(offered))
     first = _FIRST.search(question)
     if first:
-        return OutlineAsk(UNITS[first.group("unit").lower()], "number", number=1)
+        return OutlineAsk(UNITS[first.group("unit").lower()], "number", number=1, named=named)
     numbered = _NUMBERED.search(question)
     if numbered:
         return OutlineAsk(
-            UNITS[numbered.group("unit").lower()], "number", number=int(numbered.group("number"))
+            UNITS[numbered.group("unit").lower()], "number", number=int(numbered.group("number")), named=named
         )
     return None
 
@@ -375,6 +400,13 @@ def _matches(words: frozenset[str], topic: frozenset[str]) -> int:
     return found
 
 
+def _same_title(a: frozenset[str], b: frozenset[str]) -> bool:
+    """Whether two entries' titles say the same words, each word also matching its longer or
+    shorter form ("Intro to R" is "Introduction to R"; "Google Compute Engine" is not "Virtual
+    machines / cloud servers (Google Compute Engine)")."""
+    return _matches(a, b) == len(b) and _matches(b, a) == len(a)
+
+
 @dataclass(frozen=True)
 class Reading(Generic[S]):
     """What one outline says to an ask: ``value``, comparable between two documents' outlines
@@ -385,7 +417,8 @@ class Reading(Generic[S]):
     entries: tuple[Entry[S], ...]
     total: int
     found: bool = True
-    what: str = "count"  # what was read: the ask's, or "topic_count" for a count that names a topic
+    what: str = "count"  # what was read: the ask's, "topic_count" for a count that names a topic, or
+    # "name" for a numbered entry asked for by what it is called
 
 
 @functools.lru_cache(maxsize=4096)
@@ -424,7 +457,7 @@ def read_for(outline: Outline[S], ask: OutlineAsk) -> Reading[S] | None:
     if ask.what == "number":
         at = [e for e in entries if e.number == ask.number]
         value = " ".join(sorted(at[0].words)) if at else ""
-        return Reading(value, tuple(at), len(entries), bool(at), "number")
+        return Reading(value, tuple(at), len(entries), bool(at), "name" if ask.named else "number")
     if ask.what == "count" and ask.topic:
         if not on_topic_entries(outline, ask.topic):
             return None  # "how many lectures can i miss" asks the attendance policy, not the outline
@@ -442,7 +475,11 @@ def read_for(outline: Outline[S], ask: OutlineAsk) -> Reading[S] | None:
         value = f"{len(on)} in {parts} parts" if parts > len(on) else str(len(on))
         return Reading(value, on, len(entries), bool(on), "topic_count")
     if ask.what == "covered":
-        return Reading("yes" if on else "no", on, len(entries), bool(on), "covered")
+        if not on and not outline.whole:
+            return None  # a schedule's later part ("Week 6" to "Week 10") cannot say "not covered"
+        # "do we def get a machine learning lec": two lectures on it in one outline, one in another,
+        # is the same yes said differently enough to tell the student
+        return Reading(f"yes, {parts_of(on)}" if on else "no", on, len(entries), bool(on), "covered")
     return Reading(",".join(str(e.number) for e in on), on, len(entries), bool(on), "which")
 
 
@@ -456,6 +493,8 @@ def readings_differ(a: Reading[S], b: Reading[S]) -> bool:
         return not same_entry(a.entries[0].words, b.entries[0].words) or a.total != b.total
     if a.what == "number":  # lecture 3 in both, named alike; a number one outline lacks is no change
         return a.found and b.found and not same_entry(a.entries[0].words, b.entries[0].words)
+    if a.what == "name":  # "whats lecture 14 called": its title is the value, every word of it
+        return a.found and b.found and not _same_title(a.entries[0].words, b.entries[0].words)
     if not (a.found or b.found) or (a.what == "which" and not (a.found and b.found)):
         return False  # "which lecture is X" where one outline names no X: a wording apart, not a change
     return a.value != b.value

@@ -770,7 +770,7 @@ def outline_reply(ask: OutlineAsk, hits: Sequence[Hit], related: Sequence[Hit]) 
         return Reply(
             "answered", f"The last {of}in {title} is {quotable(entry.text)} {cite_marker(entry.source + 1)}"
         )
-    if not reading.found and reading.what == "number":
+    if not reading.found and reading.what in ("number", "name"):
         return None  # "what is lecture 25 about" of 20: the general answer
     if not reading.found:
         lines = [f"{title} lists {reading.total} {units}, none named for that:"]
