@@ -157,7 +157,10 @@ def run_cases(questions: Sequence[dict], embedder, settings) -> list[Case]:
         related_ms = (time.perf_counter() - t_related) * 1000
         t0 = time.perf_counter()
         answer = answerer.answer_sync(q["question"], result, snapshot.collection)
-        conflict = find_conflict(prepared.text, result.hits, related=result.related, topic=prepared.topic)
+        conflict = (
+            find_conflict(prepared.text, result.hits, related=result.related, topic=prepared.topic)
+            or result.drift
+        )
         ms = (time.perf_counter() - t0) * 1000
         note = render_conflict(conflict) if conflict is not None else None
         cases.append(Case(q, bool(q.get("conflict")), conflict, note, answer.status, ms, related_ms))

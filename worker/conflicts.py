@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 from syllabot.shared.schema import Answer, Hit
 from syllabot.worker.answerers.base import citation
 from syllabot.worker.answerers.decision import terms
+from syllabot.worker.drift import Drift
 from syllabot.worker.outlines import (
     Outline,
     OutlineAsk,
@@ -511,6 +512,7 @@ class Conflict:
     kind: str
     sides: tuple[Side, ...]  # the current one first when one is evidently current
     current_reason: str = ""
+    remark: str = ""  # said after both sides ("The notes never print SQLite.")
 
 
 def how_current(hit: Hit, texts: Iterable[str]) -> tuple[int, int, str]:
@@ -1012,13 +1014,50 @@ def render_conflict(conflict: Conflict) -> str:
     """The plain words an answer leads with (no platform markup: each front-end renders the text)."""
     names = _told_apart([side.label for side in conflict.sides], [side.file for side in conflict.sides])
     parts = [f"{name} says “{_said(side)}”" for name, side in zip(names, conflict.sides, strict=True)]
+    remark = f" {conflict.remark}" if conflict.remark else ""
     if conflict.current_reason:
         lead, rest = conflict.sides[0], parts[1:]
         return (
             f"{DISAGREE_LEAD}. The current one looks like {names[0]} ({conflict.current_reason}): "
-            f"it says “{_said(lead)}”; " + "; ".join(rest) + "."
+            f"it says “{_said(lead)}”; " + "; ".join(rest) + "." + remark
         )
-    return f"{DISAGREE_LEAD}: " + "; ".join(parts) + "."
+    return f"{DISAGREE_LEAD}: " + "; ".join(parts) + "." + remark
+
+
+def drift_conflict(drift: Drift, entry: Hit, notes: Hit) -> Conflict:
+    """An outline entry against its lecture's notes (``worker.drift``) as the note an answer leads
+    with: the notes' sentence naming what they use, then the entry as the outline prints it, and
+    the tools the notes never print. ``entry`` and ``notes`` are the passages that cite them. The
+    notes come first, not as the current one (nothing dates either) but as the fuller source on
+    what the lecture does."""
+    return Conflict(
+        "tools",
+        (Side(notes, drift.sentence), Side(entry, drift.entry.text)),
+        remark=f"{_never_printed(drift)}.",
+    )
+
+
+def _never_printed(drift: Drift) -> str:
+    return f"The notes never print {' or '.join(drift.missing)}"
+
+
+def drift_disagreements(drifts: Sequence[tuple[Drift, str, str]]) -> list[Disagreement]:
+    """The teacher's list's entries for outline entries against their lectures' notes: ``drifts``
+    are (drift, the entry's citation label, the notes' sentence's citation label)."""
+    found = []
+    for drift, entry_label, notes_label in drifts:
+        entry_name, notes_name = _told_apart(
+            [entry_label, notes_label], [drift.outline_doc, drift.lecture_doc]
+        )
+        found.append(
+            Disagreement(
+                f"{drift.unit} {drift.entry.number}: tools",
+                "tools",
+                (notes_name, f"{drift.sentence} ({_never_printed(drift).lower()})"),
+                (entry_name, drift.entry.text),
+            )
+        )
+    return found
 
 
 #: How every answer that reports a disagreement begins (``syllabot eval`` counts it).
@@ -1036,8 +1075,11 @@ def with_conflict_note(answer: Answer, result: SearchResult) -> Answer:
     so the note replaces it, both sides cited, as the answer ("how much is the see worth for os"
     retrieves the textbook list, but the syllabus and the revision notice each give the SEE marks).
     Only an answered reply keeps its own text after the note."""
-    conflict = find_conflict(
-        result.query or result.question, result.hits, related=result.related, topic=result.topic
+    conflict = (
+        find_conflict(
+            result.query or result.question, result.hits, related=result.related, topic=result.topic
+        )
+        or result.drift
     )
     if conflict is None:
         return answer

@@ -44,14 +44,18 @@ from syllabot.worker.chunking import chunk_document, link_course_tails, may_be_r
 from syllabot.worker.conflicts import (
     READ_HITS,
     Candidate,
+    Conflict,
     Disagreement,
     collection_conflicts,
+    drift_conflict,
+    drift_disagreements,
     list_disagreements,
     more_to_read,
     outline_disagreements,
 )
 from syllabot.worker.conversation import follow_up, switched_course
 from syllabot.worker.documents import Chunk, Document
+from syllabot.worker.drift import asks_about
 from syllabot.worker.embedders import earlier_embedder, get_embedder
 from syllabot.worker.embedders.base import Embedder
 from syllabot.worker.index import IndexSnapshot, build_snapshot
@@ -98,6 +102,7 @@ class SearchResult:
     earlier: tuple[str, ...] = ()  # the conversation's earlier questions, oldest first (LLM context)
     vector: np.ndarray | None = None  # the unit query vector searched with (the gap report groups these)
     related: list[Hit] = field(default_factory=list)  # the course's other passages on the asked value
+    drift: Conflict | None = None  # an outline entry against its lecture's notes, on what it asks (drifted)
     unknown: tuple[str, ...] = ()  # the topic's words the collection never uses (PreparedQuery.unknown)
 
     @property
@@ -361,9 +366,27 @@ def related_hits(snapshot: IndexSnapshot, question: str, hits: Sequence[Hit]) ->
     ]
 
 
+def drifted(snapshot: IndexSnapshot, question: str, hits: Sequence[Hit]) -> Conflict | None:
+    """The note for a question about what a lecture uses when its outline entry names tools the
+    lecture's own notes never print (``IndexSnapshot.drifts``): "which database do we use in the
+    databases lec, sqlite?" against "16. Databases: SQL(ite) and BigQuery" and notes that use
+    DuckDB. Only the top hit's course's drifts; None for nearly every question (no drift, or the
+    question asks nothing of it), at the cost of a title match per document the first time."""
+    if not hits:
+        return None
+    course = snapshot.course_of(hits[0].doc_id)
+    for drift in snapshot.drifts():
+        if snapshot.course_of(drift.lecture_doc) == course and asks_about(question, drift):
+            entry = hit_from_chunk(snapshot.chunks[drift.entry.source], len(hits) + 1, 0.0, 0.0, 0.0)
+            notes = hit_from_chunk(snapshot.chunks[drift.row], len(hits) + 2, 0.0, 0.0, 0.0)
+            return drift_conflict(drift, entry, notes)
+    return None
+
+
 def disagreements(snapshot: IndexSnapshot) -> list[Disagreement]:
     """The teacher's list (`syllabot conflicts`): the current documents' numbered outlines that
-    differ (``conflicts.outline_disagreements``), the lists of questions printed in two documents
+    differ (``conflicts.outline_disagreements``), an outline's entry naming tools its lecture's
+    notes never print (``IndexSnapshot.drifts``), the lists of questions printed in two documents
     with a question that differs (``conflicts.list_disagreements``), then the facts their
     sentences state differently (``conflicts.collection_conflicts``)."""
     passages = [
@@ -371,8 +394,13 @@ def disagreements(snapshot: IndexSnapshot) -> list[Disagreement]:
         for c, out in zip(snapshot.chunks, snapshot.superseded, strict=True)
         if not out
     ]
+    drifts = [
+        (d, citation_label(snapshot.chunks[d.entry.source]), citation_label(snapshot.chunks[d.row]))
+        for d in snapshot.drifts()
+    ]
     return [
         *outline_disagreements(_course_outlines(snapshot)),
+        *drift_disagreements(drifts),
         *list_disagreements(passages),
         *collection_conflicts(passages),
     ]
@@ -387,15 +415,8 @@ def _course_outlines(snapshot: IndexSnapshot) -> list[tuple[str, str, str, Outli
         if outline is None or snapshot.superseded[snapshot.document_rows(doc_id).start]:
             continue
         label = citation_label(snapshot.chunks[outline.entries[0].source])
-        out.append((document_course(snapshot, doc_id), doc_id, label, outline))
+        out.append((snapshot.course_of(doc_id), doc_id, label, outline))
     return out
-
-
-def document_course(snapshot: IndexSnapshot, doc_id: str) -> str:
-    """The course a document belongs to: its detected subject, else the course its first passage
-    names (a README or lecture plan titled "22AI205 Machine Learning — Lecture plan"), else ""."""
-    first = snapshot.chunks[snapshot.document_rows(doc_id).start]
-    return first.subject or next(iter(snapshot.named_courses().get(doc_id, ())), "")
 
 
 #: The most documents whose outlines one question quotes, out of at most this many read (the top
@@ -419,11 +440,9 @@ def outline_rows(snapshot: IndexSnapshot, question: str, hits: Sequence[Hit]) ->
     top = hits[:READ_HITS]
     if ask is None or not top:
         return []
-    course = document_course(snapshot, top[0].doc_id)
+    course = snapshot.course_of(top[0].doc_id)
     # the documents to read, in order, each once (a dict: a course may hold thousands)
-    docs = dict.fromkeys(
-        h.doc_id for h in top if not h.subject or document_course(snapshot, h.doc_id) == course
-    )
+    docs = dict.fromkeys(h.doc_id for h in top if not h.subject or snapshot.course_of(h.doc_id) == course)
     if course:
         docs.update(dict.fromkeys(snapshot.documents_of(course)))
         docs.update(dict.fromkeys(d for d, named in snapshot.named_courses().items() if course in named))
@@ -733,6 +752,7 @@ class Engine:
             vector=query_vector,
             related=related_hits(pending.snapshot, query.text, hits),
             unknown=query.unknown,
+            drift=drifted(pending.snapshot, query.text, hits),
         )
 
     def collections(self) -> list[CollectionInfo]:

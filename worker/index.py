@@ -19,6 +19,7 @@ import numpy as np
 
 from syllabot.worker.courses import CourseCatalog
 from syllabot.worker.documents import Chunk
+from syllabot.worker.drift import Drift, lecture_drifts, titled_unit
 from syllabot.worker.embedders.base import EmbedderMismatch
 from syllabot.worker.intent import holds_section
 from syllabot.worker.keyword import KeywordIndex, build_keyword_index
@@ -50,6 +51,7 @@ class IndexSnapshot:
     _documents: dict[str, tuple[int, int]] | None = field(default=None, init=False, repr=False)
     _outlines: dict[str, Outline[int] | None] = field(default_factory=dict, init=False, repr=False)
     _named: dict[str, tuple[str, ...]] | None = field(default=None, init=False, repr=False)
+    _drifts: list[Drift] | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.superseded = superseded_mask(self.chunks)
@@ -144,6 +146,40 @@ class IndexSnapshot:
             rows = self.document_rows(doc_id)
             self._outlines[doc_id] = read_outline([(r, self.chunks[r].text) for r in rows])
         return self._outlines[doc_id]
+
+    def course_of(self, doc_id: str) -> str:
+        """The course a document belongs to: its detected subject, else the course its first passage
+        names (a README or lecture plan titled "22AI205 Machine Learning — Lecture plan"), else ""."""
+        first = self.chunks[self.document_rows(doc_id).start]
+        return first.subject or next(iter(self.named_courses().get(doc_id, ())), "")
+
+    def drifts(self) -> list[Drift]:
+        """Where an outline's entry names tools its lecture's own notes never print
+        (``worker.drift``), current documents only, each course's apart; read on first use. Only a
+        course holding a document titled as one lecture ("Lecture 16: Databases") has its outlines
+        read, so a collection of syllabi alone costs a title match per document."""
+        if self._drifts is None:
+            lectures: dict[str, list[tuple[str, str, list[tuple[int, str]]]]] = {}
+            for doc_id in self.documents():
+                rows = self.document_rows(doc_id)
+                first = self.chunks[rows.start]
+                title = first.cite_title or first.title
+                if not self.superseded[rows.start] and titled_unit(title) is not None:
+                    texts = [(r, self.chunks[r].text) for r in rows]
+                    lectures.setdefault(self.course_of(doc_id), []).append((doc_id, title, texts))
+            found: list[Drift] = []
+            if lectures:
+                outlines: dict[str, list[tuple[str, Outline[int]]]] = {}
+                for doc_id in self.documents():
+                    rows = self.document_rows(doc_id)
+                    course = self.course_of(doc_id)
+                    outline = self.outline_of(doc_id) if course in lectures else None
+                    if outline is not None and not self.superseded[rows.start]:
+                        outlines.setdefault(course, []).append((doc_id, outline))
+                for course, of_course in lectures.items():
+                    found += lecture_drifts(outlines.get(course, []), of_course)
+            self._drifts = found
+        return self._drifts
 
     @property
     def catalog(self) -> CourseCatalog:
