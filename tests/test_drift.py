@@ -89,6 +89,7 @@ def test_an_entry_naming_a_tool_its_notes_never_print_is_a_drift() -> None:
     assert asks_about("what db engine r the database notes built on", drift)
     assert asks_about("do i need to install anything for lecture 5", drift)
     assert not asks_about("do i need to install anything for lecture 4", drift)
+    assert not asks_about("do i need to install anything for week 5", drift)
     assert not asks_about("how do i connect to duckdb from r", drift)  # asks the notes, not the outline
     assert not asks_about("whats a database", drift)
     # the entry's lecture must be the one the notes are titled as: number and words

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from syllabot.worker.answerers.decision import terms
 from syllabot.worker.chunking import chunk_body
-from syllabot.worker.outlines import UNITS, Entry, Outline, same_entry
+from syllabot.worker.outlines import NUMBERED, UNITS, Entry, Outline, same_entry
 from syllabot.worker.sentences import split_sentences
 
 #: "SQL(ite)", "Git(Hub)": a name written with its optional tail in brackets is the whole name.
@@ -138,9 +138,6 @@ _ASKS_TOOL = re.compile(
     r"\b(?:use[sd]?|using|built|engine|tools?|software|packages?|librar(?:y|ies)|backend|install\w*|platform)\b",
     re.IGNORECASE,
 )
-_ASKS_NUMBER = re.compile(
-    r"\b(lecture|lec|week|wk|session|module|unit)\s*(?:no\.?\s*|#\s*)?(\d{1,2})\b", re.I
-)
 
 
 def asks_about(question: str, drift: Drift) -> bool:
@@ -154,7 +151,8 @@ def asks_about(question: str, drift: Drift) -> bool:
         return False
     if _prints(question, drift.instead):
         return True
-    number = _ASKS_NUMBER.search(question)
+    number = NUMBERED.search(question)
     if number is not None:
-        return int(number.group(2)) == drift.entry.number
+        unit = UNITS[number.group("unit").lower()]
+        return unit == drift.unit and int(number.group("number")) == drift.entry.number
     return bool(set(terms(question)) & drift.entry.words)

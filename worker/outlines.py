@@ -308,7 +308,7 @@ _ASKS_NAME = re.compile(r"\b(?:called|named|titled|title|name)\b", re.IGNORECASE
 
 #: "What is lecture 3 about", "what r we doing in week 7", "lec 5 topics?": one numbered entry.
 #: One unit by its number ("lecture 3", "wk 7", "lec #5"), never a range ("weeks 6 thru 10").
-_NUMBERED = re.compile(
+NUMBERED = re.compile(
     r"\b(?P<unit>lecture|lec|week|wk|module|session|unit)\s*(?:no\.?\s*|#\s*)?(?P<number>\d{1,2})\b"
     r"(?!\s*(?:-|–|to|thru|through|and|&)\s*\d)",
     re.IGNORECASE,
@@ -379,7 +379,7 @@ def read_ask(question: str, any_unit: bool = False) -> OutlineAsk | None:
     first = _FIRST.search(question)
     if first:
         return OutlineAsk(UNITS[first.group("unit").lower()], "number", number=1, named=named)
-    numbered = _NUMBERED.search(question)
+    numbered = NUMBERED.search(question)
     if numbered:
         return OutlineAsk(
             UNITS[numbered.group("unit").lower()], "number", number=int(numbered.group("number")), named=named
