@@ -501,3 +501,14 @@ def test_a_lectures_name_is_every_word_of_its_title() -> None:
     assert not readings_differ(read(long, about), read(short, about))
     first = OutlineAsk("lecture", "number", number=1, named=True)
     assert not readings_differ(read(long, first), read(short, first))
+
+
+def test_the_teachers_list_names_a_lecture_taught_in_parts_in_one_outline_only(settings: Settings) -> None:
+    """The README teaches "5. Webscraping" in two parts, the syllabus as one lecture: listed as
+    lecture 5 before the first lecture the two name differently (7: HPC against machine learning)."""
+    engine = Engine(settings)
+    engine.ingest("ds", [("README.md", README.encode()), ("syllabus.md", SYLLABUS_MD.encode())])
+    topics = [c.topic for c in engine.conflicts("ds") if c.kind == "outline"]
+    assert topics == ["how many lectures", "lecture 5", "lecture 7"], topics
+    (parts,) = [c for c in engine.conflicts("ds") if c.topic == "lecture 5"]
+    assert {parts.first_text, parts.second_text} == {"5. Webscraping - Part 1 - Part 2", "5. Webscraping"}

@@ -1240,7 +1240,9 @@ def outline_disagreements(outlines: Sequence[tuple[str, str, str, Outline[int]]]
     syllabus's 20 lectures against a README's 19), and by the first number they name differently
     (PCA lecture 9 against lecture 8; the README's "19. Workflow & project management" against the
     syllabus's "19. Machine learning: (2)"): where one entry was inserted, the entries after it all
-    differ, so only the first is listed."""
+    differ, so only the first is listed. Before it, an entry taught in parts in one outline and
+    whole in the other is listed too (the README's "14. Google Compute Engine - Part 1 - Part 2"
+    against the syllabus's "14. Virtual machines / cloud servers (Google Compute Engine)")."""
     found: list[Disagreement] = []
     for i, (course_a, doc_a, label_a, a) in enumerate(outlines):
         for course_b, doc_b, label_b, b in outlines[i + 1 :]:
@@ -1257,8 +1259,12 @@ def outline_disagreements(outlines: Sequence[tuple[str, str, str, Outline[int]]]
             numbered = {e.number: e for e in b.entries}
             for entry in a.entries:
                 other = numbered.get(entry.number)
-                if other is not None and not same_entry(entry.words, other.words):
-                    topic = f"{a.unit} {entry.number}"
+                if other is None:
+                    continue
+                topic = f"{a.unit} {entry.number}"
+                if not same_entry(entry.words, other.words):
                     found.append(Disagreement(topic, "outline", (name_a, entry.text), (name_b, other.text)))
                     break
+                if parts_of([entry]) != parts_of([other]):  # one lecture against one in two parts
+                    found.append(Disagreement(topic, "outline", (name_a, entry.text), (name_b, other.text)))
     return found
