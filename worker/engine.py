@@ -102,7 +102,7 @@ class SearchResult:
     earlier: tuple[str, ...] = ()  # the conversation's earlier questions, oldest first (LLM context)
     vector: np.ndarray | None = None  # the unit query vector searched with (the gap report groups these)
     related: list[Hit] = field(default_factory=list)  # the course's other passages on the asked value
-    drift: Conflict | None = None  # an outline entry against its lecture's notes, on what it asks (drifted)
+    drift: Conflict | None = None  # an outline entry against its lecture's notes, when asked (``drifted``)
     unknown: tuple[str, ...] = ()  # the topic's words the collection never uses (PreparedQuery.unknown)
 
     @property

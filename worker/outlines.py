@@ -243,7 +243,8 @@ def outlines_by_document(
 class OutlineAsk:
     """What a question asks of an outline of ``unit``s: ``count`` (how many in all), ``last``,
     ``which`` (the number of the entry on ``topic``), ``topic_count`` (how many on ``topic``),
-    ``covered`` (is there one on ``topic``) or ``number`` (what entry ``number`` is)."""
+    ``covered`` (is there one on ``topic``) or ``number`` (what entry ``number`` is, or, ``named``,
+    what it is called)."""
 
     unit: str  # "" for a question that names no unit ("is workflow covered anywhere"): any outline's
     what: str
