@@ -7,7 +7,7 @@ from __future__ import annotations
 from syllabot.shared.config import Settings
 from syllabot.shared.schema import AskRequest
 from syllabot.worker.answerers.extractive import ExtractiveAnswerer
-from syllabot.worker.drift import asks_about, lecture_drifts, names_in, titled_unit
+from syllabot.worker.drift import Drift, asks_about, lecture_drifts, names_in, titled_unit
 from syllabot.worker.engine import Engine, disagreements
 from syllabot.worker.jobs import answer_question
 from syllabot.worker.outlines import read_outline
@@ -77,7 +77,7 @@ def test_an_entry_naming_a_tool_its_notes_never_print_is_a_drift() -> None:
         ("notes5", "Lecture 5: Databases", _passages(NOTES, 100)),
         ("notes4", "Lecture 4: Webscraping", _passages(WEBSCRAPING, 200)),
     ]
-    (drift,) = lecture_drifts([("syllabus", outline)], lectures)
+    (drift,) = lecture_drifts([("syllabus", outline, SYLLABUS)], lectures)
     assert (drift.lecture_doc, drift.entry.number, drift.missing, drift.instead) == (
         "notes5",
         5,
@@ -93,7 +93,37 @@ def test_an_entry_naming_a_tool_its_notes_never_print_is_a_drift() -> None:
     assert not asks_about("how do i connect to duckdb from r", drift)  # asks the notes, not the outline
     assert not asks_about("whats a database", drift)
     # the entry's lecture must be the one the notes are titled as: number and words
-    assert lecture_drifts([("syllabus", outline)], [("n", "Lecture 6: Databases", _passages(NOTES, 0))]) == []
+    assert (
+        lecture_drifts(
+            [("syllabus", outline, SYLLABUS)], [("n", "Lecture 6: Databases", _passages(NOTES, 0))]
+        )
+        == []
+    )
+
+
+def test_a_tool_spelled_out_or_printed_by_the_outline_itself_is_no_drift() -> None:
+    """An acronym the notes spell out ("breadth-first search" for "BFS") is printed there; and a
+    name the syllabus prints too (its header's "MIT") is no tool the notes use instead."""
+    syllabus = SYLLABUS.replace("5. Databases: SQL(ite) and BigQuery", "5. Graph search: BFS and DFS")
+    outline = read_outline(_passages(syllabus, 0))
+    assert outline is not None
+    notes = (
+        "# Lecture 5: Graph search\n\nMIT course notes: searching a graph.\n"
+        "\n## Breadth-first search\n\nMIT notes: breadth-first search visits a graph level by level; MIT again.\n"
+    )
+
+    def drifts(syllabus_text: str, notes_text: str) -> list[Drift]:
+        lectures = [("notes5", "Lecture 5: Graph search", _passages(notes_text, 100))]
+        return lecture_drifts([("syllabus", outline, syllabus_text)], lectures)
+
+    (spelled,) = drifts(syllabus, notes)
+    assert spelled.missing == ("DFS",) and spelled.instead == "MIT"  # BFS is said in other words
+    unspelled = notes.replace("breadth-first search", "level-order search").replace(
+        "Breadth-first", "Level-order"
+    )
+    (drift,) = drifts(syllabus, unspelled)
+    assert drift.missing == ("BFS", "DFS")
+    assert drifts(syllabus.replace("syllabus\n", "syllabus (MIT)\n", 1), unspelled) == []
 
 
 async def test_the_answer_and_the_teachers_list_name_both_sides(settings: Settings) -> None:

@@ -36,6 +36,9 @@ _SURNAME = re.compile(r"^(?:Mc|Mac|De|Di|Da|La|Le|Van|Von|O)[A-Z][a-z]")
 #: A quoted sentence of the notes has at least this many words when one has ("duckdb embeds a
 #: DuckDB database." is a list's item).
 _SAYS_WORDS = 8
+#: The notes' tool is printed in at least this many of their sentences (the contents' line being
+#: one): a name said once in passing is not what the lecture uses.
+_USED = 2
 
 
 @dataclass(frozen=True)
@@ -72,6 +75,15 @@ def _prints(text: str, name: str) -> bool:
     return re.search(rf"\b{re.escape(name)}", text, re.IGNORECASE) is not None
 
 
+def _spelled_out(text: str, acronym: str) -> bool:
+    """Whether ``text`` spells an acronym out ("breadth-first search" for "BFS"): the notes then
+    name it, in other words."""
+    if not (acronym.isupper() and 2 < len(acronym) < 6):
+        return False
+    words = r"[\w’']*[\s-]+".join(re.escape(c) for c in acronym.lower())
+    return re.search(rf"\b{words}\w*", text, re.IGNORECASE) is not None
+
+
 def titled_unit(title: str) -> tuple[str, int, frozenset[str]] | None:
     """The unit, number and title words of a document titled as one unit ("Lecture 16:
     Databases" -> ("lecture", 16, {"database"})), or None."""
@@ -81,17 +93,28 @@ def titled_unit(title: str) -> tuple[str, int, frozenset[str]] | None:
     return UNITS[m.group(1).lower()], int(m.group(2)), frozenset(terms(title[m.end() :]))
 
 
-def _instead(rows: Sequence[tuple[int, str]], entry_text: str) -> tuple[str, str, int] | None:
-    """The tool the notes' opening passage (their title and contents) names and the entry does not,
-    the most printed if several, with the first sentence after the opening that prints it (the
-    section itself, not the contents' line) and its row; None when the opening names no new tool."""
+def _instead(rows: Sequence[tuple[int, str]], outline_text: str) -> tuple[str, str, int] | None:
+    """The tool the notes' opening passage (their title and contents) names and the outline's
+    document never prints (not a header every page repeats: "MIT" is in the syllabus too), printed
+    again in the notes, the most printed if several, with the first sentence after the
+    opening that prints it (the section itself, not the contents' line) and its row; None when the
+    opening names no such tool."""
     if not rows:
         return None
-    new = [n for n in names_in(rows[0][1]) if not _prints(entry_text, n)]
+    # each sentence once: a document's windows overlap, and a short one is a single passage
+    sentences = {
+        " ".join(sentence.split()) for _, text in rows for sentence in split_sentences(chunk_body(text))
+    }
+
+    def printed(name: str) -> int:
+        return sum(1 for sentence in sentences if re.search(rf"\b{re.escape(name)}\b", sentence))
+
+    new = [
+        n for n in names_in(chunk_body(rows[0][1])) if not _prints(outline_text, n) and printed(n) >= _USED
+    ]
     if not new:
         return None
-    notes = "\n".join(text for _, text in rows)
-    name = max(new, key=lambda n: len(re.findall(rf"\b{re.escape(n)}\b", notes)))
+    name = max(new, key=printed)
     said = [
         (" ".join(sentence.split()), row)
         for row, text in [*rows[1:], rows[0]]
@@ -104,12 +127,14 @@ def _instead(rows: Sequence[tuple[int, str]], entry_text: str) -> tuple[str, str
 
 
 def lecture_drifts(
-    outlines: Sequence[tuple[str, Outline[int]]],
+    outlines: Sequence[tuple[str, Outline[int], str]],
     lectures: Sequence[tuple[str, str, Sequence[tuple[int, str]]]],
 ) -> list[Drift]:
-    """The drifts of one course: ``outlines`` are (doc_id, outline) of its documents that print one,
-    ``lectures`` (doc_id, title, [(row, text)] in order) of its documents titled as one unit. An
-    entry is compared with the document of its unit and number whose title shares its words."""
+    """The drifts of one course: ``outlines`` are (doc_id, outline, the document's whole text) of
+    its documents that print one, ``lectures`` (doc_id, title, [(row, text)] in order) of its
+    documents titled as one unit. An entry is compared with the document of its unit and number
+    whose title shares its words; a tool the notes spell out ("breadth-first search" for "BFS") is
+    printed there."""
     found: list[Drift] = []
     for doc_id, title, rows in lectures:
         titled = titled_unit(title)
@@ -117,16 +142,18 @@ def lecture_drifts(
             continue
         unit, number, words = titled
         notes = "\n".join(text for _, text in rows)
-        for outline_doc, outline in outlines:
+        for outline_doc, outline, outline_text in outlines:
             if outline_doc == doc_id or outline.unit != unit:
                 continue
             entry = next((e for e in outline.entries if e.number == number), None)
             if entry is None or not same_entry(entry.words, words):
                 continue
-            missing = tuple(n for n in names_in(entry.text) if not _prints(notes, n))
+            missing = tuple(
+                n for n in names_in(entry.text) if not _prints(notes, n) and not _spelled_out(notes, n)
+            )
             if not missing:
                 continue
-            instead = _instead(rows, entry.text)
+            instead = _instead(rows, outline_text)
             if instead is not None:
                 found.append(Drift(outline_doc, unit, entry, doc_id, missing, *instead))
     return found

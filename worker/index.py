@@ -169,13 +169,14 @@ class IndexSnapshot:
                     lectures.setdefault(self.course_of(doc_id), []).append((doc_id, title, texts))
             found: list[Drift] = []
             if lectures:
-                outlines: dict[str, list[tuple[str, Outline[int]]]] = {}
+                outlines: dict[str, list[tuple[str, Outline[int], str]]] = {}
                 for doc_id in self.documents():
                     rows = self.document_rows(doc_id)
                     course = self.course_of(doc_id)
                     outline = self.outline_of(doc_id) if course in lectures else None
                     if outline is not None and not self.superseded[rows.start]:
-                        outlines.setdefault(course, []).append((doc_id, outline))
+                        text = "\n".join(self.chunks[r].text for r in rows)
+                        outlines.setdefault(course, []).append((doc_id, outline, text))
                 for course, of_course in lectures.items():
                     found += lecture_drifts(outlines.get(course, []), of_course)
             self._drifts = found
