@@ -301,6 +301,22 @@ def test_a_schedule_line_that_differs_between_documents_is_a_disagreement() -> N
     assert [e.kind for e in found] == ["item"], found
 
 
+def test_a_note_after_a_schedule_line_is_not_part_of_it() -> None:
+    """The syllabus's "Week 10: Project presentations and wrap up (final poster and paper due)" is
+    followed by "Note: the above schedule … is subject to change" on the next line, which the text
+    layer runs on: the week is the same plan as the slides' "wrap-up (paper and poster)"."""
+    syllabus = (
+        "•Week 10: Project presentations and wrap up (final poster and paper due) Note: the above "
+        "schedule reflects a rough estimate and is subject to change."
+    )
+    slides = "•Week 10: project presentations and wrap-up (paper and poster)"
+    (week,) = values_in(syllabus)
+    assert week.norm == "due final paper poster presentation project wrap"
+    assert (
+        collection_conflicts([("syl", "Syllabus, p. 3", syllabus), ("log", "Logistics, p. 4", slides)]) == []
+    )
+
+
 SNIPPET_SYLLABUS = (
     "Weekly Snippets (5%) You’ll write a very brief report each week, answering the following three "
     "questions:\n1.) What did I work on over the last week?\n2.) What am I planning to work on next "
@@ -613,3 +629,15 @@ def test_the_rest_of_the_course_is_searched_for_topic_words_ending_in_e(settings
         question, [hit_from_chunk(snapshot.chunks[row], 1, 0.9, 0.9, 0.5)], related=related
     )
     assert conflict is not None and {v.norm for s in conflict.sides for v in s.found} == {"7", "8"}
+
+
+def test_the_teachers_list_never_pairs_two_peoples_hours() -> None:
+    """The syllabus's staff block gives a TA's "Office Hours: By appointment"; the slides give the
+    instructor's "I'll hold office hours by appointment on Tuesdays": two people's hours, no entry.
+    The syllabus's own first-person line against the slides is one person's, and is listed."""
+    ta = "Teaching Assistant: Zizhuang Miao; Office Location: Moore 405; Office Hours: By appointment"
+    mine = "My office hours will be scheduled by appointment; instructions will be available on Canvas."
+    slides = "I'll hold office hours by appointment on Tuesdays."
+    assert collection_conflicts([("syl", "Syllabus, p. 1", ta), ("intro", "Intro, p. 5", slides)]) == []
+    (entry,) = collection_conflicts([("syl", "Syllabus, p. 3", mine), ("intro", "Intro, p. 5", slides)])
+    assert entry.kind == "weekday"

@@ -130,11 +130,11 @@ _UNIT_NUMBERS = {**{w: n for w, n in _NUMBER_WORDS.items() if w != "single"}, "e
 _UNIT_WORD = "|".join(_UNIT_WORDS)
 _UNIT = re.compile(rf"\b({_UNIT_WORD})\s*[-#]?\s*(\d{{1,2}}|{'|'.join(_UNIT_NUMBERS)})\b", re.IGNORECASE)
 #: What a schedule says of one unit: "Week 7: human subjects training, collect data", up to the
-#: next bullet, the next unit or the end of the sentence.
+#: next bullet, the next unit, a "Note:" after it, or the end of the sentence.
 _ITEM = re.compile(
     _UNIT.pattern
     + rf"\s*[:–—-]\s*(?P<what>[^•▪◦●\n]+?)(?=\s*[•▪◦●\n]|\s+\b(?:{_UNIT_WORD})\s*[-#]?\s*\d{{1,2}}\s*[:–—-]"
-    + r"|[.;](?:\s|$)|$)",
+    + r"|\s+(?:Note|NB|N\.B\.)\s*:|[.;](?:\s|$)|$)",
     re.IGNORECASE,
 )
 #: Two descriptions of one unit agree when they share at least this share of their words
@@ -462,6 +462,24 @@ def _said_topic(sentence: str) -> frozenset[str]:
     office hours, though it names no professor."""
     topic = _topic(sentence)
     return topic | {"instructor"} if _FIRST_PERSON.search(sentence) else topic
+
+
+#: The roles a sentence of the materials speaks of (``decision.terms`` reads "teaching assistant"
+#: and "TAs" as "ta", "professor" and "lecturer" as "instructor").
+_ROLES = frozenset({"ta", "instructor"})
+
+
+def _other_people(a: str, b: str) -> bool:
+    """Whether two sentences speak of different people's facts: a TA's "Office Hours: By
+    appointment" (syllabus, staff block) against the instructor's "I'll hold office hours by
+    appointment on Tuesdays" (slides, first person) are two people's hours, not two versions."""
+
+    def roles(sentence: str) -> frozenset[str]:
+        said = frozenset(terms(sentence)) & _ROLES
+        return said | {"instructor"} if _FIRST_PERSON.search(sentence) else said
+
+    ra, rb = roles(a), roles(b)
+    return bool(ra and rb and not ra & rb)
 
 
 @dataclass(frozen=True)
@@ -1173,6 +1191,8 @@ def collection_conflicts(passages: Sequence[tuple[str, str, str]], limit: int = 
             doc_b, label_b, sent_b, topic_b, values_b = facts[j]
             if (doc_b, sent_a) in seen or (doc_a, sent_b) in seen:
                 continue  # the other document says the same sentence too: two facts, not two versions
+            if _other_people(sent_a, sent_b):
+                continue
             shared = topic_a & topic_b
             if len(shared) < _SAME_FACT_SHARED or len(shared) < _SAME_FACT_SHARE * min(
                 len(topic_a), len(topic_b)
