@@ -475,8 +475,7 @@ def _other_people(a: str, b: str) -> bool:
     appointment on Tuesdays" (slides, first person) are two people's hours, not two versions."""
 
     def roles(sentence: str) -> frozenset[str]:
-        said = frozenset(terms(sentence)) & _ROLES
-        return said | {"instructor"} if _FIRST_PERSON.search(sentence) else said
+        return (frozenset(terms(sentence)) | _said_topic(sentence)) & _ROLES  # "ta" is no topic word
 
     ra, rb = roles(a), roles(b)
     return bool(ra and rb and not ra & rb)
@@ -1281,10 +1280,10 @@ def outline_disagreements(outlines: Sequence[tuple[str, str, str, Outline[int]]]
                 other = numbered.get(entry.number)
                 if other is None:
                     continue
-                topic = f"{a.unit} {entry.number}"
-                if not same_entry(entry.words, other.words):
+                renamed = not same_entry(entry.words, other.words)
+                if renamed or parts_of([entry]) != parts_of([other]):  # or one lecture against two parts
+                    topic = f"{a.unit} {entry.number}"
                     found.append(Disagreement(topic, "outline", (name_a, entry.text), (name_b, other.text)))
+                if renamed:
                     break
-                if parts_of([entry]) != parts_of([other]):  # one lecture against one in two parts
-                    found.append(Disagreement(topic, "outline", (name_a, entry.text), (name_b, other.text)))
     return found
