@@ -133,7 +133,7 @@ def names_both(case: Case) -> bool:
 
 def run_cases(questions: Sequence[dict], embedder, settings) -> list[Case]:
     from syllabot.worker.answerers.extractive import ExtractiveAnswerer
-    from syllabot.worker.conflicts import find_conflict, render_conflict
+    from syllabot.worker.conflicts import conflict_of, render_conflict
     from syllabot.worker.engine import prepare_query, related_hits
 
     answerer = ExtractiveAnswerer(settings)
@@ -157,10 +157,7 @@ def run_cases(questions: Sequence[dict], embedder, settings) -> list[Case]:
         related_ms = (time.perf_counter() - t_related) * 1000
         t0 = time.perf_counter()
         answer = answerer.answer_sync(q["question"], result, snapshot.collection)
-        conflict = (
-            find_conflict(prepared.text, result.hits, related=result.related, topic=prepared.topic)
-            or result.drift
-        )
+        conflict = conflict_of(result)  # as the worker's answer reads it
         ms = (time.perf_counter() - t0) * 1000
         note = render_conflict(conflict) if conflict is not None else None
         cases.append(Case(q, bool(q.get("conflict")), conflict, note, answer.status, ms, related_ms))

@@ -469,16 +469,11 @@ def _said_topic(sentence: str) -> frozenset[str]:
 _ROLES = frozenset({"ta", "instructor"})
 
 
-def _other_people(a: str, b: str) -> bool:
-    """Whether two sentences speak of different people's facts: a TA's "Office Hours: By
-    appointment" (syllabus, staff block) against the instructor's "I'll hold office hours by
-    appointment on Tuesdays" (slides, first person) are two people's hours, not two versions."""
-
-    def roles(sentence: str) -> frozenset[str]:
-        return (frozenset(terms(sentence)) | _said_topic(sentence)) & _ROLES  # "ta" is no topic word
-
-    ra, rb = roles(a), roles(b)
-    return bool(ra and rb and not ra & rb)
+def _roles(sentence: str) -> frozenset[str]:
+    """Whose fact a sentence states: a TA's "Office Hours: By appointment" (a staff block) and the
+    instructor's "I'll hold office hours by appointment on Tuesdays" (first person) are two people's
+    hours, not two versions of one (``collection_conflicts`` never pairs disjoint roles)."""
+    return (frozenset(terms(sentence)) | _said_topic(sentence)) & _ROLES  # "ta" is no topic word
 
 
 @dataclass(frozen=True)
@@ -1081,6 +1076,14 @@ def drift_disagreements(drifts: Sequence[tuple[Drift, str, str]]) -> list[Disagr
 DISAGREE_LEAD = "Your materials disagree"
 
 
+def conflict_of(result: SearchResult) -> Conflict | None:
+    """The disagreement a search result shows on what its question asks: among its hits and the
+    ``related`` passages of their course (:func:`find_conflict`), else an outline entry against its
+    lecture's notes (``result.drift``, ``engine.drifted``)."""
+    question = result.query or result.question
+    return find_conflict(question, result.hits, related=result.related, topic=result.topic) or result.drift
+
+
 def with_conflict_note(answer: Answer, result: SearchResult) -> Answer:
     """``answer`` led by the disagreement of the result's hits (and the ``related`` passages of their
     course, :func:`more_to_read`) on what the question asks, if any: the one place the answer path
@@ -1092,12 +1095,7 @@ def with_conflict_note(answer: Answer, result: SearchResult) -> Answer:
     so the note replaces it, both sides cited, as the answer ("how much is the see worth for os"
     retrieves the textbook list, but the syllabus and the revision notice each give the SEE marks).
     Only an answered reply keeps its own text after the note."""
-    conflict = (
-        find_conflict(
-            result.query or result.question, result.hits, related=result.related, topic=result.topic
-        )
-        or result.drift
-    )
+    conflict = conflict_of(result)
     if conflict is None:
         return answer
     note = render_conflict(conflict)
@@ -1162,7 +1160,7 @@ def collection_conflicts(passages: Sequence[tuple[str, str, str]], limit: int = 
     document's sentence about the same thing (shared topic words, the values' own labels
     overlapping); disjoint values are a disagreement. Grouped by topic, one entry per pair of
     documents and topic, strongest first."""
-    facts: list[tuple[str, str, str, frozenset[str], tuple[Value, ...]]] = []
+    facts: list[tuple[str, str, str, frozenset[str], tuple[Value, ...], frozenset[str]]] = []
     seen: set[tuple[str, str]] = set()
     everywhere = _everywhere(passages)
     for doc_id, label, text in passages:
@@ -1178,20 +1176,20 @@ def collection_conflicts(passages: Sequence[tuple[str, str, str]], limit: int = 
             values = values_in(sentence)
             topic = _said_topic(sentence) - everywhere
             if values and len(topic) >= _SAME_FACT_SHARED:
-                facts.append((doc_id, label, key[1], topic, values))
+                facts.append((doc_id, label, key[1], topic, values, _roles(sentence)))
     by_term: dict[str, list[int]] = {}
-    for i, (_, _, _, topic, _) in enumerate(facts):
+    for i, (_, _, _, topic, _, _) in enumerate(facts):
         for term in topic:
             by_term.setdefault(term, []).append(i)
     found: dict[tuple[str, str, str], tuple[float, Disagreement]] = {}
-    for i, (doc_a, label_a, sent_a, topic_a, values_a) in enumerate(facts):
+    for i, (doc_a, label_a, sent_a, topic_a, values_a, roles_a) in enumerate(facts):
         candidates = {j for term in topic_a for j in by_term[term] if j > i and facts[j][0] != doc_a}
         for j in candidates:
-            doc_b, label_b, sent_b, topic_b, values_b = facts[j]
+            doc_b, label_b, sent_b, topic_b, values_b, roles_b = facts[j]
             if (doc_b, sent_a) in seen or (doc_a, sent_b) in seen:
                 continue  # the other document says the same sentence too: two facts, not two versions
-            if _other_people(sent_a, sent_b):
-                continue
+            if roles_a and roles_b and not roles_a & roles_b:
+                continue  # two people's facts (``_roles``)
             shared = topic_a & topic_b
             if len(shared) < _SAME_FACT_SHARED or len(shared) < _SAME_FACT_SHARE * min(
                 len(topic_a), len(topic_b)

@@ -27,10 +27,6 @@ _BRACKETED_TAIL = re.compile(r"\b([A-Za-z]{2,})\(([a-z]{1,5}|[A-Z][a-z]{1,5})\)"
 #: A tool's name as printed: two capitals or more in a word of three letters or more ("CSS",
 #: "BigQuery", "DuckDB", "APIs"), or a capital after a small letter ("ggplot2"'s kin aside).
 _NAME = re.compile(r"\b(?=[A-Za-z0-9]*[A-Z][A-Za-z0-9]*[A-Z])[A-Za-z][A-Za-z0-9]{2,}\b")
-#: A document titled as one lecture of an outline: "Lecture 16: Databases".
-_TITLED = re.compile(
-    rf"\b({'|'.join(sorted(UNITS, key=len, reverse=True))})\s+(\d{{1,2}})\b\s*[:.–—-]?\s*", re.I
-)
 #: A person's name, however capitalised ("McDermott", "DeLong"): no tool.
 _SURNAME = re.compile(r"^(?:Mc|Mac|De|Di|Da|La|Le|Van|Von|O)[A-Z][a-z]")
 #: A quoted sentence of the notes has at least this many words when one has ("duckdb embeds a
@@ -75,6 +71,11 @@ def _prints(text: str, name: str) -> bool:
     return re.search(rf"\b{re.escape(name)}", text, re.IGNORECASE) is not None
 
 
+def _names(sentence: str, name: str) -> bool:
+    """Whether ``sentence`` prints ``name`` as printed, a whole word ("DuckDB", not "duckdb")."""
+    return re.search(rf"\b{re.escape(name)}\b", sentence) is not None
+
+
 def _spelled_out(text: str, acronym: str) -> bool:
     """Whether ``text`` spells an acronym out ("breadth-first search" for "BFS"): the notes then
     name it, in other words."""
@@ -87,10 +88,10 @@ def _spelled_out(text: str, acronym: str) -> bool:
 def titled_unit(title: str) -> tuple[str, int, frozenset[str]] | None:
     """The unit, number and title words of a document titled as one unit ("Lecture 16:
     Databases" -> ("lecture", 16, {"database"})), or None."""
-    m = _TITLED.search(title)
+    m = NUMBERED.search(title)  # the one "lecture 16" pattern, also a question's
     if m is None:
         return None
-    return UNITS[m.group(1).lower()], int(m.group(2)), frozenset(terms(title[m.end() :]))
+    return UNITS[m.group("unit").lower()], int(m.group("number")), frozenset(terms(title[m.end() :]))
 
 
 def _instead(rows: Sequence[tuple[int, str]], outline_text: str) -> tuple[str, str, int] | None:
@@ -101,13 +102,16 @@ def _instead(rows: Sequence[tuple[int, str]], outline_text: str) -> tuple[str, s
     opening names no such tool."""
     if not rows:
         return None
-    # each sentence once: a document's windows overlap, and a short one is a single passage
-    sentences = {
-        " ".join(sentence.split()) for _, text in rows for sentence in split_sentences(chunk_body(text))
-    }
+    # the sentences after the opening first, the opening's last (its contents' line is no quote)
+    sentences = [
+        (" ".join(sentence.split()), row)
+        for row, text in [*rows[1:], rows[0]]
+        for sentence in split_sentences(chunk_body(text))
+    ]
+    distinct = {sentence for sentence, _ in sentences}  # a document's windows overlap
 
     def printed(name: str) -> int:
-        return sum(1 for sentence in sentences if re.search(rf"\b{re.escape(name)}\b", sentence))
+        return sum(1 for sentence in distinct if _names(sentence, name))
 
     new = [
         n for n in names_in(chunk_body(rows[0][1])) if not _prints(outline_text, n) and printed(n) >= _USED
@@ -115,12 +119,7 @@ def _instead(rows: Sequence[tuple[int, str]], outline_text: str) -> tuple[str, s
     if not new:
         return None
     name = max(new, key=printed)
-    said = [
-        (" ".join(sentence.split()), row)
-        for row, text in [*rows[1:], rows[0]]
-        for sentence in split_sentences(chunk_body(text))
-        if re.search(rf"\b{re.escape(name)}\b", sentence)
-    ]
+    said = [(sentence, row) for sentence, row in sentences if _names(sentence, name)]
     # a sentence that says something ("… using the excellent DuckDB backend …") before a list item
     full = [(sentence, row) for sentence, row in said if len(sentence.split()) >= _SAYS_WORDS]
     return (name, *(full or said)[0]) if said else None

@@ -60,7 +60,7 @@ from syllabot.worker.embedders import earlier_embedder, get_embedder
 from syllabot.worker.embedders.base import Embedder
 from syllabot.worker.index import IndexSnapshot, build_snapshot
 from syllabot.worker.intent import asks_about_a_change, read_intent
-from syllabot.worker.keyword import keyword_scores, keyword_stem
+from syllabot.worker.keyword import keyword_scores
 from syllabot.worker.loaders import IngestError, TooLarge, load_document
 from syllabot.worker.outlines import Outline, read_ask
 from syllabot.worker.pipeline import EmbedPipeline
@@ -348,14 +348,10 @@ def related_hits(snapshot: IndexSnapshot, question: str, hits: Sequence[Hit]) ->
     sentence and only the other's neighbouring passage, or none of the other document."""
 
     def passages_with(words: frozenset[str], at_least: int, limit: int) -> list[Candidate]:
-        # The check's topic words are the answerer's terms; the postings are spelled by the keyword
-        # index's own stemmer, which also drops a final "e" ("kurose" is "kuros" there): looked up
-        # unconverted, every such word found nothing.
-        spelled = frozenset(map(keyword_stem, words))
         chunks = snapshot.chunks
         return [
             Candidate(row, chunks[row].doc_id, chunks[row].subject, chunks[row].text)
-            for row in snapshot.rows_with_terms(spelled, min(at_least, len(spelled)), limit)
+            for row in snapshot.rows_with_terms(words, at_least, limit)
         ]
 
     positions = more_to_read(question, hits, passages_with)

@@ -22,7 +22,7 @@ from syllabot.worker.documents import Chunk
 from syllabot.worker.drift import Drift, lecture_drifts, titled_unit
 from syllabot.worker.embedders.base import EmbedderMismatch
 from syllabot.worker.intent import holds_section
-from syllabot.worker.keyword import KeywordIndex, build_keyword_index
+from syllabot.worker.keyword import KeywordIndex, build_keyword_index, keyword_stem
 from syllabot.worker.outlines import Outline, read_outline
 from syllabot.worker.search import superseded_mask
 
@@ -68,14 +68,19 @@ class IndexSnapshot:
         return mask
 
     def rows_with_terms(self, words: Collection[str], at_least: int, limit: int) -> list[int]:
-        """The chunks (positions) holding at least ``at_least`` of the keyword terms ``words``, most
+        """The chunks (positions) holding at least ``at_least`` of the content words ``words``, most
         first and then in order, at most ``limit``, superseded versions left out: read from the
-        keyword postings, so a large collection costs what the terms' postings cost."""
-        found = [rows for rows, _ in map(self.keyword.postings, words) if len(rows)]
+        keyword postings, so a large collection costs what the terms' postings cost.
+
+        ``words`` are looked up as the keyword index spells them (:func:`keyword_stem`, which also
+        drops a final "e": the answerer's "kurose" is "kuros" there); unconverted, every such word
+        found nothing."""
+        spelled = frozenset(map(keyword_stem, words))
+        found = [rows for rows, _ in map(self.keyword.postings, spelled) if len(rows)]
         if not found:
             return []
         counts = np.bincount(np.concatenate(found), minlength=len(self.chunks))
-        rows = np.flatnonzero((counts >= at_least) & ~self.superseded)
+        rows = np.flatnonzero((counts >= min(at_least, len(spelled))) & ~self.superseded)
         order = np.lexsort((rows, -counts[rows]))[:limit]  # most terms first, then in order
         return [int(r) for r in rows[order]]
 
@@ -159,27 +164,24 @@ class IndexSnapshot:
         course holding a document titled as one lecture ("Lecture 16: Databases") has its outlines
         read, so a collection of syllabi alone costs a title match per document."""
         if self._drifts is None:
+            current = [d for d in self.documents() if not self.superseded[self.document_rows(d).start]]
             lectures: dict[str, list[tuple[str, str, list[tuple[int, str]]]]] = {}
-            for doc_id in self.documents():
-                rows = self.document_rows(doc_id)
-                first = self.chunks[rows.start]
+            for doc_id in current:
+                first = self.chunks[self.document_rows(doc_id).start]
                 title = first.cite_title or first.title
-                if not self.superseded[rows.start] and titled_unit(title) is not None:
-                    texts = [(r, self.chunks[r].text) for r in rows]
+                if titled_unit(title) is not None:
+                    texts = [(r, self.chunks[r].text) for r in self.document_rows(doc_id)]
                     lectures.setdefault(self.course_of(doc_id), []).append((doc_id, title, texts))
-            found: list[Drift] = []
-            if lectures:
-                outlines: dict[str, list[tuple[str, Outline[int], str]]] = {}
-                for doc_id in self.documents():
-                    rows = self.document_rows(doc_id)
-                    course = self.course_of(doc_id)
-                    outline = self.outline_of(doc_id) if course in lectures else None
-                    if outline is not None and not self.superseded[rows.start]:
-                        text = "\n".join(self.chunks[r].text for r in rows)
-                        outlines.setdefault(course, []).append((doc_id, outline, text))
-                for course, of_course in lectures.items():
-                    found += lecture_drifts(outlines.get(course, []), of_course)
-            self._drifts = found
+            outlines: dict[str, list[tuple[str, Outline[int], str]]] = {}
+            for doc_id in current if lectures else ():
+                course = self.course_of(doc_id)
+                outline = self.outline_of(doc_id) if course in lectures else None
+                if outline is not None:
+                    text = "\n".join(self.chunks[r].text for r in self.document_rows(doc_id))
+                    outlines.setdefault(course, []).append((doc_id, outline, text))
+            self._drifts = [
+                d for c, of_course in lectures.items() for d in lecture_drifts(outlines.get(c, []), of_course)
+            ]
         return self._drifts
 
     @property

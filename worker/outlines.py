@@ -332,6 +332,11 @@ _ASKS_WHAT = re.compile(
 _ADDED = re.compile(r"(?<=\S)\?\s*\S.*$|,\s*(?:[\w'’&/-]+\s+){0,3}?or\s+(?:[\w'’&/-]+\s*){1,3}\??$")
 
 
+def _topic_words(text: str) -> frozenset[str]:
+    """What a question's words say the asked entries are about: no number, no unit or ask word."""
+    return frozenset(t for t in terms(text) if not t.isdigit() and t not in _NOT_TOPIC and len(t) > 1)
+
+
 @functools.lru_cache(maxsize=1024)
 def read_ask(question: str, any_unit: bool = False) -> OutlineAsk | None:
     """What ``question`` (chat words spelled out, course names out) asks of an outline, or None.
@@ -354,9 +359,7 @@ def read_ask(question: str, any_unit: bool = False) -> OutlineAsk | None:
         if not m:
             continue
         unit = UNITS[m.group("unit").lower()]
-        topic = frozenset(
-            t for t in terms(question) if not t.isdigit() and t not in _NOT_TOPIC and len(t) > 1
-        )
+        topic = _topic_words(question)
         if (
             what == "topic_count"
             and "topic" in m.groupdict()
@@ -371,8 +374,7 @@ def read_ask(question: str, any_unit: bool = False) -> OutlineAsk | None:
             return OutlineAsk(unit, what, topic)
     covered = _COVERED_ANY.search(question) if any_unit else None
     if covered:
-        named = covered.group("topic") or covered.group("what")
-        topic = frozenset(t for t in terms(named) if not t.isdigit() and t not in _NOT_TOPIC and len(t) > 1)
+        topic = _topic_words(covered.group("topic") or covered.group("what"))
         return OutlineAsk("", "covered", topic) if topic else None
     if not _ASKS_WHAT.search(question) or not {t for t in terms(question) if not t.isdigit()} <= _ONLY_WHAT:
         return None  # "what software do i need b4 the first lec" asks about software, not lecture 1
