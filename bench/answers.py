@@ -52,12 +52,9 @@ SYLLABI = DATA / "syllabi"
 SQA = DATA / "syllabusqa"
 TUNE_SYLLABI = 7
 COURSES = DATA / "courses"
-# Two real courses from elsewhere, each its own collection: the psychology lab tunes, the economics
-# data-science course is held out (questions written blind: bench/data/README.md).
-COURSE_SPLITS = {
-    "dev": ("psyc11-lab-psych", ROOT / "bench" / "data" / "course_psyc11_questions.jsonl"),
-    "test": ("ec607-data-science", ROOT / "bench" / "data" / "course_ec607_questions.jsonl"),
-}
+#: The real courses from elsewhere (``bench.corpus_labels.COURSE_FOLDERS``: folder and fixed split),
+#: each its own collection. ``dev`` runs the tuning courses, ``test`` the held-out ones.
+COURSE_SPLIT_OF = {"dev": "tune", "test": "heldout"}
 CASES: list = []  # the last run's (answerable, query, hits, fallback, courses, topic), for --tune
 
 
@@ -482,20 +479,31 @@ def vtu_rows(split: str, embedder, settings) -> list[Row]:
     return run(questions, lambda q: snapshot, embedder, settings)
 
 
-def course_rows(split: str, embedder, settings) -> list[Row]:
-    """One real course (all its PDFs and its README in one collection) against its blind questions."""
+def one_course_rows(slug: str, embedder, settings) -> list[Row]:
+    """One real course (all its documents in one collection) against its blind questions."""
+    from bench.corpus_labels import COURSE_FOLDERS, course_files, questions_path
     from syllabot.worker.evaluation import load_questions
 
-    folder, path = COURSE_SPLITS[split]
-    files = sorted(p for p in (COURSES / folder).iterdir() if p.suffix.lower() in (".pdf", ".md"))
-    chunks, _ = parse_files(files)
+    folder = COURSE_FOLDERS[slug][0]
+    chunks, _ = parse_files(course_files(folder))
     snapshot = snapshot_of(chunks, embedder, f"course-{folder}", collection=folder)
-    return run(load_questions(path), lambda q: snapshot, embedder, settings)
+    return run(load_questions(questions_path(slug)), lambda q: snapshot, embedder, settings)
+
+
+def courses_of(split: str) -> list[str]:
+    """The courses of a split (``dev``: tuning, ``test``: held out) whose data is here."""
+    from bench.corpus_labels import COURSE_FOLDERS, available
+
+    return [s for s in available() if COURSE_FOLDERS[s][1] == COURSE_SPLIT_OF[split]]
+
+
+def course_rows(split: str, embedder, settings) -> list[Row]:
+    """Every course of a split, each its own collection, rows pooled (``--tune`` reads them as one family)."""
+    return [row for slug in courses_of(split) for row in one_course_rows(slug, embedder, settings)]
 
 
 def courses_available(split: str) -> bool:
-    folder, path = COURSE_SPLITS[split]
-    return (COURSES / folder).is_dir() and path.exists()
+    return bool(courses_of(split))
 
 
 def sqa_rows(split: str, embedder, settings) -> list[Row]:
@@ -628,12 +636,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             results.append((f"VTU student questions, {split}", summary(rows)))
         course_splits = ["dev", "test"] if split == "all" else [split]
         for cs in course_splits:
-            if args.set in ("courses", "all") and courses_available(cs):
-                rows = course_rows(cs, embedder, settings)
+            if args.set not in ("courses", "all"):
+                continue
+            label = "tune" if cs == "dev" else "held out"
+            pooled: list[Row] = []
+            for slug in courses_of(cs):
+                rows = one_course_rows(slug, embedder, settings)
                 if args.show:
                     show(rows)
-                label = "tune" if cs == "dev" else "held out"
-                results.append((f"Course {COURSE_SPLITS[cs][0]}, {label}", summary(rows)))
+                pooled += rows
+                results.append((f"Course {slug}, {label}", summary(rows)))
+            if len(courses_of(cs)) > 1:
+                results.append((f"Courses pooled, {label}", summary(pooled)))
         if args.set in ("syllabusqa", "all") and (SQA / "test.eval.jsonl").exists():
             rows = sqa_rows(split, embedder, settings)
             if args.show:

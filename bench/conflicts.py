@@ -42,23 +42,18 @@ from bench.common import (
     snapshot_of,
     write_section,
 )
+from bench.corpus_labels import COURSE_FOLDERS, course_files, questions_path
 from bench.planted_pdfs import PLANTS, build
 
 QUESTIONS = ROOT / "bench" / "data" / "conflict_questions.jsonl"
 OVERLAP = ROOT / "bench" / "data" / "conflict_overlap.json"
 PLANTED = ROOT / "bench" / "data" / "planted"
+#: Every real course of the corpus (``bench.corpus_labels``): its folder and its question file.
 COURSE_FILES = {
-    "ec607": (
-        DATA / "courses" / "ec607-data-science",
-        ROOT / "bench" / "data" / "course_ec607_questions.jsonl",
-    ),
-    "psyc11": (
-        DATA / "courses" / "psyc11-lab-psych",
-        ROOT / "bench" / "data" / "course_psyc11_questions.jsonl",
-    ),
+    slug: (DATA / "courses" / folder, questions_path(slug)) for slug, (folder, _) in COURSE_FOLDERS.items()
 }
 SPLIT = {
-    "psyc11": "tune",
+    **{slug: ("held out" if split == "heldout" else "tune") for slug, (_, split) in COURSE_FOLDERS.items()},
     "sample-planted": "tune",
     "outline-planted": "tune",
     "ec607": "seen",
@@ -199,14 +194,17 @@ def questions_by_course() -> dict[str, list[dict]]:
         ]
     overlap = json.loads(OVERLAP.read_text(encoding="utf-8"))
     for course, (folder, path) in COURSE_FILES.items():
-        if not folder.is_dir():
+        if not folder.is_dir() or not path.is_file():
             continue
         touching = {item["question"] if isinstance(item, dict) else item for item in overlap.get(course, [])}
-        files = sorted(p.name for p in folder.iterdir() if p.suffix.lower() in (".pdf", ".md"))
+        files = [p.name for p in course_files(folder.name)]
         for line in path.read_text(encoding="utf-8").splitlines():
             q = json.loads(line) if line.strip() else None
-            if q and q["question"] not in touching:
-                groups.setdefault(course, []).append({**q, "collection_files": files, "conflict": False})
+            if not q or q["question"] in touching:
+                continue
+            # a course file's own conflict questions (both sides labelled) are conflict questions
+            conflict = bool(q.get("conflict")) and len(q.get("sides") or []) >= 2
+            groups.setdefault(course, []).append({**q, "collection_files": files, "conflict": conflict})
     return groups
 
 

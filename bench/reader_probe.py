@@ -82,20 +82,19 @@ def pairs(out: Path) -> None:
     for split in ("dev", "test"):
         rows = []
         for family, cases in answers.family_cases(split, emb, st).items():
-            questions = {
-                "vtu": answers.VTU_QUESTIONS,
-                "course": answers.COURSE_SPLITS[split][1],
-            }
-            expects: list[list[str]] = []
-            if family in questions:
-                from syllabot.worker.evaluation import load_questions
+            from bench.corpus_labels import questions_path
+            from syllabot.worker.evaluation import load_questions
 
-                loaded = [
-                    q
-                    for q in load_questions(questions[family])
-                    if family != "vtu" or q.extra.get("split") == split
-                ]
+            expects: list[list[str]] = []
+            if family == "vtu":
+                loaded = [q for q in load_questions(answers.VTU_QUESTIONS) if q.extra.get("split") == split]
                 expects = [q.expect for q in loaded]
+            elif family == "course":  # the split's courses in the order ``course_rows`` ran them
+                expects = [
+                    q.expect
+                    for slug in answers.courses_of(split)
+                    for q in load_questions(questions_path(slug))
+                ]
             for k, case in enumerate(cases):
                 sentences, axes = _candidates(case)
                 expect = expects[k] if k < len(expects) else []
