@@ -30,7 +30,6 @@ from typing import TYPE_CHECKING
 from syllabot.shared.schema import Answer, Hit
 from syllabot.worker.answerers.base import citation
 from syllabot.worker.answerers.decision import terms
-from syllabot.worker.drift import Drift
 from syllabot.worker.outlines import (
     Outline,
     OutlineAsk,
@@ -1036,52 +1035,15 @@ def render_conflict(conflict: Conflict) -> str:
     return f"{DISAGREE_LEAD}: " + "; ".join(parts) + "." + remark
 
 
-def drift_conflict(drift: Drift, entry: Hit, notes: Hit) -> Conflict:
-    """An outline entry against its lecture's notes (``worker.drift``) as the note an answer leads
-    with: the notes' sentence naming what they use, then the entry as the outline prints it, and
-    the tools the notes never print. ``entry`` and ``notes`` are the passages that cite them. The
-    notes come first, not as the current one (nothing dates either) but as the fuller source on
-    what the lecture does."""
-    return Conflict(
-        "tools",
-        (Side(notes, drift.sentence), Side(entry, drift.entry.text)),
-        remark=f"{_never_printed(drift)}.",
-    )
-
-
-def _never_printed(drift: Drift) -> str:
-    return f"The notes never print {' or '.join(drift.missing)}"
-
-
-def drift_disagreements(drifts: Sequence[tuple[Drift, str, str]]) -> list[Disagreement]:
-    """The teacher's list's entries for outline entries against their lectures' notes: ``drifts``
-    are (drift, the entry's citation label, the notes' sentence's citation label)."""
-    found = []
-    for drift, entry_label, notes_label in drifts:
-        entry_name, notes_name = _told_apart(
-            [entry_label, notes_label], [drift.outline_doc, drift.lecture_doc]
-        )
-        found.append(
-            Disagreement(
-                f"{drift.unit} {drift.entry.number}: tools",
-                "tools",
-                (notes_name, f"{drift.sentence} ({_never_printed(drift).lower()})"),
-                (entry_name, drift.entry.text),
-            )
-        )
-    return found
-
-
 #: How every answer that reports a disagreement begins (``syllabot eval`` counts it).
 DISAGREE_LEAD = "Your materials disagree"
 
 
 def conflict_of(result: SearchResult) -> Conflict | None:
     """The disagreement a search result shows on what its question asks: among its hits and the
-    ``related`` passages of their course (:func:`find_conflict`), else an outline entry against its
-    lecture's notes (``result.drift``, ``engine.drifted``)."""
+    ``related`` passages of their course (:func:`find_conflict`)."""
     question = result.query or result.question
-    return find_conflict(question, result.hits, related=result.related, topic=result.topic) or result.drift
+    return find_conflict(question, result.hits, related=result.related, topic=result.topic)
 
 
 def with_conflict_note(answer: Answer, result: SearchResult) -> Answer:

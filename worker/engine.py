@@ -44,18 +44,14 @@ from syllabot.worker.chunking import chunk_document, link_course_tails, may_be_r
 from syllabot.worker.conflicts import (
     READ_HITS,
     Candidate,
-    Conflict,
     Disagreement,
     collection_conflicts,
-    drift_conflict,
-    drift_disagreements,
     list_disagreements,
     more_to_read,
     outline_disagreements,
 )
 from syllabot.worker.conversation import follow_up, switched_course
 from syllabot.worker.documents import Chunk, Document
-from syllabot.worker.drift import asks_about
 from syllabot.worker.embedders import earlier_embedder, get_embedder
 from syllabot.worker.embedders.base import Embedder
 from syllabot.worker.index import IndexSnapshot, build_snapshot
@@ -102,7 +98,6 @@ class SearchResult:
     earlier: tuple[str, ...] = ()  # the conversation's earlier questions, oldest first (LLM context)
     vector: np.ndarray | None = None  # the unit query vector searched with (the gap report groups these)
     related: list[Hit] = field(default_factory=list)  # the course's other passages on the asked value
-    drift: Conflict | None = None  # an outline entry against its lecture's notes, when asked (``drifted``)
     unknown: tuple[str, ...] = ()  # the topic's words the collection never uses (PreparedQuery.unknown)
 
     @property
@@ -362,27 +357,9 @@ def related_hits(snapshot: IndexSnapshot, question: str, hits: Sequence[Hit]) ->
     ]
 
 
-def drifted(snapshot: IndexSnapshot, question: str, hits: Sequence[Hit]) -> Conflict | None:
-    """The note for a question about what a lecture uses when its outline entry names tools the
-    lecture's own notes never print (``IndexSnapshot.drifts``): "which database do we use in the
-    databases lec, sqlite?" against "16. Databases: SQL(ite) and BigQuery" and notes that use
-    DuckDB. Only the top hit's course's drifts; None for nearly every question (no drift, or the
-    question asks nothing of it), at the cost of a title match per document the first time."""
-    if not hits:
-        return None
-    course = snapshot.course_of(hits[0].doc_id)
-    for drift in snapshot.drifts():
-        if snapshot.course_of(drift.lecture_doc) == course and asks_about(question, drift):
-            entry = hit_from_chunk(snapshot.chunks[drift.entry.source], len(hits) + 1, 0.0, 0.0, 0.0)
-            notes = hit_from_chunk(snapshot.chunks[drift.row], len(hits) + 2, 0.0, 0.0, 0.0)
-            return drift_conflict(drift, entry, notes)
-    return None
-
-
 def disagreements(snapshot: IndexSnapshot) -> list[Disagreement]:
     """The teacher's list (`syllabot conflicts`): the current documents' numbered outlines that
-    differ (``conflicts.outline_disagreements``), an outline's entry naming tools its lecture's
-    notes never print (``IndexSnapshot.drifts``), the lists of questions printed in two documents
+    differ (``conflicts.outline_disagreements``), the lists of questions printed in two documents
     with a question that differs (``conflicts.list_disagreements``), then the facts their
     sentences state differently (``conflicts.collection_conflicts``)."""
     passages = [
@@ -390,13 +367,8 @@ def disagreements(snapshot: IndexSnapshot) -> list[Disagreement]:
         for c, out in zip(snapshot.chunks, snapshot.superseded, strict=True)
         if not out
     ]
-    drifts = [
-        (d, citation_label(snapshot.chunks[d.entry.source]), citation_label(snapshot.chunks[d.row]))
-        for d in snapshot.drifts()
-    ]
     return [
         *outline_disagreements(_course_outlines(snapshot)),
-        *drift_disagreements(drifts),
         *list_disagreements(passages),
         *collection_conflicts(passages),
     ]
@@ -748,7 +720,6 @@ class Engine:
             vector=query_vector,
             related=related_hits(pending.snapshot, query.text, hits),
             unknown=query.unknown,
-            drift=drifted(pending.snapshot, query.text, hits),
         )
 
     def collections(self) -> list[CollectionInfo]:

@@ -19,7 +19,6 @@ import numpy as np
 
 from syllabot.worker.courses import CourseCatalog
 from syllabot.worker.documents import Chunk
-from syllabot.worker.drift import Drift, lecture_drifts, titled_unit
 from syllabot.worker.embedders.base import EmbedderMismatch
 from syllabot.worker.intent import holds_section
 from syllabot.worker.keyword import KeywordIndex, build_keyword_index, keyword_stem
@@ -51,7 +50,6 @@ class IndexSnapshot:
     _documents: dict[str, tuple[int, int]] | None = field(default=None, init=False, repr=False)
     _outlines: dict[str, Outline[int] | None] = field(default_factory=dict, init=False, repr=False)
     _named: dict[str, tuple[str, ...]] | None = field(default=None, init=False, repr=False)
-    _drifts: list[Drift] | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.superseded = superseded_mask(self.chunks)
@@ -157,32 +155,6 @@ class IndexSnapshot:
         names (a README or lecture plan titled "22AI205 Machine Learning — Lecture plan"), else ""."""
         first = self.chunks[self.document_rows(doc_id).start]
         return first.subject or next(iter(self.named_courses().get(doc_id, ())), "")
-
-    def drifts(self) -> list[Drift]:
-        """Where an outline's entry names tools its lecture's own notes never print
-        (``worker.drift``), current documents only, each course's apart; read on first use. Only a
-        course holding a document titled as one lecture ("Lecture 16: Databases") has its outlines
-        read, so a collection of syllabi alone costs a title match per document."""
-        if self._drifts is None:
-            current = [d for d in self.documents() if not self.superseded[self.document_rows(d).start]]
-            lectures: dict[str, list[tuple[str, str, list[tuple[int, str]]]]] = {}
-            for doc_id in current:
-                first = self.chunks[self.document_rows(doc_id).start]
-                title = first.cite_title or first.title
-                if titled_unit(title) is not None:
-                    texts = [(r, self.chunks[r].text) for r in self.document_rows(doc_id)]
-                    lectures.setdefault(self.course_of(doc_id), []).append((doc_id, title, texts))
-            outlines: dict[str, list[tuple[str, Outline[int], str]]] = {}
-            for doc_id in current if lectures else ():
-                course = self.course_of(doc_id)
-                outline = self.outline_of(doc_id) if course in lectures else None
-                if outline is not None:
-                    text = "\n".join(self.chunks[r].text for r in self.document_rows(doc_id))
-                    outlines.setdefault(course, []).append((doc_id, outline, text))
-            self._drifts = [
-                d for c, of_course in lectures.items() for d in lecture_drifts(outlines.get(c, []), of_course)
-            ]
-        return self._drifts
 
     @property
     def catalog(self) -> CourseCatalog:
