@@ -28,7 +28,7 @@ def citation_label(item: Citable) -> str:
     ready = getattr(item, "label", "")
     if ready:
         return ready
-    # A document's display title ("PSYC 11 — Statistical building blocks") over its file's own name.
+    # A document's display title ("BIOL 210 — Sampling a meadow") over its file's own name.
     head = item.subject or getattr(item, "cite_title", None) or item.title or item.file
     module = item.module
     if module and not module.lower().startswith(("module", "unit", "chapter", "part")):

@@ -607,7 +607,7 @@ def _sentences(lines: Sequence[_Line], max_chars: int) -> list[_Sentence]:
             fields.append((key, _Line(line.page, text)))
             continue
         if fields and text and _BULLET_VALUE.match(text):
-            # "Who: Grant McDermott" / "• grantmcd@uoregon.edu" / "• Mon & Wed, 09:00-10:30"
+            # "Who: Dana Reyes" / "• dreyes@example.edu" / "• Mon & Wed, 09:00-10:30"
             label, prev = fields[-1]
             fields[-1] = (label, _Line(prev.page, f"{prev.text}, {text.lstrip('•●▪◦■-*– ').strip()}"))
             continue

@@ -584,7 +584,7 @@ def _asked(question: str) -> _Asked | None:
     return _Asked(frozenset(kinds), topic, 1 if len(topic) <= 2 else 2, _list_of(question))
 
 
-#: The instructor named in the materials' own header ("Instructor: Dr. Jeremy R. Manning;").
+#: The instructor named in the materials' own header ("Instructor: Dr. Dana Reyes;").
 _INSTRUCTOR = re.compile(
     r"\b(?:Instructor|Professor|Lecturer)\s*:\s*(?:(?:Dr|Prof|Mr|Ms|Mrs)\.?\s+)?"
     r"(?P<name>[A-Z][\w’'-]*\.?(?:\s+[A-Z][\w’'-]*\.?){0,3})"
@@ -592,7 +592,7 @@ _INSTRUCTOR = re.compile(
 
 
 def _by_role(asked: _Asked, passages: Sequence[Hit]) -> _Asked:
-    """``asked`` with the instructor's name read as the instructor: "does manning have office hours
+    """``asked`` with the instructor's name read as the instructor: "does reyes have office hours
     on a specific day" asks what the slides' "I'll hold office hours … on Tuesdays" says, and the
     materials' first person is the instructor (:func:`_said_topic`), named in their header."""
     names: set[str] = set()

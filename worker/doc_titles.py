@@ -3,8 +3,8 @@
 Why: a slide deck or a set of notes rarely carries PDF metadata, so citations named the file stem
 ("lecture17, pp. 5-8", "intro_and_overview"). A student looks for "STAT 632 — Lecture 11: F-test",
 which the title slide prints. Decks and notes of any school open the same way: a title (often
-"Lecture N: ..."), the course ("PSYC 11: Laboratory in Psychological Science", "University of
-Oregon | EC 607"), the instructor. Pure functions on the first page's text; syllabi with a VTU-style
+"Lecture N: ..."), the course ("BIOL 210: Field Methods in Ecology", "Northfield
+College | HIST 330"), the instructor. Pure functions on the first page's text; syllabi with a VTU-style
 course header keep their subject (``chunking.detect_subject``) and are not renamed here.
 """
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-#: "PSYC 11", "EC 607", "BIOCHEM 320", "LEGAL297BL", "STAT 632": a department and a number.
+#: "BIOL 210", "HIST 330", "BIOCHEM 320", "LEGAL297BL", "STAT 632": a department and a number.
 _CODE = re.compile(r"(?<![A-Za-z0-9])(?P<dept>[A-Z]{2,8})[ \t]?(?P<num>\d{2,4}[A-Z]{0,2})(?![A-Za-z0-9])")
 _NOT_DEPT = frozenset(
     {"SPRING", "FALL", "SUMMER", "WINTER", "ROOM", "PAGE", "WEEK", "LECTURE", "UNIT", "MODULE", "AM", "PM"}
@@ -27,7 +27,7 @@ _MAX_TITLE = 80
 
 
 def course_code(line: str) -> str | None:
-    """The course code a line names ("PSYC 11"), or None."""
+    """The course code a line names ("BIOL 210"), or None."""
     for m in _CODE.finditer(line):
         if m.group("dept") not in _NOT_DEPT:
             return f"{m.group('dept')} {m.group('num')}"
@@ -35,14 +35,14 @@ def course_code(line: str) -> str | None:
 
 
 def _head_lines(text: str) -> list[str]:
-    text = _GLUED_CODE.sub("\n", text)  # "blocksPSYC 11: ..." (a title glued to the course line)
+    text = _GLUED_CODE.sub("\n", text)  # "meadowBIOL 210: ..." (a title glued to the course line)
     lines = [" ".join(ln.split()) for ln in text.split("\n")]
     return [ln for ln in lines if ln and not _NOT_TITLE.search(ln)][:_LINES]
 
 
 def document_title(first_page: str, fallback: str, file_name: str = "") -> str:
-    """ "PSYC 11 — Statistical building blocks", "EC 607 — Lecture 6: Webscraping (1)",
-    "EC 607 — Syllabus", or ``fallback`` when the first page names no course."""
+    """ "BIOL 210 — Sampling a meadow", "HIST 330 — Lecture 6: Archives (1)",
+    "HIST 330 — Syllabus", or ``fallback`` when the first page names no course."""
     lines = _head_lines(first_page)
     code_at = next((i for i, ln in enumerate(lines) if course_code(ln)), None)
     if code_at is None:
@@ -56,7 +56,7 @@ def document_title(first_page: str, fallback: str, file_name: str = "") -> str:
         title = " ".join(lines[:code_at])
     elif "syllabus" in f"{file_name} {' '.join(lines)}".lower():
         title = "Syllabus"
-    else:  # the course line opens the page: "PSYC 11: Laboratory in Psychological Science"
+    else:  # the course line opens the page: "BIOL 210: Field Methods in Ecology"
         m = _CODE.search(lines[0])
         title = lines[0][m.end() :] if m else ""
         if len(title.strip(" :-–—|")) < 4:

@@ -32,7 +32,7 @@ class Document:
     subject: str | None = None  # course code and title when a loader already knows it
     warnings: list[str] = field(default_factory=list)
     #: What citations call the document when its first page names it better than ``title`` (the
-    #: file's own name, which every chunk's embedded context line carries): "PSYC 11 — Statistical
+    #: file's own name, which every chunk's embedded context line carries): "BIOL 210 — Sampling
     #: building blocks" (``doc_titles``). Apart from ``title`` because embedding it moved retrieval
     #: (SyllabusQA held-out page R@1 0.825 -> 0.802) and the decision reads ``title``'s words.
     cite_title: str | None = None

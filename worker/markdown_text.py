@@ -1,12 +1,12 @@
 """Markdown read as the words a reader sees on GitHub: links, HTML, headings, tables (pure functions).
 
-Why: course READMEs are mostly links ("| [Pitch session lab](https://github.com/ContextLab/
-experimental-psychology/blob/main/labs/pitch_session_lab.pdf) | 10 points |"; "1. Introduction
+Why: course READMEs are mostly links ("| [Quadrat lab](https://github.com/FieldLab/
+field-methods/blob/main/labs/quadrat_lab.pdf) | 10 points |"; "1. Introduction
 \\[[**.html**](https://raw.githack.com/…) | [**.pdf**](…)\\]"). Chunked as written, the URLs' path
-words ("github", "contextlab", "experimental", "psychology", "blob", "main") matched half the
+words ("github", "fieldlab", "field", "methods", "blob", "main") matched half the
 questions, and answers quoted link syntax. So, before a Markdown document is chunked:
 
-* a link is read as its text and the site it points to ("Slack (psyc11.slack.com)"); a link whose
+* a link is read as its text and the site it points to ("Slack (bio210.slack.com)"); a link whose
   text only names a file's kind ("PDF", "**.html**", "KEY") or is a relative link as its text; one
   whose text is the address itself as that address; an image's alt text the same way;
 * Markdown's backslash escapes ("\\[") are read as the characters they escape;

@@ -5,7 +5,7 @@ sentences and values are cached by text (``search._tokens``, ``decision.term_set
 extractive answerer's blocks, units and word sets, ``sentences``' split, ``conflicts.values_in``).
 Each entry keeps its text alive beside what was computed from it, so the caches are part of a
 worker's memory however few collections its snapshot cache holds. 1,024 texts hold a large
-course's whole hot set (EC 607: 977 chunks answered at the same CPU per question as with 4,096),
+course's whole hot set (a real course of 977 chunks answered at the same CPU per question as with 4,096),
 and at 4,096 a worker that had answered 1,000 collections held 16 MB more RSS
 (``python -m bench.load_collections``, docs/BENCHMARKS.md).
 """

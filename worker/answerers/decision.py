@@ -178,7 +178,7 @@ class Thresholds:
     #: rarity-weighted words and the cosine is under ``min_cosine``.
     max_unknown: float = 0.6
     #: A cosine at ``sure_cosine`` answers on its own only with at least this share of the
-    #: question's rarity-weighted words in the passages: "does psyc 11 count toward the psych major
+    #: question's rarity-weighted words in the passages: "does biol 210 count toward the bio major
     #: requirements" is close in meaning to the course description (0.69) and holds none of
     #: "count", "major", "requirements".
     sure_coverage: float = 0.15

@@ -286,7 +286,7 @@ def _sentence_units(sentence: str) -> tuple[_Unit, ...]:
 
 #: One field of a record: a label, a colon, its value ("Classroom: Moore B03"), searched anywhere
 #: in the field, not matched at its start as the chunker's ``field_key`` is: the first field of a
-#: course header carries the title line before its label ("PSYC 11: … (Spring 2025) Meeting
+#: course header carries the title line before its label ("BIOL 210: … (Spring 2025) Meeting
 #: Times: MWF …").
 _FIELD = re.compile(r"[A-Za-z][^:;]{0,60}:\s*\S")
 #: The fewest fields that make a sentence a record.
@@ -978,7 +978,7 @@ _ASKS_SOURCE = re.compile(
 
 
 def _named_source(reply: Reply, hits: Sequence[Hit]) -> Reply:
-    """``reply`` led by the citation label of its first quote ("PSYC 11 — Literature reviews,
+    """``reply`` led by the citation label of its first quote ("BIOL 210 — Reading the field guide,
     p. 14: …")."""
     first = first_cited(reply.text)
     if first is None or not 1 <= first <= len(hits):
