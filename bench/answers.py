@@ -1,7 +1,7 @@
 """Answer quality as a student reads it: the three outcomes, page R@1 and `expect`, tuned vs held out.
 
 Why: retrieval recall says the right page came back; a student reads the *answer*. This benchmark
-runs the product's whole answering path — ``worker.engine.prepare_query`` (greetings, emoji and
+runs the product's whole answering path — ``worker.reading.read_question`` (greetings, emoji and
 mentions dropped, course names resolved), the default embedder, ``search_snapshot`` with the
 shipped settings, and the extractive answerer — and scores what it says:
 
@@ -55,7 +55,7 @@ COURSES = DATA / "courses"
 #: The real courses from elsewhere (``bench.corpus_labels.COURSE_FOLDERS``: folder and fixed split),
 #: each its own collection. ``dev`` runs the tuning courses, ``test`` the held-out ones.
 COURSE_SPLIT_OF = {"dev": "tune", "test": "heldout"}
-CASES: list = []  # the last run's (answerable, query, hits, fallback, courses, topic), for --tune
+CASES: list = []  # the last run's (answerable, Question, hits, fallback, courses, topic), for --tune
 
 
 @dataclass
@@ -72,12 +72,11 @@ class Row:
 def run(questions, snapshots_for, embedder, settings) -> list[Row]:
     from syllabot.shared.answer_text import answer_text
     from syllabot.worker.answerers.extractive import ExtractiveAnswerer
-    from syllabot.worker.conflicts import with_conflict_note
-    from syllabot.worker.engine import prepare_query
     from syllabot.worker.evaluation import cited_page_right, expect_met, page_match
+    from syllabot.worker.reading import read_question
 
     answerer = ExtractiveAnswerer(settings)
-    prepared = [prepare_query(q.question, snapshots_for(q)) for q in questions]
+    prepared = [read_question(q.question, snapshots_for(q)) for q in questions]
     vectors = embed_queries_cached(embedder, [p.text for p in prepared], "answers")
     rows = []
     CASES.clear()
@@ -85,10 +84,9 @@ def run(questions, snapshots_for, embedder, settings) -> list[Row]:
         snapshot = snapshots_for(q)
         result = result_for(snapshot, q.question, p, vector, settings, settings.top_k)
         hits = result.hits
-        CASES.append((q.answerable, p.text, hits, result.fallback, p.courses, p.topic))
+        CASES.append((q.answerable, p, hits, result.fallback, p.courses, p.topic))
         t0 = time.perf_counter()
         answer = answerer.answer_sync(q.question, result, snapshot.collection)
-        answer = with_conflict_note(answer, result)  # as the worker does
         ms = (time.perf_counter() - t0) * 1000
         expect = q.expect or None
         text = answer_text(answer)  # the whole answer, its status's lead included
@@ -119,7 +117,7 @@ def tune(families: dict[str, list], base) -> None:
 
     def rates(t) -> list[tuple[float, float, float, float]]:
         return [
-            family_cost([(a, reply_for(q, h, fb, t, c, tp).status) for a, q, h, fb, c, tp in cases])
+            family_cost([(a, reply_for(q, h, fb, t).status) for a, q, h, fb, _c, _tp in cases])
             for cases in families.values()
         ]
 
@@ -189,8 +187,8 @@ def _weighed(case):
     sentences, evidence."""
     from syllabot.worker.answerers.extractive import weigh_query
 
-    _a, query, hits, fallback, _c, topic = case
-    return weigh_query(query, hits, fallback, topic)
+    _a, question, hits, fallback, _c, _topic = case
+    return weigh_query(question, hits, fallback)
 
 
 def _probe_features(case, weighed=None) -> list[float]:
@@ -329,8 +327,8 @@ def signals(embedder, settings) -> None:
     import numpy as np
 
     from syllabot.worker.answerers.decision import evidence, term_set, terms
-    from syllabot.worker.engine import prepare_query
     from syllabot.worker.evaluation import load_questions
+    from syllabot.worker.reading import read_question
 
     questions = load_questions(SQA / "test.eval.jsonl")
     syllabi = sorted({q.extra["syllabus"] for q in questions})
@@ -345,7 +343,7 @@ def signals(embedder, settings) -> None:
             for c in snap.chunks:
                 vocab |= term_set(c.text) | term_set(f"{c.title} {c.section or ''}")
             mine = [q for q in questions if q.extra["syllabus"] == name]
-            prepared = [prepare_query(q.question, snap) for q in mine]
+            prepared = [read_question(q.question, snap) for q in mine]
             vectors = embed_queries_cached(embedder, [p.text for p in prepared], "answers")
             for q, p, vector in zip(mine, prepared, vectors, strict=True):
                 result = result_for(snap, q.question, p, vector, settings, settings.top_k)

@@ -33,7 +33,7 @@ sys.path.insert(0, str(REPO))
 
 from syllabot.shared.config import Settings  # noqa: E402
 from syllabot.shared.schema import Hit  # noqa: E402
-from syllabot.worker.answerers.decision import Evidence, Thresholds, decide, evidence  # noqa: E402
+from syllabot.worker.answerers.decision import Evidence, Thresholds, bands, evidence  # noqa: E402
 
 SYLLABUSQA = REPO.parent / "shared" / "data" / "syllabusqa"
 SAMPLE_QUESTIONS = REPO / "tests" / "data" / "sample_questions.jsonl"
@@ -110,7 +110,7 @@ def _evidence(row: dict) -> Evidence:
 def _scores(rows: list[dict], thresholds: Thresholds) -> dict[str, float]:
     tp = fp = fn = tn = 0
     for row in rows:
-        said = decide(row["evidence"], thresholds) == "answered"
+        said = bands(row["evidence"], thresholds) == "answered"
         if said and row["answerable"]:
             tp += 1
         elif said:

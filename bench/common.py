@@ -288,15 +288,15 @@ def snapshot_of(chunks: list, embedder, tag: str, collection: str = "bench"):
 
 def search_rows(snapshot, question: str, query_vector: np.ndarray, settings, k: int):
     """``search_snapshot`` plus the ``SearchResult`` an answerer would receive."""
-    from syllabot.worker.engine import prepare_query
+    from syllabot.worker.reading import read_question
 
-    return result_for(snapshot, question, prepare_query(question, snapshot), query_vector, settings, k)
+    return result_for(snapshot, question, read_question(question, snapshot), query_vector, settings, k)
 
 
 def result_for(
     snapshot, question: str, prepared, query_vector: np.ndarray, settings, k: int, related: bool = True
 ):
-    """The worker's own search of a prepared query (``worker.engine.prepare_query``), as a
+    """The worker's own search of a prepared query (``worker.reading.read_question``), as a
     ``SearchResult``: what the answerer receives (``related``: with the passages the conflict check
     reads besides the hits, as ``Engine.finish_search`` adds them; a bench timing them passes False)."""
     from syllabot.worker.engine import SearchResult, related_hits, search_snapshot
@@ -310,11 +310,8 @@ def result_for(
         selection.fallback,
         snapshot.collection,
         question,
-        prepared.text,
-        prepared.courses,
-        prepared.topic,
-        related=related_hits(snapshot, prepared.text, hits) if related else [],
-        unknown=prepared.unknown,
+        prepared,
+        related=related_hits(snapshot, prepared, hits) if related else [],
     )
 
 

@@ -129,7 +129,8 @@ def names_both(case: Case) -> bool:
 def run_cases(questions: Sequence[dict], embedder, settings) -> list[Case]:
     from syllabot.worker.answerers.extractive import ExtractiveAnswerer
     from syllabot.worker.conflicts import conflict_of, render_conflict
-    from syllabot.worker.engine import prepare_query, related_hits
+    from syllabot.worker.engine import related_hits
+    from syllabot.worker.reading import read_question
 
     answerer = ExtractiveAnswerer(settings)
     snapshots: dict[tuple[str, ...], object] = {}
@@ -142,7 +143,7 @@ def run_cases(questions: Sequence[dict], embedder, settings) -> list[Case]:
                 chunks, embedder, f"conflicts-{q['course']}", collection=q["course"]
             )
         snapshot = snapshots[files]
-        prepared = prepare_query(q["question"], snapshot)
+        prepared = read_question(q["question"], snapshot)
         (vector,) = embed_queries_cached(embedder, [prepared.text], "conflicts")
         result = result_for(
             snapshot, q["question"], prepared, vector, settings, settings.top_k, related=False

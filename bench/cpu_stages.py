@@ -14,7 +14,7 @@ Stages measured directly in this process (``time.process_time``: every thread's 
 threads count), over the sample corpus's questions in bursts of 20 as the worker gets them:
 **embedding** the burst's queries in one call, as the worker's query batching does, per question;
 then one question at a time, **search** (the query cleaned, the hybrid search of the snapshot); **answer** (the extractive
-answerer); **conflict check** (``with_conflict_note``); **log line** (``log_answer``, to a
+answerer); **conflict check** (``conflict_of``, which the answer stage also runs: the verdict weighs it); **log line** (``log_answer``, to a
 discarded stream through the worker's log format). **Reader**: none ships, so it costs nothing.
 **Queue and the rest** is what is left of the whole process's CPU per question when a real worker
 and the asking client share this process and answer the same questions in bursts of 20
@@ -63,9 +63,9 @@ def stage_ms(engine: Engine, questions: list[str]) -> dict[str, float]:
     (its model loaded once for every round)."""
     from syllabot.shared.schema import AskRequest
     from syllabot.worker.answerers.extractive import ExtractiveAnswerer
-    from syllabot.worker.conflicts import with_conflict_note
-    from syllabot.worker.engine import prepare_query
+    from syllabot.worker.conflicts import conflict_of
     from syllabot.worker.jobs import log_answer
+    from syllabot.worker.reading import read_question
 
     settings = engine.settings
     snapshot = engine.snapshot(COLLECTION)
@@ -84,7 +84,7 @@ def stage_ms(engine: Engine, questions: list[str]) -> dict[str, float]:
         embedder.embed_query("warm up")
         for first in range(0, len(questions), BURST):
             burst = questions[first : first + BURST]
-            prepare_ms, prepared = _cpu(lambda b=burst: [prepare_query(q, snapshot) for q in b])
+            prepare_ms, prepared = _cpu(lambda b=burst: [read_question(q, snapshot) for q in b])
             # As the worker embeds questions that arrive together: one call for the burst.
             embed_ms, vectors = _cpu(lambda p=prepared: embedder.embed_queries([x.text for x in p]))
             for question, query, vector in zip(burst, prepared, vectors, strict=True):
@@ -94,7 +94,8 @@ def stage_ms(engine: Engine, questions: list[str]) -> dict[str, float]:
                     )
                 )
                 answer_ms, answer = _cpu(lambda q=question, r=result: answerer.answer_sync(q, r, COLLECTION))
-                note_ms, answer = _cpu(lambda a=answer, r=result: with_conflict_note(a, r))
+                # the verdict weighs the conflict inside answer_sync; timed apart here as well
+                note_ms, _ = _cpu(lambda r=result: conflict_of(r))
                 request = AskRequest(question=question, collection=COLLECTION, platform="cli")
                 log_ms, _ = _cpu(lambda r=request, a=answer: log_answer(r, a))
                 measured = (

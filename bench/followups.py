@@ -12,7 +12,7 @@ gives back.
   rules were tuned on) and ``test`` (reported, not tuned on).
 * The collection is the whole sample corpus (help-centre pages too), loaded, chunked and embedded
   as ``syllabot index`` does. The first turn is searched as the worker does and its turn recorded
-  with ``worker.conversation.turn_for``; the second is searched with ``worker.engine.prepare_query``
+  with ``worker.conversation.turn_for``; the second is searched with ``worker.reading.read_question``
   given that turn ("with") and given nothing ("without"), through ``search_snapshot`` at the
   shipped settings. A hit counts when it covers a labelled page of the labelled file.
 
@@ -64,7 +64,8 @@ def covers(hit, conversation: dict) -> bool:
 def run(conversations: list[dict], verbose: bool = False) -> list[dict]:
     """Per conversation: whether the second turn's top-K holds its page, with and without context."""
     from syllabot.worker.conversation import turn_for
-    from syllabot.worker.engine import prepare_query, search_snapshot
+    from syllabot.worker.engine import search_snapshot
+    from syllabot.worker.reading import read_question
 
     settings = bench_settings()
     embedder = default_embedder()
@@ -74,7 +75,7 @@ def run(conversations: list[dict], verbose: bool = False) -> list[dict]:
     snapshot = snapshot_of(chunks, embedder, "sample-corpus", collection="default")
 
     def search(question: str, turns=()):
-        prepared = prepare_query(question, snapshot, turns)
+        prepared = read_question(question, snapshot, turns)
         _, hits = search_snapshot(snapshot, embedder.embed_query(prepared.text), prepared, settings, K)
         return prepared, hits
 

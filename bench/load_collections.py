@@ -156,10 +156,9 @@ def _ask(engine: Any, answerer: Any, collection: str, question: str) -> Any:
     """What a worker's ask job does with one question: search, then answer (``answerer``, the
     extractive one a worker without an LLM holds, with the conflict check); returns the search
     result (its ``embed_ms`` and hits)."""
-    from syllabot.worker.conflicts import with_conflict_note
 
     result = engine.search(collection, question)
-    with_conflict_note(answerer.answer_sync(question, result, collection), result)
+    answerer.answer_sync(question, result, collection)
     return result
 
 

@@ -56,8 +56,8 @@ def _candidates(case) -> tuple[list[str], list[float]]:
     """The answerer's own ranked sentences for a question, and the bands' two axes."""
     from syllabot.worker.answerers.extractive import weigh_query
 
-    _a, query, hits, fallback, _c, topic = case
-    _focus, ranked, _v, ev = weigh_query(query, hits, fallback, topic)
+    _a, question, hits, fallback, _c, _topic = case
+    _focus, ranked, _v, ev = weigh_query(question, hits, fallback)
     seen: list[str] = []
     for s in ranked:
         if s.text not in seen:
@@ -101,7 +101,7 @@ def pairs(out: Path) -> None:
                 rows.append(
                     {
                         "family": family,
-                        "question": case[1],
+                        "question": case[1].text,
                         "answerable": bool(case[0]),
                         "axes": axes,
                         "sentences": sentences,

@@ -15,6 +15,7 @@ from syllabot.shared.schema import NOT_IN_MATERIALS, UNCERTAIN_LEAD
 from syllabot.worker.answerers.base import finalise_citations
 from syllabot.worker.answerers.decision import Thresholds
 from syllabot.worker.answerers.extractive import ExtractiveAnswerer, reply_for
+from syllabot.worker.reading import Question, asked
 from tests.queue_helpers import make_hit
 
 LOOSE = Thresholds(0.0, 0.0, 0.0)
@@ -74,8 +75,13 @@ SEE_RULES = make_hit(
 )
 
 
+def read(question: str, named: tuple[str, ...] = (), topic: str = "") -> Question:
+    """The question as read once, with the courses it names (as ``read_question`` finds them)."""
+    return asked(Question(question, named, topic or question))
+
+
 def _text(question: str, hits: list, named: tuple[str, ...] = (), topic: str = "") -> tuple[str, str]:
-    reply = reply_for(question, hits, False, LOOSE, named, topic)
+    reply = reply_for(read(question, named, topic), hits, False, LOOSE)
     text, _ = finalise_citations(reply.text, hits, brackets=False)
     return reply.status, text
 
@@ -131,10 +137,10 @@ def test_a_number_about_something_else_does_not_answer_a_value_question() -> Non
         make_hit(2, "The extra credit assignment is worth up to 1 point on the student's final grade."),
     ]
     question = "how many students has turnitin caught plagiarizing"
-    reply = reply_for(question, hits, False, LOOSE, (), question)
+    reply = reply_for(read(question), hits, False, LOOSE)
     assert reply.status == "uncertain"
     # the floor is what holds it back: without it the bands alone would answer with the number
-    anything = reply_for(question, hits, False, Thresholds(0.0, 0.0, 0.0, value_floor=0.0), (), question)
+    anything = reply_for(read(question), hits, False, Thresholds(0.0, 0.0, 0.0, value_floor=0.0))
     assert anything.status == "answered" and "1 point" in anything.text
 
 
@@ -149,7 +155,7 @@ def test_the_slide_titled_with_the_asked_term_is_quoted_before_a_list_that_names
         "- Given two alternatives that explain the data equally well, prefer the simpler one",
     )
     question = "whats occam's razor, it came up in lec"
-    reply = reply_for(question, [strategies, razor], False, LOOSE, (), question)
+    reply = reply_for(read(question), [strategies, razor], False, LOOSE)
     assert reply.text.startswith("Occam's razor:\n- William of Ockham"), reply.text
 
 
@@ -163,7 +169,7 @@ def test_a_link_question_is_answered_by_the_address_not_by_the_link_above() -> N
         2, "We will use Slack (psyc11.slack.com) to organize notes, files and other communications."
     )
     question = "whats the slack workspace link for the class"
-    reply = reply_for(question, [above, address], False, LOOSE, (), question)
+    reply = reply_for(read(question), [above, address], False, LOOSE)
     assert reply.status == "answered" and "psyc11.slack.com" in reply.text.split("\x00")[0], reply.text
 
 
@@ -177,7 +183,7 @@ def test_the_passage_holding_the_asked_value_counts_as_evidence_wherever_it_rank
     header = make_hit(4, "Course Title: Solid State Analysis. Course Code: BCH8016. Credit Units: 3 credits.")
     strict = Thresholds(0.0, 0.95, 0.99, floor_cosine=0.0, floor_coverage=0.2)
     question = "how many credits are earned for successful completion of this course"
-    reply = reply_for(question, [*filler, header], False, strict, (), question)
+    reply = reply_for(read(question), [*filler, header], False, strict)
     assert reply.status != "not_in_materials", reply
 
 
@@ -189,12 +195,12 @@ def test_a_list_run_on_after_an_announcing_colon_is_quoted_as_a_list() -> None:
         "results, discussion, and bibliography.",
     )
     question = "what sections r required in the final paper"
-    reply = reply_for(question, [paper], False, LOOSE, (), question)
+    reply = reply_for(read(question), [paper], False, LOOSE)
     assert "Your paper should include the following sections:\n- title page\n- abstract" in reply.text
     assert "\n- bibliography" in reply.text
     # a colon after no announcing word stays a sentence
     note = make_hit(1, "Note: the exam is on Monday, bring a pen, and arrive early.")
-    assert "\n- " not in reply_for("when is the exam", [note], False, LOOSE, (), "when is the exam").text
+    assert "\n- " not in reply_for(read("when is the exam"), [note], False, LOOSE).text
 
 
 def test_an_exam_date_is_not_answered_by_a_timetable_promise() -> None:
@@ -255,14 +261,13 @@ def vtu() -> Any:
 
 
 def _ask(vtu: Any, question: str) -> Any:
-    from syllabot.worker.engine import SearchResult, prepare_query, search_snapshot
+    from syllabot.worker.engine import SearchResult, search_snapshot
+    from syllabot.worker.reading import read_question
 
     settings, embedder, snapshot = vtu
-    query = prepare_query(question, snapshot)
+    query = read_question(question, snapshot)
     selection, hits = search_snapshot(snapshot, embedder.embed_query(query.text), query, settings)
-    result = SearchResult(
-        hits, "v1", 0, 0, selection.fallback, "vtu", question, query.text, query.courses, query.topic
-    )
+    result = SearchResult(hits, "v1", 0, 0, selection.fallback, "vtu", question, query)
     return ExtractiveAnswerer(settings).answer_sync(question, result, "vtu")
 
 
@@ -344,11 +349,11 @@ def test_which_module_names_every_module_of_the_course_that_holds_the_topic() ->
         page=2,
         file="21CS44.pdf",
     )
-    reply = reply_for("which module covers paging", [m4, m3], False)
+    reply = reply_for(read("which module covers paging"), [m4, m3], False)
     text, citations = finalise_citations(reply.text, [m4, m3], brackets=False)
     assert reply.status == "answered"
     assert text.startswith("Module 3, p. 2 [1] and Module 4, p. 2 [2] of 21CS44 Operating Systems.")
     assert text.index("Swapping") < text.index("Demand paging")
     assert [c.module for c in citations] == ["Module 3", "Module 4"]
-    only = reply_for("which module covers thrashing", [m4, m3], False)
+    only = reply_for(read("which module covers thrashing"), [m4, m3], False)
     assert only.text.startswith("Module 4 of 21CS44 Operating Systems, p. 2.")

@@ -19,7 +19,7 @@ from syllabot.shared.config import Settings
 from syllabot.shared.schema import NOT_IN_MATERIALS, UNCERTAIN_LEAD
 from syllabot.worker.answerers import get_answerer
 from syllabot.worker.answerers.base import finalise_citations, strip_markers
-from syllabot.worker.answerers.decision import Evidence, Thresholds, decide, evidence, terms
+from syllabot.worker.answerers.decision import Evidence, Thresholds, bands, evidence, terms
 from syllabot.worker.answerers.extractive import ExtractiveAnswerer
 from syllabot.worker.answerers.llm import (
     LLM_UNAVAILABLE_NOTE,
@@ -31,6 +31,7 @@ from syllabot.worker.answerers.llm import (
     visible_text,
 )
 from syllabot.worker.engine import SearchResult
+from syllabot.worker.reading import read_question
 from tests.conftest import REDIS_URL
 from tests.queue_helpers import make_hit
 
@@ -525,23 +526,23 @@ def test_decision_rule_has_three_outcomes() -> None:
     rule = Thresholds(
         min_cosine=0.3, min_coverage=0.5, sure_cosine=0.6, floor_cosine=0.2, floor_coverage=0.25
     )
-    assert decide(Evidence(True, 0.9, 0.9, 1.0, 3), rule) == "not_in_materials"  # fallback always loses
-    assert decide(Evidence(False, 0.5, 0.4, 0.6, 3), rule) == "answered"
-    assert decide(Evidence(False, 0.5, 0.4, 0.3, 3), rule) == "uncertain"  # some key words missing
-    assert decide(Evidence(False, 0.5, 0.4, 0.1, 3), rule) == "not_in_materials"  # most key words missing
-    assert decide(Evidence(False, 0.5, 0.15, 0.9, 3), rule) == "not_in_materials"  # far in meaning
-    assert decide(Evidence(False, 0.5, 0.65, 0.2, 3), rule) == "answered"  # a paraphrase, few shared words
+    assert bands(Evidence(True, 0.9, 0.9, 1.0, 3), rule) == "not_in_materials"  # fallback always loses
+    assert bands(Evidence(False, 0.5, 0.4, 0.6, 3), rule) == "answered"
+    assert bands(Evidence(False, 0.5, 0.4, 0.3, 3), rule) == "uncertain"  # some key words missing
+    assert bands(Evidence(False, 0.5, 0.4, 0.1, 3), rule) == "not_in_materials"  # most key words missing
+    assert bands(Evidence(False, 0.5, 0.15, 0.9, 3), rule) == "not_in_materials"  # far in meaning
+    assert bands(Evidence(False, 0.5, 0.65, 0.2, 3), rule) == "answered"  # a paraphrase, few shared words
     # close in meaning but holding none of what it asks ("does psyc 11 count toward the psych major
     # requirements" against the course description): not sure enough to answer
-    assert decide(Evidence(False, 0.5, 0.65, 0.1, 3), rule) == "uncertain"
-    assert decide(Evidence(False, 0.5, 0.65, 0.0, 0), rule) == "answered"  # no words to cover
+    assert bands(Evidence(False, 0.5, 0.65, 0.1, 3), rule) == "uncertain"
+    assert bands(Evidence(False, 0.5, 0.65, 0.0, 0), rule) == "answered"  # no words to cover
     # the passages hold no date/number/person that was asked for: never "answered"
-    assert decide(Evidence(False, 0.5, 0.65, 0.9, 3, type_found=False), rule) == "uncertain"
-    assert decide(Evidence(False, 0.5, 0.4, 0.3, 3, type_found=False), rule) == "not_in_materials"
+    assert bands(Evidence(False, 0.5, 0.65, 0.9, 3, type_found=False), rule) == "uncertain"
+    assert bands(Evidence(False, 0.5, 0.4, 0.3, 3, type_found=False), rule) == "not_in_materials"
     # most of what it asks is a word the whole collection never uses, and the meaning is not close
-    assert decide(Evidence(False, 0.3, 0.28, 0.4, 2, unknown=0.6), rule) == "not_in_materials"
-    assert decide(Evidence(False, 0.3, 0.28, 0.4, 2, unknown=0.5), rule) == "uncertain"
-    assert decide(Evidence(False, 0.5, 0.4, 0.4, 2, unknown=0.6), rule) == "uncertain"  # close in meaning
+    assert bands(Evidence(False, 0.3, 0.28, 0.4, 2, unknown=0.6), rule) == "not_in_materials"
+    assert bands(Evidence(False, 0.3, 0.28, 0.4, 2, unknown=0.5), rule) == "uncertain"
+    assert bands(Evidence(False, 0.5, 0.4, 0.4, 2, unknown=0.6), rule) == "uncertain"  # close in meaning
 
 
 def test_unknown_share_weighs_the_words_the_collection_lacks() -> None:
@@ -1001,7 +1002,7 @@ def test_quoted_sentences_skip_the_context_line_and_rejoin_wrapped_lines() -> No
         module=None,
     )
     text = reply_for(
-        "Which sizes are the Volt e-bikes made in?", [hit], False, Thresholds(0.0, 0.0, 0.0)
+        read_question("Which sizes are the Volt e-bikes made in?"), [hit], False, Thresholds(0.0, 0.0, 0.0)
     ).text
     assert "Choosing your bike size — Rider" not in text  # the embedder's context line is not quoted
     assert "sizes S, M and L only." in text  # the wrapped line is one sentence again

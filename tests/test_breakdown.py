@@ -115,9 +115,10 @@ def test_the_psychology_syllabus_breakdown_is_answered_whole() -> None:
     from syllabot.worker.answerers.extractive import ExtractiveAnswerer
     from syllabot.worker.chunking import chunk_document
     from syllabot.worker.embedders import get_embedder
-    from syllabot.worker.engine import SearchResult, prepare_query, search_snapshot
+    from syllabot.worker.engine import SearchResult, search_snapshot
     from syllabot.worker.index import build_snapshot
     from syllabot.worker.loaders import load_document
+    from syllabot.worker.reading import read_question
 
     path = shared_data("courses", "psyc11-lab-psych", "PSYC_11_EXPERIMENTAL_PSYCHOLOGY.pdf")
     settings = Settings(embedder="minilm", _env_file=None)
@@ -126,9 +127,9 @@ def test_the_psychology_syllabus_breakdown_is_answered_whole() -> None:
     matrix = embedder.embed_documents([c.text for c in chunks])
     snapshot = build_snapshot("v1", "psyc", embedder.id, embedder.dim, chunks, matrix, "now")
     question = "how is the grade broken down for this class? like % for each thing"
-    query = prepare_query(question, snapshot)
+    query = read_question(question, snapshot)
     selection, hits = search_snapshot(snapshot, embedder.embed_query(query.text), query, settings)
-    result = SearchResult(hits, "v1", 0, 0, selection.fallback, "psyc", question, query.text, (), query.topic)
+    result = SearchResult(hits, "v1", 0, 0, selection.fallback, "psyc", question, query)
     answer = ExtractiveAnswerer(settings).answer_sync(question, result, "psyc")
     assert answer.status == "answered"
     lines = answer.text.splitlines()
@@ -155,12 +156,11 @@ FIRST_WEEK = make_hit(
 def ask_breakdown(hits: list[Any]) -> Any:
     """The worker's answer to "whats the grading breakdown" from these hits, conflict note included."""
     from syllabot.worker.answerers.extractive import ExtractiveAnswerer
-    from syllabot.worker.conflicts import with_conflict_note
     from syllabot.worker.engine import SearchResult
 
     question = "whats the grading breakdown"
-    result = SearchResult(hits, "v", 0, 0, False, "c", question, question, (), question)
-    return with_conflict_note(ExtractiveAnswerer().answer_sync(question, result, "c"), result)
+    result = SearchResult(hits, "v", 0, 0, False, "c", question)
+    return ExtractiveAnswerer().answer_sync(question, result, "c")
 
 
 @pytest.mark.parametrize("revised_first", [True, False])

@@ -17,8 +17,9 @@ from syllabot.shared.threads import ThreadStore, Turn, thread_id
 from syllabot.worker.answerers import get_answerer
 from syllabot.worker.answerers.llm import build_messages
 from syllabot.worker.conversation import EXPIRED_NOTE, follow_up, turn_for
-from syllabot.worker.engine import Engine, prepare_query
+from syllabot.worker.engine import Engine
 from syllabot.worker.jobs import answer_question
+from syllabot.worker.reading import read_question
 from syllabot.worker.sample import sample_files
 
 ML = "22AI205 Machine Learning"
@@ -159,7 +160,7 @@ def test_cli_thread_must_name_a_conversation(capsys: pytest.CaptureFixture[str])
 def test_prepare_query_starts_over_when_the_follow_up_names_a_course(sample: Settings) -> None:
     snapshot = Engine(sample).snapshot("default")
     previous = Turn("which unit of ML has SVM", (ML,), ("Unit III",), "which unit has SVM", 0.0)
-    query = prepare_query("what are the COs of cloud computing?", snapshot, [previous])
+    query = read_question("what are the COs of cloud computing?", snapshot, [previous])
     assert query.courses == (CC,) and query.carried == ()  # its own question: nothing carried
 
 
@@ -168,7 +169,7 @@ def test_a_follow_up_naming_only_another_course_asks_the_same_of_it(sample: Sett
     # module (modules are numbered per course) and not the old course.
     snapshot = Engine(sample).snapshot("default")
     previous = Turn("ML textbooks", (ML,), ("Unit II",), "textbooks", 0.0)
-    query = prepare_query("and for cloud computing?", snapshot, [previous])
+    query = read_question("and for cloud computing?", snapshot, [previous])
     assert query.courses == (CC,) and query.carried == ("textbooks",)
     assert "textbooks" in query.text and "Unit II" not in query.text
 

@@ -187,3 +187,45 @@ def test_the_editable_install_maps_the_repository_folders() -> None:
     corpus = importlib.util.find_spec("syllabot.corpus")
     assert corpus is not None and corpus.origin is not None
     assert Path(corpus.origin).resolve() == REPO / "corpus" / "__init__.py"
+
+
+STATUSES = frozenset({"answered", "uncertain", "not_in_materials"})
+#: The one module that sets an answer's outcome (``decision.decide``); everything else reads it.
+DECIDES = REPO / "worker" / "answerers" / "decision.py"
+
+
+def _status_settings(path: Path) -> list[str]:
+    """Where ``path`` writes an outcome itself: ``status=`` or ``"status":`` given a literal outcome,
+    a literal outcome assigned to a name or attribute called ``status``, or a call given one first
+    (``Reply("answered", …)``)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    where = str(path.relative_to(REPO))
+
+    def literal(node: ast.AST | None) -> bool:
+        return isinstance(node, ast.Constant) and node.value in STATUSES
+
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and node.args and literal(node.args[0]):
+            found.append(f"{where}:{node.lineno}: a call given {node.args[0].value!r}")  # type: ignore[attr-defined]
+        elif isinstance(node, ast.keyword) and node.arg == "status" and literal(node.value):
+            found.append(f"{where}:{node.value.lineno}: status={node.value.value!r}")  # type: ignore[attr-defined]
+        elif isinstance(node, ast.Dict):
+            for key, value in zip(node.keys, node.values, strict=True):
+                if isinstance(key, ast.Constant) and key.value == "status" and literal(value):
+                    found.append(f"{where}:{key.lineno}: 'status': {value.value!r}")  # type: ignore[attr-defined]
+        elif isinstance(node, ast.Assign) and literal(node.value):
+            for target in node.targets:
+                name = target.id if isinstance(target, ast.Name) else getattr(target, "attr", "")
+                if name == "status":
+                    found.append(f"{where}:{node.lineno}: status = {node.value.value!r}")  # type: ignore[attr-defined]
+    return found
+
+
+def test_only_the_decision_sets_an_answers_status() -> None:
+    """One verdict: ``answered`` / ``uncertain`` / ``not_in_materials`` are set only by
+    ``worker/answerers/decision.py``; answerers, the conflict check and the pipeline compose text
+    from its verdict and never overwrite it."""
+    wrong = [w for p in _python_files("worker", "shared", "bots") if p != DECIDES for w in _status_settings(p)]
+    assert wrong == []
+    assert _status_settings(DECIDES), "the decision module is where statuses are set"

@@ -12,7 +12,7 @@ dated "May 2, 2025" is also a Friday). When one side is evidently the current on
 updated in its title, file name or text, a later printed year, or of two documents with the same
 title the later upload), it leads and the note says why.
 
-Pure functions over hits and text (no I/O), shared by the answer path (:func:`with_conflict_note`) and the
+Pure functions over hits and text (no I/O), shared by the answer path (:func:`find_conflict`, weighed by ``decision.decide``; :func:`lead_with_conflict`) and the
 teacher's list (:func:`collection_conflicts`).
 """
 
@@ -36,17 +36,17 @@ from syllabot.worker.outlines import (
     Reading,
     outlines_by_document,
     parts_of,
-    read_ask,
     read_for,
     readings_differ,
     same_entry,
 )
-from syllabot.worker.question import clean_question
 from syllabot.worker.sentences import ITEM_START, ROUND_BULLETS, looks_like_code, split_sentences
 from syllabot.worker.text_caches import PER_TEXT
 
 if TYPE_CHECKING:
+    from syllabot.worker.answerers.decision import Verdict
     from syllabot.worker.engine import SearchResult
+    from syllabot.worker.reading import Question
 
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _DAY_WORD = re.compile(
@@ -572,16 +572,27 @@ class _Asked:
     listed: frozenset[str] = frozenset()  # what a list asked about holds (``_list_of``)
 
 
+def _read(question: Question | str) -> Question:
+    """A question as read once (``worker.reading``); a bare string is read here, without a collection."""
+    if isinstance(question, str):
+        from syllabot.worker.reading import read_question  # reading imports this module's asked_kinds
+
+        return read_question(question)
+    return question
+
+
+def _asked(question: Question) -> _Asked | None:
+    """What the check reads of the question, for both the related passages and the check; None when
+    it asks no value the check reads."""
+    return _asked_of(question.text, question.kinds)
+
+
 @functools.lru_cache(maxsize=1024)
-def _asked(question: str) -> _Asked | None:
-    """The question read once (chat words spelled out, as retrieval reads them), for both the
-    related passages and the check; None when it asks no value the check reads."""
-    question = clean_question(question)
-    kinds = asked_kinds(question)
-    topic = _topic(question)
+def _asked_of(text: str, kinds: frozenset[str]) -> _Asked | None:
+    topic = _topic(text)
     if not kinds or not topic:
         return None
-    return _Asked(frozenset(kinds), topic, 1 if len(topic) <= 2 else 2, _list_of(question))
+    return _Asked(kinds, topic, 1 if len(topic) <= 2 else 2, _list_of(text))
 
 
 #: The instructor named in the materials' own header ("Instructor: Dr. Dana Reyes;").
@@ -637,13 +648,13 @@ def _outline_said(reading: Reading[int], unit: str) -> str:
     return entries
 
 
-def outline_conflict(question: str, related: Sequence[Hit]) -> Conflict | None:
+def outline_conflict(question: Question, related: Sequence[Hit]) -> Conflict | None:
     """Two documents of one course whose numbered outlines of the asked unit answer ``question``
     differently (``worker.outlines``): a syllabus numbering 20 lectures beside a README listing 19,
     a revised lecture plan that renumbers PCA or adds an ethics lecture. ``related`` holds each
     document's outline passages in its order (``engine.outline_rows``). None when the question asks
     nothing of an outline, or fewer than two documents print one of that unit, or they agree."""
-    ask = read_ask(question, any_unit=True) if related else None
+    ask = question.coverage if related else None
     if ask is None:
         return None
     sides: list[tuple[Side, Reading[int]]] = []
@@ -789,25 +800,25 @@ def list_conflict(asked: _Asked, by_doc: dict[str, list[Hit]]) -> Conflict | Non
 
 
 def find_conflict(
-    question: str,
+    question: Question | str,
     hits: Sequence[Hit],
     max_hits: int = READ_HITS,
     related: Sequence[Hit] = (),
-    topic: str = "",
 ) -> Conflict | None:
     """The disagreement among ``hits`` (the top ``max_hits``) and the ``related`` passages of their
     course (:func:`more_to_read`) on the fact ``question`` asks, or None.
 
     A question about a numbered outline ("how many lectures", "which week is PCA") is first
-    answered from each document's whole outline (:func:`outline_conflict`; ``topic`` is the question
-    without the course names it used, so "ml" is not a topic the outline's entries must name).
+    answered from each document's whole outline (:func:`outline_conflict`; read on the question's
+    topic, without the course names it used, so "ml" is not a topic the outline's entries must name).
 
     Each passage speaks through its best sentence about the question's topic words that states an
     asked value about them (:func:`_stated`). For each asked kind, a document's say is its
     best-scoring such sentence holding values of that kind; two documents disagree when
     :func:`_clash` finds a value of one against a differing value of the same thing in the other.
     """
-    outlined = outline_conflict(topic or question, related)
+    question = _read(question)
+    outlined = outline_conflict(question, related)
     if outlined is not None:
         return outlined
     asked = _asked(question)
@@ -873,7 +884,7 @@ class Candidate:
 
 
 def more_to_read(
-    question: str,
+    question: Question | str,
     hits: Sequence[Hit],
     passages_with: Callable[[frozenset[str], int, int], Sequence[Candidate]],
     max_hits: int = READ_HITS,
@@ -891,7 +902,7 @@ def more_to_read(
     most per document and :data:`MORE_KEPT` in all: their positions, best first. Empty when the
     question asks no value :func:`find_conflict` reads, so most questions cost nothing here; a value
     question over 97,000 chunks costs ~2–3 ms (postings counted with numpy)."""
-    asked = _asked(question)
+    asked = _asked(_read(question))
     top = hits[:max_hits]
     if asked is None or not top or not asked.kinds - {"list"}:
         return []  # a list is compared in the retrieved passages (``list_conflict``): no value to read
@@ -1039,36 +1050,29 @@ def render_conflict(conflict: Conflict) -> str:
 DISAGREE_LEAD = "Your materials disagree"
 
 
-def conflict_of(result: SearchResult) -> Conflict | None:
+def conflict_of(result: SearchResult, question: Question | None = None) -> Conflict | None:
     """The disagreement a search result shows on what its question asks: among its hits and the
     ``related`` passages of their course (:func:`find_conflict`)."""
-    question = result.query or result.question
-    return find_conflict(question, result.hits, related=result.related, topic=result.topic)
+    return find_conflict(question or result.asked, result.hits, related=result.related)
 
 
-def with_conflict_note(answer: Answer, result: SearchResult) -> Answer:
-    """``answer`` led by the disagreement of the result's hits (and the ``related`` passages of their
-    course, :func:`more_to_read`) on what the question asks, if any: the one place the answer path
-    adds it (the worker's and the CLI's answers, `syllabot eval`). The question is read as retrieval
-    read it (``result.query``: chat words spelled out, typing slips mended).
+def lead_with_conflict(answer: Answer, conflict: Conflict | None, verdict: Verdict | None) -> Answer:
+    """``answer`` led by the disagreement its verdict weighed (``decision.decide``: a conflict on the
+    asked fact proves the materials speak of it), both sides cited, the evidently current one first.
 
-    Two documents stating different values of the asked fact is proof that the materials speak of
-    it: a "Not in your materials" or "I can't tell" verdict beside such a note would be wrong twice,
-    so the note replaces it, both sides cited, as the answer ("how much is the see worth for os"
-    retrieves the textbook list, but the syllabus and the revision notice each give the SEE marks).
-    Only an answered reply keeps its own text after the note."""
-    conflict = conflict_of(result)
-    if conflict is None:
+    Only the text is composed here; the status is the verdict's. When the verdict found an answer
+    beside the note (``verdict.beside``), that answer follows the note; otherwise the note is the
+    whole reply, citing the two sides ("how much is the see worth for os" retrieves the textbook
+    list, but the syllabus and the revision notice each give the SEE marks)."""
+    if conflict is None or verdict is None or verdict.reason != "conflict":
         return answer
     note = render_conflict(conflict)
-    if answer.status == "answered":
+    if verdict.beside is not None:
         return answer.model_copy(update={"text": f"{note}\n\n{answer.text}"})
     cited = [side.hit for side in conflict.sides]
     return answer.model_copy(
         update={
             "text": note,
-            "status": "answered",
-            "in_materials": True,
             "general_knowledge": None,
             "citations": [citation(n, hit) for n, hit in enumerate(cited, 1)],
         }

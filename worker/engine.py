@@ -11,7 +11,6 @@ import dataclasses
 import hashlib
 import itertools
 import logging
-import re
 import time
 import uuid
 from collections.abc import Callable, Sequence
@@ -50,20 +49,17 @@ from syllabot.worker.conflicts import (
     more_to_read,
     outline_disagreements,
 )
-from syllabot.worker.conversation import follow_up, switched_course
 from syllabot.worker.documents import Chunk, Document
 from syllabot.worker.embedders import earlier_embedder, get_embedder
 from syllabot.worker.embedders.base import Embedder
 from syllabot.worker.index import IndexSnapshot, build_snapshot
-from syllabot.worker.intent import asks_about_a_change, read_intent
 from syllabot.worker.keyword import keyword_scores
 from syllabot.worker.loaders import IngestError, TooLarge, load_document
-from syllabot.worker.outlines import Outline, read_ask
+from syllabot.worker.outlines import Outline
 from syllabot.worker.pipeline import EmbedPipeline
-from syllabot.worker.question import clean_question
+from syllabot.worker.reading import Question, asked, read_question
 from syllabot.worker.search import Selection, hybrid_scores, select
 from syllabot.worker.snapshot_cache import SnapshotCache
-from syllabot.worker.spelling import correct_spelling, unknown_words
 from syllabot.worker.store import CollectionStore
 
 #: progress(stage, done, total), e.g. ("embedding", 120, 300)
@@ -91,14 +87,33 @@ class SearchResult:
     fallback: bool  # nothing cleared the threshold; the best chunks were returned anyway
     collection: str = "default"
     question: str = ""
-    query: str = ""  # the question as searched: greetings, emoji and mentions dropped, CO/Module normalised
-    courses: tuple[str, ...] = ()  # the courses the question names (chunk subjects); hits come from these
-    topic: str = ""  # the query without its course names: what it asks about
-    carried: tuple[str, ...] = ()  # words a follow-up took from its conversation (worker/conversation.py)
+    #: the question as read once (``worker.reading.read_question``): what was searched and what it asks
+    read: Question | None = None
     earlier: tuple[str, ...] = ()  # the conversation's earlier questions, oldest first (LLM context)
     vector: np.ndarray | None = None  # the unit query vector searched with (the gap report groups these)
     related: list[Hit] = field(default_factory=list)  # the course's other passages on the asked value
-    unknown: tuple[str, ...] = ()  # the topic's words the collection never uses (PreparedQuery.unknown)
+
+    @property
+    def asked(self) -> Question:
+        """The question as read (a result of nothing searched reads the question as it came)."""
+        return self.read if self.read is not None else asked(Question(self.question))
+
+    @property
+    def query(self) -> str:
+        """The question as searched: greetings, emoji and mentions dropped, chat words spelled out."""
+        return self.asked.text
+
+    @property
+    def courses(self) -> tuple[str, ...]:
+        return self.asked.courses
+
+    @property
+    def topic(self) -> str:
+        return self.asked.topic
+
+    @property
+    def unknown(self) -> tuple[str, ...]:
+        return self.asked.unknown
 
     @property
     def passages(self) -> list[Hit]:
@@ -109,29 +124,11 @@ class SearchResult:
 
 
 @dataclass(frozen=True)
-class PreparedQuery:
-    """A question made ready for search: what is embedded, what the keyword leg reads, which courses."""
-
-    text: str
-    courses: tuple[str, ...] = ()
-    topic: str = ""
-    carried: tuple[str, ...] = ()
-    #: words of the topic the collection never uses (``spelling.unknown_words``): the decision reads
-    #: how much of the question they weigh
-    unknown: tuple[str, ...] = ()
-
-    @property
-    def keyword_text(self) -> str:
-        """ "CO3" is printed "CO 3." in some syllabi and "CO3" in others: the keyword leg sees both."""
-        return _SPLIT_REFERENCE.sub(lambda m: f"{m.group(0)} {m.group(1)} {m.group(2)}", self.text)
-
-
-@dataclass(frozen=True)
 class PendingSearch:
     """A search waiting for its query vector (:meth:`Engine.begin_search`)."""
 
     snapshot: IndexSnapshot
-    query: PreparedQuery
+    query: Question
     collection: str
     question: str
     turns: tuple[Turn, ...] = ()
@@ -141,44 +138,6 @@ class PendingSearch:
 
 #: Added to the hybrid score of chunks holding the block a list question asks for (see search_snapshot).
 SECTION_BOOST = 0.25
-
-_SPLIT_REFERENCE = re.compile(r"\b(CO|CLO|PO|PSO)(\d{1,2})\b", re.IGNORECASE)
-
-
-#: Syllabus shorthand a student types that shares no word with the page: (pattern, what it means).
-_EXPANSIONS = (
-    (re.compile(r"\bl\s*:\s*t\s*:\s*p(?:\s*:\s*s)?\b", re.IGNORECASE), "teaching hours/week (L:T:P:S)"),
-)
-
-
-def _expand(text: str) -> str:
-    for pattern, meaning in _EXPANSIONS:
-        text = pattern.sub(meaning, text)
-    return text
-
-
-def prepare_query(question: str, snapshot: IndexSnapshot | None, turns: Sequence[Turn] = ()) -> PreparedQuery:
-    """Clean the question as students write it and find the courses it names in this collection;
-    a follow-up that names none is read against the conversation's ``turns`` (worker/conversation.py)."""
-    text = _expand(clean_question(question))
-    if snapshot is None:
-        return PreparedQuery(text, (), text)
-    text = correct_spelling(text, snapshot.keyword)
-    courses = snapshot.catalog.mentioned(text)
-    topic = snapshot.catalog.without_mentions(text) if courses else text
-    prepared = PreparedQuery(text, tuple(courses), topic or text)
-    if turns and not courses:
-        catalog = snapshot.catalog
-        follow = follow_up(text, topic, turns, lambda key: catalog.get(key) is not None)
-        if follow is not None:
-            prepared = PreparedQuery(follow.text, follow.courses, follow.topic, follow.carried)
-    elif turns and courses:
-        previous = clean_question(turns[-1].question)
-        carried = switched_course(topic, snapshot.catalog.without_mentions(previous))
-        if carried:
-            words = " ".join(carried)
-            prepared = PreparedQuery(f"{text} {words}", tuple(courses), f"{topic} {words}".strip(), carried)
-    return dataclasses.replace(prepared, unknown=unknown_words(prepared.topic, snapshot.keyword))
 
 
 def _now() -> str:
@@ -193,7 +152,7 @@ def new_version() -> str:
 def search_snapshot(
     snapshot: IndexSnapshot,
     query_vector: np.ndarray,
-    question: str | PreparedQuery,
+    question: str | Question,
     settings: Settings,
     k: int | None = None,
     include_superseded: bool = False,
@@ -203,17 +162,17 @@ def search_snapshot(
     A question that names courses is answered from those courses' chunks only (when they have
     any): "CO4 of ADA" must never come back as another course's CO4.
     """
-    query = question if isinstance(question, PreparedQuery) else PreparedQuery(question)
+    query = question if isinstance(question, Question) else asked(Question(question))
     cosine = snapshot.matrix @ query_vector
     keyword = keyword_scores(query.keyword_text, snapshot.keyword, settings.keyword_method)
     scores = hybrid_scores(cosine, keyword, settings.hybrid_alpha)
-    intent = read_intent(query.text)
+    intent = query.intent
     if intent.section is not None:
         # "The COs of CN": the outcomes block is the answer however few words it shares with the
         # question (a 2,000-character lab list embeds poorly); lift every block of that kind.
         scores = scores + SECTION_BOOST * snapshot.section_mask(intent.section)
     # Superseded versions answer only a question about the change itself, cited as earlier versions.
-    excluded = None if include_superseded or asks_about_a_change(query.text) else snapshot.superseded
+    excluded = None if include_superseded or query.about_change else snapshot.superseded
     if query.courses:
         outside = ~snapshot.course_mask(query.courses)
         if not outside.all():
@@ -336,7 +295,7 @@ def with_upload_times(chunks: list[Chunk], stored: dict[str, dict[str, Any]], no
     return out
 
 
-def related_hits(snapshot: IndexSnapshot, question: str, hits: Sequence[Hit]) -> list[Hit]:
+def related_hits(snapshot: IndexSnapshot, question: Question | str, hits: Sequence[Hit]) -> list[Hit]:
     """The passages of the course that also state the value ``question`` asks
     (``worker.conflicts.more_to_read``), as hits ranked after the retrieved ones: what the conflict
     check reads besides them, so a disagreement is found when retrieval brought one document's
@@ -349,6 +308,7 @@ def related_hits(snapshot: IndexSnapshot, question: str, hits: Sequence[Hit]) ->
             for row in snapshot.rows_with_terms(words, at_least, limit)
         ]
 
+    question = question if isinstance(question, Question) else read_question(question, snapshot)
     positions = more_to_read(question, hits, passages_with)
     positions += [r for r in outline_rows(snapshot, question, hits) if r not in positions]
     return [
@@ -394,7 +354,7 @@ OUTLINE_DOCUMENTS = 3
 OUTLINE_READ = 40
 
 
-def outline_rows(snapshot: IndexSnapshot, question: str, hits: Sequence[Hit]) -> list[int]:
+def outline_rows(snapshot: IndexSnapshot, question: Question, hits: Sequence[Hit]) -> list[int]:
     """ "How many lectures are there?", "which week is PCA": the passages holding the numbered
     outline of the unit asked about (lecture, week, module …) of the top hits' documents and of
     their course's other documents, each document's in its order (``IndexSnapshot.outline_of``).
@@ -404,7 +364,7 @@ def outline_rows(snapshot: IndexSnapshot, question: str, hits: Sequence[Hit]) ->
     read from them; and the course's syllabus and its lecture plan may each print one, numbered
     differently. Empty for any other question, and for a superseded document unless the question
     asks about a change."""
-    ask = read_ask(question, any_unit=True)
+    ask = question.coverage
     top = hits[:READ_HITS]
     if ask is None or not top:
         return []
@@ -418,7 +378,7 @@ def outline_rows(snapshot: IndexSnapshot, question: str, hits: Sequence[Hit]) ->
         # a collection in which no course is detected anywhere is one course (a class's own
         # syllabus, slides and README, none with a course header the chunker reads): all its documents
         docs.update(dict.fromkeys(snapshot.documents()))
-    old_too = asks_about_a_change(question)
+    old_too = question.about_change
     rows: list[int] = []
     kept = 0
     for doc_id in itertools.islice(docs, OUTLINE_READ):
@@ -657,7 +617,7 @@ class Engine:
         embedder = self.embedder_for(snapshot)
         return PendingSearch(
             snapshot,
-            prepare_query(question, snapshot, turns),
+            read_question(question, snapshot, turns),
             collection,
             question,
             tuple(turns),
@@ -712,14 +672,10 @@ class Engine:
             selection.fallback,
             pending.collection,
             pending.question,
-            query.text,
-            query.courses,
-            query.topic,
-            query.carried,
+            query,
             tuple(t.question for t in pending.turns),
             vector=query_vector,
-            related=related_hits(pending.snapshot, query.text, hits),
-            unknown=query.unknown,
+            related=related_hits(pending.snapshot, query, hits),
         )
 
     def collections(self) -> list[CollectionInfo]:

@@ -54,7 +54,6 @@ from syllabot.shared.threads import ThreadContext, ThreadStore, Turn
 from syllabot.worker.answer_cache import AnswerCache, served_from_cache
 from syllabot.worker.answerers import get_answerer
 from syllabot.worker.answerers.streaming import streaming_to
-from syllabot.worker.conflicts import with_conflict_note
 from syllabot.worker.conversation import EXPIRED_NOTE, turn_for
 from syllabot.worker.cpu_pool import CpuPool
 from syllabot.worker.hooks import hooks_of
@@ -143,7 +142,6 @@ async def answer_question(
     else:  # an LLM: a wait, which holds no CPU thread
         with llm_deadline(budget):
             answer = await answerer.answer(request.question, result, request.collection)
-    answer = with_conflict_note(answer, result)  # never a silent pick
     finished = time.perf_counter()
     turn = turn_for(request.question, result.query, result.courses, result.topic, result.hits, time.time())
     if request.thread and threads is not None:

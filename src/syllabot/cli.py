@@ -403,7 +403,6 @@ def _answer_all(
     other (the LLM) is awaited, all questions on one event loop so its HTTP pool is reused.
     """
     from syllabot.worker.answerers import get_answerer
-    from syllabot.worker.conflicts import with_conflict_note
     from syllabot.worker.engine import Engine
     from syllabot.worker.evaluation import EvalRow
 
@@ -411,7 +410,7 @@ def _answer_all(
     answerer = get_answerer(settings)
 
     def row(q: LabelledQuestion, result: SearchResult, answer: Answer) -> EvalRow:
-        return EvalRow.of(q, result.hits, with_conflict_note(answer, result))
+        return EvalRow.of(q, result.hits, answer)
 
     answer_sync = getattr(answerer, "answer_sync", None)
     if answer_sync is not None:

@@ -19,11 +19,13 @@ see ``docs/ANSWERING.md`` and ``bench/calibrate_answering.py``. Pure functions; 
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Literal
 
 from syllabot.shared.schema import AnswerStatus, Hit
 from syllabot.worker.text_caches import PER_TEXT
@@ -267,8 +269,8 @@ def _unknown_share(w: dict[str, float], unknown: Sequence[str]) -> float:
     return round(sum(v for t, v in w.items() if t in absent) / sum(w.values()), 4)
 
 
-def decide(ev: Evidence, thresholds: Thresholds = DEFAULT_THRESHOLDS) -> AnswerStatus:
-    """The outcome for this evidence, by the calibrated bands."""
+def bands(ev: Evidence, thresholds: Thresholds = DEFAULT_THRESHOLDS) -> AnswerStatus:
+    """The outcome the calibrated bands give this retrieval evidence alone (one input of :func:`decide`)."""
     if ev.fallback or ev.top_cosine <= 0.0:
         return "not_in_materials"
     # a question with no content words to cover ("hello again?") is left to its cosine
@@ -292,3 +294,137 @@ def decide(ev: Evidence, thresholds: Thresholds = DEFAULT_THRESHOLDS) -> AnswerS
     if strong:
         return "answered"
     return "not_in_materials" if weak else "uncertain"
+
+
+# --- the verdict: the one place an answer's status is set ---------------------------------------
+
+#: What a structural reading of the passages claims, before any status: it proves the answer (a
+#: whole list of the asked kind, the module holding the topic, a grading breakdown adding up to
+#: 100%), finds only part of it (a module named by several courses, an outline with no entry on the
+#: topic), or proves it is not there (a course outcome the course does not list).
+Claim = Literal["proves", "partial", "absent"]
+
+#: What a model said of its own reply (``llm.find_outcome``): an answer, unsure, or not in the materials.
+ModelSaid = Literal["answers", "unsure", "not_in"]
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One structural reading of the passages: its claim, what it is (``reason``) and its text."""
+
+    claim: Claim
+    reason: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Signals:
+    """What the sentence reading measured, for the general rule: the retrieval evidence, and how
+    well the best sentences hold what was asked."""
+
+    ev: Evidence
+    #: a value was asked ("when", "how many") and this is the overlap of the best sentence holding one
+    value_overlap: float = 0.0
+    value_asked: bool = False
+    #: a letter grade was asked and some ranked sentence prints a value (a grading scale)
+    grade_scale: bool = False
+    #: the best unit is a list whose lead-in names what was asked, or counts as many items as asked
+    list_named: bool = False
+    #: the sentence an answer would quote: it holds the asked value, and its share of the question
+    chosen_value: bool = True
+    chosen_overlap: float = 1.0
+    #: a whole list was asked (outcomes, textbooks …) and a yes/no question it is not
+    list_asked: bool = False
+
+
+@dataclass(frozen=True)
+class Reading:
+    """Everything the verdict weighs for one question, gathered once."""
+
+    fallback: bool
+    signals: Signals | None = None
+    #: what the structure found, in the order it is trusted (``extractive.find_structure``)
+    findings: tuple[Finding, ...] = ()
+    #: two documents state different values of what was asked (``conflicts.find_conflict``)
+    conflict: bool = False
+    #: what a language model said of its own reply, when one wrote it
+    model: ModelSaid | None = None
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The outcome and why: ``reason`` names the evidence that settled it, and tells the composer
+    which text to write (the finding's, the value sentence, the best sentences, the closest)."""
+
+    status: AnswerStatus
+    reason: str
+    #: a conflict's verdict: the reason the answer beside the note would have had, when it answers
+    beside: str | None = None
+
+
+def decide(reading: Reading, thresholds: Thresholds = DEFAULT_THRESHOLDS) -> Verdict:
+    """The one verdict: ``answered`` / ``uncertain`` / ``not_in_materials`` from the evidence.
+
+    In order: two documents stating the asked fact differently prove the materials speak of it (both
+    are quoted); a model's reply stands as it said (its text was checked against the passages); a
+    structural finding settles what it can prove; an outline that names nothing on the topic gives
+    way to the sentences when they answer; else the calibrated bands, refined by what the best
+    sentences hold (a value asked and printed, a list whose heading names the ask)."""
+    if reading.conflict:
+        plain = decide(dataclasses.replace(reading, conflict=False), thresholds)
+        return Verdict("answered", "conflict", plain.reason if plain.status == "answered" else None)
+    if reading.model is not None:
+        said: dict[ModelSaid, AnswerStatus] = {
+            "answers": "answered",
+            "unsure": "uncertain",
+            "not_in": "not_in_materials",
+        }
+        return Verdict(said[reading.model], "model")
+    signals = reading.signals
+    if signals is None:  # nothing retrieved at all
+        return Verdict("not_in_materials", "nothing retrieved")
+    general = _general(signals, reading.fallback, thresholds)
+    if reading.fallback or not reading.findings:
+        return general
+    return _structural(reading.findings, general)
+
+
+_CLAIMED: dict[Claim, AnswerStatus] = {
+    "proves": "answered",
+    "partial": "uncertain",
+    "absent": "not_in_materials",
+}
+
+
+def _structural(findings: Sequence[Finding], general: Verdict) -> Verdict:
+    """The first finding settles it, except an outline with no entry on the topic ("which week is
+    the midterm"): the passages may still say it in prose, so what comes after it answers when it can."""
+    first, rest = findings[0], findings[1:]
+    if first.claim == "partial" and first.reason == "outline":
+        after = _structural(rest, general) if rest else general
+        if after.status == "answered":
+            return after
+    return Verdict(_CLAIMED[first.claim], first.reason)
+
+
+def _general(s: Signals, fallback: bool, thresholds: Thresholds) -> Verdict:
+    """The rule for what no structure settles: the bands, refined by the best sentences."""
+    if s.value_asked and not fallback and s.value_overlap >= thresholds.value_overlap:
+        return _unless_list_asked(s, Verdict("answered", "value"))
+    status = bands(s.ev, thresholds)
+    if status == "not_in_materials" and s.grade_scale and not fallback:
+        status = "uncertain"  # a grading scale is what "what do i need for an A" is about, whatever its words
+    if s.list_named and not fallback and s.ev.top_cosine >= thresholds.min_cosine:
+        status = "answered"  # the best unit is a list headed by what was asked
+    if status != "answered":
+        return Verdict(status, "closest")
+    if s.value_asked and (not s.chosen_value or s.chosen_overlap < thresholds.value_floor):
+        # about the question, but the sentence holding a value is not: "worth up to 1 point" is
+        # no answer to "how many students has the plagiarism checker caught"
+        return Verdict("uncertain", "closest")
+    return _unless_list_asked(s, Verdict("answered", "sentences"))
+
+
+def _unless_list_asked(s: Signals, verdict: Verdict) -> Verdict:
+    """A whole list was asked for and no block of that kind came back: a stray sentence is not the list."""
+    return Verdict("uncertain", "list not found") if s.list_asked else verdict

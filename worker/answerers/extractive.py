@@ -25,6 +25,7 @@ the body, and ``shared/answer_text.py`` adds them from the status.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -44,7 +45,11 @@ from syllabot.worker.answerers.breakdown import grade_breakdown
 from syllabot.worker.answerers.decision import (
     DEFAULT_THRESHOLDS,
     Evidence,
+    Finding,
+    Reading,
+    Signals,
     Thresholds,
+    Verdict,
     decide,
     evidence,
     term_set,
@@ -54,10 +59,10 @@ from syllabot.worker.answerers.decision import (
 )
 from syllabot.worker.answerers.focus import ELLIPSIS, QUOTE_CHARS, focus_window
 from syllabot.worker.chunking import RECORD_JOIN, context_line, field_key
-from syllabot.worker.conflicts import how_current, values_in
-from syllabot.worker.intent import VALUE_PATTERNS, Intent, read_intent, section_pattern
-from syllabot.worker.outlines import Entry, OutlineAsk, outlines_by_document, read_ask, read_for
-from syllabot.worker.question import clean_question
+from syllabot.worker.conflicts import conflict_of, how_current, lead_with_conflict
+from syllabot.worker.intent import VALUE_PATTERNS, Intent, section_pattern
+from syllabot.worker.outlines import Entry, OutlineAsk, outlines_by_document, read_for
+from syllabot.worker.reading import Question, read_question
 from syllabot.worker.sentences import NUMBERED_ITEM, looks_like_code, split_sentences
 from syllabot.worker.text_caches import PER_TEXT
 
@@ -90,10 +95,11 @@ RUN_CHARS = 900
 
 @dataclass(frozen=True)
 class Reply:
-    """What the answerer decided and the text it composed (with private citation markers)."""
+    """The verdict's outcome and the text composed for it (with private citation markers)."""
 
     status: AnswerStatus
     text: str
+    verdict: Verdict | None = None
 
 
 # --- reading chunks ---------------------------------------------------------------------------
@@ -516,7 +522,7 @@ def _section_hits(intent: Intent, hits: Sequence[Hit]) -> list[int]:
     return [i for i, h in enumerate(hits[:SECTION_SCAN]) if h.section and pattern.search(h.section)]
 
 
-def _module_lab_reply(hits: Sequence[Hit], named: Sequence[str]) -> Reply | None:
+def _module_lab_reply(hits: Sequence[Hit], named: Sequence[str]) -> Finding | None:
     """Lab programs gathered from every module of one course, in module order."""
     with_lab = [i for i, h in enumerate(hits) if h.module and lab_items(h)]
     if not with_lab:
@@ -532,7 +538,7 @@ def _module_lab_reply(hits: Sequence[Hit], named: Sequence[str]) -> Reply | None
         for n, item in enumerate(items):
             marker = f" {cite_marker(i + 1)}" if n == len(items) - 1 else ""
             lines.append(f"  {quotable(_clip(item, 400))}{marker}")
-    return Reply("answered", "\n".join(lines))
+    return Finding("proves", "lab list", "\n".join(lines))
 
 
 def _by_course(indices: Sequence[int], hits: Sequence[Hit]) -> dict[str, list[int]]:
@@ -599,7 +605,7 @@ def _co_count(hits: Sequence[Hit], indices: Sequence[int]) -> int:
     return max(numbered) if numbered else sum(len(list_items(hits[i])) for i in indices)
 
 
-def section_reply(question: str, intent: Intent, hits: Sequence[Hit], named: Sequence[str]) -> Reply | None:
+def section_reply(question: str, intent: Intent, hits: Sequence[Hit], named: Sequence[str]) -> Finding | None:
     """A list (or one CO) from the block the question asks for; None when no such block was found."""
     indices = _section_hits(intent, hits)
     if not indices:
@@ -616,7 +622,7 @@ def section_reply(question: str, intent: Intent, hits: Sequence[Hit], named: Seq
                     asked = ", ".join(f"CO{c}" for c in intent.cos)
                     have = _co_count(hits, group)
                     lead = f"The course outcomes of {quotable(_name(hits[group[0]]))} list {have} outcomes, not {asked}."
-                    return Reply("not_in_materials", f"{lead} {cite_marker(group[0] + 1)}")
+                    return Finding("absent", "outcome", f"{lead} {cite_marker(group[0] + 1)}")
                 continue
             replies.append(text)
         else:
@@ -625,11 +631,11 @@ def section_reply(question: str, intent: Intent, hits: Sequence[Hit], named: Seq
         return None
     if len(replies) > 1:
         lead = f"Your materials have this for {len(replies)} courses (name one to get only its answer):"
-        return Reply("answered", lead + "\n\n" + "\n\n".join(replies))
-    return Reply("answered", replies[0])
+        return Finding("proves", "list", lead + "\n\n" + "\n\n".join(replies))
+    return Finding("proves", "list", replies[0])
 
 
-def module_reply(intent: Intent, hits: Sequence[Hit], named: Sequence[str]) -> Reply | None:
+def module_reply(intent: Intent, hits: Sequence[Hit], named: Sequence[str]) -> Finding | None:
     """ "Topics of module 3": that module's whole text, of the named course (or the only one)."""
     wanted = {m.lower() for m in intent.modules}
     indices = [i for i, h in enumerate(hits) if h.module and h.module.lower() in wanted]
@@ -641,11 +647,12 @@ def module_reply(intent: Intent, hits: Sequence[Hit], named: Sequence[str]) -> R
             f"{quotable(course)} {cite_marker(group[0] + 1)}"
             for course, group in list(groups.items())[:MAX_COURSES]
         )
-        return Reply(
-            "uncertain",
+        return Finding(
+            "partial",
+            "which course",
             f"Several courses have {'/'.join(intent.modules)}: {names}. Name the course to get its list.",
         )
-    return Reply("answered", _list_reply(intent, hits, next(iter(groups.values()))))
+    return Finding("proves", "module", _list_reply(intent, hits, next(iter(groups.values()))))
 
 
 # --- which module -------------------------------------------------------------------------------
@@ -657,7 +664,7 @@ _WHERE_WORDS = frozenset(
 )
 
 
-def where_reply(question: str, intent: Intent, hits: Sequence[Hit], thresholds: Thresholds) -> Reply | None:
+def where_reply(question: str, intent: Intent, hits: Sequence[Hit], thresholds: Thresholds) -> Finding | None:
     """ "Which module covers X?": the module whose text holds X's words, named first."""
     topic = [t for t in dict.fromkeys(terms(question)) if t not in _WHERE_WORDS]
     candidates = [i for i, h in enumerate(hits[:SECTION_SCAN]) if h.module]
@@ -700,10 +707,10 @@ def where_reply(question: str, intent: Intent, hits: Sequence[Hit], thresholds: 
         if chosen and chosen[0].overlap > 0:
             quotes.append(_quote(chosen))
     quote = "".join(f" {q}" for q in quotes)
-    return Reply("answered" if share >= 0.5 else "uncertain", lead + quote)
+    return Finding("proves" if share >= 0.5 else "partial", "which module", lead + quote)
 
 
-def breakdown_reply(hits: Sequence[Hit]) -> Reply | None:
+def breakdown_reply(hits: Sequence[Hit]) -> Finding | None:
     """ "How is the grade broken down?": every graded component of the top course's passages and
     its weight, in the document's order, each cited, when the weights add up to 100%
     (``breakdown.grade_breakdown``); else None and the general answer."""
@@ -720,7 +727,7 @@ def breakdown_reply(hits: Sequence[Hit]) -> Reply | None:
     lines = ["The grade is made up of (together 100%):"]
     for c in parts:
         lines.append(f"{LIST_DASH}{quotable(c.name)}: {c.weight:g}% {cite_marker(focus[c.hit_index] + 1)}")
-    return Reply("answered", "\n".join(lines))
+    return Finding("proves", "breakdown", "\n".join(lines))
 
 
 def _entry_lines(entries: Sequence[Entry[int]]) -> list[str]:
@@ -734,7 +741,7 @@ def _entry_lines(entries: Sequence[Entry[int]]) -> list[str]:
     return lines
 
 
-def outline_reply(ask: OutlineAsk, hits: Sequence[Hit], related: Sequence[Hit]) -> Reply | None:
+def outline_reply(ask: OutlineAsk, hits: Sequence[Hit], related: Sequence[Hit]) -> Finding | None:
     """ "How many lectures are there?", "what's the last week", "which lecture is PCA", "is there a
     lecture on ethics": read from the whole numbered outline of the unit asked about (the
     ``related`` passages, ``engine.outline_rows``), not from pieces of it, and answered from the
@@ -763,25 +770,27 @@ def outline_reply(ask: OutlineAsk, hits: Sequence[Hit], related: Sequence[Hit]) 
     unit, units = ask.unit, f"{ask.unit}s"
     if reading.what == "count":
         lines = [f"{title} lists {reading.total} {units if reading.total != 1 else unit}:"]
-        return Reply("answered", "\n".join(lines + _entry_lines(reading.entries)))
+        return Finding("proves", "outline", "\n".join(lines + _entry_lines(reading.entries)))
     if reading.what == "last":
         (entry,) = reading.entries
         of = f"of the {reading.total} {units} " if outline.whole else f"{unit} "
-        return Reply(
-            "answered", f"The last {of}in {title} is {quotable(entry.text)} {cite_marker(entry.source + 1)}"
+        return Finding(
+            "proves",
+            "outline",
+            f"The last {of}in {title} is {quotable(entry.text)} {cite_marker(entry.source + 1)}",
         )
     if not reading.found and reading.what in ("number", "name"):
         return None  # "what is lecture 25 about" of 20: the general answer
     if not reading.found:
         lines = [f"{title} lists {reading.total} {units}, none named for that:"]
-        return Reply("uncertain", "\n".join(lines + _entry_lines(outline.entries)))
+        return Finding("partial", "outline", "\n".join(lines + _entry_lines(outline.entries)))
     if reading.what == "topic_count":
         lead = f"{len(reading.entries)} of the {reading.total} {units} in {title}:"
     elif reading.what == "covered":
         lead = f"Yes, in {title}:"
     else:
         lead = f"In {title}:"
-    return Reply("answered", "\n".join([lead, *_entry_lines(reading.entries)]))
+    return Finding("proves", "outline", "\n".join([lead, *_entry_lines(reading.entries)]))
 
 
 def _pages(hit: Hit) -> str:
@@ -811,7 +820,7 @@ def _focus(hits: Sequence[Hit], width: int) -> list[int]:
 
 def _values_per_course(
     question: str, intent: Intent, hits: Sequence[Hit], best: _Sentence, thresholds: Thresholds
-) -> Reply | None:
+) -> str | None:
     """ "How many credits?" in a collection of several courses, naming none: each course's own row
     from the same kind of block (its course details), one course a line — never one course's value
     passed off as the answer, never a mix in one sentence."""
@@ -830,7 +839,7 @@ def _values_per_course(
     if len(lines) < 2:
         return None
     lead = f"Your materials have this for {len(lines)} courses (name one to get only its answer):"
-    return Reply("answered", "\n".join([lead, *lines]))
+    return "\n".join([lead, *lines])
 
 
 def _weigh(
@@ -863,188 +872,136 @@ def _evidence_width(focus: Sequence[int], with_value: Sequence[_Sentence]) -> in
     return max(TOP_HITS, focus.index(with_value[0].hit_index) + 1)
 
 
-def _about(query: str, topic: str) -> str:
-    """What the passages must be about: the topic (course names out), syllabus filler out."""
-    return _FILLER.sub(" ", topic or query).strip() or query
-
-
 def weigh_query(
-    query: str, hits: Sequence[Hit], fallback: bool, topic: str = "", unknown: Sequence[str] = ()
+    question: Question, hits: Sequence[Hit], fallback: bool
 ) -> tuple[list[int], list[_Sentence], list[_Sentence], Evidence]:
-    """What ``reply_for``'s general answer weighs for this cleaned question: its focus chunks,
-    ranked sentences, value sentences and evidence (for the benchmarks' probes)."""
-    return _weigh(_about(query, topic), read_intent(query), hits, fallback, unknown)
+    """What the general answer weighs for this question: its focus chunks, ranked sentences, value
+    sentences and evidence (also for the benchmarks' probes)."""
+    return _weigh(question.about, question.intent, hits, fallback, question.unknown)
 
 
-def general_reply(
-    question: str,
-    intent: Intent,
-    hits: Sequence[Hit],
-    fallback: bool,
-    thresholds: Thresholds,
-    named: Sequence[str],
-    unknown: Sequence[str] = (),
-) -> Reply:
-    focus, ranked, with_value, ev = _weigh(question, intent, hits, fallback, unknown)
-    if with_value and not fallback and with_value[0].overlap >= thresholds.value_overlap:
-        if not named:
-            per_course = _values_per_course(question, intent, hits, with_value[0], thresholds)
-            if per_course is not None:
-                return per_course
-        return Reply("answered", _quote(with_value[:1]))
-    status = decide(ev, thresholds)
-    if (
-        status == "not_in_materials"
-        and intent.wants == "grade"
-        and not fallback
-        and any(s.has_value for s in ranked)
-    ):
-        # a grading scale is what "what do i need for an A vs a B+" is about, whatever its words
-        status = "uncertain"
-    if (
-        ranked
-        and not fallback
-        and ev.top_cosine >= thresholds.min_cosine
-        and (ranked[0].lead_overlap >= thresholds.list_lead or _counted_list(question, ranked[0]))
-    ):
-        # The best unit is a list whose own heading names what was asked ("Levels of exploration:"
-        # for "what r the levels of exploration"): the materials answer it with that list.
-        status = "answered"
-    if status == "answered":
-        chosen = _best_sentences(ranked, 1 if intent.wants else TOP_HITS)
-        if (
-            intent.wants
-            and chosen
-            and (not chosen[0].has_value or chosen[0].overlap < thresholds.value_floor)
-        ):
-            # the passages are about the question, but the sentence holding a value is not: "worth
-            # up to 1 point" is no answer to "how many students has Turnitin caught"
-            status = "uncertain"
-        elif chosen:
-            return Reply("answered", _quote(chosen))
-        else:
-            return Reply("answered", f"{quotable(_snippet(hits[focus[0]]))} {cite_marker(focus[0] + 1)}")
-    if status == "uncertain":
-        return Reply("uncertain", closest(question, intent, hits, 2))
-    return Reply(
-        "not_in_materials",
-        f"The closest passage I found: {closest(question, intent, hits)}",
+@dataclass(frozen=True)
+class _Sentences:
+    """The sentence reading of the passages: what the general answer would quote."""
+
+    focus: list[int]
+    ranked: list[_Sentence]
+    with_value: list[_Sentence]
+
+
+def read_sentences(
+    question: Question, hits: Sequence[Hit], fallback: bool, thresholds: Thresholds
+) -> tuple[_Sentences, Signals]:
+    """The best sentences of the top course's passages and what they show the decision."""
+    intent = question.intent
+    focus, ranked, with_value, ev = weigh_query(question, hits, fallback)
+    chosen = _best_sentences(ranked, 1 if intent.wants else TOP_HITS)
+    best = ranked[0] if ranked else None
+    signals = Signals(
+        ev,
+        value_overlap=with_value[0].overlap if with_value else 0.0,
+        value_asked=bool(intent.wants),
+        grade_scale=intent.wants == "grade" and any(s.has_value for s in ranked),
+        list_named=best is not None
+        and (
+            best.lead_overlap >= thresholds.list_lead
+            or (bool(best.unit.items) and str(len(best.unit.items)) in question.counts)
+        ),
+        chosen_value=not chosen or chosen[0].has_value,
+        chosen_overlap=chosen[0].overlap if chosen else 1.0,
+        list_asked=intent.section is not None and not question.yes_no,
     )
+    return _Sentences(focus, ranked, with_value), signals
 
 
-#: A question answered yes or no ("is there a required textbook?"): no block of the kind it names
-#: came back, but a sentence can still answer it ("There is no required textbook for this class").
-_YES_NO = re.compile(
-    r"^\W*(?:is|are|do|does|did|will|would|can|could|should|must|has|have)\b(?!.*\b(?:list|all)\b)",
-    re.IGNORECASE,
-)
+def find_structure(question: Question, hits: Sequence[Hit], related: Sequence[Hit]) -> list[Finding]:
+    """What the structure of the passages says, in the order it is trusted: a numbered outline, a
+    module's whole text, a list block (or one course outcome), the module holding a topic, a
+    grading breakdown. Empty when the question asks for no such shape, or none was found."""
+    intent = question.intent
+    named = question.courses
+    found: list[Finding | None] = []
+    if question.outline is not None and related:
+        found.append(outline_reply(question.outline, hits, related))
+    if intent.modules and not intent.where and intent.section is None:
+        found.append(module_reply(intent, hits, named))
+    if intent.section is not None:
+        listed = section_reply(question.about, intent, hits, named)
+        if listed is None and intent.cos and named:
+            text = f"The closest passage I found: {closest(question.about, intent, hits)}"
+            listed = Finding("absent", "outcome", text)
+        found.append(listed)
+    if intent.where:
+        found.append(where_reply(question.about, intent, hits, DEFAULT_THRESHOLDS))
+    if intent.breakdown:
+        found.append(breakdown_reply(hits))
+    return [f for f in found if f is not None]
 
 
-def _counted_list(question: str, best: _Sentence) -> bool:
-    """The question counts N things and the best unit is a list of exactly N items ("what r the 5
-    weekly themes" and a lead-in with five themes under it); the count read as the conflict check
-    reads counts (``conflicts.values_in``)."""
-    if not best.unit.items:
-        return False
-    n = str(len(best.unit.items))
-    return any(v.kind == "count" and v.norm == n for v in values_in(question))
-
-
-#: Words about which syllabus, not about what is asked: "this sem", "new scheme", "syllabus".
-_FILLER = re.compile(
-    r"\b(?:this|current|next|our|the)\s+(?:sem|semester|term)\b|\b(?:new|old|latest|current|previous)\s+"
-    r"(?:scheme|syllabus|one)\b|\b(?:syllabus|scheme|new|latest)\b"
-    # where the student saw it, not what it says: "in the stats slides", "acc to the limits of data deck"
-    r"|\b(?:in|from|according\s+to)\s+(?:the|that|this|our|last|today'?s)\s+(?:[\w'’-]+\s+){0,4}?"
-    r"(?:slides?|decks?|lecture|lec|notes|handout|ppt|pdf)\b"
-    r"|\b(?:which|what)\s+(?:slides?|decks?|lecture|lec)\s+(?:had|has|have|covers?|covered|mentioned|said)\b"
-    # "what tools did the limits of data deck say we have": the deck is where, not what
-    r"|\b(?:did|does|do)\s+(?:the|that|this|our)\s+(?:[\w'’-]+\s+){0,4}?(?:slides?|decks?|lecture|lec|notes"
-    r"|handout|syllabus)\s+(?:say|said|mention|list|show)\b"
-    # the values a student offers after the question ("what days does it meet? mwf or tth"): one of
-    # them may be the answer, neither is a word the passage must hold
-    r"|\?\s*(?:[\w'’:-]+\s+){0,2}?[\w'’:-]+\s+or\s+(?:[\w'’:-]+\s*){1,3}\??$",
-    re.IGNORECASE,
-)
-
-
-#: "Which slides had the 3 pass method", "what lecture talked about p-values": where it is said is
-#: the answer, so the reply names the deck or document (and page) of its first quote.
-_ASKS_SOURCE = re.compile(
-    r"\b(?:which|what)\s+(?:slides?|decks?|lectures?|lecs?|notes|handouts?|readings?)\b"
-    r"|\b(?:slides?|decks?|lecture|lec)\s+(?:had|has|covered|covers|talked|mentioned|discussed)\b",
-    re.IGNORECASE,
-)
-
-
-def _named_source(reply: Reply, hits: Sequence[Hit]) -> Reply:
-    """``reply`` led by the citation label of its first quote ("BIOL 210 — Reading the field guide,
+def _named_source(text: str, hits: Sequence[Hit]) -> str:
+    """``text`` led by the citation label of its first quote ("BIOL 210 — Reading the field guide,
     p. 14: …")."""
-    first = first_cited(reply.text)
+    first = first_cited(text)
     if first is None or not 1 <= first <= len(hits):
-        return reply
+        return text
     hit = hits[first - 1]
-    return Reply(reply.status, f"{quotable(hit.label or hit.title or hit.file)}: {reply.text}")
+    return f"{quotable(hit.label or hit.title or hit.file)}: {text}"
+
+
+def compose(
+    verdict: Verdict,
+    question: Question,
+    hits: Sequence[Hit],
+    findings: Sequence[Finding],
+    read: _Sentences,
+    thresholds: Thresholds,
+) -> str:
+    """The reply's text for the verdict (with private citation markers): the finding that settled
+    it, the value sentence, the best sentences, or the closest passages."""
+    for finding in findings:
+        if finding.reason == verdict.reason:
+            return finding.text
+    intent, about = question.intent, question.about
+    if verdict.reason == "value":
+        per_course = None
+        if not question.courses:
+            per_course = _values_per_course(about, intent, hits, read.with_value[0], thresholds)
+        text = per_course or _quote(read.with_value[:1])
+    elif verdict.reason == "sentences":
+        chosen = _best_sentences(read.ranked, 1 if intent.wants else TOP_HITS)
+        focus = read.focus[0]
+        text = _quote(chosen) if chosen else f"{quotable(_snippet(hits[focus]))} {cite_marker(focus + 1)}"
+    elif verdict.status == "uncertain":
+        text = closest(about, intent, hits, 2)
+    else:
+        text = f"The closest passage I found: {closest(about, intent, hits)}"
+    if question.asks_source and verdict.status != "not_in_materials" and not read_list_demoted(verdict):
+        text = _named_source(text, hits)
+    return text
+
+
+def read_list_demoted(verdict: Verdict) -> bool:
+    """A list was asked and only a stray sentence came back: the closest passages, not named."""
+    return verdict.reason == "list not found"
 
 
 def reply_for(
-    query: str,
+    question: Question,
     hits: Sequence[Hit],
     fallback: bool,
     thresholds: Thresholds = DEFAULT_THRESHOLDS,
-    named: Sequence[str] = (),
-    topic: str = "",
     related: Sequence[Hit] = (),
-    unknown: Sequence[str] = (),
+    conflict: bool = False,
 ) -> Reply:
-    """The outcome and composed text for a cleaned question (pure).
-
-    ``query`` is the cleaned question (its intent); ``topic`` the same without the course names it
-    used (what the passages must be about), ``named`` the courses it named; ``related`` the
-    course's other passages the engine read for it (a numbered outline, whose citations follow the
-    hits' numbers); ``unknown`` the topic's words the collection never uses.
-    """
-    intent = read_intent(query)
-    question = _about(query, topic)
-    if not fallback:
-        ask = read_ask(topic or query) if related else None
-        if ask is not None:
-            reply = outline_reply(ask, hits, related)
-            if reply is not None and reply.status == "uncertain":
-                # the outline names nothing on the topic ("which week is the midterm"): the passages
-                # may still say it in prose; the outline is the reply only when they do not
-                general = reply_for(query, hits, fallback, thresholds, named, topic, unknown=unknown)
-                return general if general.status == "answered" else reply
-            if reply is not None:
-                return reply
-        if intent.modules and not intent.where and intent.section is None:
-            reply = module_reply(intent, hits, named)
-            if reply is not None:
-                return reply
-        if intent.section is not None:
-            reply = section_reply(question, intent, hits, named)
-            if reply is not None:
-                return reply
-            if intent.cos and named:
-                return Reply(
-                    "not_in_materials",
-                    f"The closest passage I found: {closest(question, intent, hits)}",
-                )
-        if intent.where:
-            reply = where_reply(question, intent, hits, thresholds)
-            if reply is not None:
-                return reply
-        if intent.breakdown:
-            reply = breakdown_reply(hits)
-            if reply is not None:
-                return reply
-    reply = general_reply(question, intent, hits, fallback, thresholds, named, unknown)
-    if _ASKS_SOURCE.search(query) and reply.status != "not_in_materials":
-        reply = _named_source(reply, hits)
-    if intent.section is not None and reply.status == "answered" and not _YES_NO.match(query):
-        # A list was asked for and no block of that kind came back: a stray sentence is not the list.
-        return Reply("uncertain", closest(question, intent, hits, 2))
-    return reply
+    """The verdict and composed text for a question read once (pure): the structure's findings and
+    the sentence reading gathered, :func:`decision.decide` the outcome, the text composed for it.
+    ``related``: the course's other passages the engine read for it (a numbered outline, whose
+    citations follow the hits' numbers); ``conflict``: two documents state the asked fact differently."""
+    findings = [] if fallback else find_structure(question, hits, related)
+    read, signals = read_sentences(question, hits, fallback, thresholds)
+    verdict = decide(Reading(fallback, signals, tuple(findings), conflict), thresholds)
+    shown = verdict if verdict.beside is None else dataclasses.replace(verdict, reason=verdict.beside)
+    return Reply(verdict.status, compose(shown, question, hits, findings, read, thresholds), verdict)
 
 
 class ExtractiveAnswerer:
@@ -1067,25 +1024,20 @@ class ExtractiveAnswerer:
             "question": question,
         }
         if not hits:
+            verdict = decide(Reading(True), self.thresholds)
             text = (
                 f"The collection '{collection}' has no indexed documents yet."
                 if result.index_version is None
                 else f"Nothing in the collection '{collection}' matches the question."
             )
-            return Answer(text=text, status="not_in_materials", **base)
-        query = result.query or clean_question(question)
-        reply = reply_for(
-            query,
-            hits,
-            result.fallback,
-            self.thresholds,
-            result.courses,
-            result.topic,
-            result.related,
-            result.unknown,
-        )
+            return Answer(text=text, status=verdict.status, **base)
+        # a result built without a reading (a stand-in engine's) is read here, from the question asked
+        asked = result.read if result.read is not None else read_question(question)
+        conflict = conflict_of(result, asked)
+        reply = reply_for(asked, hits, result.fallback, self.thresholds, result.related, conflict is not None)
         text, citations = finalise_citations(reply.text, result.passages, brackets=False)
-        return Answer(text=text, status=reply.status, citations=citations, **base)
+        answer = Answer(text=text, status=reply.status, citations=citations, **base)
+        return lead_with_conflict(answer, conflict, reply.verdict)
 
 
 def status_of(question: str, result: SearchResult, embedder: str = "minilm") -> AnswerStatus:

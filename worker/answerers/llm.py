@@ -37,10 +37,12 @@ import httpx
 
 from syllabot.shared.deadline import llm_budget
 from syllabot.shared.redis_conn import describe
-from syllabot.shared.schema import NOT_IN_MATERIALS, Answer, AnswerStatus, Hit
+from syllabot.shared.schema import NOT_IN_MATERIALS, Answer, Hit
 from syllabot.worker.answerers.base import AnswerContext, finalise_citations, hit_label, strip_markers
+from syllabot.worker.answerers.decision import ModelSaid, Reading, decide
 from syllabot.worker.answerers.extractive import ExtractiveAnswerer
 from syllabot.worker.answerers.streaming import StreamFailed, lines_of, partial_sink, read_text
+from syllabot.worker.conflicts import Conflict, conflict_of, lead_with_conflict
 
 if TYPE_CHECKING:
     from syllabot.shared.config import Settings
@@ -235,15 +237,16 @@ def find_unsure(body: str) -> re.Match[str] | None:
     return found.re.match(body, found.start())  # again without the window, to take its punctuation
 
 
-def find_outcome(body: str) -> tuple[AnswerStatus, re.Match[str] | None]:
-    """Which outcome the reply opens with: ``("not_in_materials", marker)``, ``("uncertain", tag)``
-    or ``("answered", None)``. When both a marker and a tag appear in the opening, the first wins."""
+def find_outcome(body: str) -> tuple[ModelSaid, re.Match[str] | None]:
+    """What the reply says of itself in its opening: ``("not_in", marker)``, ``("unsure", tag)`` or
+    ``("answers", None)``. When both a marker and a tag appear in the opening, the first wins. The
+    status is not set here: ``decision.decide`` weighs what the model said."""
     marker, unsure = find_marker(body), find_unsure(body)
     if marker and (unsure is None or marker.start() <= unsure.start()):
-        return "not_in_materials", marker
+        return "not_in", marker
     if unsure:
-        return "uncertain", unsure
-    return "answered", None
+        return "unsure", unsure
+    return "answers", None
 
 
 def _general(text: str) -> str | None:
@@ -253,7 +256,9 @@ def _general(text: str) -> str | None:
     return general or None
 
 
-def parse_reply(content: str, question: str, result: SearchResult, collection: str) -> Answer:
+def parse_reply(
+    content: str, question: str, result: SearchResult, collection: str, conflict: Conflict | None = None
+) -> Answer:
     """Turn the model's text into an :class:`Answer`, enforcing the outcome and citation rules.
 
     A reply that is neither "not in" nor unsure, or an unsure one, must cite a retrieved passage:
@@ -269,15 +274,14 @@ def parse_reply(content: str, question: str, result: SearchResult, collection: s
     body = content.strip()
     if not body:
         raise LLMError("the model returned an empty reply")
-    status, opening = find_outcome(body)
-    if status == "not_in_materials" and opening is not None:
-        return Answer(
-            text="",
-            status="not_in_materials",
-            general_knowledge=_general(body[opening.end() :]),
-            **base,
+    said, opening = find_outcome(body)
+    verdict = decide(Reading(result.fallback, model=said, conflict=conflict is not None))
+    if said == "not_in" and opening is not None:
+        answer = Answer(
+            text="", status=verdict.status, general_knowledge=_general(body[opening.end() :]), **base
         )
-    if status == "uncertain" and opening is not None:
+        return lead_with_conflict(answer, conflict, verdict)
+    if said == "unsure" and opening is not None:
         rest = body[opening.end() :].strip()
         general = None
         paragraph = _GENERAL_PARAGRAPH.search(rest)
@@ -287,19 +291,18 @@ def parse_reply(content: str, question: str, result: SearchResult, collection: s
         text, citations = finalise_citations(_CLOSEST_INTRO.sub("", rest, count=1), hits)
         if not citations:
             raise LLMError("the model was unsure but cited none of the retrieved passages")
-        return Answer(
-            text=text,
-            status="uncertain",
-            citations=citations,
-            general_knowledge=general,
-            **base,
+        answer = Answer(
+            text=text, status=verdict.status, citations=citations, general_knowledge=general, **base
         )
+        return lead_with_conflict(answer, conflict, verdict)
     text, citations = finalise_citations(body, hits)
     if not text:
         raise LLMError("the model's reply held nothing but citation markers")
     if not citations:  # an answer that cites nothing retrieved is not an answer from the materials
         raise LLMError("the model's reply cites none of the retrieved passages")
-    return Answer(text=text, status="answered", citations=citations, **base)
+    return lead_with_conflict(
+        Answer(text=text, status=verdict.status, citations=citations, **base), conflict, verdict
+    )
 
 
 #: A citation marker still being written at the end of a partial reply ("[", "[1", "[1, 2").
@@ -321,8 +324,8 @@ def visible_text(reply: str, hits: Sequence[Hit]) -> str | None:
     fence = body.find("<<<")
     if fence >= 0:
         body = body[:fence].rstrip()
-    status, _ = find_outcome(body)
-    if status != "answered" or not _ANY_CITATION.search(body):
+    said, _ = find_outcome(body)
+    if said != "answers" or not _ANY_CITATION.search(body):
         return None
     text, citations = finalise_citations(_OPEN_CITATION.sub("", body), hits)
     if not citations:  # "[7]" from a model shown five passages is no citation
@@ -498,7 +501,7 @@ class LLMAnswerer:
             content = await self._reply(
                 build_messages(question, passages, nonce=nonce, earlier=result.earlier), passages, nonce
             )
-            return parse_reply(content, question, result, collection)
+            return parse_reply(content, question, result, collection, conflict_of(result))
         except LLMError as exc:
             log.warning("LLM answer unusable, falling back to extractive: %s", exc)
         except Exception as exc:  # a bad setting (URL, key) must not fail every question
