@@ -63,8 +63,8 @@ def stage_ms(engine: Engine, questions: list[str]) -> dict[str, float]:
     (its model loaded once for every round)."""
     from syllabot.shared.schema import AskRequest
     from syllabot.worker.answerers.extractive import ExtractiveAnswerer
+    from syllabot.worker.answerers.pipeline import log_answer
     from syllabot.worker.conflicts import conflict_of
-    from syllabot.worker.jobs import log_answer
     from syllabot.worker.reading import read_question
 
     settings = engine.settings

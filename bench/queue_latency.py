@@ -76,7 +76,7 @@ async def _plain_startup(ctx: dict[str, Any]) -> None:
 
 async def plain_ask(ctx: dict[str, Any], request: dict[str, Any]) -> dict[str, Any]:
     """The same work as our ``ask`` job, returned the arq way (arq stores the pickled result)."""
-    from syllabot.worker.jobs import answer_question
+    from syllabot.worker.answerers.pipeline import answer_question
 
     answer = await answer_question(ctx["engine"], ctx["answerer"], AskRequest.model_validate(request))
     return answer.model_dump(mode="json")

@@ -15,6 +15,7 @@ from syllabot.shared.config import Settings
 from syllabot.shared.labels import citation_label
 from syllabot.shared.schema import AskRequest, Hit
 from syllabot.worker.answerers.extractive import ExtractiveAnswerer
+from syllabot.worker.answerers.pipeline import answer_question
 from syllabot.worker.conflicts import (
     Candidate,
     asked_kinds,
@@ -26,7 +27,6 @@ from syllabot.worker.conflicts import (
 )
 from syllabot.worker.documents import Chunk
 from syllabot.worker.engine import Engine
-from syllabot.worker.jobs import answer_question
 from syllabot.worker.search import is_duplicate
 from tests.queue_helpers import cli_in
 

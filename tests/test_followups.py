@@ -16,9 +16,9 @@ from syllabot.shared.schema import AskRequest
 from syllabot.shared.threads import ThreadStore, Turn, thread_id
 from syllabot.worker.answerers import get_answerer
 from syllabot.worker.answerers.llm import build_messages
+from syllabot.worker.answerers.pipeline import answer_question
 from syllabot.worker.conversation import EXPIRED_NOTE, follow_up, turn_for
 from syllabot.worker.engine import Engine
-from syllabot.worker.jobs import answer_question
 from syllabot.worker.reading import read_question
 from syllabot.worker.sample import sample_files
 

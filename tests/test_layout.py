@@ -226,6 +226,8 @@ def test_only_the_decision_sets_an_answers_status() -> None:
     """One verdict: ``answered`` / ``uncertain`` / ``not_in_materials`` are set only by
     ``worker/answerers/decision.py``; answerers, the conflict check and the pipeline compose text
     from its verdict and never overwrite it."""
-    wrong = [w for p in _python_files("worker", "shared", "bots") if p != DECIDES for w in _status_settings(p)]
+    wrong = [
+        w for p in _python_files("worker", "shared", "bots") if p != DECIDES for w in _status_settings(p)
+    ]
     assert wrong == []
     assert _status_settings(DECIDES), "the decision module is where statuses are set"

@@ -254,8 +254,8 @@ async def ask_in_process(settings: Settings, request: AskRequest) -> Answer:
     from syllabot.shared.keys import Keys
     from syllabot.shared.redis_conn import async_client
     from syllabot.worker.answerers import get_answerer
+    from syllabot.worker.answerers.pipeline import answer_question
     from syllabot.worker.engine import Engine
-    from syllabot.worker.jobs import answer_question
     from syllabot.worker.question_log import QuestionLog
 
     engine = Engine(settings, embedder=preloaded_embedder(settings))
