@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,7 @@ import pytest
 from syllabot import cli, cli_queue
 from syllabot.shared.config import Settings
 from syllabot.shared.schema import NOT_IN_MATERIALS, SCHEMA_VERSION, UNCERTAIN_LEAD, Answer, Citation
+from syllabot.worker.conflicts import DISAGREE_LEAD
 from syllabot.worker.engine import Engine, SearchResult
 from syllabot.worker.sample import sample_files
 
@@ -210,3 +212,30 @@ def test_eval_uses_the_configured_answerer(
     assert {r["status"] for r in data["results"]} == {"uncertain"}
     assert data["summary"]["uncertain"] == 1.0
     assert data["metrics"]["answerable_flagged"] == 0.0  # uncertain is not "Not in your materials"
+
+
+# --- the README's own examples, as a newcomer runs them -------------------------------------------
+
+
+def readme_sample_questions() -> list[str]:
+    """The questions the README asks of the sample collection (``syllabot ask "…"`` without ``-c``)."""
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    return re.findall(r'syllabot ask "([^"]+)"(?![^\n`]*(?:-c|--collection|--thread)\b)', readme)
+
+
+def test_the_readmes_examples_answer_without_a_false_disagreement(
+    minilm_settings: Settings, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each README example on the shipped sample, with the default embedder: answered, and no
+    "Your materials disagree" where two documents speak of different things (the 30-day return
+    window against "expect the bike back within 10 working days" after a recall)."""
+    questions = readme_sample_questions()
+    assert "How long do I have to return a bike?" in questions and len(questions) >= 3, questions
+    Engine(minilm_settings).ingest("readme", sample_files(), who="test")
+    for question in questions:
+        code = cli_queue.run_ask(minilm_settings, question, "readme", as_json=True)
+        out, err = capsys.readouterr()
+        assert code == 0, err
+        data = json.loads(out)
+        assert data["status"] == "answered", (question, data["text"])
+        assert DISAGREE_LEAD not in data["text"], (question, data["text"])

@@ -856,7 +856,7 @@ def find_conflict(
                 (si, a), (sj, b) = sides[i], sides[j]
                 if not _one_course(a, b):
                     continue  # two courses (21CS53 and BCS403 DBMS): different facts, not versions
-                if _clash(a.found, b.found) is None or _says_both(by_doc, a, b):
+                if _clash(a.found, b.found, of=asked.topic) is None or _says_both(by_doc, a, b):
                     continue
                 if si + sj > best_strength:
                     best_strength = si + sj
@@ -956,21 +956,37 @@ def _says_both(by_doc: dict[str, list[Hit]], a: Side, b: Side) -> bool:
 
 
 def _clash(
-    a: Sequence[Value], b: Sequence[Value], ignore: frozenset[str] = frozenset()
+    a: Sequence[Value],
+    b: Sequence[Value],
+    ignore: frozenset[str] = frozenset(),
+    of: frozenset[str] = frozenset(),
 ) -> tuple[Value, Value] | None:
-    """Two values that disagree: of the same thing (their labels share a word), different, and
-    neither agreed elsewhere. Different wording of one value is agreement, and so is a detail
-    beside it: "1 × short presentations 10%" and "2 × short presentations (5% each) 10%" disagree
-    on the count (1 against 2) and agree on the 10% (the 5% each has the 10% beside it); a CIE
-    mark is compared with a CIE mark, never with an SEE one."""
+    """Two values that disagree: of the same thing (their labels share a word, and they are of the
+    same part of the asked topic ``of``: :func:`_same_thing`), different, and neither agreed
+    elsewhere. Different wording of one value is agreement, and so is a detail beside it: "1 ×
+    short presentations 10%" and "2 × short presentations (5% each) 10%" disagree on the count (1
+    against 2) and agree on the 10% (the 5% each has the 10% beside it); a CIE mark is compared
+    with a CIE mark, never with an SEE one."""
     for va in a:
-        matches = [vb for vb in b if (va.label & vb.label) - ignore]
+        matches = [vb for vb in b if (va.label & vb.label) - ignore and _same_thing(va, vb, of)]
         if not matches or any(_same(va, vb) for vb in matches):
             continue
         for vb in matches:
             if not any(_same(x, vb) for x in a if (x.label & vb.label) - ignore):
                 return va, vb
     return None
+
+
+def _same_thing(a: Value, b: Value, topic: frozenset[str]) -> bool:
+    """Whether two values are of the same part of what was asked: the asked topic's words beside
+    each are the same, or each has most of them (a word glued to its neighbour in one document's
+    text layer, "RossPearson", costs one). "How long do I have to return a bike": "a bike may be
+    returned within 30 days" has both words, "expect the bike back within 10 working days" (after
+    a recall) has "bike" alone, so the two are no disagreement on the asked thing."""
+    if not topic:
+        return True
+    near_a, near_b = a.label & topic, b.label & topic
+    return near_a == near_b or (2 * len(near_a) > len(topic) and 2 * len(near_b) > len(topic))
 
 
 def _same(a: Value, b: Value) -> bool:
