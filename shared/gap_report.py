@@ -51,6 +51,9 @@ class GapReport(BaseModel):
     )
     questions: int = Field(description="Questions kept for the period (every outcome).")
     gaps: int = Field(description="Of those, not in the materials or uncertain, plus answers voted 👎.")
+    social: int = Field(
+        default=0, description="Of those, greetings and thanks alone (answered with a hello; never a gap)."
+    )
     topics: list[GapTopic] = Field(default_factory=list)
     conflicts: list[ConflictInfo] = Field(
         default_factory=list,
@@ -103,7 +106,8 @@ def summary_line(report: GapReport) -> str:
     return (
         f"Collection '{report.collection}', {period}: {report.gaps} of {report.questions} questions "
         f"were not answered by the materials or voted 👎, in {len(report.topics)} topic"
-        f"{'s' if len(report.topics) != 1 else ''}."
+        f"{'s' if len(report.topics) != 1 else ''}"
+        + (f" ({report.social} more were only greetings or thanks)." if report.social else ".")
     )
 
 

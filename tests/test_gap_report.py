@@ -329,3 +329,25 @@ def test_cli_report_prints_the_disagreements(settings: Settings, capsys: Any) ->
     out = capsys.readouterr().out
     assert printed == 0 and "Your materials disagree on 1 fact (fix them before students ask):" in out
     assert "2 × short presentations" in out
+
+
+def test_greetings_and_thanks_get_a_hello_and_are_counted_apart(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    """ "hi", "thanks!" and "ty" are answered with a short hello (not "Not in your materials" and
+    a random passage), search nothing, and the report counts them apart from the gaps."""
+    keeping = settings.model_copy(update={"keep_questions_days": 7})
+    Engine(keeping).ingest("shop", sample_files(), "admin")
+    monkeypatch.setattr(cli, "get_settings", lambda: keeping)
+    for message in ("hi", "thanks!", "ty 🙏"):
+        assert cli.main(["ask", message, "-c", "shop", "--json"]) == 0
+        data = json.loads(capsys.readouterr().out)
+        assert data["status"] == "answered" and data["citations"] == [], data
+        assert "Not in your materials" not in data["text"]
+        assert data["text"].startswith(("Hi!", "You're welcome")), data["text"]
+    assert cli.main(["ask", FIELD_TRIP[0], "-c", "shop"]) == 0  # a real gap beside them
+    capsys.readouterr()
+    assert cli.main(["report", "-c", "shop", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert (report["questions"], report["gaps"], report["social"]) == (4, 1, 3)
+    assert "3 more were only greetings or thanks" in summary_line(GapReport.model_validate(report))

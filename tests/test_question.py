@@ -7,7 +7,13 @@ import time
 
 import pytest
 
-from syllabot.worker.question import QuestionRefs, clean_question, normalise_references, references
+from syllabot.worker.question import (
+    QuestionRefs,
+    clean_question,
+    normalise_references,
+    references,
+    social_kind,
+)
 
 # ----------------------------------------------------------------------------------------------
 # clean_question: whole questions as students type them
@@ -726,3 +732,22 @@ def test_chat_words_of_any_class(typed: str, cleaned: str) -> None:
 def test_chat_words_leave_code_and_acronyms_alone() -> None:
     assert clean_question("what is a TA in R") == "what is a TA in R"
     assert clean_question("is u v an edge") == "is u v an edge"
+
+
+@pytest.mark.parametrize(
+    ("message", "kind"),
+    [
+        ("hi", "greeting"),
+        ("hey guys", "greeting"),
+        ("good morning!", "greeting"),
+        ("thanks!", "thanks"),
+        ("ty 🙏", "thanks"),
+        ("Thank you so much!!", "thanks"),
+        ("hi, when is the exam?", None),
+        ("thanks, and what about the late policy?", None),
+        ("history of hiphop", None),
+        ("typhoon", None),
+    ],
+)
+def test_a_message_that_only_greets_or_thanks_is_told_apart(message: str, kind: str | None) -> None:
+    assert social_kind(message) == kind

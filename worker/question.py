@@ -625,6 +625,27 @@ def _strip_filler(text: str) -> str:
             return text
 
 
+_THANKED = re.compile(rf"(?<![\w'])(?:{_THANKS}|tia|cheers)(?![\w'])", re.I)
+_GREETED = re.compile(
+    r"^\W*(?:h+i+|he+y+|hell+o+|hola|yo+|wa+s+up|namaste|namaskar|greetings|good\s+(?:morning|afternoon|evening|day))"
+    r"(?![\w'])",
+    re.I,
+)
+
+
+@lru_cache(maxsize=1024)
+def social_kind(text: str) -> str | None:
+    """ "thanks" or "greeting" for a message that says nothing else ("hi", "thanks!", "ty 🙏", "hey
+    guys"); None when it asks anything. Why: such a message searched as a question gets "Not in
+    your materials" and a random passage, which reads as broken; it gets a short hello instead."""
+    bare = _tidy_punctuation(_strip_markup(text))
+    if _HAS_CONTENT.search(_strip_filler(_expand_slang(bare))):
+        return None
+    if _THANKED.search(bare):
+        return "thanks"
+    return "greeting" if _GREETED.search(bare) else None
+
+
 @lru_cache(maxsize=1024)
 def clean_question(text: str) -> str:
     """The question without platform markup, emoji, greetings, thanks and chat filler.

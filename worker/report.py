@@ -22,6 +22,7 @@ from syllabot.shared.gap_report import GapReport
 from syllabot.shared.keys import Keys
 from syllabot.shared.redis_conn import as_text
 from syllabot.shared.schema import ConflictInfo
+from syllabot.worker.answerers.pipeline import SOCIAL_STATUS
 from syllabot.worker.gaps import MAX_GROUPED, GapQuestion, build_topics
 from syllabot.worker.question import clean_question
 from syllabot.worker.question_log import DAY_MS, QuestionLog, QuestionRecord
@@ -149,6 +150,7 @@ async def build_report(
         keep_days=log.keep_days,
         questions=len(records),
         gaps=len(questions),
+        social=sum(r.status == SOCIAL_STATUS for r in records),
         topics=topics,
         conflicts=disagree,
     )

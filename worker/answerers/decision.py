@@ -349,6 +349,8 @@ class Reading:
     conflict: bool = False
     #: what a language model said of its own reply, when one wrote it
     model: ModelSaid | None = None
+    #: the message is only a greeting or thanks (``question.social_kind``): it asks nothing
+    social: bool = False
 
 
 @dataclass(frozen=True)
@@ -365,11 +367,13 @@ class Verdict:
 def decide(reading: Reading, thresholds: Thresholds = DEFAULT_THRESHOLDS) -> Verdict:
     """The one verdict: ``answered`` / ``uncertain`` / ``not_in_materials`` from the evidence.
 
-    In order: two documents stating the asked fact differently prove the materials speak of it (both
+    In order: a greeting or thanks alone is answered with a hello; two documents stating the asked fact differently prove the materials speak of it (both
     are quoted); a model's reply stands as it said (its text was checked against the passages); a
     structural finding settles what it can prove; an outline that names nothing on the topic gives
     way to the sentences when they answer; else the calibrated bands, refined by what the best
     sentences hold (a value asked and printed, a list whose heading names the ask)."""
+    if reading.social:
+        return Verdict("answered", "social")  # a hello answered with a hello; it asked nothing
     if reading.conflict:
         plain = decide(dataclasses.replace(reading, conflict=False), thresholds)
         return Verdict("answered", "conflict", plain.reason if plain.status == "answered" else None)

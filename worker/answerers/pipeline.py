@@ -25,7 +25,9 @@ from syllabot.shared.redis_conn import REDIS_ERRORS, describe
 from syllabot.shared.schema import Answer, AskRequest, Timings
 from syllabot.shared.threads import ThreadContext, ThreadStore, Turn
 from syllabot.worker.answer_cache import AnswerCache, served_from_cache
+from syllabot.worker.answerers.decision import Reading, decide
 from syllabot.worker.conversation import EXPIRED_NOTE, turn_for
+from syllabot.worker.question import social_kind
 
 if TYPE_CHECKING:
     from syllabot.worker.answerers.base import Answerer
@@ -66,6 +68,9 @@ async def answer_question(
     in-process CLI) the search runs on asyncio's default threads.
     """
     started = time.perf_counter()
+    social = social_kind(request.question)
+    if social is not None:
+        return _hello(request, social, started, queue_ms, questions)
     conversation = ThreadContext()
     if request.thread and threads is not None:
         conversation = await threads.load(request.thread)
@@ -114,6 +119,36 @@ async def answer_question(
         }
     )
     await _keep_answer(cache if standalone else None, questions, request, answer, result, turn)
+    log_answer(request, answer)
+    return answer
+
+
+#: The reply to a message that only greets or thanks (``question.social_kind``), by its kind.
+HELLO = {
+    "greeting": "Hi! Ask me anything about your course materials, e.g. “when is the final exam?” "
+    "or “which lecture covers regression?”.",
+    "thanks": "You're welcome! Ask again any time.",
+}
+#: The outcome a greeting is kept under for the gap report: counted apart, never a gap.
+SOCIAL_STATUS = "social"
+
+
+def _hello(
+    request: AskRequest, social: str, started: float, queue_ms: float | None, questions: QuestionLog | None
+) -> Answer:
+    """A short hello for a greeting or thanks: nothing is searched (it asks nothing), the status
+    is the verdict's, and the gap report counts it apart from the questions."""
+    verdict = decide(Reading(fallback=False, social=True))
+    total = round((time.perf_counter() - started) * 1000.0, 3)
+    answer = Answer(
+        text=HELLO[social],
+        status=verdict.status,
+        question=request.question,
+        collection=request.collection,
+        timings=Timings(embed=0.0, search=0.0, answer=total, total=total, queue=queue_ms),
+    )
+    if questions is not None:
+        questions.record_soon(request.collection, request.question, SOCIAL_STATUS, None, "", None)
     log_answer(request, answer)
     return answer
 
