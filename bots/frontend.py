@@ -62,7 +62,13 @@ from syllabot.shared.schema import (
     IngestReport,
     SourceInfo,
 )
-from syllabot.shared.source_names import UnknownDocument, find_with_successor, mark_said
+from syllabot.shared.source_names import (
+    UnknownDocument,
+    VersionGone,
+    find_with_successor,
+    mark_said,
+    seen_versions,
+)
 
 log = logging.getLogger("syllabot.frontend")
 
@@ -475,6 +481,7 @@ class VersionAdmin(Protocol):
         who: str,
         by: str | None = None,
         timeout: float | None = None,
+        seen: dict[str, str] | None = None,
     ) -> IngestReport: ...
 
 
@@ -489,18 +496,29 @@ async def mark_document(
     timeout: float | None = None,
 ) -> AdminReply:
     """``/supersede`` and ``/current`` (Discord), ``/syllabot-supersede`` and ``/syllabot-current``
-    (Slack): an admin says which version of a document counts. Queue errors propagate."""
+    (Slack): an admin says which version of a document counts. Queue errors propagate.
+
+    The mark names the versions looked up here (doc_id and content hash): one another admin has
+    replaced in between is refused, and the reply names the file the worker actually marked."""
     sources = await queue.sources(collection, timeout=timeout)
     try:
         document, successor = find_with_successor(sources, name, by, collection, f"see {sources_command}")
     except UnknownDocument as exc:
         raise UsageError(str(exc)) from exc
-    report = await queue.mark(
-        collection, document.doc_id, status, who, by=successor.doc_id if successor else None, timeout=timeout
-    )
-    return AdminReply(
-        f"{document.file} in “{collection}”", [f"{document.file} is {mark_said(report, status)}."]
-    )
+    try:
+        report = await queue.mark(
+            collection,
+            document.doc_id,
+            status,
+            who,
+            by=successor.doc_id if successor else None,
+            timeout=timeout,
+            seen=seen_versions(document, successor),
+        )
+    except VersionGone as exc:
+        return AdminReply(f"Nothing marked: {document.file} was replaced", [f"{exc}."], ok=False)
+    marked = report.files[0].file if report.files else document.file
+    return AdminReply(f"{marked} in “{collection}”", [f"{marked} is {mark_said(report, status)}."])
 
 
 class ConflictAdmin(Protocol):
