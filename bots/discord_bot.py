@@ -45,6 +45,7 @@ from syllabot.bots.frontend import (
     QuestionRejected,
     UsageError,
     ask_streamed,
+    before_queueing,
     check_question,
     classify,
     drop_collection,
@@ -498,29 +499,54 @@ class SyllabotBot(discord.Client):
             return
         # The rate limit is checked *before* deferring so the refusal can be ephemeral (only the asker
         # sees it); that one Redis round trip is bounded well inside Discord's 3 s.
+        # A Sentinel failover (~2.5 s) does not fit in Discord's 3 s: when the first try fails there,
+        # the reply is deferred and the check waits the failover out like the queue (before_queueing).
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.budget(interaction, self.settings.ask_timeout_s)
+        sentinel = bool(self.settings.redis_sentinels)
         limiter = RateLimiter(self._redis(), self.keys, self.settings.rate_limit_per_minute)
+        deferred = False
         try:
             decision = await asyncio.wait_for(
                 limiter.check(PLATFORM, self.who(interaction)), timeout=PRE_DEFER_REDIS_S
             )
         except (TimeoutError, *REDIS_ERRORS) as exc:
             log.warning("rate limit check failed: %s", exc)
-            await send(interaction, [failure_message(RedisUnreachable(str(exc)))], ephemeral=True)
-            return
+            if not sentinel:
+                await send(interaction, [failure_message(RedisUnreachable(str(exc)))], ephemeral=True)
+                return
+            await interaction.response.defer(thinking=True, ephemeral=private)
+            deferred = True
+            try:
+                decision = await before_queueing(
+                    lambda: limiter.check(PLATFORM, self.who(interaction)),
+                    sentinel,
+                    deadline - loop.time(),
+                    "checking the rate limit",
+                )
+            except REDIS_ERRORS as lost:
+                await safe_send(
+                    interaction, [failure_message(RedisUnreachable(str(lost)))], ephemeral=private
+                )
+                return
         if not decision.allowed:
-            await send(
-                interaction,
-                [render.rate_limited(decision.retry_after_s, self.settings.rate_limit_per_minute)],
-                ephemeral=True,
-            )
+            limited = [render.rate_limited(decision.retry_after_s, self.settings.rate_limit_per_minute)]
+            await (safe_send if deferred else send)(interaction, limited, ephemeral=not deferred or private)
             return
 
-        await interaction.response.defer(thinking=True, ephemeral=private)
-        timeout = self.budget(interaction, self.settings.ask_timeout_s)
+        if not deferred:
+            await interaction.response.defer(thinking=True, ephemeral=private)
         conversation = conversation or self.conversation_of(interaction)
         collection = ""  # not resolved yet when the binding lookup itself fails
+        timeout = max(1.0, deadline - loop.time())
         try:
-            collection = await self.collection_for(interaction)
+            collection = await before_queueing(
+                lambda: self.collection_for(interaction),
+                sentinel,
+                deadline - loop.time(),
+                "looking up the channel's collection",
+            )
+            timeout = max(1.0, deadline - loop.time())
             request = AskRequest(
                 question=question,
                 collection=collection,

@@ -204,7 +204,7 @@ def render_answer(answer: Answer, *, per_embed: int = DESCRIPTION_MAX) -> list[R
     """
     per_embed = min(per_embed, DESCRIPTION_MAX)
     parts = frontend.answer_parts(answer)
-    question = neutralise(parts.question)
+    question = neutralise(frontend.shown_question(parts.question))
     if parts.status == "answered":
         body = neutralise(parts.body)
         embeds = _body_embeds(body, COLOUR_ANSWERED, question or None, per_embed)
@@ -257,8 +257,9 @@ def render_partial(text: str, question: str = "") -> Rendered:
     carries no status label and no sources: those come with the final edit, which replaces it."""
     body = frontend.clip_partial(neutralise(text), DESCRIPTION_MAX, guard=frontend.keep_escapes)
     embed = discord.Embed(colour=COLOUR_INFO, description=body or None)
-    if question.strip():
-        embed.title = truncate(neutralise(" ".join(question.split())), TITLE_MAX)
+    shown = frontend.shown_question(question)
+    if shown:
+        embed.title = truncate(neutralise(shown), TITLE_MAX)
     embed.set_footer(text=WRITING_FOOTER)
     return Rendered(embeds=[embed])
 

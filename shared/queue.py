@@ -70,6 +70,7 @@ from syllabot.shared.queue_protocol import (
 )
 from syllabot.shared.redis_conn import (
     DATABASE_FULL,
+    OUTAGE_RETRY_S,
     REDIS_ERRORS,
     REDIS_TROUBLE,
     RedisUnavailable,
@@ -78,7 +79,7 @@ from syllabot.shared.redis_conn import (
     is_sentinel,
     redis_trouble,
     resolve_redis_url,
-    retry_while_lost,
+    through_failover,
     unreachable,
 )
 from syllabot.shared.schema import (
@@ -107,11 +108,6 @@ FRESH_REDIS_S = 5
 #: ...so "no worker" is declared only after waiting this long for a heartbeat (workers beat at once
 #: when Redis answers again). A Redis up for longer gets no grace: a true no-worker case stays fast.
 RECONNECT_GRACE_S = 1.0
-#: How often a client waiting for a result tries Redis again after losing it mid-wait.
-OUTAGE_RETRY_S = 0.25
-#: With Sentinel, how long a question waits for a failover to finish before "unreachable" (the
-#: Sentinels' detection plus the promotion: ~2.5 s with ``down-after-milliseconds`` 1000).
-FAILOVER_WAIT_S = 15.0
 #: How long a client that asked a worker to cancel a write waits for the worker to say whether it
 #: stopped before publishing; a build checks its token between files, pages and embedding batches
 #: (well under a second), so only a worker that lost Redis or hangs runs past this.
@@ -509,15 +505,13 @@ class QueueClient:
     async def _enqueue_through_failover(
         self, pool: ArqRedis, job_id: str, function: str, args: tuple[Any, ...], timeout: float
     ) -> None:
-        """:meth:`_enqueue`; with Sentinel, Redis lost at that moment is a failover under way, so
-        the enqueue is tried again every :data:`OUTAGE_RETRY_S` for up to :data:`FAILOVER_WAIT_S`
-        (within the caller's timeout) instead of failing the question at once. The enqueue script
-        rewrites the same job, so a retry cannot queue it twice. A single Redis keeps failing fast:
-        nothing will replace it in seconds."""
-        await retry_while_lost(
+        """:meth:`_enqueue` through a Sentinel failover (``redis_conn.through_failover``, within the
+        caller's timeout) instead of failing the question at once. The enqueue script rewrites the
+        same job, so a retry cannot queue it twice. A single Redis keeps failing fast."""
+        await through_failover(
             lambda: self._enqueue(pool, job_id, function, args, timeout),
-            min(FAILOVER_WAIT_S, timeout) if self._url and is_sentinel(self._url) else 0.0,
-            OUTAGE_RETRY_S,
+            bool(self._url and is_sentinel(self._url)),
+            timeout,
             on_lost=lambda exc: log.info(
                 "Redis lost while queueing job %s (%s); waiting for the failover", job_id, exc
             ),
