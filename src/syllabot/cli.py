@@ -71,6 +71,33 @@ def known_collections(settings: Settings) -> list[str]:
         client.close()
 
 
+def implied_collection(settings: Settings, given: str | None, known: list[str] | None = None) -> str:
+    """The collection a reading command uses: ``-c``; else ``SYLLABOT_DEFAULT_COLLECTION`` when it
+    is set or exists; else the only collection of the user's (the samples aside), said on stderr;
+    else a :class:`UsageError` naming the collections and the setting.
+
+    Why: once a class has indexed into its own collection (``-c os-2026``), ``ask`` without ``-c``
+    failed on the never-created ``default`` with no word on how to choose."""
+    from syllabot.shared.bindings import SAMPLE_COLLECTION
+
+    if given:
+        return given
+    default = settings.default_collection
+    known = known_collections(settings) if known is None else known
+    if default in known or "default_collection" in settings.model_fields_set:
+        return default
+    own = [name for name in known if name != SAMPLE_COLLECTION]
+    if len(own) == 1:
+        _err(f"using '{own[0]}', the only collection (-c picks another)")
+        return own[0]
+    if not own:
+        return default  # nothing indexed: require_collection says how to start
+    raise UsageError(
+        f"no collection '{default}'; name one with -c ({', '.join(own)}), or set "
+        "SYLLABOT_DEFAULT_COLLECTION to the one to use without -c"
+    )
+
+
 def require_collection(settings: Settings, collection: str, *, seeded: bool = False) -> str:
     """``collection``, or :class:`UsageError` when it does not exist, naming the ones that do.
 
@@ -362,7 +389,7 @@ def cmd_search(args: argparse.Namespace, settings: Settings) -> int:
     from syllabot.shared.schema import SEARCH_HIT_FIELDS
 
     preload_embedder(settings)
-    collection = require_collection(settings, args.collection or settings.default_collection)
+    collection = require_collection(settings, implied_collection(settings, args.collection))
     from syllabot.worker.engine import Engine
 
     engine = Engine(settings, embedder=preloaded_embedder(settings))
@@ -444,7 +471,7 @@ def cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
     from syllabot.shared.schema import ANSWER_STATUSES
     from syllabot.worker.evaluation import EvalFileError, load_questions, metrics, summarise
 
-    collection = args.collection or settings.default_collection
+    collection = implied_collection(settings, args.collection)
     path = Path(args.file)
     if not path.is_file():
         raise UsageError(f"eval file {path} does not exist (a JSON-lines file: one question per line)")
@@ -544,7 +571,7 @@ def cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_sources(args: argparse.Namespace, settings: Settings) -> int:
     from syllabot.worker.engine import Engine
 
-    collection = require_collection(settings, args.collection or settings.default_collection)
+    collection = require_collection(settings, implied_collection(settings, args.collection))
     sources = Engine(settings).sources(collection)
     if args.json:
         print(json.dumps([s.model_dump() for s in sources], indent=2))
@@ -626,8 +653,9 @@ def _ask_collection(settings: Settings, given: str | None) -> str:
 
     if given:
         return given
-    if set(known_collections(settings)) - {SAMPLE_COLLECTION}:
-        return settings.default_collection
+    known = known_collections(settings)
+    if set(known) - {SAMPLE_COLLECTION}:
+        return implied_collection(settings, None, known)
     _err(
         f"nothing of yours is indexed yet, so this answer comes from the '{SAMPLE_COLLECTION}' collection "
         "(the bike-shop samples shipped with Syllabot); index your own materials into a collection "
@@ -674,7 +702,7 @@ def cmd_conflicts(args: argparse.Namespace, settings: Settings) -> int:
     from syllabot.shared.gap_report import conflict_lines
     from syllabot.worker.engine import Engine
 
-    collection = require_collection(settings, args.collection or settings.default_collection)
+    collection = require_collection(settings, implied_collection(settings, args.collection))
     entries = Engine(settings).conflicts(collection)
     if args.json:
         print(json.dumps([e.model_dump() for e in entries], indent=2))
@@ -692,7 +720,7 @@ def cmd_report(args: argparse.Namespace, settings: Settings) -> int:
     from syllabot.cli_queue import run_report
     from syllabot.shared.gap_report import disagreements, summary_line, table, to_csv
 
-    collection = require_collection(settings, args.collection or settings.default_collection)
+    collection = require_collection(settings, implied_collection(settings, args.collection))
     report = run_report(settings, collection, args.days)
     if args.json:
         print(report.model_dump_json(indent=2))
