@@ -20,8 +20,6 @@ import threading
 from collections.abc import AsyncIterator
 from typing import Any, TypeVar
 
-from syllabot.shared.redis_conn import REDIS_ERRORS
-
 log = logging.getLogger("syllabot.worker")
 E = TypeVar("E")
 
@@ -76,6 +74,8 @@ async def cancel_requests(redis: Any, key: str, poll_s: float = CANCEL_POLL_S) -
     cancels while the block runs: a worker's build for a terminal whose user pressed Ctrl-C stops
     before it publishes, as a build in the terminal's own process does. A build already publishing
     completes (:meth:`CancelToken.cancel` returns False) and the client is told so by its result."""
+    from syllabot.shared.redis_conn import REDIS_ERRORS  # here: the CLI imports this module at start
+
     token = CancelToken()
 
     async def watch() -> None:

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 from syllabot.shared.config import Settings, get_settings
 from syllabot.shared.formats import SUPPORTED_TYPES, is_document_name
 from syllabot.shared.gap_report import DEFAULT_REPORT_DAYS, MAX_REPORT_DAYS
+from syllabot.shared.wording import plural
 from syllabot.worker.cancel import Cancelled
 
 if TYPE_CHECKING:
@@ -513,7 +514,7 @@ def cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
         )
         return 0
     print(
-        f"{retrieval['questions']} questions ({retrieval['answerable']} answerable, "
+        f"{plural(int(retrieval['questions']), 'question')} ({retrieval['answerable']} answerable, "
         f"{retrieval['unanswerable']} unanswerable) on collection '{collection}', answerer "
         f"{settings.answerer}"
     )
@@ -578,13 +579,15 @@ def cmd_sources(args: argparse.Namespace, settings: Settings) -> int:
         return 0
     if not sources:
         print(f"collection '{collection}' has no documents")
+        return 0
     files = {s.doc_id: s.file for s in sources}
+    print(f"{'doc_id':24} {'file':36} {'pages':>5} {'chunks':>6}  {'indexed':25}  status".rstrip())
     for s in sources:
-        line = f"{s.doc_id:24} {s.file:36} {s.pages:>3} pages {s.chunks:>4} chunks  indexed {s.indexed_at}"
+        line = f"{s.doc_id:24} {s.file:36} {s.pages:>5} {s.chunks:>6}  {s.indexed_at:25}"
         if s.status == "superseded":
             by = files.get(s.superseded_by or "")
             line += f"  superseded{f' by {by}' if by else ''}"
-        print(line)
+        print(line.rstrip())
     return 0
 
 
@@ -760,8 +763,19 @@ def cmd_doctor(args: argparse.Namespace, settings: Settings) -> int:
     return 0 if report.ok else 1
 
 
+def _version() -> str:
+    """The installed distribution's version (pyproject's), for ``syllabot --version``."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("syllabot")
+    except PackageNotFoundError:  # run from a tree that was never installed
+        return "unknown"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = Parser(prog="syllabot", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"syllabot {_version()}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
 
     p = sub.add_parser("index", help="add documents (files or folders) to a collection and rebuild its index")

@@ -83,6 +83,7 @@ class _ProgressLine:
         self.clock = clock
         self.stage: str | None = None
         self.last_line = 0.0
+        self.last_done = -1
 
     def update(self, stage: str, done: int, total: int) -> None:
         if stage.startswith("waiting"):  # "waiting for another build (reindex on host:pid)": say it once
@@ -103,11 +104,15 @@ class _ProgressLine:
             self._plain(stage, done, total)
 
     def _plain(self, stage: str, done: int, total: int) -> None:
+        """A line when a stage starts, every :data:`PROGRESS_EVERY_S` within it, and when it is
+        complete (done == total), so a short stage does not end on the "0/N" it started with."""
         if stage == "done":
             return
         now = self.clock()
-        if stage == self.stage and now - self.last_line < self.every_s:
+        finished = bool(total) and done >= total and (stage, done) != (self.stage, self.last_done)
+        if stage == self.stage and now - self.last_line < self.every_s and not finished:
             return
+        self.last_done = done
         self.stage, self.last_line = stage, now
         unit = PROGRESS_UNITS.get(stage)
         counted = f" {done}/{total} {unit}" if unit and total else ""
