@@ -541,6 +541,16 @@ def assess_persistence(aof: bool | None, save: str | None, info: dict[str, Any])
             "and index; set appendonly yes",
             data,
         )
+    if not aof:
+        # RDB alone snapshots every few minutes at best: a crash loses the uploads, re-indexes,
+        # bindings and votes since the last one, and questions in flight (the README asks for AOF).
+        return Check(
+            "redis persistence",
+            "warn",
+            f"{described}: without AOF a crash loses everything written since the last snapshot "
+            "(uploads, indexes, channel bindings, votes, questions in flight); set appendonly yes",
+            data,
+        )
     return Check("redis persistence", "ok", described, data)
 
 
