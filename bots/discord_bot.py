@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, TypeVar, cast
 
+import aiohttp
 import discord
 import redis.asyncio as aioredis
 import yarl
@@ -1209,6 +1210,32 @@ COMMANDS: list[app_commands.Command[Any, ..., Any] | app_commands.Group] = [
 
 
 # --- entry point -------------------------------------------------------------------------------
+def unreachable_discord(exc: BaseException) -> str:
+    """One line for a Discord that cannot be reached: where (the API base, which
+    ``DISCORD_API_BASE`` may override), the network's own reason, and what to check."""
+    where = yarl.URL(discord.http.Route.BASE)
+    reason = getattr(exc, "os_error", None) or exc
+    text = getattr(reason, "strerror", None) or str(reason) or type(exc).__name__
+    override = ", and DISCORD_API_BASE / DISCORD_GATEWAY_URL" if where.host != "discord.com" else ""
+    return f"cannot reach Discord at {where.host}:{where.port} ({text}); check this host's network and proxy{override}"
+
+
+class _StartNoise(logging.Filter):
+    """Drops discord.py's "logging in using static token" line: every start says it, it tells an
+    operator nothing, and a start that fails should print one line of its own."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.getMessage() != "logging in using static token"
+
+
+def _quiet_start() -> None:
+    """No voice warnings (the bot never joins voice, so PyNaCl and davey are not installed on
+    purpose) and no static-token line: what a start prints is the bot's own."""
+    discord.VoiceClient.warn_nacl = False
+    discord.VoiceClient.warn_dave = False
+    logging.getLogger("discord.client").addFilter(_StartNoise())
+
+
 async def _serve(bot: SyllabotBot, token: str) -> None:
     async with bot:
         await bot.start(token)
@@ -1226,6 +1253,7 @@ def run_discord(settings: Settings) -> int:
         return 2
     apply_endpoint_overrides(settings)
     discord.utils.setup_logging(level=logging.INFO)
+    _quiet_start()
     bot = SyllabotBot(settings)
     endpoint = start_endpoint(settings, bot.metrics.registry, "discord bot")
     try:
@@ -1241,6 +1269,12 @@ def run_discord(settings: Settings) -> int:
     except RedisUnavailable as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except (aiohttp.ClientError, OSError, TimeoutError, discord.GatewayNotFound) as exc:
+        # No network, a proxy in the way, a wrong DISCORD_API_BASE: one line, not aiohttp's
+        # 70-line traceback (discord.py gives up only when the first login cannot connect; once
+        # connected it reconnects by itself).
+        print(f"error: {unreachable_discord(exc)}", file=sys.stderr)
+        return 1
     except Exception as exc:
         log.exception("the Discord bot stopped")
         print(f"error: the Discord bot stopped: {exc}", file=sys.stderr)
