@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, TypeVar, cast
 
+import aiohttp
 import discord
 import redis.asyncio as aioredis
 import yarl
@@ -45,6 +46,7 @@ from syllabot.bots.frontend import (
     QuestionRejected,
     UsageError,
     ask_streamed,
+    before_queueing,
     check_question,
     classify,
     drop_collection,
@@ -498,29 +500,54 @@ class SyllabotBot(discord.Client):
             return
         # The rate limit is checked *before* deferring so the refusal can be ephemeral (only the asker
         # sees it); that one Redis round trip is bounded well inside Discord's 3 s.
+        # A Sentinel failover (~2.5 s) does not fit in Discord's 3 s: when the first try fails there,
+        # the reply is deferred and the check waits the failover out like the queue (before_queueing).
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.budget(interaction, self.settings.ask_timeout_s)
+        sentinel = bool(self.settings.redis_sentinels)
         limiter = RateLimiter(self._redis(), self.keys, self.settings.rate_limit_per_minute)
+        deferred = False
         try:
             decision = await asyncio.wait_for(
                 limiter.check(PLATFORM, self.who(interaction)), timeout=PRE_DEFER_REDIS_S
             )
         except (TimeoutError, *REDIS_ERRORS) as exc:
             log.warning("rate limit check failed: %s", exc)
-            await send(interaction, [failure_message(RedisUnreachable(str(exc)))], ephemeral=True)
-            return
+            if not sentinel:
+                await send(interaction, [failure_message(RedisUnreachable(str(exc)))], ephemeral=True)
+                return
+            await interaction.response.defer(thinking=True, ephemeral=private)
+            deferred = True
+            try:
+                decision = await before_queueing(
+                    lambda: limiter.check(PLATFORM, self.who(interaction)),
+                    sentinel,
+                    deadline - loop.time(),
+                    "checking the rate limit",
+                )
+            except REDIS_ERRORS as lost:
+                await safe_send(
+                    interaction, [failure_message(RedisUnreachable(str(lost)))], ephemeral=private
+                )
+                return
         if not decision.allowed:
-            await send(
-                interaction,
-                [render.rate_limited(decision.retry_after_s, self.settings.rate_limit_per_minute)],
-                ephemeral=True,
-            )
+            limited = [render.rate_limited(decision.retry_after_s, self.settings.rate_limit_per_minute)]
+            await (safe_send if deferred else send)(interaction, limited, ephemeral=not deferred or private)
             return
 
-        await interaction.response.defer(thinking=True, ephemeral=private)
-        timeout = self.budget(interaction, self.settings.ask_timeout_s)
+        if not deferred:
+            await interaction.response.defer(thinking=True, ephemeral=private)
         conversation = conversation or self.conversation_of(interaction)
         collection = ""  # not resolved yet when the binding lookup itself fails
+        timeout = max(1.0, deadline - loop.time())
         try:
-            collection = await self.collection_for(interaction)
+            collection = await before_queueing(
+                lambda: self.collection_for(interaction),
+                sentinel,
+                deadline - loop.time(),
+                "looking up the channel's collection",
+            )
+            timeout = max(1.0, deadline - loop.time())
             request = AskRequest(
                 question=question,
                 collection=collection,
@@ -1183,6 +1210,32 @@ COMMANDS: list[app_commands.Command[Any, ..., Any] | app_commands.Group] = [
 
 
 # --- entry point -------------------------------------------------------------------------------
+def unreachable_discord(exc: BaseException) -> str:
+    """One line for a Discord that cannot be reached: where (the API base, which
+    ``DISCORD_API_BASE`` may override), the network's own reason, and what to check."""
+    where = yarl.URL(discord.http.Route.BASE)
+    reason = getattr(exc, "os_error", None) or exc
+    text = getattr(reason, "strerror", None) or str(reason) or type(exc).__name__
+    override = ", and DISCORD_API_BASE / DISCORD_GATEWAY_URL" if where.host != "discord.com" else ""
+    return f"cannot reach Discord at {where.host}:{where.port} ({text}); check this host's network and proxy{override}"
+
+
+class _StartNoise(logging.Filter):
+    """Drops discord.py's "logging in using static token" line: every start says it, it tells an
+    operator nothing, and a start that fails should print one line of its own."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.getMessage() != "logging in using static token"
+
+
+def _quiet_start() -> None:
+    """No voice warnings (the bot never joins voice, so PyNaCl and davey are not installed on
+    purpose) and no static-token line: what a start prints is the bot's own."""
+    discord.VoiceClient.warn_nacl = False
+    discord.VoiceClient.warn_dave = False
+    logging.getLogger("discord.client").addFilter(_StartNoise())
+
+
 async def _serve(bot: SyllabotBot, token: str) -> None:
     async with bot:
         await bot.start(token)
@@ -1200,6 +1253,7 @@ def run_discord(settings: Settings) -> int:
         return 2
     apply_endpoint_overrides(settings)
     discord.utils.setup_logging(level=logging.INFO)
+    _quiet_start()
     bot = SyllabotBot(settings)
     endpoint = start_endpoint(settings, bot.metrics.registry, "discord bot")
     try:
@@ -1215,6 +1269,12 @@ def run_discord(settings: Settings) -> int:
     except RedisUnavailable as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except (aiohttp.ClientError, OSError, TimeoutError, discord.GatewayNotFound) as exc:
+        # No network, a proxy in the way, a wrong DISCORD_API_BASE: one line, not aiohttp's
+        # 70-line traceback (discord.py gives up only when the first login cannot connect; once
+        # connected it reconnects by itself).
+        print(f"error: {unreachable_discord(exc)}", file=sys.stderr)
+        return 1
     except Exception as exc:
         log.exception("the Discord bot stopped")
         print(f"error: the Discord bot stopped: {exc}", file=sys.stderr)

@@ -35,6 +35,7 @@ from syllabot.shared.schema import (
     IngestReport,
     SourceInfo,
 )
+from syllabot.shared.wording import plural
 
 # --- limits ------------------------------------------------------------------------------------
 TITLE_MAX = 256
@@ -204,7 +205,7 @@ def render_answer(answer: Answer, *, per_embed: int = DESCRIPTION_MAX) -> list[R
     """
     per_embed = min(per_embed, DESCRIPTION_MAX)
     parts = frontend.answer_parts(answer)
-    question = neutralise(parts.question)
+    question = neutralise(frontend.shown_question(parts.question))
     if parts.status == "answered":
         body = neutralise(parts.body)
         embeds = _body_embeds(body, COLOUR_ANSWERED, question or None, per_embed)
@@ -257,8 +258,9 @@ def render_partial(text: str, question: str = "") -> Rendered:
     carries no status label and no sources: those come with the final edit, which replaces it."""
     body = frontend.clip_partial(neutralise(text), DESCRIPTION_MAX, guard=frontend.keep_escapes)
     embed = discord.Embed(colour=COLOUR_INFO, description=body or None)
-    if question.strip():
-        embed.title = truncate(neutralise(" ".join(question.split())), TITLE_MAX)
+    shown = frontend.shown_question(question)
+    if shown:
+        embed.title = truncate(neutralise(shown), TITLE_MAX)
     embed.set_footer(text=WRITING_FOOTER)
     return Rendered(embeds=[embed])
 
@@ -287,8 +289,8 @@ def render_sources(collection: str, sources: list[SourceInfo]) -> list[Rendered]
         title = f" — {plain(s.title)}" if s.title and s.title != s.file else ""
         status = f" · {plain(s.status)}" if s.status and s.status != "current" else ""
         lines.append(
-            f"**{i}. {plain(s.file)}**{title}\n{s.pages} page{'s' * (s.pages != 1)} · "
-            f"{s.chunks} chunk{'s' * (s.chunks != 1)} · indexed {format_when(s.indexed_at)}{status}"
+            f"**{i}. {plain(s.file)}**{title}\n{plural(s.pages, 'page')} · "
+            f"{plural(s.chunks, 'chunk')} · indexed {format_when(s.indexed_at)}{status}"
         )
     blocks = _pack_lines(lines, DESCRIPTION_MAX - 100)
     total_chunks = sum(s.chunks for s in sources)
@@ -296,9 +298,7 @@ def render_sources(collection: str, sources: list[SourceInfo]) -> list[Rendered]
     for i, block in enumerate(blocks):
         embed = discord.Embed(description=block, colour=COLOUR_INFO)
         if i == 0:
-            embed.title = truncate(
-                f"{len(sources)} document{'s' * (len(sources) != 1)} in “{collection}”", TITLE_MAX
-            )
+            embed.title = truncate(f"{plural(len(sources), 'document')} in “{collection}”", TITLE_MAX)
         embeds.append(embed)
     embeds[-1].set_footer(text=f"Collection: {collection} · {total_chunks} chunks")
     return pack_messages(embeds)
@@ -307,7 +307,7 @@ def render_sources(collection: str, sources: list[SourceInfo]) -> list[Rendered]
 def _file_report_value(f: FileReport) -> str:
     if not f.ok:
         return truncate(f"❌ {neutralise(f.error or 'could not be indexed')}", FIELD_VALUE_MAX)
-    lines = [f"{f.pages} page{'s' * (f.pages != 1)} · {f.chunks} chunk{'s' * (f.chunks != 1)}"]
+    lines = [f"{plural(f.pages, 'page')} · {plural(f.chunks, 'chunk')}"]
     if f.replaced:
         lines.append(f"Replaced the earlier {plain(f.replaced)}")
     if f.modules:
@@ -333,9 +333,9 @@ def render_ingest_report(report: IngestReport, action: str = "Indexed") -> list[
     pages = sum(f.pages for f in report.files if f.ok)
     chunks = sum(f.chunks for f in report.files if f.ok)
     summary = [
-        f"**{pages}** page{'s' * (pages != 1)}, **{chunks}** chunk{'s' * (chunks != 1)} from "
+        f"**{pages}** {'page' if pages == 1 else 'pages'}, **{chunks}** {'chunk' if chunks == 1 else 'chunks'} from "
         f"{len(report.files) - len(failed)}/{len(report.files)} file(s).",
-        f"The collection now holds **{report.total_chunks}** chunk{'s' * (report.total_chunks != 1)}.",
+        f"The collection now holds **{plural(report.total_chunks, 'chunk')}**.",
     ]
     if modules:
         summary.append("Modules found: " + truncate(", ".join(plain(m) for m in modules), 1500))

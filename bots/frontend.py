@@ -29,7 +29,7 @@ import logging
 import re
 from collections.abc import AsyncGenerator, Awaitable, Callable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 from syllabot.shared.answer_text import (
     GENERAL_KNOWLEDGE_LABEL,
@@ -40,6 +40,7 @@ from syllabot.shared.answer_text import (
     status_lead,
 )
 from syllabot.shared.bindings import InvalidCollectionName, validate_collection_name
+from syllabot.shared.formats import clean_name
 from syllabot.shared.gap_report import WEEKLY_CHECK_S, conflict_lines
 from syllabot.shared.partials import Partial
 from syllabot.shared.queue import (
@@ -51,7 +52,13 @@ from syllabot.shared.queue import (
     RedisUnreachable,
     SchemaMismatch,
 )
-from syllabot.shared.redis_conn import REDIS_ERRORS, NotReplicated, RedisUnavailable, redis_trouble
+from syllabot.shared.redis_conn import (
+    REDIS_ERRORS,
+    NotReplicated,
+    RedisUnavailable,
+    redis_trouble,
+    through_failover,
+)
 from syllabot.shared.schema import (
     MAX_QUESTION_CHARS,
     Answer,
@@ -62,9 +69,35 @@ from syllabot.shared.schema import (
     IngestReport,
     SourceInfo,
 )
-from syllabot.shared.source_names import UnknownDocument, find_with_successor, mark_said
+from syllabot.shared.source_names import (
+    UnknownDocument,
+    VersionGone,
+    find_with_successor,
+    mark_said,
+    seen_versions,
+)
 
 log = logging.getLogger("syllabot.frontend")
+_T = TypeVar("_T")
+
+
+async def before_queueing(
+    lookup: Callable[[], Awaitable[_T]], sentinel: bool, budget_s: float, doing: str
+) -> _T:
+    """A Redis lookup a question needs before it is queued -- the asker's rate limit, the channel's
+    collection -- waited out through a Sentinel failover within ``budget_s`` (what is left of the
+    question's deadline), by the queue's own rule (``redis_conn.through_failover``).
+
+    Why: docs/RELIABILITY.md promises a question asked during a failover waits for it, and the queue
+    did; but these lookups come first, so without this the bots refused 4-5 questions each at once
+    in the ~2.5 s of a failover. A single Redis (``sentinel`` False) still fails at once."""
+    return await through_failover(
+        lookup,
+        sentinel,
+        budget_s,
+        on_lost=lambda exc: log.info("Redis lost while %s (%s); waiting for the failover", doing, exc),
+    )
+
 
 __all__ = [
     "GENERAL_KNOWLEDGE_LABEL",
@@ -106,6 +139,15 @@ class QuestionRejected(UsageError):
         else:
             message = f"That question has {length} characters; please keep it under {MAX_QUESTION_CHARS}."
         super().__init__(message)
+
+
+def shown_question(text: str) -> str:
+    """The asker's question as a title or heading shows it: without NUL, other C0/C1 controls,
+    bidi overrides and zero-width characters, its spaces collapsed -- the one cleaning file names
+    and titles get (``shared.formats.clean_name``). Why: the question comes back as the embed's
+    title, and a U+202E in it reversed the rest of the bot's own heading. Both bots show a question
+    only through this."""
+    return clean_name(text, "")
 
 
 def check_question(text: str | None) -> str:
@@ -475,6 +517,7 @@ class VersionAdmin(Protocol):
         who: str,
         by: str | None = None,
         timeout: float | None = None,
+        seen: dict[str, str] | None = None,
     ) -> IngestReport: ...
 
 
@@ -489,18 +532,29 @@ async def mark_document(
     timeout: float | None = None,
 ) -> AdminReply:
     """``/supersede`` and ``/current`` (Discord), ``/syllabot-supersede`` and ``/syllabot-current``
-    (Slack): an admin says which version of a document counts. Queue errors propagate."""
+    (Slack): an admin says which version of a document counts. Queue errors propagate.
+
+    The mark names the versions looked up here (doc_id and content hash): one another admin has
+    replaced in between is refused, and the reply names the file the worker actually marked."""
     sources = await queue.sources(collection, timeout=timeout)
     try:
         document, successor = find_with_successor(sources, name, by, collection, f"see {sources_command}")
     except UnknownDocument as exc:
         raise UsageError(str(exc)) from exc
-    report = await queue.mark(
-        collection, document.doc_id, status, who, by=successor.doc_id if successor else None, timeout=timeout
-    )
-    return AdminReply(
-        f"{document.file} in “{collection}”", [f"{document.file} is {mark_said(report, status)}."]
-    )
+    try:
+        report = await queue.mark(
+            collection,
+            document.doc_id,
+            status,
+            who,
+            by=successor.doc_id if successor else None,
+            timeout=timeout,
+            seen=seen_versions(document, successor),
+        )
+    except VersionGone as exc:
+        return AdminReply(f"Nothing marked: {document.file} was replaced", [f"{exc}."], ok=False)
+    marked = report.files[0].file if report.files else document.file
+    return AdminReply(f"{marked} in “{collection}”", [f"{marked} is {mark_said(report, status)}."])
 
 
 class ConflictAdmin(Protocol):

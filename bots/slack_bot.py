@@ -43,6 +43,7 @@ from syllabot.bots.frontend import (
     QuestionRejected,
     UsageError,
     ask_streamed,
+    before_queueing,
     check_question,
     classify,
     drop_collection,
@@ -544,8 +545,16 @@ class SlackFrontEnd:
         """Rate-limit, resolve the collection, ask a worker and post the answer; errors privately.
         ``thread``: the conversation (a Slack thread) the question is part of."""
         collection = ""  # not resolved yet when the rate limit or the binding lookup fails
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.settings.ask_timeout_s
+        sentinel = bool(self.settings.redis_sentinels)
         try:
-            decision = await self.rate.check(PLATFORM, self.who(user))
+            decision = await before_queueing(
+                lambda: self.rate.check(PLATFORM, self.who(user)),
+                sentinel,
+                deadline - loop.time(),
+                "checking the rate limit",
+            )
             if not decision.allowed:
                 wait = max(1, round(decision.retry_after_s))
                 await out.private(
@@ -555,7 +564,12 @@ class SlackFrontEnd:
                     )
                 )
                 return
-            collection = await self.collection_for(channel, team)
+            collection = await before_queueing(
+                lambda: self.collection_for(channel, team),
+                sentinel,
+                deadline - loop.time(),
+                "looking up the channel's collection",
+            )
             request = AskRequest(
                 question=question,
                 collection=collection,
@@ -566,7 +580,7 @@ class SlackFrontEnd:
             result = await ask_streamed(
                 self.queue,
                 request,
-                timeout=self.settings.ask_timeout_s,
+                timeout=max(1.0, deadline - loop.time()),
                 every_s=self.settings.stream_edit_every_s,
                 show=lambda text: out.partial(render.render_partial(text)),
             )

@@ -34,6 +34,7 @@ from syllabot.shared.schema import (
     IngestReport,
     SourceInfo,
 )
+from syllabot.shared.wording import plural
 
 Block = dict[str, Any]
 Message = dict[str, Any]  # {"text": str, "blocks": list[Block]}
@@ -76,11 +77,6 @@ TRUNCATED_NOTE = "_…the rest was cut to fit Slack's message size limit._"
 
 _BROADCAST = re.compile(r"@(here|channel|everyone)\b", re.IGNORECASE)
 _WORD_JOINER = "\u2060"
-
-
-def plural(count: int, word: str) -> str:
-    """'1 page', '2 pages': summaries read like sentences."""
-    return f"{count} {word}" if count == 1 else f"{count} {word}s"
 
 
 # --- escaping ------------------------------------------------------------------------------------

@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field
 
 from syllabot.shared.keys import Keys
 from syllabot.shared.schema import ConflictInfo
+from syllabot.shared.wording import clip, plural
 
 log = logging.getLogger("syllabot.report")
 
@@ -96,7 +97,7 @@ def csv_filename(report: GapReport) -> str:
 
 def summary_line(report: GapReport) -> str:
     """One sentence: what the report covers, or why it is empty."""
-    period = f"the last {report.days} day{'s' if report.days != 1 else ''}"
+    period = f"the last {plural(report.days, 'day')}"
     if report.keep_days <= 0 and report.questions == 0:
         return (
             f"Collection '{report.collection}', {period}: questions are not kept "
@@ -104,9 +105,9 @@ def summary_line(report: GapReport) -> str:
             + (f": {report.gaps}." if report.gaps else "; there were none.")
         )
     return (
-        f"Collection '{report.collection}', {period}: {report.gaps} of {report.questions} questions "
-        f"were not answered by the materials or voted 👎, in {len(report.topics)} topic"
-        f"{'s' if len(report.topics) != 1 else ''}"
+        f"Collection '{report.collection}', {period}: {report.gaps} of {plural(report.questions, 'question')} "
+        f"{'was' if report.gaps == 1 else 'were'} not answered by the materials or voted 👎, in "
+        f"{plural(len(report.topics), 'topic')}"
         + (f" ({report.social} more were only greetings or thanks)." if report.social else ".")
     )
 
@@ -115,12 +116,9 @@ def conflict_lines(entries: list[ConflictInfo], width: int = 220) -> list[str]:
     """One line per fact the documents disagree on: both citations and both passages (the
     ``conflicts`` command and the gap report, on every front-end)."""
 
-    def cut(text: str) -> str:
-        flat = " ".join(text.split())
-        return flat if len(flat) <= width else flat[: width - 1].rstrip() + "…"
-
     return [
-        f"{e.kind} ({e.topic}): {e.first} says “{cut(e.first_text)}”; {e.second} says “{cut(e.second_text)}”"
+        f"{e.kind} ({e.topic}): {e.first} says “{clip(e.first_text, width)}”; {e.second} says "
+        f"“{clip(e.second_text, width)}”"
         for e in entries
     ]
 
@@ -132,7 +130,7 @@ def disagreements(report: GapReport, limit: int = 5, width: int = 160) -> list[s
     if not report.conflicts:
         return []
     n = len(report.conflicts)
-    lines = [f"Your materials disagree on {n} fact{'s' if n != 1 else ''} (fix them before students ask):"]
+    lines = [f"Your materials disagree on {plural(n, 'fact')} (fix them before students ask):"]
     lines += [f"- {line}" for line in conflict_lines(report.conflicts[:limit], width)]
     if n > limit:
         lines.append(f"… and {n - limit} more: syllabot conflicts -c {report.collection}")
@@ -140,9 +138,9 @@ def disagreements(report: GapReport, limit: int = 5, width: int = 160) -> list[s
 
 
 def _clip(text: str, width: int) -> str:
-    """One line, no backticks (the table goes in code blocks), at most ``width`` characters."""
-    text = " ".join(text.replace("`", "'").split())
-    return text if len(text) <= width else text[: width - 1] + "…"
+    """One line, no backticks (the table goes in code blocks), at most ``width`` characters, cut
+    between words (``wording.clip``)."""
+    return clip(text.replace("`", "'"), width)
 
 
 def table(report: GapReport, limit: int = 10, width: int = 44) -> str:
@@ -157,7 +155,7 @@ def table(report: GapReport, limit: int = 10, width: int = 44) -> str:
     lines = ["  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip() for row in rows]
     more = len(report.topics) - limit
     if more > 0:
-        lines.append(f"… and {more} more topic{'s' if more != 1 else ''} in the CSV")
+        lines.append(f"… and {plural(more, 'more topic')} in the CSV")
     return "\n".join(lines)
 
 

@@ -28,6 +28,11 @@ class Keys:
         its worker died between pushing and finishing is not delivered twice."""
         return f"{self.prefix}delivered:{job_id}"
 
+    def cancel(self, job_id: str) -> str:
+        """Set by a client that stops waiting for a write job it asked for (Ctrl-C of `syllabot
+        index`); the worker running the job watches it and cancels the build before it publishes."""
+        return f"{self.prefix}cancel:{job_id}"
+
     def partials(self, job_id: str) -> str:
         """List of a question's partial answer texts (shared/partials.py), newest last: the worker
         RPUSHes while an LLM streams, the asking client pops them alongside ``result_list``."""

@@ -70,6 +70,7 @@ from syllabot.shared.queue_protocol import (
 )
 from syllabot.shared.redis_conn import (
     DATABASE_FULL,
+    OUTAGE_RETRY_S,
     REDIS_ERRORS,
     REDIS_TROUBLE,
     RedisUnavailable,
@@ -78,7 +79,7 @@ from syllabot.shared.redis_conn import (
     is_sentinel,
     redis_trouble,
     resolve_redis_url,
-    retry_while_lost,
+    through_failover,
     unreachable,
 )
 from syllabot.shared.schema import (
@@ -93,6 +94,7 @@ from syllabot.shared.schema import (
     version_mismatch,
     wire_version,
 )
+from syllabot.shared.source_names import VersionGone
 
 log = logging.getLogger("syllabot.queue")
 _M = TypeVar("_M", bound=BaseModel)
@@ -106,11 +108,10 @@ FRESH_REDIS_S = 5
 #: ...so "no worker" is declared only after waiting this long for a heartbeat (workers beat at once
 #: when Redis answers again). A Redis up for longer gets no grace: a true no-worker case stays fast.
 RECONNECT_GRACE_S = 1.0
-#: How often a client waiting for a result tries Redis again after losing it mid-wait.
-OUTAGE_RETRY_S = 0.25
-#: With Sentinel, how long a question waits for a failover to finish before "unreachable" (the
-#: Sentinels' detection plus the promotion: ~2.5 s with ``down-after-milliseconds`` 1000).
-FAILOVER_WAIT_S = 15.0
+#: How long a client that asked a worker to cancel a write waits for the worker to say whether it
+#: stopped before publishing; a build checks its token between files, pages and embedding batches
+#: (well under a second), so only a worker that lost Redis or hangs runs past this.
+CANCEL_CONFIRM_S = 10.0
 
 
 # --- errors ------------------------------------------------------------------------------------
@@ -160,6 +161,31 @@ class SchemaMismatch(QueueError):
         super().__init__(message or version_mismatch(bot, worker))
         self.bot = bot
         self.worker = worker
+
+
+class JobCancelled(QueueError):
+    """A write was cancelled at the caller's request before anything was published: withdrawn
+    while still queued, or stopped by its worker (``worker.cancel``). The previous index stands."""
+
+
+class CancelUnconfirmed(QueueError):
+    """The caller asked a worker to cancel a write but no word came back within
+    :data:`CANCEL_CONFIRM_S` (or the caller stopped waiting): the build may still publish."""
+
+
+class Stop:
+    """A caller's request to cancel the write it waits for (Ctrl-C of `syllabot index`).
+
+    ``press()`` is safe in a signal handler: it only counts. The waiting client looks at the count
+    between its waits (every :data:`PROGRESS_POLL_S` at most): the first press asks the worker to
+    cancel (:meth:`QueueClient._request_cancel`) and waits up to :data:`CANCEL_CONFIRM_S` for its
+    word; a second press stops that wait too (:class:`CancelUnconfirmed`)."""
+
+    def __init__(self) -> None:
+        self.presses = 0
+
+    def press(self) -> None:
+        self.presses += 1
 
 
 class EmptyCollection(JobFailed):
@@ -302,8 +328,9 @@ class QueueClient:
         progress: ProgressCallback | None = None,
         timeout: float | None = None,
         replace: bool = False,
+        stop: Stop | None = None,
     ) -> IngestReport:
-        return await self.ingest_many(collection, [(filename, data)], who, progress, timeout, replace)
+        return await self.ingest_many(collection, [(filename, data)], who, progress, timeout, replace, stop)
 
     async def ingest_many(
         self,
@@ -313,10 +340,13 @@ class QueueClient:
         progress: ProgressCallback | None = None,
         timeout: float | None = None,
         replace: bool = False,
+        stop: Stop | None = None,
     ) -> IngestReport:
         """Several files in one job, so the collection's index is rebuilt once, not once per file.
         ``replace``: a file may replace a document of another file name with its id (see
-        ``Engine.ingest``); without it, such a file is refused."""
+        ``Engine.ingest``); without it, such a file is refused. ``stop``: pressed, the job is
+        cancelled on the worker (:class:`JobCancelled`) unless it was already publishing (its
+        report is then returned as usual)."""
         result = await self._call(
             JOB_INGEST,
             collection,
@@ -326,6 +356,7 @@ class QueueClient:
             timeout=timeout or INGEST_TIMEOUT_S,
             progress=progress,
             collection=collection,
+            stop=stop,
         )
         return _validate(IngestReport, result)
 
@@ -335,6 +366,7 @@ class QueueClient:
         who: str,
         progress: ProgressCallback | None = None,
         timeout: float | None = None,
+        stop: Stop | None = None,
     ) -> IngestReport:
         result = await self._call(
             JOB_REINDEX,
@@ -343,6 +375,7 @@ class QueueClient:
             timeout=timeout or INGEST_TIMEOUT_S,
             progress=progress,
             collection=collection,
+            stop=stop,
         )
         return _validate(IngestReport, result)
 
@@ -356,10 +389,21 @@ class QueueClient:
         return _validate_list(ConflictInfo, result, "conflicts")
 
     async def remove(
-        self, collection: str, doc_id: str, who: str, timeout: float | None = None
+        self,
+        collection: str,
+        doc_id: str,
+        who: str,
+        timeout: float | None = None,
+        stop: Stop | None = None,
     ) -> IngestReport:
         result = await self._call(
-            JOB_REMOVE, collection, doc_id, who, timeout=timeout or INGEST_TIMEOUT_S, collection=collection
+            JOB_REMOVE,
+            collection,
+            doc_id,
+            who,
+            timeout=timeout or INGEST_TIMEOUT_S,
+            collection=collection,
+            stop=stop,
         )
         return _validate(IngestReport, result)
 
@@ -371,8 +415,12 @@ class QueueClient:
         who: str,
         by: str | None = None,
         timeout: float | None = None,
+        seen: dict[str, str] | None = None,
+        stop: Stop | None = None,
     ) -> IngestReport:
-        """Mark a document superseded (optionally ``by`` another) or current: see ``Engine.mark``."""
+        """Mark a document superseded (optionally ``by`` another) or current: see ``Engine.mark``.
+        ``seen``: doc_id -> sha256 of the versions the caller looked up
+        (``source_names.seen_versions``); one replaced since is refused with :class:`VersionGone`."""
         result = await self._call(
             JOB_MARK,
             collection,
@@ -380,8 +428,10 @@ class QueueClient:
             status,
             by,
             who,
+            seen,
             timeout=timeout or INGEST_TIMEOUT_S,
             collection=collection,
+            stop=stop,
         )
         return _validate(IngestReport, result)
 
@@ -414,9 +464,10 @@ class QueueClient:
         progress: ProgressCallback | None = None,
         collection: str | None = None,
         on_partial: PartialCallback | None = None,
+        stop: Stop | None = None,
     ) -> Any:
         """Enqueue ``function(*args)``, wake the workers, and wait for the result envelope (passing
-        the job's partial answers to ``on_partial`` meanwhile)."""
+        the job's partial answers to ``on_partial`` meanwhile; ``stop``: see :class:`Stop`)."""
         pool = await self._redis()
         job_id = uuid.uuid4().hex
         partials = (self.keys.partials(job_id), on_partial) if on_partial is not None else None
@@ -426,7 +477,7 @@ class QueueClient:
             async with asyncio.timeout(timeout + STALL_GRACE_S):
                 await self._enqueue_through_failover(pool, job_id, function, args, timeout)
                 progress_key = self.keys.progress(collection, job_id) if progress and collection else None
-                raw = await self._wait(pool, job_id, timeout, progress, progress_key, partials)
+                raw = await self._wait(pool, job_id, timeout, progress, progress_key, partials, stop)
         except TimeoutError as exc:
             # Nothing to withdraw: the job's key expired at ``timeout``, so no worker will run it.
             raise RedisUnreachable(
@@ -444,21 +495,23 @@ class QueueClient:
             return envelope.result
         if envelope.type == SchemaMismatch.__name__:
             raise SchemaMismatch(bot=SCHEMA_VERSION, worker=envelope.schema_version, message=envelope.error)
+        if envelope.type == "Cancelled" and stop is not None and stop.presses:
+            raise JobCancelled("the worker stopped the build; nothing was published")
+        if envelope.type == VersionGone.__name__:
+            raise VersionGone(envelope.error)
         error = EmptyCollection if envelope.type == EmptyCollection.__name__ else JobFailed
         raise error(envelope.error)
 
     async def _enqueue_through_failover(
         self, pool: ArqRedis, job_id: str, function: str, args: tuple[Any, ...], timeout: float
     ) -> None:
-        """:meth:`_enqueue`; with Sentinel, Redis lost at that moment is a failover under way, so
-        the enqueue is tried again every :data:`OUTAGE_RETRY_S` for up to :data:`FAILOVER_WAIT_S`
-        (within the caller's timeout) instead of failing the question at once. The enqueue script
-        rewrites the same job, so a retry cannot queue it twice. A single Redis keeps failing fast:
-        nothing will replace it in seconds."""
-        await retry_while_lost(
+        """:meth:`_enqueue` through a Sentinel failover (``redis_conn.through_failover``, within the
+        caller's timeout) instead of failing the question at once. The enqueue script rewrites the
+        same job, so a retry cannot queue it twice. A single Redis keeps failing fast."""
+        await through_failover(
             lambda: self._enqueue(pool, job_id, function, args, timeout),
-            min(FAILOVER_WAIT_S, timeout) if self._url and is_sentinel(self._url) else 0.0,
-            OUTAGE_RETRY_S,
+            bool(self._url and is_sentinel(self._url)),
+            timeout,
             on_lost=lambda exc: log.info(
                 "Redis lost while queueing job %s (%s); waiting for the failover", job_id, exc
             ),
@@ -521,8 +574,11 @@ class QueueClient:
         progress: ProgressCallback | None,
         progress_key: str | None,
         partials: tuple[str, PartialCallback] | None = None,
+        stop: Stop | None = None,
     ) -> bytes:
-        """BLPOP the result list in slices; between slices report progress and check liveness.
+        """BLPOP the result list in slices; between slices report progress, check liveness and
+        whether the caller pressed ``stop`` (then :meth:`_request_cancel`, and the wait goes on for
+        the worker's word, up to :data:`CANCEL_CONFIRM_S`).
 
         Redis lost in the middle of the wait (a restart, a blip) is waited out until the deadline: the
         job is still queued or running there and carries that deadline, so a worker may answer it
@@ -534,13 +590,23 @@ class QueueClient:
         result_key = self.keys.result_list(job_id)
         # Result first: BLPOP serves the first non-empty list, so the answer beats stale partials.
         wait_keys = [result_key] + ([partials[0]] if partials else [])
-        slice_s = PROGRESS_POLL_S if progress_key else 2.0
+        slice_s = PROGRESS_POLL_S if progress_key or stop else 2.0
         last: dict[str, Any] | None = None
         outage: BaseException | None = None
         alive = True
+        asked_cancel = 0  # presses of ``stop`` acted on
         while True:
+            if stop is not None and stop.presses > asked_cancel:
+                if asked_cancel:  # pressed again while waiting for the worker's word: stop waiting
+                    raise CancelUnconfirmed(_cancel_unconfirmed(waited=False))
+                asked_cancel = stop.presses
+                if await self._request_cancel(pool, job_id, timeout):
+                    raise JobCancelled("withdrawn before any worker started it; nothing was published")
+                deadline = min(deadline, loop.time() + CANCEL_CONFIRM_S)
             remaining = deadline - loop.time()
             if remaining <= 0:
+                if asked_cancel:
+                    raise CancelUnconfirmed(_cancel_unconfirmed(waited=True))
                 if outage is not None:
                     raise RedisUnreachable(self._unreachable(outage))
                 withdrawn = await self._give_up(pool, job_id)
@@ -624,6 +690,16 @@ class QueueClient:
                 log.exception("progress callback failed")
         return state
 
+    async def _request_cancel(self, pool: ArqRedis, job_id: str, timeout: float) -> bool:
+        """Ask for ``job_id`` to be cancelled: withdrawn if no worker has started it (True), else
+        flagged at :meth:`Keys.cancel`, which the worker running it watches (``worker.cancel``) and
+        answers with a ``Cancelled`` error, or with its result when it was already publishing."""
+        if await self._give_up(pool, job_id):
+            return True
+        with contextlib.suppress(*REDIS_ERRORS):  # Redis away: the confirmation wait says so
+            await pool.set(self.keys.cancel(job_id), b"1", ex=max(1, int(timeout)))
+        return False
+
     async def _give_up(self, pool: ArqRedis, job_id: str) -> bool:
         """Withdraw a job nobody has started, so it does not run after the caller stopped waiting.
 
@@ -637,6 +713,11 @@ class QueueClient:
                     removed, _ = await pipe.execute()
                 return bool(removed)
         return False
+
+
+def _cancel_unconfirmed(waited: bool) -> str:
+    why = f"it did not confirm within {CANCEL_CONFIRM_S:g} s" if waited else "you stopped waiting for it"
+    return f"asked the worker to cancel the build, but {why}: the build may still complete and publish"
 
 
 def _timeout_message(withdrawn: bool, timeout: float) -> str:

@@ -156,6 +156,30 @@ async def retry_while_lost(
             await asyncio.sleep(every_s)
 
 
+#: With Sentinel, how long a command made for a user (a question being queued, the bots' rate limit
+#: and binding lookups before it) waits for a failover to finish before "unreachable": the
+#: Sentinels' detection plus the promotion, ~2.5 s with ``down-after-milliseconds`` 1000.
+FAILOVER_WAIT_S = 15.0
+#: How often such a command is tried again while Redis is lost.
+OUTAGE_RETRY_S = 0.25
+
+
+async def through_failover(
+    attempt: Callable[[], Awaitable[_R]],
+    sentinel: bool,
+    budget_s: float,
+    on_lost: Callable[[BaseException], None] | None = None,
+) -> _R:
+    """``attempt()`` made for a user who waits (``budget_s``: what is left of their deadline): with
+    Sentinel, Redis lost at that moment is a failover under way, so it is tried again every
+    :data:`OUTAGE_RETRY_S` for up to :data:`FAILOVER_WAIT_S` (within the budget) instead of failing
+    at once; a single Redis keeps failing fast, as nothing will replace it in seconds. The queue
+    client's enqueue and the bots' lookups before it use this one rule. Only for what may be done
+    twice."""
+    window = min(FAILOVER_WAIT_S, max(0.0, budget_s)) if sentinel else 0.0
+    return await retry_while_lost(attempt, window, OUTAGE_RETRY_S, on_lost=on_lost)
+
+
 #: How often :func:`wait_for_redis` says it is still waiting.
 WAIT_LOG_EVERY_S = 5.0
 

@@ -250,3 +250,8 @@ class SourceInfo(BaseModel):
     superseded_by: str | None = Field(
         default=None, description="An admin marked it superseded by this doc_id ('' when none was named)."
     )
+    sha256: str | None = Field(
+        default=None,
+        description="The stored file's content hash: the version a version command names (None from "
+        "a worker before issue 49).",
+    )

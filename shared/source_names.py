@@ -6,6 +6,9 @@ commands, so the same words name the same document everywhere.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from syllabot.shared.schema import IngestReport, SourceInfo
 
 
@@ -45,6 +48,42 @@ def find_with_successor(
     version commands; the named one is looked up first, so its error comes first."""
     document = find_document(sources, name, collection, listing)
     return document, find_document(sources, by, collection, listing) if by else None
+
+
+class VersionGone(ValueError):
+    """A version command named a document version that is no longer stored: another admin replaced
+    (or removed) it between the lookup and the write. Nothing was changed."""
+
+
+def seen_versions(*documents: SourceInfo | None) -> dict[str, str]:
+    """doc_id -> sha256 of the versions a command looked up, for the write to check
+    (:func:`check_seen`); a document listed without a hash (an older worker) is not checked."""
+    return {d.doc_id: d.sha256 for d in documents if d is not None and d.sha256}
+
+
+def check_seen(
+    docs: Mapping[str, Mapping[str, Any]], seen: Mapping[str, str] | None, collection: str
+) -> None:
+    """:class:`VersionGone` unless every document in ``seen`` is still stored with the hash seen.
+
+    Called by the write under the collection's build lock: two admins, one marking ``warranty.md``
+    superseded while the other uploads ``warranty-2026.md`` with the same id (``replace``), must
+    not end with the first told "warranty.md is marked" while the mark landed on the new upload.
+    """
+    for doc_id, sha256 in (seen or {}).items():
+        meta = docs.get(doc_id)
+        if meta is None:
+            raise VersionGone(
+                f"nothing was changed: document '{doc_id}' was removed from '{collection}' after you "
+                "looked it up"
+            )
+        if meta.get("sha256") and meta["sha256"] != sha256:
+            who = meta.get("uploaded_by") or "someone"
+            raise VersionGone(
+                f"nothing was changed: the version of document '{doc_id}' you looked up (sha256 "
+                f"{sha256[:12]}) is gone; {who} has since replaced it with {meta.get('file', '?')} "
+                f"(indexed {meta.get('indexed_at') or '?'}); look again and name the document you mean"
+            )
 
 
 def mark_said(report: IngestReport, status: str) -> str:

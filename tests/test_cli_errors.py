@@ -358,3 +358,32 @@ def test_plain_progress_lines_when_stderr_is_not_a_terminal() -> None:
         "storing",
     ]
     assert "\r" not in stream.getvalue() and "\033" not in stream.getvalue()
+
+
+# --- the collection used without -c (issue 49) ---------------------------------------------------
+
+
+def test_without_c_the_only_collection_is_used_and_several_are_named_with_the_setting(
+    shop: Settings, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A class that indexed into its own collection: `ask` without -c used `default`, which does
+    not exist, and failed with no hint. One collection of theirs: it is used, and said; several:
+    one line naming them and SYLLABOT_DEFAULT_COLLECTION; the setting then picks one."""
+    code, out, err = run(["ask", "How many days do I have to return a bike?", "--json"], capsys)
+    assert code == 0, err
+    assert json.loads(out)["collection"] == "shop"
+    assert one_line(err) == "syllabot: using 'shop', the only collection (-c picks another)"
+    code, out, err = run(["sources"], capsys)
+    assert code == 0 and "returns-policy.md" in out
+
+    Engine(shop).ingest("os-2026", [("os.md", b"# OS\n\n## Module 3\n\nDeadlocks.\n")], who="test")
+    code, out, err = run(["ask", "How many days do I have to return a bike?"], capsys)
+    assert code == 2 and out == ""
+    assert one_line(err) == (
+        "syllabot: no collection 'default'; name one with -c (os-2026, shop), or set "
+        "SYLLABOT_DEFAULT_COLLECTION to the one to use without -c"
+    )
+    monkeypatch.setenv("SYLLABOT_DEFAULT_COLLECTION", "shop")
+    get_settings.cache_clear()
+    code, out, err = run(["ask", "How many days do I have to return a bike?", "--json"], capsys)
+    assert code == 0 and err == "" and json.loads(out)["collection"] == "shop"

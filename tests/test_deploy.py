@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+import sys
 from pathlib import Path
 
 import yaml
@@ -69,22 +70,41 @@ def test_every_variable_the_deploy_files_set_is_a_setting() -> None:
             assert variable in known, variable
 
 
+#: The PATH of a regular user's login shell (no /usr/sbin, no /sbin), with this interpreter's bin
+#: folder first, as a virtual environment's activation puts it: what the README's test command sees.
+REGULAR_PATH = os.pathsep.join([str(Path(sys.executable).parent), "/usr/local/bin", "/usr/bin", "/bin"])
+
+
 def test_the_systemd_install_runs_every_step_into_a_folder(tmp_path: Path) -> None:
     """The README's systemd steps, run by deploy/install-systemd.sh into a folder instead of /: the
     system user (no login), the virtual environment, a private settings file, the units, each
-    checked by ``systemd-analyze verify`` with its paths under the folder."""
+    checked by ``systemd-analyze verify`` with its paths under the folder. Run with a regular
+    user's PATH: the script finds useradd in /usr/sbin itself (issue 49: "useradd: command not
+    found"). Adding the user and chown need root -- useradd cannot write a user database as
+    anyone else, even under the folder -- so a regular user's run says it skipped those two."""
     root = tmp_path / "root"
-    env = {**os.environ, "SYLLABOT_ROOT": str(root), "SYLLABOT_VENV_ARGS": "--system-site-packages"}
+    env = {
+        **os.environ,
+        "PATH": REGULAR_PATH,
+        "SYLLABOT_ROOT": str(root),
+        "SYLLABOT_VENV_ARGS": "--system-site-packages",
+    }
     done = subprocess.run(
         ["bash", str(DEPLOY / "install-systemd.sh"), str(DEPLOY.parent)],
         env=env, capture_output=True, text=True, timeout=600,
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
     assert "trial: nothing started" in done.stdout
-    user = next(
-        line for line in (root / "etc" / "passwd").read_text().splitlines() if line.startswith("syllabot:")
-    )
-    assert user.endswith(":/opt/syllabot:/usr/sbin/nologin")
+    if os.geteuid() == 0:
+        user = next(
+            line
+            for line in (root / "etc" / "passwd").read_text().splitlines()
+            if line.startswith("syllabot:")
+        )
+        assert user.endswith(":/opt/syllabot:/usr/sbin/nologin")
+    else:  # the two steps that need root, said and skipped
+        assert "skipped (needs root): adding the system user syllabot (useradd)" in done.stdout
+        assert "skipped (needs root): handing" in done.stdout
     home = root / "opt" / "syllabot"
     assert (home / ".env").stat().st_mode & 0o777 == 0o600
     units = sorted(p.name for p in (root / "etc" / "systemd" / "system").glob("*.service"))
@@ -95,3 +115,20 @@ def test_the_systemd_install_runs_every_step_into_a_folder(tmp_path: Path) -> No
     assert helped.returncode == 0 and "collections" in helped.stdout
     readme = (DEPLOY.parent / "README.md").read_text()
     assert "deploy/install-systemd.sh" in readme and "daemon-reload" in readme
+
+
+def test_a_real_install_by_a_regular_user_is_refused_in_one_line_naming_root(tmp_path: Path) -> None:
+    """Without SYLLABOT_ROOT the script writes /opt and /etc: a regular user gets one line saying
+    it needs root (and how to make a trial instead), before anything is written. Run as the
+    unprivileged ``nobody`` when the tests run as root (setpriv, util-linux), as the tester otherwise."""
+    env = {k: v for k, v in os.environ.items() if k != "SYLLABOT_ROOT"}
+    env["PATH"] = REGULAR_PATH
+    command = ["bash", str(DEPLOY / "install-systemd.sh"), str(DEPLOY.parent)]
+    if os.geteuid() == 0:
+        command = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", *command]
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert done.returncode == 1
+    assert done.stdout == ""
+    (line,) = done.stderr.splitlines()
+    assert line.startswith("install-systemd.sh: needs root (sudo bash deploy/install-systemd.sh)"), line
+    assert "SYLLABOT_ROOT=" in line

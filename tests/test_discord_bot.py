@@ -12,6 +12,7 @@ import json
 import logging
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
@@ -512,6 +513,38 @@ def test_autocomplete_deadline_leaves_room_in_discords_3_seconds() -> None:
 def test_missing_token_exits_2(settings: Settings, capsys: pytest.CaptureFixture[str]) -> None:
     assert run_discord(settings.model_copy(update={"discord_token": None})) == 2
     assert "DISCORD_TOKEN" in capsys.readouterr().err
+
+
+def test_an_unreachable_discord_is_one_line_and_a_nonzero_exit(settings: Settings, tmp_path: Path) -> None:
+    """Issue 49: without network `syllabot discord` printed a 73-line traceback. A real process, its
+    API base and gateway on a port nothing listens on: one line on stderr, exit 1."""
+    import os
+    import subprocess
+    import sys
+
+    from tests.queue_helpers import free_port
+
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SYLLABOT_", "DISCORD_", "REDIS_"))}
+    env.update(
+        {
+            "DISCORD_TOKEN": "fake-token",
+            "DISCORD_API_BASE": f"http://127.0.0.1:{port}/api/v10",
+            "DISCORD_GATEWAY_URL": f"ws://127.0.0.1:{port}/",
+            "REDIS_URL": settings.redis_url or "",
+            "SYLLABOT_KEY_PREFIX": settings.key_prefix,
+            "SYLLABOT_DATA_DIR": str(tmp_path / "data"),
+        }
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "syllabot", "discord"],
+        env=env, cwd=tmp_path, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 1
+    assert done.stdout == ""
+    (line,) = done.stderr.splitlines()
+    assert line.startswith(f"error: cannot reach Discord at 127.0.0.1:{port} ("), line
+    assert line.endswith("check this host's network and proxy, and DISCORD_API_BASE / DISCORD_GATEWAY_URL")
 
 
 def test_endpoint_overrides_point_discord_py_at_the_fake(settings: Settings) -> None:

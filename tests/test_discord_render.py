@@ -411,3 +411,21 @@ def test_progress_and_rate_limit_texts() -> None:
     assert r.progress_text({"stage": "reading"}, "a.pdf") == "⏳ a.pdf: Reading…"
     msg = r.rate_limited(12.2, 5)
     assert "Try again in 13 s" in msg.embeds[0].description
+
+
+HOSTILE_QUESTION = "What is\x00 a sema\x1bphore?\u202e\u200b txet desrever\x07"
+
+
+@pytest.mark.parametrize("status", ["answered", "uncertain", "not_in_materials"])
+def test_a_question_s_nul_controls_and_bidi_overrides_never_reach_a_title(status: str) -> None:
+    """Issue 49: Discord echoed the question's NUL, C0 and bidi-override characters in its titles;
+    both bots now show a question through ``frontend.shown_question`` (Slack shows it nowhere else)."""
+    answer = _answer("A semaphore is an integer variable [1].", citations=[_citation(1)])
+    answer = answer.model_copy(update={"status": status, "question": HOSTILE_QUESTION})
+    [msg] = r.render_answer(answer)
+    embed = msg.embeds[0]
+    shown = embed.title if status == "answered" else embed.author.name
+    assert shown is not None
+    assert shown.removeprefix("You asked: ") == "What is a semaphore? txet desrever"
+    partial = r.render_partial("A semaphore is", HOSTILE_QUESTION)
+    assert partial.embeds[0].title == "What is a semaphore? txet desrever"

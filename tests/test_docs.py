@@ -137,3 +137,42 @@ def test_the_documented_json_fields_are_what_each_command_prints(outputs: dict[s
     for (command, path), fields in documented.items():
         for obj in resolve(outputs[command], path):
             assert list(obj) == fields, f"{command} --json, {path or 'top level'}"
+
+
+# --- the platform guides (issue 49) --------------------------------------------------------------
+
+
+def _section(text: str, heading: str) -> str:
+    start = text.index(heading)
+    end = text.find("\n## ", start + len(heading))
+    return text[start : end if end >= 0 else len(text)]
+
+
+def test_each_guide_lists_every_command_its_bot_has_and_a_troubleshooting_table() -> None:
+    import yaml
+
+    from syllabot.bots.discord_bot import COMMANDS
+
+    discord_md = (REPO / "docs" / "DISCORD.md").read_text(encoding="utf-8")
+    slack_md = (REPO / "docs" / "SLACK.md").read_text(encoding="utf-8")
+    missing = [f"/{c.name}" for c in COMMANDS if f"/{c.name}" not in discord_md]
+    manifest = yaml.safe_load((REPO / "deploy" / "slack-manifest.yml").read_text(encoding="utf-8"))
+    commands = [c["command"] for c in manifest["features"]["slash_commands"]]
+    missing += [c for c in commands if f"`{c}" not in slack_md]
+    assert missing == []
+    for text in (discord_md, slack_md):
+        table = _section(text, "## Troubleshooting")
+        assert table.count("\n| ") >= 6, table
+
+
+def test_the_guides_install_run_as_services_and_bind_and_fill_the_channel_before_the_first_ask() -> None:
+    discord_md = (REPO / "docs" / "DISCORD.md").read_text(encoding="utf-8")
+    assert "sudo bash deploy/install-systemd.sh" in _section(discord_md, "## 0. Install")
+    run = _section(discord_md, "## 4. Run")
+    assert "systemctl enable --now syllabot-worker syllabot-discord" in run
+    first = _section(discord_md, "## 5. First steps")
+    assert first.index("/collection set") < first.index("/upload") < first.index("/ask")
+    slack_md = (REPO / "docs" / "SLACK.md").read_text(encoding="utf-8")
+    run = _section(slack_md, "## 3. Configure and run")
+    assert "systemctl enable --now syllabot-worker syllabot-slack" in run
+    assert run.index("/syllabot-collection os-2026") < run.index("mentions `@Syllabot`") < run.index("/ask")

@@ -14,6 +14,7 @@ import threading
 import time
 from collections.abc import Iterator, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -121,7 +122,7 @@ def test_healthy_setup_reports_every_check_ok(settings: Settings) -> None:
     client = _client(settings)
     aof = client.config_get("appendonly")["appendonly"] == "yes"
     rdb = bool(client.config_get("save")["save"].strip())
-    assert checks["redis persistence"].status == ("ok" if aof or rdb else "warn")
+    assert checks["redis persistence"].status == ("ok" if aof else "warn"), rdb
 
     workers = checks["workers"]
     assert workers.status == "ok" and "host-a:123:abc" in workers.detail
@@ -353,7 +354,10 @@ def test_persistence_and_memory_assessments() -> None:
     assert assess_persistence(False, "", {}).status == "warn"
     assert "restart loses" in assess_persistence(False, "", {}).detail
     assert assess_persistence(True, "", {"aof_last_write_status": "ok"}).status == "ok"
-    assert assess_persistence(False, "3600 1 300 100", {"rdb_last_bgsave_status": "ok"}).status == "ok"
+    # RDB without AOF (appendonly no): a crash loses minutes of writes, and the README asks for AOF
+    rdb_only = assess_persistence(False, "3600 1 300 100", {"rdb_last_bgsave_status": "ok"})
+    assert rdb_only.status == "warn" and "set appendonly yes" in rdb_only.detail
+    assert "since the last snapshot" in rdb_only.detail
     failed = assess_persistence(False, "3600 1", {"rdb_last_bgsave_status": "err"})
     assert failed.status == "fail" and "refuse" in failed.detail
     assert assess_persistence(None, None, {}).status == "warn"  # CONFIG forbidden, AOF unknown
@@ -603,3 +607,22 @@ def test_cli_doctor_exits_non_zero_on_a_failure_and_prints_json(
     out = capsys.readouterr().out
     assert out.splitlines()[0].split()[:3] == ["CHECK", "STATUS", "DETAIL"]
     assert "FAIL" not in out
+
+
+def test_a_real_redis_with_snapshots_but_no_aof_is_warned_about(tmp_path: Path) -> None:
+    """Issue 49: `appendonly no` with RDB rules passed as healthy, though the README asks for AOF."""
+    from syllabot.worker.doctor import check_persistence
+    from tests.queue_helpers import private_redis
+
+    with private_redis() as server:
+        client = redis.Redis.from_url(server.url)
+        try:
+            client.config_set("dir", str(tmp_path))
+            client.config_set("save", "3600 1 300 100")
+            warned = check_persistence(client)
+            assert warned.status == "warn", warned
+            assert warned.detail.startswith("AOF off; RDB save '3600 1 300 100': without AOF a crash loses")
+            client.config_set("appendonly", "yes")
+            assert check_persistence(client).status == "ok"
+        finally:
+            client.close()

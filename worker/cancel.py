@@ -5,11 +5,23 @@ it stops within a fraction of a second, and once more at the one point that matt
 it publishes. :meth:`CancelToken.commit` and :meth:`CancelToken.cancel` decide, under one lock,
 which of the two happened first, so the terminal never says "nothing was published" about a
 build that was already publishing (it then waits for the publish and says so instead).
+
+A build a worker runs for the terminal has a token of its own per job (:func:`engine_with`),
+cancelled when the terminal asks (:func:`cancel_requests`, watching ``Keys.cancel(job_id)``).
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import copy
+import logging
 import threading
+from collections.abc import AsyncIterator
+from typing import Any, TypeVar
+
+log = logging.getLogger("syllabot.worker")
+E = TypeVar("E")
 
 
 class Cancelled(Exception):
@@ -49,3 +61,50 @@ class CancelToken:
         with self._lock:
             self.check()
             self._committed = True
+
+
+#: How often a worker's write job looks for its client's cancel request (``Keys.cancel``): one
+#: EXISTS per job per tick, and the build stops within this plus its own next check.
+CANCEL_POLL_S = 0.2
+
+
+@contextlib.asynccontextmanager
+async def cancel_requests(redis: Any, key: str, poll_s: float = CANCEL_POLL_S) -> AsyncIterator[CancelToken]:
+    """A token that a client's cancel request (``key`` set, see ``QueueClient._request_cancel``)
+    cancels while the block runs: a worker's build for a terminal whose user pressed Ctrl-C stops
+    before it publishes, as a build in the terminal's own process does. A build already publishing
+    completes (:meth:`CancelToken.cancel` returns False) and the client is told so by its result."""
+    from syllabot.shared.redis_conn import REDIS_ERRORS  # here: the CLI imports this module at start
+
+    token = CancelToken()
+
+    async def watch() -> None:
+        while not token.cancelled:
+            await asyncio.sleep(poll_s)
+            try:
+                requested = await redis.exists(key)
+            except REDIS_ERRORS:
+                continue  # Redis away: the client's own wait reports that
+            if requested:
+                if not token.cancel():
+                    log.info("cancel request %s came once the build was publishing; it completes", key)
+                return
+
+    task = asyncio.create_task(watch(), name="syllabot-cancel-watch")
+    try:
+        yield token
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+
+def engine_with(engine: E, token: CancelToken) -> E:
+    """``engine`` for one job, its builds checking ``token``: the worker's one engine is shared by
+    concurrent jobs (its Redis client, embedder and snapshot cache included), so each write gets a
+    shallow copy whose ``cancel`` is its own instead of cancelling every build of the worker."""
+    if hasattr(engine, "client"):
+        _ = engine.client  # opened once, on the shared engine, not once per copy
+    view = copy.copy(engine)
+    view.cancel = token  # type: ignore[attr-defined]
+    return view

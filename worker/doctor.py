@@ -47,6 +47,7 @@ from syllabot.shared.config import Settings
 from syllabot.shared.keys import Keys
 from syllabot.shared.queue_protocol import HEARTBEAT_INTERVAL_S, HEARTBEAT_TTL_S
 from syllabot.shared.redis_conn import describe, is_sentinel, resolve_redis_url, sync_client_at, unreachable
+from syllabot.shared.wording import plural
 from syllabot.worker.embedders import Embedder, get_embedder, served_as_earlier
 from syllabot.worker.index import UNIT_TOLERANCE, CorruptSnapshot
 from syllabot.worker.store import CollectionStore
@@ -155,14 +156,10 @@ def render_table(report: DoctorReport, width: int = 110) -> str:
     if problems == 0:
         lines.append("all good")
     else:
-        parts = [_plural(fails, "failure")] if fails else []
-        parts += [_plural(warns, "warning")] if warns else []
-        lines.append(f"{_plural(problems, 'problem')} ({', '.join(parts)})")
+        parts = [plural(fails, "failure")] if fails else []
+        parts += [plural(warns, "warning")] if warns else []
+        lines.append(f"{plural(problems, 'problem')} ({', '.join(parts)})")
     return "\n".join(lines)
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
 # --- running ----------------------------------------------------------------------------------------
@@ -542,6 +539,16 @@ def assess_persistence(aof: bool | None, save: str | None, info: dict[str, Any])
             "warn",
             f"{described}: neither AOF nor RDB is on, so a Redis restart loses every uploaded document "
             "and index; set appendonly yes",
+            data,
+        )
+    if not aof:
+        # RDB alone snapshots every few minutes at best: a crash loses the uploads, re-indexes,
+        # bindings and votes since the last one, and questions in flight (the README asks for AOF).
+        return Check(
+            "redis persistence",
+            "warn",
+            f"{described}: without AOF a crash loses everything written since the last snapshot "
+            "(uploads, indexes, channel bindings, votes, questions in flight); set appendonly yes",
             data,
         )
     return Check("redis persistence", "ok", described, data)

@@ -13,7 +13,7 @@ import itertools
 import logging
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -35,6 +35,7 @@ from syllabot.shared.schema import (
     IngestReport,
     SourceInfo,
 )
+from syllabot.shared.source_names import check_seen
 from syllabot.shared.threads import Turn
 from syllabot.worker.answerers.breakdown import prints_weights
 from syllabot.worker.buildlock import BuildLock
@@ -730,6 +731,7 @@ class Engine:
                 status=m.get("status"),
                 bytes=m.get("bytes", 0),
                 superseded_by=m.get("superseded_by") if m.get("marked") == "superseded" else None,
+                sha256=m.get("sha256"),
             )
             for m in sorted(docs.values(), key=lambda m: m["file"].lower())
         ]
@@ -1055,12 +1057,21 @@ class Engine:
         self.store.publish(snapshot, previous_version, put_documents=new_docs, update_meta=updated, lock=lock)
         return _published(report, snapshot, progress)
 
-    def mark(self, collection: str, doc_id: str, status: str, by: str | None = None) -> IngestReport:
+    def mark(
+        self,
+        collection: str,
+        doc_id: str,
+        status: str,
+        by: str | None = None,
+        seen: Mapping[str, str] | None = None,
+    ) -> IngestReport:
         """An admin's word on which version counts: ``status`` "superseded" (optionally ``by`` another
         document of the collection) or "current". A superseded document is left out of answers
         while a current one is indexed; the mark is stored in the document's metadata (``sources``
         shows it) and in the index, and outlives a re-index. No re-embedding: the index is
-        republished with the same vectors and the document's chunks re-marked."""
+        republished with the same vectors and the document's chunks re-marked. ``seen``: doc_id ->
+        sha256 of the versions the admin looked at; one replaced since is refused (``VersionGone``,
+        checked under the build lock), so a mark never lands on an upload the admin never saw."""
         collection = validate_collection_name(collection)
         if status not in MARKS:
             raise ValueError(f"status must be one of {', '.join(MARKS)}, not {status!r}")
@@ -1069,6 +1080,7 @@ class Engine:
             for name in (doc_id, by):
                 if name is not None:
                     _require_document(docs, name, collection)
+            check_seen(docs, seen, collection)
             if by == doc_id:
                 raise ValueError(f"a document cannot supersede itself ({doc_id})")
             previous = self.snapshot(collection)

@@ -55,6 +55,7 @@ from syllabot.worker.answer_cache import AnswerCache
 from syllabot.worker.answerers import get_answerer
 from syllabot.worker.answerers.pipeline import answer_question
 from syllabot.worker.answerers.streaming import streaming_to
+from syllabot.worker.cancel import Cancelled, cancel_requests, engine_with
 from syllabot.worker.cpu_pool import CpuPool
 from syllabot.worker.hooks import hooks_of
 from syllabot.worker.metrics import WorkerMetrics, ingest_failure_kind
@@ -397,6 +398,30 @@ async def _write(
         return await asyncio.get_running_loop().run_in_executor(writes, functools.partial(fn, *args))
 
 
+async def _build(
+    ctx: dict[str, Any],
+    collection: str,
+    method: str,
+    *args: Any,
+    progress: Progress | None = None,
+) -> Any:
+    """``engine.<method>(*args)`` through :func:`_write`, cancellable by the client that asked for
+    it (Ctrl-C of `syllabot index`): the job's own token, set when ``Keys.cancel(job_id)`` appears,
+    stops the build before it publishes, and the client is told ``Cancelled``."""
+    async with cancel_requests(ctx["redis"], ctx["keys"].cancel(ctx["job_id"])) as token:
+        engine = engine_with(ctx["engine"], token)
+        try:
+            return await _write(ctx, collection, getattr(engine, method), *args, progress=progress)
+        except Cancelled:
+            log.info(
+                "job %s (%s of %s) cancelled by its client; nothing published",
+                ctx["job_id"],
+                method,
+                collection,
+            )
+            raise
+
+
 # --- the jobs (arq functions: first argument is the context) -----------------------------------
 
 
@@ -552,10 +577,10 @@ async def ingest(
 
     async def work() -> dict:
         progress = _progress_writer(ctx, collection)
-        report = await _write(
+        report = await _build(
             ctx,
             collection,
-            ctx["engine"].ingest,
+            "ingest",
             collection,
             list(files),
             who,
@@ -575,7 +600,7 @@ async def ingest(
 async def reindex(ctx: dict[str, Any], collection: str, who: str = "") -> None:
     async def work() -> dict:
         progress = _progress_writer(ctx, collection)
-        report = await _write(ctx, collection, ctx["engine"].reindex, collection, progress, progress=progress)
+        report = await _build(ctx, collection, "reindex", collection, progress, progress=progress)
         _record_build(ctx, report)
         log.info("reindex of %s by %s -> %s", collection, who or "?", report.index_version)
         return report.model_dump(mode="json")
@@ -601,7 +626,7 @@ async def conflicts(ctx: dict[str, Any], collection: str) -> None:
 
 async def remove(ctx: dict[str, Any], collection: str, doc_id: str, who: str = "") -> None:
     async def work() -> dict:
-        report = await _write(ctx, collection, ctx["engine"].remove, collection, doc_id)
+        report = await _build(ctx, collection, "remove", collection, doc_id)
         _record_build(ctx, report)
         log.info("removed %s from %s by %s -> %s", doc_id, collection, who or "?", report.index_version)
         return report.model_dump(mode="json")
@@ -610,12 +635,19 @@ async def remove(ctx: dict[str, Any], collection: str, doc_id: str, who: str = "
 
 
 async def mark(
-    ctx: dict[str, Any], collection: str, doc_id: str, status: str, by: str | None = None, who: str = ""
+    ctx: dict[str, Any],
+    collection: str,
+    doc_id: str,
+    status: str,
+    by: str | None = None,
+    who: str = "",
+    seen: dict[str, str] | None = None,
 ) -> None:
-    """An admin marks a document superseded (optionally by another) or current (``Engine.mark``)."""
+    """An admin marks a document superseded (optionally by another) or current (``Engine.mark``);
+    ``seen``: the versions the admin looked up, refused once replaced (``VersionGone``)."""
 
     async def work() -> dict:
-        report = await _write(ctx, collection, ctx["engine"].mark, collection, doc_id, status, by)
+        report = await _build(ctx, collection, "mark", collection, doc_id, status, by, seen)
         _record_build(ctx, report)
         log.info(
             "marked %s %s in %s by %s -> %s", doc_id, status, collection, who or "?", report.index_version

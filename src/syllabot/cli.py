@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 from syllabot.shared.config import Settings, get_settings
 from syllabot.shared.formats import SUPPORTED_TYPES, is_document_name
 from syllabot.shared.gap_report import DEFAULT_REPORT_DAYS, MAX_REPORT_DAYS
+from syllabot.shared.wording import plural
 from syllabot.worker.cancel import Cancelled
 
 if TYPE_CHECKING:
@@ -69,6 +70,33 @@ def known_collections(settings: Settings) -> list[str]:
         return sorted(m.decode() for m in members)
     finally:
         client.close()
+
+
+def implied_collection(settings: Settings, given: str | None, known: list[str] | None = None) -> str:
+    """The collection a reading command uses: ``-c``; else ``SYLLABOT_DEFAULT_COLLECTION`` when it
+    is set or exists; else the only collection of the user's (the samples aside), said on stderr;
+    else a :class:`UsageError` naming the collections and the setting.
+
+    Why: once a class has indexed into its own collection (``-c os-2026``), ``ask`` without ``-c``
+    failed on the never-created ``default`` with no word on how to choose."""
+    from syllabot.shared.bindings import SAMPLE_COLLECTION
+
+    if given:
+        return given
+    default = settings.default_collection
+    known = known_collections(settings) if known is None else known
+    if default in known or "default_collection" in settings.model_fields_set:
+        return default
+    own = [name for name in known if name != SAMPLE_COLLECTION]
+    if len(own) == 1:
+        _err(f"using '{own[0]}', the only collection (-c picks another)")
+        return own[0]
+    if not own:
+        return default  # nothing indexed: require_collection says how to start
+    raise UsageError(
+        f"no collection '{default}'; name one with -c ({', '.join(own)}), or set "
+        "SYLLABOT_DEFAULT_COLLECTION to the one to use without -c"
+    )
 
 
 def require_collection(settings: Settings, collection: str, *, seeded: bool = False) -> str:
@@ -362,7 +390,7 @@ def cmd_search(args: argparse.Namespace, settings: Settings) -> int:
     from syllabot.shared.schema import SEARCH_HIT_FIELDS
 
     preload_embedder(settings)
-    collection = require_collection(settings, args.collection or settings.default_collection)
+    collection = require_collection(settings, implied_collection(settings, args.collection))
     from syllabot.worker.engine import Engine
 
     engine = Engine(settings, embedder=preloaded_embedder(settings))
@@ -443,7 +471,7 @@ def cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
     from syllabot.shared.schema import ANSWER_STATUSES
     from syllabot.worker.evaluation import EvalFileError, load_questions, metrics, summarise
 
-    collection = args.collection or settings.default_collection
+    collection = implied_collection(settings, args.collection)
     path = Path(args.file)
     if not path.is_file():
         raise UsageError(f"eval file {path} does not exist (a JSON-lines file: one question per line)")
@@ -485,7 +513,7 @@ def cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
         )
         return 0
     print(
-        f"{retrieval['questions']} questions ({retrieval['answerable']} answerable, "
+        f"{plural(int(retrieval['questions']), 'question')} ({retrieval['answerable']} answerable, "
         f"{retrieval['unanswerable']} unanswerable) on collection '{collection}', answerer "
         f"{settings.answerer}"
     )
@@ -543,20 +571,22 @@ def cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_sources(args: argparse.Namespace, settings: Settings) -> int:
     from syllabot.worker.engine import Engine
 
-    collection = require_collection(settings, args.collection or settings.default_collection)
+    collection = require_collection(settings, implied_collection(settings, args.collection))
     sources = Engine(settings).sources(collection)
     if args.json:
         print(json.dumps([s.model_dump() for s in sources], indent=2))
         return 0
     if not sources:
         print(f"collection '{collection}' has no documents")
+        return 0
     files = {s.doc_id: s.file for s in sources}
+    print(f"{'doc_id':24} {'file':36} {'pages':>5} {'chunks':>6}  {'indexed':25}  status".rstrip())
     for s in sources:
-        line = f"{s.doc_id:24} {s.file:36} {s.pages:>3} pages {s.chunks:>4} chunks  indexed {s.indexed_at}"
+        line = f"{s.doc_id:24} {s.file:36} {s.pages:>5} {s.chunks:>6}  {s.indexed_at:25}"
         if s.status == "superseded":
             by = files.get(s.superseded_by or "")
             line += f"  superseded{f' by {by}' if by else ''}"
-        print(line)
+        print(line.rstrip())
     return 0
 
 
@@ -625,8 +655,9 @@ def _ask_collection(settings: Settings, given: str | None) -> str:
 
     if given:
         return given
-    if set(known_collections(settings)) - {SAMPLE_COLLECTION}:
-        return settings.default_collection
+    known = known_collections(settings)
+    if set(known) - {SAMPLE_COLLECTION}:
+        return implied_collection(settings, None, known)
     _err(
         f"nothing of yours is indexed yet, so this answer comes from the '{SAMPLE_COLLECTION}' collection "
         "(the bike-shop samples shipped with Syllabot); index your own materials into a collection "
@@ -673,7 +704,7 @@ def cmd_conflicts(args: argparse.Namespace, settings: Settings) -> int:
     from syllabot.shared.gap_report import conflict_lines
     from syllabot.worker.engine import Engine
 
-    collection = require_collection(settings, args.collection or settings.default_collection)
+    collection = require_collection(settings, implied_collection(settings, args.collection))
     entries = Engine(settings).conflicts(collection)
     if args.json:
         print(json.dumps([e.model_dump() for e in entries], indent=2))
@@ -691,7 +722,7 @@ def cmd_report(args: argparse.Namespace, settings: Settings) -> int:
     from syllabot.cli_queue import run_report
     from syllabot.shared.gap_report import disagreements, summary_line, table, to_csv
 
-    collection = require_collection(settings, args.collection or settings.default_collection)
+    collection = require_collection(settings, implied_collection(settings, args.collection))
     report = run_report(settings, collection, args.days)
     if args.json:
         print(report.model_dump_json(indent=2))
@@ -731,8 +762,19 @@ def cmd_doctor(args: argparse.Namespace, settings: Settings) -> int:
     return 0 if report.ok else 1
 
 
+def _version() -> str:
+    """The installed distribution's version (pyproject's), for ``syllabot --version``."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("syllabot")
+    except PackageNotFoundError:  # run from a tree that was never installed
+        return "unknown"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = Parser(prog="syllabot", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"syllabot {_version()}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
 
     p = sub.add_parser("index", help="add documents (files or folders) to a collection and rebuild its index")

@@ -32,11 +32,11 @@ from syllabot.shared.config import Settings
 from syllabot.shared.gap_report import GapReport
 from syllabot.shared.redis_conn import RedisUnavailable, embedded_running, started_here
 from syllabot.shared.schema import Answer, AskRequest, IngestReport
-from syllabot.shared.source_names import find_with_successor
+from syllabot.shared.source_names import find_with_successor, seen_versions
 from syllabot.worker.cancel import Cancelled, CancelToken
 
 if TYPE_CHECKING:
-    from syllabot.shared.queue import QueueClient
+    from syllabot.shared.queue import QueueClient, Stop
     from syllabot.shared.schema import SourceInfo
     from syllabot.worker.embedders.base import Embedder
     from syllabot.worker.engine import Engine
@@ -83,6 +83,7 @@ class _ProgressLine:
         self.clock = clock
         self.stage: str | None = None
         self.last_line = 0.0
+        self.last_done = -1
 
     def update(self, stage: str, done: int, total: int) -> None:
         if stage.startswith("waiting"):  # "waiting for another build (reindex on host:pid)": say it once
@@ -103,11 +104,15 @@ class _ProgressLine:
             self._plain(stage, done, total)
 
     def _plain(self, stage: str, done: int, total: int) -> None:
+        """A line when a stage starts, every :data:`PROGRESS_EVERY_S` within it, and when it is
+        complete (done == total), so a short stage does not end on the "0/N" it started with."""
         if stage == "done":
             return
         now = self.clock()
-        if stage == self.stage and now - self.last_line < self.every_s:
+        finished = bool(total) and done >= total and (stage, done) != (self.stage, self.last_done)
+        if stage == self.stage and now - self.last_line < self.every_s and not finished:
             return
+        self.last_done = done
         self.stage, self.last_line = stage, now
         unit = PROGRESS_UNITS.get(stage)
         counted = f" {done}/{total} {unit}" if unit and total else ""
@@ -359,24 +364,56 @@ def run_index(
     SIGTERM as :class:`Cancelled` (nothing published).
     """
     return _run_write(
-        lambda token: index(settings, collection, files, cancel=token, replace=replace), collection
+        lambda stops: index(settings, collection, files, cancel=stops.token, replace=replace, stops=stops),
+        collection,
     )
 
 
-def _run_write(work: Callable[[CancelToken], Awaitable[T]], collection: str) -> T:
-    """Run a write (index, reindex, remove), cancellable by SIGINT/SIGTERM through the token it
-    is given (:func:`_cancel_on_signals`), and map failures as :func:`run_index` says."""
-    from syllabot.shared.queue import QueueError, RedisUnreachable
+class _Stops:
+    """What SIGINT and SIGTERM stop during a write: a build in this process (``token``, armed when
+    it starts) or one a worker runs for this terminal (``remote``, handed to the queue client by
+    :meth:`through_worker`, which asks the worker to cancel the job: ``QueueClient`` ``Stop``)."""
 
-    async def run(token: CancelToken) -> T:
-        return await work(token)
+    def __init__(self) -> None:
+        self.token = CancelToken()
+        self.remote: Stop | None = None
+
+    def through_worker(self) -> Stop:
+        """From now on a signal cancels the worker's job, not this process."""
+        from syllabot.shared.queue import Stop
+
+        if self.remote is None:
+            self.remote = Stop()
+        return self.remote
+
+    def completed_anyway(self) -> None:
+        """A worker's write that returned although a signal asked to cancel it: it was publishing."""
+        if self.remote is not None and self.remote.presses:
+            _say("the worker was already publishing the new index when it was asked to cancel; it completed")
+
+
+def _run_write(work: Callable[[_Stops], Awaitable[T]], collection: str) -> T:
+    """Run a write (index, reindex, remove, mark), cancellable by SIGINT/SIGTERM through what it
+    is given (:func:`_cancel_on_signals`), and map failures as :func:`run_index` says: a build
+    cancelled here or by its worker is :class:`Cancelled` (exit 130: nothing published); a worker
+    that did not confirm the cancel is a ``ValueError`` saying the build may still publish (exit 1)."""
+    from syllabot.shared.queue import CancelUnconfirmed, JobCancelled, QueueError, RedisUnreachable
+
+    async def run(stops: _Stops) -> T:
+        return await work(stops)
 
     try:
-        with _cancel_on_signals() as token:
-            return asyncio.run(run(token))
+        with _cancel_on_signals() as stops:
+            return asyncio.run(run(stops))
     except Cancelled as exc:
         raise Cancelled(
             f"cancelled: nothing was published; the index of '{collection}' is as it was"
+        ) from exc
+    except JobCancelled as exc:
+        raise Cancelled(f"cancelled: {exc}; the index of '{collection}' is as it was") from exc
+    except CancelUnconfirmed as exc:
+        raise ValueError(
+            f"interrupted: {exc}; `syllabot sources -c {collection}` shows what is indexed"
         ) from exc
     except RedisUnreachable as exc:
         raise RedisUnavailable(str(exc)) from exc
@@ -385,20 +422,29 @@ def _run_write(work: Callable[[CancelToken], Awaitable[T]], collection: str) -> 
 
 
 @contextlib.contextmanager
-def _cancel_on_signals() -> Iterator[CancelToken]:
-    """A token that SIGINT and SIGTERM cancel while a build runs in this process.
+def _cancel_on_signals() -> Iterator[_Stops]:
+    """SIGINT and SIGTERM cancel the write: a build in this process through its token, a worker's
+    build through the queue (the first signal asks the worker to cancel and waits for its word,
+    up to ``CANCEL_CONFIRM_S``; a second stops waiting).
 
     Without this, Ctrl-C interrupted only the event loop, which then waited for the build's thread
-    to finish -- and publish. Before a build here arms the token (the work is a worker's, or is
-    not a build yet), the signals act as they did: KeyboardInterrupt, or the CLI's SIGTERM exit.
+    to finish -- and publish; and a worker's build went on and published after the terminal said
+    "interrupted". Before either kind of build starts, the signals act as they did:
+    KeyboardInterrupt, or the CLI's SIGTERM exit.
     """
-    token = CancelToken()
+    stops = _Stops()
+    token = stops.token
     if threading.current_thread() is not threading.main_thread():
-        yield token
+        yield stops
         return
     previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
 
     def handle(signum: int, frame: FrameType | None) -> None:
+        if stops.remote is not None:
+            stops.remote.press()
+            if stops.remote.presses == 1:
+                _say("cancelling: asking the worker to stop the build (again to stop waiting)")
+            return
         if not token.armed:
             token.cancel()  # a build about to start here must not start (and publish) after this
             before = previous[signal.Signals(signum)]
@@ -412,7 +458,7 @@ def _cancel_on_signals() -> Iterator[CancelToken]:
     for sig in previous:
         signal.signal(sig, handle)
     try:
-        yield token
+        yield stops
     finally:
         for sig, before in previous.items():
             signal.signal(sig, before)
@@ -456,23 +502,40 @@ async def index(
     who: str | None = None,
     cancel: CancelToken | None = None,
     replace: bool = False,
+    stops: _Stops | None = None,
 ) -> IngestReport:
     who = who or _user()
     if _no_worker_possible(settings):
         return await asyncio.to_thread(_index_locally, settings, collection, files, who, cancel, replace)
-    from syllabot.shared.queue import NoWorker, QueueClient
+    from syllabot.shared.queue import CancelUnconfirmed, JobCancelled, NoWorker, QueueClient
 
     line = _ProgressLine()
     client = QueueClient(settings)
     try:
         if await client.worker_count():
             _say("indexing through the running worker")
-            reports = [
-                await client.ingest_many(
-                    collection, batch, who=who, progress=line.from_queue, replace=replace
-                )
-                for batch in batches_by_size(files, JOB_PAYLOAD_BYTES)
-            ]
+            stop = (stops or _Stops()).through_worker()
+            reports: list[IngestReport] = []
+            batches = batches_by_size(files, JOB_PAYLOAD_BYTES)
+            for batch in batches:
+                try:
+                    if stop.presses:
+                        raise JobCancelled("nothing more was sent to the worker; nothing was published")
+                    reports.append(
+                        await client.ingest_many(
+                            collection, batch, who=who, progress=line.from_queue, replace=replace, stop=stop
+                        )
+                    )
+                except JobCancelled as exc:
+                    if not reports:
+                        raise
+                    done = sum(len(r.files) for r in reports)
+                    raise CancelUnconfirmed(
+                        f"the first {done} of {len(files)} files (sent in {len(reports)} of "
+                        f"{len(batches)} jobs) were already published; the rest were not ({exc})"
+                    ) from exc
+            if stops is not None:
+                stops.completed_anyway()
             return merge_reports(collection, reports)
         _say("no worker is running; indexing in this process")
     except NoWorker:
@@ -487,10 +550,12 @@ async def index(
 def run_reindex(settings: Settings, collection: str) -> IngestReport:
     """Re-embed every stored document: through a running worker (so it serves the result at once)
     or in this process. Errors are raised as for :func:`run_index`."""
-    return _run_write(lambda token: reindex(settings, collection, token), collection)
+    return _run_write(lambda stops: reindex(settings, collection, stops.token, stops), collection)
 
 
-async def reindex(settings: Settings, collection: str, cancel: CancelToken | None = None) -> IngestReport:
+async def reindex(
+    settings: Settings, collection: str, cancel: CancelToken | None = None, stops: _Stops | None = None
+) -> IngestReport:
     if _no_worker_possible(settings):
         return await asyncio.to_thread(_reindex_locally, settings, collection, cancel)
     from syllabot.shared.queue import NoWorker, QueueClient
@@ -500,7 +565,12 @@ async def reindex(settings: Settings, collection: str, cancel: CancelToken | Non
     try:
         if await client.worker_count():
             _say("re-indexing through the running worker")
-            return await client.reindex(collection, who=_user(), progress=line.from_queue)
+            stops = stops or _Stops()
+            report = await client.reindex(
+                collection, who=_user(), progress=line.from_queue, stop=stops.through_worker()
+            )
+            stops.completed_anyway()
+            return report
         _say("no worker is running; re-indexing in this process")
     except NoWorker:
         _say("the worker went away; re-indexing in this process instead")
@@ -554,15 +624,17 @@ def run_remove(settings: Settings, collection: str, name: str) -> tuple[SourceIn
     an unknown document as ``UnknownDocument``.
     """
     return _run_write(
-        lambda token: _document_write(
+        lambda stops: _document_write(
             settings,
             collection,
             name,
             None,
             "removing",
-            lambda client, doc_id, _by: client.remove(collection, doc_id, who=_user()),
-            lambda engine, doc_id, _by: engine.remove(collection, doc_id),
-            token,
+            lambda client, document, _by, stop: client.remove(
+                collection, document.doc_id, who=_user(), stop=stop
+            ),
+            lambda engine, document, _by: engine.remove(collection, document.doc_id),
+            stops,
         ),
         collection,
     )
@@ -577,26 +649,32 @@ def run_mark(
     """Mark a document (doc_id or file name) superseded, optionally ``by`` another, or current:
     through a running worker, else in this process. Errors as for :func:`run_remove`."""
     return _run_write(
-        lambda token: _document_write(
+        lambda stops: _document_write(
             settings,
             collection,
             name,
             by,
             "marking",
-            lambda client, doc_id, successor: client.mark(collection, doc_id, status, _user(), by=successor),
-            lambda engine, doc_id, successor: engine.mark(collection, doc_id, status, successor),
-            token,
+            lambda client, document, successor, stop: client.mark(
+                collection,
+                document.doc_id,
+                status,
+                _user(),
+                by=successor.doc_id if successor else None,
+                seen=seen_versions(document, successor),
+                stop=stop,
+            ),
+            lambda engine, document, successor: engine.mark(
+                collection,
+                document.doc_id,
+                status,
+                successor.doc_id if successor else None,
+                seen=seen_versions(document, successor),
+            ),
+            stops,
         ),
         collection,
     )
-
-
-def _named(
-    sources: list[SourceInfo], name: str, by: str | None, collection: str
-) -> tuple[SourceInfo, str | None]:
-    """The document ``name`` designates, and the doc_id of the one ``by`` does (None without)."""
-    document, successor = find_with_successor(sources, name, by, collection)
-    return document, successor.doc_id if successor else None
 
 
 async def _document_write(
@@ -605,13 +683,13 @@ async def _document_write(
     name: str,
     by: str | None,
     verb: str,
-    via_worker: Callable[[QueueClient, str, str | None], Awaitable[IngestReport]],
-    here: Callable[[Engine, str, str | None], IngestReport],
-    cancel: CancelToken | None = None,
+    via_worker: Callable[[QueueClient, SourceInfo, SourceInfo | None, Stop], Awaitable[IngestReport]],
+    here: Callable[[Engine, SourceInfo, SourceInfo | None], IngestReport],
+    stops: _Stops,
 ) -> tuple[SourceInfo, IngestReport]:
     """A write to one named document (and ``by``, a second one it names): through a running worker
-    (``via_worker(client, doc_id, by_doc_id)``), else in this process (``here(engine, ...)``, which
-    needs no model: the stored index keeps its vectors)."""
+    (``via_worker(client, document, successor, stop)``), else in this process (``here(engine,
+    document, successor)``, which needs no model: the stored index keeps its vectors)."""
     note = None
     if not _no_worker_possible(settings):
         from syllabot.shared.queue import NoWorker, QueueClient
@@ -619,9 +697,13 @@ async def _document_write(
         client = QueueClient(settings)
         try:
             if await client.worker_count():
-                document, successor = _named(await client.sources(collection), name, by, collection)
+                document, successor = find_with_successor(
+                    await client.sources(collection), name, by, collection
+                )
                 _say(f"{verb} through the running worker")
-                return document, await via_worker(client, document.doc_id, successor)
+                report = await via_worker(client, document, successor, stops.through_worker())
+                stops.completed_anyway()
+                return document, report
             note = f"no worker is running; {verb} in this process"
         except NoWorker:
             note = f"the worker went away; {verb} in this process instead"
@@ -629,11 +711,11 @@ async def _document_write(
             await client.close()
 
     def locally() -> tuple[SourceInfo, IngestReport]:
-        engine = _local_engine(settings, cancel)
-        document, successor = _named(engine.sources(collection), name, by, collection)
+        engine = _local_engine(settings, stops.token)
+        document, successor = find_with_successor(engine.sources(collection), name, by, collection)
         if note:  # said once the document is known, so a mistyped name gets a single line
             _say(note)
-        return document, here(engine, document.doc_id, successor)
+        return document, here(engine, document, successor)
 
     return await asyncio.to_thread(locally)
 
