@@ -1180,3 +1180,36 @@ def test_a_compound_label_is_found_by_its_head_word() -> None:
     ]
     answer = ExtractiveAnswerer().answer_sync("which room are we in?", result(hits), "c")
     assert "Moore B03" in answer.text.split("[")[0], answer.text
+
+
+def test_a_calibrated_verdict_reads_its_probability_against_two_cuts() -> None:
+    """The fitted verdict (``decision.Calibration``): answered from ``answer_at``, not in the
+    materials under ``refuse_below``, uncertain between; a fallback is never answered, and a list
+    asked for but not found is never answered by a stray sentence."""
+    from syllabot.worker.answerers.decision import FEATURES, Calibration, Reading, Signals, decide
+
+    # weighs the cosine alone: p = sigmoid(10 * (cosine - 0.5))
+    only_cosine = Calibration(
+        weights=tuple(10.0 if f == "top_cosine" else 0.0 for f in FEATURES),
+        bias=-5.0,
+        answer_at=0.7,
+        refuse_below=0.3,
+    )
+    rule = Thresholds(0.3, 0.5, 0.6, calibration=only_cosine)
+
+    def verdict(cosine: float, fallback: bool = False, list_asked: bool = False) -> str:
+        signals = Signals(Evidence(fallback, cosine, cosine, 0.0, 3), list_asked=list_asked)
+        return decide(Reading(fallback, signals), rule).status
+
+    assert only_cosine.probability(Signals(Evidence(False, 0.6, 0.6, 0.0, 3))) == pytest.approx(
+        0.731, abs=1e-3
+    )
+    assert verdict(0.8) == "answered"
+    assert verdict(0.5) == "uncertain"
+    assert verdict(0.3) == "not_in_materials"
+    assert verdict(0.8, fallback=True) == "not_in_materials"
+    assert verdict(0.8, list_asked=True) == "uncertain"
+    # the bands answer what the calibration doubts: the calibration, not the bands, decided
+    covered = Signals(Evidence(False, 0.5, 0.5, 1.0, 3))
+    assert decide(Reading(False, covered), Thresholds(0.3, 0.5, 0.6)).status == "answered"
+    assert decide(Reading(False, covered), rule).status == "uncertain"

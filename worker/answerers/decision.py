@@ -152,6 +152,38 @@ class Evidence:
     unknown: float = 0.0
 
 
+#: The signals a calibrated verdict weighs, in the order of ``Calibration.weights``.
+FEATURES = (
+    "top_cosine",  # best cosine of the top course's top passages
+    "coverage",  # rarity-weighted share of the question's words in the best of them
+    "unknown",  # share of those words the whole collection never uses
+    "value_missing",  # a value was asked ("when", "how many") and no quotable sentence holds one
+    "value_overlap",  # the question's share in the best sentence holding the asked value
+    "list_named",  # the best unit is a list headed by what was asked
+    "chosen_overlap",  # the question's share in the sentence an answer would quote
+    "top_score",  # best hybrid score (cosine and keywords)
+    "words",  # how many content words the question has (of 10)
+)
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """A logistic verdict over :data:`FEATURES`, fitted on the tuning courses of the question
+    corpus (``python -m bench.train_decision``): ``answered`` from probability ``answer_at``,
+    ``not_in_materials`` under ``refuse_below``, ``uncertain`` between. Why a fit and not bands:
+    on real courses the signals separate answerable from unanswerable questions well, but bands
+    set by hand against an adversarial benchmark left half of them uncertain."""
+
+    weights: tuple[float, ...]
+    bias: float
+    answer_at: float
+    refuse_below: float
+
+    def probability(self, s: Signals) -> float:
+        z = self.bias + sum(w * x for w, x in zip(self.weights, features(s), strict=True))
+        return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+
+
 @dataclass(frozen=True)
 class Thresholds:
     """The calibrated bands (see the module docstring).
@@ -184,6 +216,8 @@ class Thresholds:
     #: requirements" is close in meaning to the course description (0.69) and holds none of
     #: "count", "major", "requirements".
     sure_coverage: float = 0.15
+    #: A fitted verdict over the signals, used instead of the bands and their refinements when set.
+    calibration: Calibration | None = None
 
 
 #: Calibrated per embedder; see docs/ANSWERING.md.
@@ -196,6 +230,13 @@ THRESHOLDS: dict[str, Thresholds] = {
         floor_cosine=0.20,
         floor_coverage=0.10,
         value_overlap=0.5,
+        # python -m bench.train_decision (the six tuning courses, VTU dev, SyllabusQA's first 7), 2026-12-04
+        calibration=Calibration(
+            weights=(1.8051, 0.353, -0.9779, -1.7721, -0.407, 1.3989, 1.4436, 4.8499, -1.1194),
+            bias=-2.7793,
+            answer_at=0.7,
+            refuse_below=0.1,
+        ),
     ),
     "hashing": Thresholds(
         min_cosine=0.20, min_coverage=0.40, sure_cosine=0.60, floor_cosine=0.1, floor_coverage=0.2
@@ -411,8 +452,45 @@ def _structural(findings: Sequence[Finding], general: Verdict) -> Verdict:
     return Verdict(_CLAIMED[first.claim], first.reason)
 
 
+def features(s: Signals) -> tuple[float, ...]:
+    """The signals as numbers, in the order of :data:`FEATURES`."""
+    ev = s.ev
+    return (
+        ev.top_cosine,
+        ev.coverage,
+        ev.unknown,
+        float(s.value_asked and not ev.type_found),
+        s.value_overlap if s.value_asked else 0.0,
+        float(s.list_named),
+        s.chosen_overlap,
+        ev.top_score,
+        min(ev.n_terms, 10) / 10,
+    )
+
+
+def _calibrated(s: Signals, fallback: bool, thresholds: Thresholds, calibration: Calibration) -> Verdict:
+    """The fitted verdict: the probability that the passages answer, read against its two cuts;
+    most of what is asked being words the whole collection never uses ("can I pay in instalments?"
+    where no passage anywhere says "instalments") is not in the materials whatever the rest says."""
+    ev = s.ev
+    if fallback or ev.top_cosine <= 0.0:
+        return Verdict("not_in_materials", "closest")
+    if ev.top_cosine < thresholds.min_cosine and ev.unknown >= thresholds.max_unknown:
+        return Verdict("not_in_materials", "closest")
+    p = calibration.probability(s)
+    if p < calibration.refuse_below:
+        return Verdict("not_in_materials", "closest")
+    if p < calibration.answer_at:
+        return Verdict("uncertain", "closest")
+    reason = "value" if s.value_asked and s.value_overlap > 0 else "sentences"
+    return _unless_list_asked(s, Verdict("answered", reason))
+
+
 def _general(s: Signals, fallback: bool, thresholds: Thresholds) -> Verdict:
-    """The rule for what no structure settles: the bands, refined by the best sentences."""
+    """The rule for what no structure settles: the fitted verdict where one is calibrated for the
+    embedder, else the bands, refined by the best sentences."""
+    if thresholds.calibration is not None:
+        return _calibrated(s, fallback, thresholds, thresholds.calibration)
     if s.value_asked and not fallback and s.value_overlap >= thresholds.value_overlap:
         return _unless_list_asked(s, Verdict("answered", "value"))
     status = bands(s.ev, thresholds)
