@@ -684,29 +684,9 @@ def where_reply(question: str, intent: Intent, hits: Sequence[Hit], thresholds: 
     if share < 0.5 and hits[best].cosine < thresholds.sure_cosine:
         return None
     top = hits[best]
-    # Another module of the same course holding the topic just as fully is named too: "Paging" is
-    # Module 3 of 21CS44 and "Demand paging" Module 4; naming one would hide the other.
-    also: dict[str, int] = {}
-    for i in candidates if share >= 0.5 else ():
-        module = hits[i].module or ""
-        if (
-            module not in (top.module, *also)
-            and course_of(hits[i]) == course_of(top)
-            and round(cover(i), 3) >= round(share, 3)
-        ):
-            also[module] = i
-    order = sorted([best, *also.values()], key=lambda i: _module_number(hits[i].module))
-    if also:
-        parts = [f"{quotable(f'{hits[i].module}{_pages(hits[i])}')} {cite_marker(i + 1)}" for i in order]
-        lead = f"{', '.join(parts[:-1])} and {parts[-1]} of {quotable(_name(top))}."
-    else:
-        lead = quotable(f"{top.module} of {_name(top)}{_pages(top)}.") + f" {cite_marker(best + 1)}"
-    quotes = []
-    for i in order:  # each named module's own line, in the lead's order
-        chosen = _best_sentences(_rank(question, intent, hits, [i], hits), 1)
-        if chosen and chosen[0].overlap > 0:
-            quotes.append(_quote(chosen))
-    quote = "".join(f" {q}" for q in quotes)
+    lead = quotable(f"{top.module} of {_name(top)}{_pages(top)}.") + f" {cite_marker(best + 1)}"
+    chosen = _best_sentences(_rank(question, intent, hits, [best], hits), 1)
+    quote = f" {_quote(chosen)}" if chosen and chosen[0].overlap > 0 else ""
     return Finding("proves" if share >= 0.5 else "partial", "which module", lead + quote)
 
 
@@ -802,11 +782,6 @@ def _pages(hit: Hit) -> str:
     return f", pp. {hit.page}–{hit.page_end}"
 
 
-def _module_number(module: str | None) -> int:
-    m = re.search(r"\d+", module or "")
-    return int(m.group()) if m else 0
-
-
 # --- the general answer ----------------------------------------------------------------------------
 
 
@@ -816,30 +791,6 @@ def _focus(hits: Sequence[Hit], width: int) -> list[int]:
         return []
     course = course_of(hits[0])
     return [i for i, h in enumerate(hits) if course_of(h) == course][:width]
-
-
-def _values_per_course(
-    question: str, intent: Intent, hits: Sequence[Hit], best: _Sentence, thresholds: Thresholds
-) -> str | None:
-    """ "How many credits?" in a collection of several courses, naming none: each course's own row
-    from the same kind of block (its course details), one course a line — never one course's value
-    passed off as the answer, never a mix in one sentence."""
-    section = hits[best.hit_index].section
-    if not course_of(hits[best.hit_index]) or not section:
-        return None
-    same = [i for i, h in enumerate(hits[: 3 * SECTION_SCAN]) if h.section == section and course_of(h)]
-    groups = _by_course(same, hits)
-    if len(groups) < 2:
-        return None
-    lines: list[str] = []
-    for indices in list(groups.values())[:MAX_COURSES]:
-        ranked = [s for s in _rank(question, intent, hits, indices[:1], hits) if s.has_value]
-        if ranked and ranked[0].overlap >= thresholds.value_overlap:
-            lines.append(f"{quotable(_name(hits[indices[0]]))}: {_quote(ranked[:1])}")
-    if len(lines) < 2:
-        return None
-    lead = f"Your materials have this for {len(lines)} courses (name one to get only its answer):"
-    return "\n".join([lead, *lines])
 
 
 def _weigh(
@@ -963,10 +914,7 @@ def compose(
             return finding.text
     intent, about = question.intent, question.about
     if verdict.reason == "value":
-        per_course = None
-        if not question.courses:
-            per_course = _values_per_course(about, intent, hits, read.with_value[0], thresholds)
-        text = per_course or _quote(read.with_value[:1])
+        text = _quote(read.with_value[:1])
     elif verdict.reason == "sentences":
         chosen = _best_sentences(read.ranked, 1 if intent.wants else TOP_HITS)
         focus = read.focus[0]
