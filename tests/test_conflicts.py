@@ -557,12 +557,6 @@ def test_days_of_several_events_in_one_sentence_are_each_labelled_by_their_own_c
             "what day can i meet w the prof for office hours",
             "scheduled by appointment",
         ),
-        # the header names the instructor, so a question naming him is about the slides' "I"
-        (
-            "Instructor: Dr. Jeremy R. Manning; Email: jm@example.edu; Office Hours: By appointment",
-            "does manning have office hours on a specific day or is it just whenever",
-            "By appointment",
-        ),
     ],
 )
 def test_the_materials_first_person_is_the_instructor(

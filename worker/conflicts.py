@@ -18,7 +18,6 @@ teacher's list (:func:`collection_conflicts`).
 
 from __future__ import annotations
 
-import dataclasses
 import datetime as _dt
 import functools
 import itertools
@@ -595,27 +594,6 @@ def _asked_of(text: str, kinds: frozenset[str]) -> _Asked | None:
     return _Asked(kinds, topic, 1 if len(topic) <= 2 else 2, _list_of(text))
 
 
-#: The instructor named in the materials' own header ("Instructor: Dr. Dana Reyes;").
-_INSTRUCTOR = re.compile(
-    r"\b(?:Instructor|Professor|Lecturer)\s*:\s*(?:(?:Dr|Prof|Mr|Ms|Mrs)\.?\s+)?"
-    r"(?P<name>[A-Z][\w’'-]*\.?(?:\s+[A-Z][\w’'-]*\.?){0,3})"
-)
-
-
-def _by_role(asked: _Asked, passages: Sequence[Hit]) -> _Asked:
-    """``asked`` with the instructor's name read as the instructor: "does reyes have office hours
-    on a specific day" asks what the slides' "I'll hold office hours … on Tuesdays" says, and the
-    materials' first person is the instructor (:func:`_said_topic`), named in their header."""
-    names: set[str] = set()
-    for hit in passages:
-        for m in _INSTRUCTOR.finditer(hit.text):
-            names |= _topic(m.group("name"))
-    named = asked.topic & names
-    if not named:
-        return asked
-    return dataclasses.replace(asked, topic=(asked.topic - named) | {"instructor"})
-
-
 def _stated(asked: _Asked, text: str) -> tuple[float, str, list[Value]] | None:
     """The best sentence of ``text`` about the asked topic that states an asked value about it,
     with its score and those values; None when no sentence does."""
@@ -824,7 +802,6 @@ def find_conflict(
     asked = _asked(question)
     if asked is None:
         return None
-    asked = _by_role(asked, [*hits[:max_hits], *related])
     by_doc: dict[str, list[Hit]] = {}
     for hit in [*hits[:max_hits], *related]:
         by_doc.setdefault(hit.doc_id, []).append(hit)
