@@ -299,7 +299,7 @@ def result_for(
     """The worker's own search of a prepared query (``worker.reading.read_question``), as a
     ``SearchResult``: what the answerer receives (``related``: with the passages the conflict check
     reads besides the hits, as ``Engine.finish_search`` adds them; a bench timing them passes False)."""
-    from syllabot.worker.engine import SearchResult, related_hits, search_snapshot
+    from syllabot.worker.retrieval import SearchResult, related_hits, search_snapshot
 
     selection, hits = search_snapshot(snapshot, query_vector, prepared, settings, k)
     return SearchResult(

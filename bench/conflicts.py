@@ -102,7 +102,7 @@ class Case:
     note: str | None
     status: str
     ms: float
-    related_ms: float = 0.0  # reading the course's other passages (``engine.related_hits``)
+    related_ms: float = 0.0  # reading the course's other passages (``retrieval.related_hits``)
 
 
 def _digits_and_days(text: str) -> set[str]:
@@ -129,8 +129,8 @@ def names_both(case: Case) -> bool:
 def run_cases(questions: Sequence[dict], embedder, settings) -> list[Case]:
     from syllabot.worker.answerers.extractive import ExtractiveAnswerer
     from syllabot.worker.conflicts import conflict_of, render_conflict
-    from syllabot.worker.engine import related_hits
     from syllabot.worker.reading import read_question
+    from syllabot.worker.retrieval import related_hits
 
     answerer = ExtractiveAnswerer(settings)
     snapshots: dict[tuple[str, ...], object] = {}
@@ -249,8 +249,8 @@ def scale_row(embedder) -> list[str] | None:
     import numpy as np
 
     from syllabot.worker import heap
-    from syllabot.worker.engine import hit_from_chunk, related_hits
     from syllabot.worker.index import build_snapshot
+    from syllabot.worker.retrieval import hit_from_chunk, related_hits
 
     syllabi = sorted((DATA / "syllabi").glob("*.pdf"))
     if not syllabi or not VTU_QUESTIONS.exists():
@@ -339,7 +339,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         ["course", "conflict", "named both"],
         [[course, topic, f"{k}/{n}"] for (course, topic), (k, n) in sorted(per_topic.items())],
     )
-    from syllabot.worker.engine import disagreements
+    from syllabot.worker.retrieval import disagreements
 
     teacher = []
     collections = [
@@ -371,7 +371,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "Targets: ≥ 0.90 of conflict questions name both values with both citations; ≤ 0.02 of "
         "non-conflict questions get a conflict note; the current document leads whenever the "
         "materials say which one is current.\n\n" + table + "\n\nBy conflict:\n\n" + topics + "\n\n"
-        "Reading the course's other passages at scale (`engine.related_hits`, p50 / max ms):\n\n"
+        "Reading the course's other passages at scale (`retrieval.related_hits`, p50 / max ms):\n\n"
         + (markdown_table(["collection", "ms"], [scale]) if scale else "(the VTU syllabi are not here)")
         + "\n\n"
         "`syllabot conflicts` on each course (every entry it lists):\n\n"

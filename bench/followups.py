@@ -64,8 +64,8 @@ def covers(hit, conversation: dict) -> bool:
 def run(conversations: list[dict], verbose: bool = False) -> list[dict]:
     """Per conversation: whether the second turn's top-K holds its page, with and without context."""
     from syllabot.worker.conversation import turn_for
-    from syllabot.worker.engine import search_snapshot
     from syllabot.worker.reading import read_question
+    from syllabot.worker.retrieval import search_snapshot
 
     settings = bench_settings()
     embedder = default_embedder()

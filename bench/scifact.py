@@ -2,7 +2,7 @@
 
 Why: SciFact is the public benchmark with published figures for both BM25 and all-MiniLM-L6-v2,
 so it tells us whether our legs are implemented as well as everyone else's and whether the hybrid
-earns its keep. Every product row goes through ``worker.engine.search_snapshot`` - the function the
+earns its keep. Every product row goes through ``worker.retrieval.search_snapshot`` - the function the
 worker runs - on an in-memory snapshot built by ``worker.index.build_snapshot``; the variants
 (per-query max-normalised BM25, reciprocal-rank fusion) change only the score vector handed to
 ``worker.search.select``.
@@ -121,7 +121,7 @@ def product_ranker(
     snapshot, qvecs: np.ndarray, queries: list[str], alpha: float, method: str, k: int = 100
 ) -> Ranker:
     """The worker's own path: ``search_snapshot`` with these settings (k=10 is enough for nDCG@10)."""
-    from syllabot.worker.engine import search_snapshot
+    from syllabot.worker.retrieval import search_snapshot
 
     settings = bench_settings(hybrid_alpha=alpha, keyword_method=method, score_threshold=0.0)
 
@@ -302,7 +302,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"`python -m bench.scifact{' --quick' if args.quick else ''}` — {machine_stamp()} "
         f"300 test queries, 5,183 abstracts (title + abstract, one passage each), "
         f"default embedder `{embedder.id}` (max {getattr(embedder, 'max_tokens', '?')} tokens). "
-        "Every product row runs `worker.engine.search_snapshot`; threshold 0 (ranking benchmark). "
+        "Every product row runs `worker.retrieval.search_snapshot`; threshold 0 (ranking benchmark). "
         f"Embedding (or cache load) {embed_s:.0f} s; whole run {elapsed:.0f} s.",
         "",
         table,

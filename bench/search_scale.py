@@ -9,7 +9,7 @@ Rows, per size:
 
 * **floor**: ``matrix @ q`` alone (numpy -> OpenBLAS sgemv), no top-k at all.
 * **faiss flat**: ``IndexFlatIP.search(q, 18)`` (scan + top-k heap) on the same vectors.
-* **ours, dense path**: what ``worker.engine.search_snapshot`` does minus the keyword leg:
+* **ours, dense path**: what ``worker.retrieval.search_snapshot`` does minus the keyword leg:
   ``matrix @ q``, ``hybrid_scores``, ``select`` (superseded mask, threshold, fallback,
   de-duplication of the candidates) with the keyword vector precomputed.
 * **keyword leg**: ``worker.keyword.bm25_scores`` for an 8-term question over a synthetic Zipf
@@ -178,8 +178,8 @@ def question_text() -> str:
 
 
 def measure(n: int, repeats: int) -> SizeResult:
-    from syllabot.worker.engine import search_snapshot
     from syllabot.worker.keyword import bm25_scores
+    from syllabot.worker.retrieval import search_snapshot
     from syllabot.worker.search import hybrid_scores, select
     from syllabot.worker.snapshot_cache import keyword_index_bytes
 

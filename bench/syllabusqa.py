@@ -4,7 +4,7 @@ Why: SyllabusQA's questions were written by people about real US syllabi, includ
 syllabus does not answer: the closest public stand-in for students asking a class bot. Each
 syllabus PDF is its own collection (as a class would have it), loaded and chunked by the product's
 loader and chunker, embedded by the default embedder and searched with
-``worker.engine.search_snapshot``.
+``worker.retrieval.search_snapshot``.
 
 * Page recall counts a question found at k when one of its top-k hits covers a page where an
   annotated answer span occurs verbatim (``worker.evaluation.metrics``, the same function as

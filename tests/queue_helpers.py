@@ -23,8 +23,8 @@ import redis
 from syllabot.shared.config import Settings
 from syllabot.shared.keys import Keys
 from syllabot.shared.schema import Hit, IngestReport, SourceInfo
-from syllabot.worker.engine import SearchResult
 from syllabot.worker.main import FastWorker, build_worker
+from syllabot.worker.retrieval import SearchResult
 from syllabot.worker.snapshot_cache import SnapshotCache
 
 REPO = Path(__file__).resolve().parent.parent

@@ -262,8 +262,8 @@ def vtu() -> Any:
 
 
 def _ask(vtu: Any, question: str) -> Any:
-    from syllabot.worker.engine import SearchResult, search_snapshot
     from syllabot.worker.reading import read_question
+    from syllabot.worker.retrieval import SearchResult, search_snapshot
 
     settings, embedder, snapshot = vtu
     query = read_question(question, snapshot)

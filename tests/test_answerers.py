@@ -30,8 +30,8 @@ from syllabot.worker.answerers.llm import (
     parse_reply,
     visible_text,
 )
-from syllabot.worker.engine import SearchResult
 from syllabot.worker.reading import read_question
+from syllabot.worker.retrieval import SearchResult
 from tests.conftest import REDIS_URL
 from tests.queue_helpers import make_hit
 

@@ -115,10 +115,10 @@ def test_the_psychology_syllabus_breakdown_is_answered_whole() -> None:
     from syllabot.worker.answerers.extractive import ExtractiveAnswerer
     from syllabot.worker.chunking import chunk_document
     from syllabot.worker.embedders import get_embedder
-    from syllabot.worker.engine import SearchResult, search_snapshot
     from syllabot.worker.index import build_snapshot
     from syllabot.worker.loaders import load_document
     from syllabot.worker.reading import read_question
+    from syllabot.worker.retrieval import SearchResult, search_snapshot
 
     path = shared_data("courses", "psyc11-lab-psych", "PSYC_11_EXPERIMENTAL_PSYCHOLOGY.pdf")
     settings = Settings(embedder="minilm", _env_file=None)
@@ -156,7 +156,7 @@ FIRST_WEEK = make_hit(
 def ask_breakdown(hits: list[Any]) -> Any:
     """The worker's answer to "whats the grading breakdown" from these hits, conflict note included."""
     from syllabot.worker.answerers.extractive import ExtractiveAnswerer
-    from syllabot.worker.engine import SearchResult
+    from syllabot.worker.retrieval import SearchResult
 
     question = "whats the grading breakdown"
     result = SearchResult(hits, "v", 0, 0, False, "c", question)

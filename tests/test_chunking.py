@@ -604,7 +604,7 @@ def test_a_passage_over_two_pages_knows_where_the_second_begins() -> None:
     """A syllabus block kept whole over a page break records where p. 2 starts, so an answer can
     cite the page its quoted sentence is on (``answerers.base.narrowed``)."""
     from syllabot.worker.answerers.base import narrowed
-    from syllabot.worker.engine import hit_from_chunk
+    from syllabot.worker.retrieval import hit_from_chunk
 
     chunks = syllabus("21CS44.pdf")
     spanning = [c for c in chunks if c.page_end and c.page != c.page_end]

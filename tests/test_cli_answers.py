@@ -15,7 +15,8 @@ from syllabot import cli, cli_queue
 from syllabot.shared.config import Settings
 from syllabot.shared.schema import NOT_IN_MATERIALS, SCHEMA_VERSION, UNCERTAIN_LEAD, Answer, Citation
 from syllabot.worker.conflicts import DISAGREE_LEAD
-from syllabot.worker.engine import Engine, SearchResult
+from syllabot.worker.engine import Engine
+from syllabot.worker.retrieval import SearchResult
 from syllabot.worker.sample import sample_files
 
 

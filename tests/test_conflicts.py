@@ -605,7 +605,7 @@ def test_the_rest_of_the_course_is_searched_for_topic_words_ending_in_e(settings
     index's own stemmer ("kuros", "cours"): unconverted, a word ending in "e" found no passage, so a
     revised syllabus whose textbook line de-duplication had dropped from the hits was never read
     (the PDF's text layer glues "RossPearson", so "kurose" was the one word to find it by)."""
-    from syllabot.worker.engine import hit_from_chunk, related_hits
+    from syllabot.worker.retrieval import hit_from_chunk, related_hits
 
     engine = Engine(settings)
     old = (

@@ -211,8 +211,8 @@ class _Truncated3072(Embedder):
 
 def test_incident_regression_truncated_vectors_rank_and_score_as_untruncated(settings: Settings) -> None:
     """The bug this product exists for: truncated vectors, cosine silently small, nothing over 0.15."""
-    from syllabot.worker.engine import search_snapshot
     from syllabot.worker.index import build_snapshot
+    from syllabot.worker.retrieval import search_snapshot
 
     rng = np.random.default_rng(7)
     topic = rng.normal(size=3072)

@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 
 from syllabot.shared.config import Settings
-from syllabot.worker.engine import EARLIER_VERSION, Engine, NothingToIndex
+from syllabot.worker.engine import Engine, NothingToIndex
 from syllabot.worker.intent import asks_about_a_change
+from syllabot.worker.retrieval import EARLIER_VERSION
 from tests.queue_helpers import cli_in
 
 OLD = b"# Course policy\n\nLate homework is accepted up to two days late with a ten percent penalty.\n"

@@ -44,8 +44,8 @@ from syllabot.worker.text_caches import PER_TEXT
 
 if TYPE_CHECKING:
     from syllabot.worker.answerers.decision import Verdict
-    from syllabot.worker.engine import SearchResult
     from syllabot.worker.reading import Question
+    from syllabot.worker.retrieval import SearchResult
 
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _DAY_WORD = re.compile(
@@ -630,7 +630,7 @@ def outline_conflict(question: Question, related: Sequence[Hit]) -> Conflict | N
     """Two documents of one course whose numbered outlines of the asked unit answer ``question``
     differently (``worker.outlines``): a syllabus numbering 20 lectures beside a README listing 19,
     a revised lecture plan that renumbers PCA or adds an ethics lecture. ``related`` holds each
-    document's outline passages in its order (``engine.outline_rows``). None when the question asks
+    document's outline passages in its order (``retrieval.outline_rows``). None when the question asks
     nothing of an outline, or fewer than two documents print one of that unit, or they agree."""
     ask = question.coverage if related else None
     if ask is None:

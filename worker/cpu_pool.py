@@ -29,7 +29,8 @@ if TYPE_CHECKING:
     import numpy as np
 
     from syllabot.shared.threads import Turn
-    from syllabot.worker.engine import Engine, SearchResult
+    from syllabot.worker.engine import Engine
+    from syllabot.worker.retrieval import SearchResult
 
 _T = TypeVar("_T")
 
@@ -77,7 +78,7 @@ class CpuPool:
         ``embed_ms`` is from the question's arrival at the batcher to its vector: the wait for
         company and for the batch before it included, as the asker experiences it.
         """
-        from syllabot.worker.engine import SearchResult
+        from syllabot.worker.retrieval import SearchResult
 
         pending = await self.run(self.engine.begin_search, collection, question, turns)
         if isinstance(pending, SearchResult):

@@ -1,4 +1,8 @@
-"""The retrieval engine: one per process, holding the embedder and the per-collection index cache.
+"""The engine's façade: one per process, holding the embedder and the per-collection index cache.
+
+The read side (one question's search over a snapshot, ``SearchResult``) is ``worker.retrieval``;
+the build side's pure helpers (marks, collisions, reports) are ``worker.building``; here is the
+flow around them: loading and caching snapshots, embedding, locking and publishing builds.
 
 Synchronous on purpose: the worker's arq jobs call it through ``asyncio.to_thread`` so CPU-heavy
 work (parsing, embedding, scoring) stays off the event loop, and the CLI calls it directly.
@@ -7,14 +11,11 @@ Checking that the cached index is still current costs one Redis GET per search.
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
-import itertools
 import logging
 import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
@@ -24,42 +25,50 @@ import redis
 from syllabot.shared.bindings import validate_collection_name
 from syllabot.shared.config import Settings
 from syllabot.shared.keys import Keys
-from syllabot.shared.labels import citation_label
 from syllabot.shared.redis_conn import Durability, sync_client
 from syllabot.shared.schema import (
     CollectionInfo,
     ConflictInfo,
     DropReport,
     FileReport,
-    Hit,
     IngestReport,
     SourceInfo,
 )
 from syllabot.shared.source_names import check_seen
 from syllabot.shared.threads import Turn
-from syllabot.worker.answerers.breakdown import prints_weights
+from syllabot.worker.building import (
+    MARKS,
+    _check_collisions,
+    _collision,
+    _marked,
+    _note_same_titles,
+    _one_document_report,
+    _require_document,
+    apply_mark,
+    describe_mark,
+    mark_fields,
+    marks_of,
+    with_upload_times,
+)
+from syllabot.worker.building import NothingToIndex as NothingToIndex
+from syllabot.worker.building import UnknownCollection as UnknownCollection
 from syllabot.worker.buildlock import BuildLock
 from syllabot.worker.cancel import CancelToken
 from syllabot.worker.chunking import chunk_document, link_course_tails, may_be_relinked
-from syllabot.worker.conflicts import (
-    READ_HITS,
-    Candidate,
-    Disagreement,
-    collection_conflicts,
-    list_disagreements,
-    more_to_read,
-    outline_disagreements,
-)
 from syllabot.worker.documents import Chunk, Document
 from syllabot.worker.embedders import earlier_embedder, get_embedder
 from syllabot.worker.embedders.base import Embedder
 from syllabot.worker.index import IndexSnapshot, build_snapshot
-from syllabot.worker.keyword import keyword_scores
 from syllabot.worker.loaders import IngestError, TooLarge, load_document
-from syllabot.worker.outlines import Outline
 from syllabot.worker.pipeline import EmbedPipeline
-from syllabot.worker.reading import Question, asked, read_question
-from syllabot.worker.search import Selection, hybrid_scores, select
+from syllabot.worker.reading import read_question
+from syllabot.worker.retrieval import (
+    PendingSearch,
+    SearchResult,
+    disagreements,
+    related_hits,
+    search_snapshot,
+)
 from syllabot.worker.snapshot_cache import SnapshotCache
 from syllabot.worker.store import CollectionStore
 
@@ -69,78 +78,6 @@ Progress = Callable[[str, int, int], None]
 log = logging.getLogger(__name__)
 
 
-class NothingToIndex(ValueError):
-    """A reindex or remove found nothing to work on."""
-
-
-class UnknownCollection(NothingToIndex):
-    """A command named a collection that does not exist (the message names the ones that do)."""
-
-
-@dataclass
-class SearchResult:
-    """Hits plus what the answerer and the logs need about how they were found."""
-
-    hits: list[Hit]
-    index_version: str | None
-    embed_ms: float
-    search_ms: float
-    fallback: bool  # nothing cleared the threshold; the best chunks were returned anyway
-    collection: str = "default"
-    question: str = ""
-    #: the question as read once (``worker.reading.read_question``): what was searched and what it asks
-    read: Question | None = None
-    earlier: tuple[str, ...] = ()  # the conversation's earlier questions, oldest first (LLM context)
-    vector: np.ndarray | None = None  # the unit query vector searched with (the gap report groups these)
-    related: list[Hit] = field(default_factory=list)  # the course's other passages on the asked value
-
-    @property
-    def asked(self) -> Question:
-        """The question as read (a result of nothing searched reads the question as it came)."""
-        return self.read if self.read is not None else asked(Question(self.question))
-
-    @property
-    def query(self) -> str:
-        """The question as searched: greetings, emoji and mentions dropped, chat words spelled out."""
-        return self.asked.text
-
-    @property
-    def courses(self) -> tuple[str, ...]:
-        return self.asked.courses
-
-    @property
-    def topic(self) -> str:
-        return self.asked.topic
-
-    @property
-    def unknown(self) -> tuple[str, ...]:
-        return self.asked.unknown
-
-    @property
-    def passages(self) -> list[Hit]:
-        """What an answer may quote and cite, numbered in this order: the hits, then the
-        ``related`` passages (another document's statement of the asked value, a numbered outline
-        read whole). Both answerers read these, so a model sees the whole lecture plan too."""
-        return [*self.hits, *self.related]
-
-
-@dataclass(frozen=True)
-class PendingSearch:
-    """A search waiting for its query vector (:meth:`Engine.begin_search`)."""
-
-    snapshot: IndexSnapshot
-    query: Question
-    collection: str
-    question: str
-    turns: tuple[Turn, ...] = ()
-    #: The embedder of the snapshot's vectors (:meth:`Engine.embedder_for`); None: the engine's own.
-    embedder: Embedder | None = None
-
-
-#: Added to the hybrid score of chunks holding the block a list question asks for (see search_snapshot).
-SECTION_BOOST = 0.25
-
-
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
@@ -148,381 +85,6 @@ def _now() -> str:
 def new_version() -> str:
     """Sortable, unique snapshot id: milliseconds since the epoch (hex) plus a random tail."""
     return f"{int(time.time() * 1000):x}-{uuid.uuid4().hex[:6]}"
-
-
-def search_snapshot(
-    snapshot: IndexSnapshot,
-    query_vector: np.ndarray,
-    question: str | Question,
-    settings: Settings,
-    k: int | None = None,
-    include_superseded: bool = False,
-) -> tuple[Selection, list[Hit]]:
-    """Score every chunk of a snapshot for one query and select the hits (no I/O).
-
-    A question that names courses is answered from those courses' chunks only (when they have
-    any): "CO4 of ADA" must never come back as another course's CO4.
-    """
-    query = question if isinstance(question, Question) else asked(Question(question))
-    cosine = snapshot.matrix @ query_vector
-    keyword = keyword_scores(query.keyword_text, snapshot.keyword, settings.keyword_method)
-    scores = hybrid_scores(cosine, keyword, settings.hybrid_alpha)
-    intent = query.intent
-    if intent.section is not None:
-        # "The COs of CN": the outcomes block is the answer however few words it shares with the
-        # question (a 2,000-character lab list embeds poorly); lift every block of that kind.
-        scores = scores + SECTION_BOOST * snapshot.section_mask(intent.section)
-    # Superseded versions answer only a question about the change itself, cited as earlier versions.
-    excluded = None if include_superseded or query.about_change else snapshot.superseded
-    if query.courses:
-        outside = ~snapshot.course_mask(query.courses)
-        if not outside.all():
-            excluded = outside if excluded is None else (outside | excluded)
-    selection = select(
-        scores,
-        cosine,
-        keyword,
-        snapshot.chunks,
-        snapshot.matrix,
-        k or settings.top_k,
-        settings.score_threshold,
-        settings.dedup_similarity,
-        excluded,
-    )
-    hits = [
-        hit_from_chunk(snapshot.chunks[s.row], rank, s.score, s.cosine, s.keyword)
-        for rank, s in enumerate(selection.rows, start=1)
-    ]
-    if intent.breakdown and not selection.fallback:
-        extra = weights_of_top_documents(snapshot, [s.row for s in selection.rows], excluded)
-        hits += [
-            hit_from_chunk(
-                snapshot.chunks[r], len(hits) + n, float(scores[r]), float(cosine[r]), float(keyword[r])
-            )
-            for n, r in enumerate(extra, start=1)
-        ]
-    return selection, hits
-
-
-#: The most passages a grading-breakdown question adds after its hits.
-BREAKDOWN_EXTRA = 12
-
-
-def weights_of_top_documents(
-    snapshot: IndexSnapshot, rows: Sequence[int], excluded: np.ndarray | None
-) -> list[int]:
-    """ "How is the grade broken down?": the passages of the top hits' documents that print a graded
-    component's weight and are not among the hits yet, in document order, added after them. Why
-    after and not lifted: a syllabus heads each component's paragraph with its weight over two
-    pages, and each paragraph shares little with the question; lifting every passage with a
-    percentage in it would push R output and grade scales into the answer's own top hits."""
-    chunks = snapshot.chunks
-    taken = set(rows)
-    out: list[int] = []
-    starts: dict[str, int] = {}  # each top document's best hit
-    for r in rows[:3]:
-        starts.setdefault(chunks[r].doc_id, r)
-    for top, start in starts.items():
-        # a document's passages are stored together: read outwards from its hit, never the whole index
-        first, last = start, start
-        while first > 0 and chunks[first - 1].doc_id == top:
-            first -= 1
-        while last + 1 < len(chunks) and chunks[last + 1].doc_id == top:
-            last += 1
-        out += [
-            r
-            for r in range(first, last + 1)
-            if r not in taken
-            and not (excluded is not None and excluded[r])
-            and prints_weights(chunks[r].text)
-        ]
-    return out[:BREAKDOWN_EXTRA]
-
-
-#: What a superseded document's citation says (it is cited only when asked about a change, or when
-#: nothing current is indexed).
-EARLIER_VERSION = " (an earlier version)"
-
-#: The marks an admin can set on a document (``Engine.mark``).
-MARKS = ("superseded", "current")
-
-
-def _marked(chunk: Chunk, status: str, by: str | None) -> Chunk:
-    """``chunk`` with an admin's mark: superseded (``superseded_by`` the successor's id, or "" when
-    none is named) or current (the mark cleared)."""
-    if status == "superseded":
-        return dataclasses.replace(chunk, status="superseded", superseded_by=by or "")
-    return dataclasses.replace(chunk, status="current", superseded_by=None)
-
-
-def mark_fields(status: str, by: str | None = None) -> dict[str, Any]:
-    """What an admin's mark writes into a document's stored metadata: the status, and for
-    "superseded" the successor's id (``by``; None for "current")."""
-    return {"marked": status, "status": status, "superseded_by": by if status == "superseded" else None}
-
-
-def marks_of(meta: dict[str, Any]) -> dict[str, Any]:
-    """The admin's mark kept in a document's stored metadata (empty when it has none)."""
-    if not meta.get("marked"):
-        return {}
-    return {"marked": meta["marked"], "superseded_by": meta.get("superseded_by"), "status": meta["marked"]}
-
-
-def apply_mark(document: Document, chunks: list[Chunk], meta: dict[str, Any]) -> list[Chunk]:
-    """A re-parsed document's chunks with the admin's stored mark (it wins over front matter)."""
-    mark = marks_of(meta)
-    if not mark:
-        return chunks
-    document.status = mark["status"]
-    return [_marked(c, mark["status"], mark["superseded_by"]) for c in chunks]
-
-
-def describe_mark(meta: dict[str, Any], docs: dict[str, dict[str, Any]]) -> str:
-    """One line on a document's mark, for the admin who set it and for ``sources``."""
-    if meta.get("marked") == "superseded":
-        by = meta.get("superseded_by")
-        successor = f" by {docs[by]['file']}" if by and by in docs else ""
-        return f"marked superseded{successor}: left out of answers while a current document is indexed"
-    return "marked current: answers use it"
-
-
-def with_upload_times(chunks: list[Chunk], stored: dict[str, dict[str, Any]], now: str) -> list[Chunk]:
-    """``chunks`` carrying their document's first upload time (the stored one, else ``now`` for a
-    new document): a chunk copied only when its time changes, so a kept 100k-chunk index is not."""
-    out = []
-    for chunk in chunks:
-        when = stored.get(chunk.doc_id, {}).get("uploaded_at") or chunk.uploaded_at or now
-        out.append(chunk if chunk.uploaded_at == when else dataclasses.replace(chunk, uploaded_at=when))
-    return out
-
-
-def related_hits(snapshot: IndexSnapshot, question: Question | str, hits: Sequence[Hit]) -> list[Hit]:
-    """The passages of the course that also state the value ``question`` asks
-    (``worker.conflicts.more_to_read``), as hits ranked after the retrieved ones: what the conflict
-    check reads besides them, so a disagreement is found when retrieval brought one document's
-    sentence and only the other's neighbouring passage, or none of the other document."""
-
-    def passages_with(words: frozenset[str], at_least: int, limit: int) -> list[Candidate]:
-        chunks = snapshot.chunks
-        return [
-            Candidate(row, chunks[row].doc_id, chunks[row].subject, chunks[row].text)
-            for row in snapshot.rows_with_terms(words, at_least, limit)
-        ]
-
-    question = question if isinstance(question, Question) else read_question(question, snapshot)
-    positions = more_to_read(question, hits, passages_with)
-    positions += [r for r in outline_rows(snapshot, question, hits) if r not in positions]
-    return [
-        hit_from_chunk(snapshot.chunks[row], len(hits) + n + 1, 0.0, 0.0, 0.0)
-        for n, row in enumerate(positions)
-    ]
-
-
-def disagreements(snapshot: IndexSnapshot) -> list[Disagreement]:
-    """The teacher's list (`syllabot conflicts`): the current documents' numbered outlines that
-    differ (``conflicts.outline_disagreements``), the lists of questions printed in two documents
-    with a question that differs (``conflicts.list_disagreements``), then the facts their
-    sentences state differently (``conflicts.collection_conflicts``)."""
-    passages = [
-        (c.doc_id, citation_label(c), c.text)
-        for c, out in zip(snapshot.chunks, snapshot.superseded, strict=True)
-        if not out
-    ]
-    return [
-        *outline_disagreements(_course_outlines(snapshot)),
-        *list_disagreements(passages),
-        *collection_conflicts(passages),
-    ]
-
-
-def _course_outlines(snapshot: IndexSnapshot) -> list[tuple[str, str, str, Outline[int]]]:
-    """(course, doc_id, citation label, outline) of every current document that prints a numbered
-    outline; a document of no detected course counts as the course its first passage names."""
-    out: list[tuple[str, str, str, Outline[int]]] = []
-    for doc_id in snapshot.documents():
-        outline = snapshot.outline_of(doc_id)
-        if outline is None or snapshot.superseded[snapshot.document_rows(doc_id).start]:
-            continue
-        label = citation_label(snapshot.chunks[outline.entries[0].source])
-        out.append((snapshot.course_of(doc_id), doc_id, label, outline))
-    return out
-
-
-#: The most documents whose outlines one question quotes, out of at most this many read (the top
-#: hits' first, then the course's others in stored order): a course of a thousand documents costs
-#: what forty do.
-OUTLINE_DOCUMENTS = 3
-OUTLINE_READ = 40
-
-
-def outline_rows(snapshot: IndexSnapshot, question: Question, hits: Sequence[Hit]) -> list[int]:
-    """ "How many lectures are there?", "which week is PCA": the passages holding the numbered
-    outline of the unit asked about (lecture, week, module …) of the top hits' documents and of
-    their course's other documents, each document's in its order (``IndexSnapshot.outline_of``).
-
-    Why the whole outline and not the hits: an outline runs over several windows and pages and
-    retrieval returns pieces of it, so its length, its last entry or the entry on a topic cannot be
-    read from them; and the course's syllabus and its lecture plan may each print one, numbered
-    differently. Empty for any other question, and for a superseded document unless the question
-    asks about a change."""
-    ask = question.coverage
-    top = hits[:READ_HITS]
-    if ask is None or not top:
-        return []
-    course = snapshot.course_of(top[0].doc_id)
-    # the documents to read, in order, each once (a dict: a course may hold thousands)
-    docs = dict.fromkeys(h.doc_id for h in top if not h.subject or snapshot.course_of(h.doc_id) == course)
-    if course:
-        docs.update(dict.fromkeys(snapshot.documents_of(course)))
-        docs.update(dict.fromkeys(d for d, named in snapshot.named_courses().items() if course in named))
-    elif not snapshot.catalog.courses:
-        # a collection in which no course is detected anywhere is one course (a class's own
-        # syllabus, slides and README, none with a course header the chunker reads): all its documents
-        docs.update(dict.fromkeys(snapshot.documents()))
-    old_too = question.about_change
-    rows: list[int] = []
-    kept = 0
-    for doc_id in itertools.islice(docs, OUTLINE_READ):
-        outline = snapshot.outline_of(doc_id)
-        if outline is None or outline.unit != (ask.unit or outline.unit):
-            continue
-        entry_rows = sorted({e.source for e in outline.entries})
-        if not old_too and snapshot.superseded[entry_rows].any():
-            continue
-        rows += entry_rows
-        kept += 1
-        if kept == OUTLINE_DOCUMENTS:
-            break
-    return rows
-
-
-def hit_from_chunk(chunk: Chunk, rank: int, score: float, cosine: float, keyword: float) -> Hit:
-    return Hit(
-        rank=rank,
-        doc_id=chunk.doc_id,
-        file=chunk.file,
-        title=chunk.title,
-        subject=chunk.subject,
-        module=chunk.module,
-        section=chunk.section,
-        page=chunk.page,
-        page_end=chunk.page_end,
-        score=round(score, 6),
-        cosine=round(cosine, 6),
-        keyword=round(keyword, 6),
-        text=chunk.text,
-        version=chunk.version,
-        status=chunk.status,
-        lang=chunk.lang,
-        cite_title=chunk.cite_title or chunk.title,
-        uploaded_at=chunk.uploaded_at,
-        page_marks=list(chunk.page_marks),
-        label=citation_label(chunk) + (EARLIER_VERSION if chunk.status == "superseded" else ""),
-    )
-
-
-def _collision(document: Document, other: str, where: str) -> str:
-    """Why ``document`` is refused: its id is ``other``'s (a different file)."""
-    return (
-        f"{document.file} has the document id '{document.doc_id}' of {other}, {where}; it would replace "
-        f"{other}. Rename the file (or change its front-matter id), or upload it again with replace "
-        f"to replace {other}"
-    )
-
-
-def _require_document(docs: dict[str, dict[str, Any]], doc_id: str, collection: str) -> None:
-    """:class:`NothingToIndex` naming the collection's documents when ``doc_id`` is not one."""
-    if doc_id not in docs:
-        known = ", ".join(sorted(docs)) or "none"
-        raise NothingToIndex(f"no document '{doc_id}' in collection '{collection}' (documents: {known})")
-
-
-def _one_document_report(
-    snapshot: IndexSnapshot, total: int, meta: dict[str, Any], chunks: int, warnings: Sequence[str] = ()
-) -> IngestReport:
-    """The report of a change to one stored document (removed, marked): the new index version."""
-    return IngestReport(
-        collection=snapshot.collection,
-        index_version=snapshot.version,
-        total_chunks=total,
-        changed=True,
-        files=[
-            FileReport(
-                file=meta["file"],
-                doc_id=meta["doc_id"],
-                ok=True,
-                pages=meta.get("pages", 0),
-                chunks=chunks,
-                warnings=list(warnings),
-            )
-        ],
-    )
-
-
-def display_title(meta_or_doc: dict[str, Any] | Document) -> str:
-    """What citations call a document (its first page's title, else its own), for comparing."""
-    if isinstance(meta_or_doc, Document):
-        return (meta_or_doc.cite_title or meta_or_doc.title).strip().lower()
-    return str(meta_or_doc.get("cite_title") or meta_or_doc.get("title") or "").strip().lower()
-
-
-def _note_same_titles(
-    stored: dict[str, dict[str, Any]],
-    parsed: dict[str, tuple[Document, list[Chunk], bytes]],
-    report: IngestReport,
-    replace: bool,
-) -> list[tuple[str, str]]:
-    """A new file titled like an indexed document of another name is likely its new version. Without
-    ``replace`` say so, with the commands that make it count, rather than guess (both are used
-    until an admin says); with it, the upload is the admin's word: the (old, new) doc-id pairs
-    returned are marked superseded by the caller, and the report says so."""
-    by_title = {display_title(m): (doc_id, m) for doc_id, m in stored.items() if doc_id not in parsed}
-    pairs = []
-    for document, _chunks, _data in parsed.values():
-        found = by_title.get(display_title(document))
-        if found is None or not display_title(document):
-            continue
-        old_id, older = found
-        if replace:
-            pairs.append((old_id, document.doc_id))
-            note = (
-                f"has the same title as {older['file']}, already indexed: {older['file']} is marked "
-                f"superseded by it (left out of answers; `syllabot current {older['file']}` undoes it)"
-            )
-        else:
-            note = (
-                f"has the same title as {older['file']}, already indexed; both are used in answers. If it "
-                f"replaces {older['file']}: upload it again with replace (`syllabot index --replace`, "
-                f'Discord replace: True, Slack "replace" in the mention) or `syllabot supersede '
-                f"{older['file']} --by {document.file}` (Discord /supersede, Slack /syllabot-supersede)"
-            )
-        for entry in report.files:
-            if entry.doc_id == document.doc_id and entry.ok:
-                entry.warnings.append(note)
-    return pairs
-
-
-def _check_collisions(
-    stored: dict[str, dict[str, Any]],
-    parsed: dict[str, tuple[Document, list[Chunk], bytes]],
-    report: IngestReport,
-    replace: bool,
-) -> None:
-    """Refuse (drop from ``parsed``, mark in ``report``) each document whose id belongs to a stored
-    document of another file name, unless ``replace``; note ``replaced`` on each that replaces one."""
-    lines = {(f.doc_id, f.file): f for f in report.files if f.ok}
-    for doc_id, (document, _, _) in list(parsed.items()):
-        other = stored.get(doc_id)
-        line = lines.get((doc_id, document.file))
-        if other is None or line is None:
-            continue
-        if other["file"] != document.file and not replace:
-            del parsed[doc_id]
-            line.ok, line.error = False, _collision(document, other["file"], "already indexed")
-            line.pages = line.chunks = 0
-            line.modules = []
-            continue
-        line.replaced = other["file"]
 
 
 def _published(report: IngestReport, snapshot: IndexSnapshot, progress: Progress | None) -> IngestReport:

@@ -9,7 +9,7 @@ outline is read as a list, from a document's passages in order: its entries, the
 titles, and the unit it numbers (lecture, week, module …) named by its own heading or prefix.
 
 Pure functions over text. ``IndexSnapshot.outline_of`` reads each document's outline once per
-snapshot, ``engine.outline_rows`` passes the asked unit's outlines of the top hits' course to the
+snapshot, ``retrieval.outline_rows`` passes the asked unit's outlines of the top hits' course to the
 answer path, ``answerers.extractive.outline_reply`` answers from the current document's outline, and
 ``conflicts.outline_conflict`` says when two documents' outlines answer differently.
 """
@@ -227,7 +227,7 @@ def outlines_by_document(
     passages: Sequence[tuple[str, str]], unit: str, offset: int = 0
 ) -> dict[str, Outline[int]]:
     """Each document's outline of ``unit`` read from ``passages`` ((doc_id, text), each document's
-    in its order, as ``engine.outline_rows`` hands them over), an entry's source being ``offset``
+    in its order, as ``retrieval.outline_rows`` hands them over), an entry's source being ``offset``
     plus its passage's index; ``unit`` "" takes an outline of any unit."""
     by_doc: dict[str, list[tuple[int, str]]] = {}
     for i, (doc_id, text) in enumerate(passages):

@@ -37,8 +37,8 @@ if TYPE_CHECKING:
     from pydantic import ValidationError
 
     from syllabot.shared.schema import Answer, IngestReport
-    from syllabot.worker.engine import SearchResult
     from syllabot.worker.evaluation import EvalRow, LabelledQuestion
+    from syllabot.worker.retrieval import SearchResult
 
 #: How many questions whose answer missed its ``expect`` `syllabot eval` lists (all are in --json).
 EVAL_MISSES_SHOWN = 10

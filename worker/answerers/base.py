@@ -23,7 +23,7 @@ from syllabot.shared.labels import citation_label
 from syllabot.shared.schema import Answer, Citation, Hit, Passage
 
 if TYPE_CHECKING:
-    from syllabot.worker.engine import SearchResult
+    from syllabot.worker.retrieval import SearchResult
 
 #: Delimits a citation number in text an answerer composed itself (NUL, "3", NUL for [3]).
 SENTINEL = "\x00"

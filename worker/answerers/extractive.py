@@ -68,7 +68,7 @@ from syllabot.worker.text_caches import PER_TEXT
 
 if TYPE_CHECKING:
     from syllabot.shared.config import Settings
-    from syllabot.worker.engine import SearchResult
+    from syllabot.worker.retrieval import SearchResult
 
 _MARKUP = re.compile(r"^\s*(?:#{1,6}\s+|[•●▪◦]\s*|[-*+]\s+|>\s*)")
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}")
@@ -724,7 +724,7 @@ def _entry_lines(entries: Sequence[Entry[int]]) -> list[str]:
 def outline_reply(ask: OutlineAsk, hits: Sequence[Hit], related: Sequence[Hit]) -> Finding | None:
     """ "How many lectures are there?", "what's the last week", "which lecture is PCA", "is there a
     lecture on ethics": read from the whole numbered outline of the unit asked about (the
-    ``related`` passages, ``engine.outline_rows``), not from pieces of it, and answered from the
+    ``related`` passages, ``retrieval.outline_rows``), not from pieces of it, and answered from the
     most evidently current document that prints one (``conflicts.how_current``, as the grading
     breakdown and the conflict note judge it; then the best-ranked). Citations index ``hits``
     followed by ``related``. None when no document prints such an outline, or none can say (how

@@ -46,7 +46,7 @@ from syllabot.worker.conflicts import Conflict, conflict_of, lead_with_conflict
 
 if TYPE_CHECKING:
     from syllabot.shared.config import Settings
-    from syllabot.worker.engine import SearchResult
+    from syllabot.worker.retrieval import SearchResult
 
 log = logging.getLogger(__name__)
 

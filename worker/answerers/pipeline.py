@@ -32,8 +32,9 @@ from syllabot.worker.question import social_kind
 if TYPE_CHECKING:
     from syllabot.worker.answerers.base import Answerer
     from syllabot.worker.cpu_pool import CpuPool
-    from syllabot.worker.engine import Engine, SearchResult
+    from syllabot.worker.engine import Engine
     from syllabot.worker.question_log import QuestionLog
+    from syllabot.worker.retrieval import SearchResult
 
 log = logging.getLogger("syllabot.worker")
 answer_log = logging.getLogger("syllabot.answers")
