@@ -26,7 +26,7 @@ import sys
 import unicodedata
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -68,7 +68,7 @@ def variants(folded: str) -> list[str]:
     return [folded.replace("\x00", lig) for lig in LIGATURES]
 
 
-@lru_cache(maxsize=None)
+@cache
 def pages_of(path: Path) -> tuple[str, ...]:
     """The document's text, one entry per physical page (one entry for formats without pages)."""
     suffix = path.suffix.lower()
@@ -99,7 +99,7 @@ def pages_of(path: Path) -> tuple[str, ...]:
     return (path.read_text(encoding="utf-8", errors="replace"),)
 
 
-@lru_cache(maxsize=None)
+@cache
 def folded_pages(path: Path) -> tuple[tuple[str, ...], ...]:
     return tuple(tuple(variants(fold(p))) for p in pages_of(path))
 
@@ -190,14 +190,18 @@ def check_course(slug: str) -> tuple[int, list[Problem]]:
             problems.append(Problem(i, line[:60], f"not JSON: {exc}"))
             continue
         if q.get("course") != slug:
-            problems.append(Problem(i, q.get("question", "")[:60], f"course {q.get('course')!r}, not {slug!r}"))
+            problems.append(
+                Problem(i, q.get("question", "")[:60], f"course {q.get('course')!r}, not {slug!r}")
+            )
         problems.extend(Problem(i, q.get("question", "")[:60], w) for w in check_question(folder, q))
     return n, problems
 
 
 def available() -> list[str]:
     """The courses whose documents and questions are both here (``../shared/data/`` may lack any)."""
-    return [s for s, (f, _) in COURSE_FOLDERS.items() if (COURSES / f).is_dir() and questions_path(s).is_file()]
+    return [
+        s for s, (f, _) in COURSE_FOLDERS.items() if (COURSES / f).is_dir() and questions_path(s).is_file()
+    ]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -215,9 +219,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     failed = 0
     for slug in slugs:
         n, problems = check_course(slug)
-        qs = [json.loads(x) for x in questions_path(slug).read_text(encoding="utf-8").splitlines() if x.strip()]
+        qs = [
+            json.loads(x) for x in questions_path(slug).read_text(encoding="utf-8").splitlines() if x.strip()
+        ]
         unans = sum(1 for q in qs if not q.get("answerable"))
-        print(f"{slug}: {n} questions, {unans} unanswerable ({unans / max(n, 1):.0%}), {len(problems)} label problems")
+        print(
+            f"{slug}: {n} questions, {unans} unanswerable ({unans / max(n, 1):.0%}), {len(problems)} label problems"
+        )
         for p in problems:
             print(f"  line {p.line}: {p.question!r}: {p.what}")
         failed += len(problems)

@@ -189,6 +189,11 @@ class FileReport(BaseModel):
     chunks: int = 0
     modules: list[str] = Field(default_factory=list)
     warnings: list[str] = Field(default_factory=list)
+    dropped: dict[str, int] = Field(
+        default_factory=dict,
+        description="What extraction left out of the indexed text, by kind: plot_glyphs, page_labels, "
+        "dot_leaders, running_lines, hidden_chars (text no reader sees), unmended_marks.",
+    )
     error: str | None = None
     replaced: str | None = Field(
         default=None, description="The file name of the document this upload replaced (same id)."

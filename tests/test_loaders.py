@@ -1,6 +1,6 @@
 """Loaders on good and bad files: every unusable upload gets a typed error that says what to do.
 
-Fixtures are generated here at test time (fpdf2, pypdf, python-docx, Pillow), so nothing binary is
+Fixtures are generated here at test time (fpdf2, pypdf for encryption, python-docx, Pillow), so nothing binary is
 committed; the real scanned syllabus comes from ../shared/data when present.
 """
 
@@ -130,12 +130,26 @@ def test_text_pdf_loads_page_by_page_with_physical_numbers() -> None:
     assert doc.warnings == []
 
 
-def test_pdf_metadata_title_wins_and_thin_pages_warn() -> None:
+def test_pdf_metadata_title_wins_and_a_picture_page_is_no_scan() -> None:
     data = make_text_pdf(["Some real text on the first page of the handout.", ""], title="Lab handout")
     doc = load_document(data, "handout.pdf", LIMIT)
     assert doc.title == "Lab handout"
     assert len(doc.pages) == 2
-    assert any("page(s) 2" in w and "little or no extractable text" in w for w in doc.warnings)
+    assert doc.warnings == []  # one picture page of two: a slide deck's photo, not a scan
+
+
+def test_a_pdf_mostly_without_text_is_warned_about_with_its_counts() -> None:
+    text = "Some real text on the first page of the handout."
+    doc = load_document(make_text_pdf([text, "", "", "", text]), "handout.pdf", LIMIT)
+    [warning] = doc.warnings
+    assert "3 of 5 pages have no text layer" in warning and "page(s) 2, 3, 4" in warning
+    assert "OCR" in warning
+
+
+def test_picture_slides_among_text_slides_are_not_warned_as_scans() -> None:
+    slide = "Week 3: sampling distributions and the central limit theorem."
+    doc = load_document(make_text_pdf([slide, "", slide, "", slide, slide]), "deck.pdf", LIMIT)
+    assert doc.warnings == []
 
 
 def test_pdf_with_owner_password_only_opens_with_empty_password() -> None:

@@ -36,6 +36,9 @@ class Document:
     #: building blocks" (``doc_titles``). Apart from ``title`` because embedding it moved retrieval
     #: (SyllabusQA held-out page R@1 0.825 -> 0.802) and the decision reads ``title``'s words.
     cite_title: str | None = None
+    #: What extraction left out of the indexed text, by kind ("plot_glyphs": 120, "running_lines":
+    #: 14, ``pdf_repair.Dropped``), for the ingest report.
+    dropped: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
