@@ -44,6 +44,7 @@ from syllabot.worker.ingest_errors import (
 from syllabot.worker.markdown_text import setext_level
 from syllabot.worker.pdf_repair import repair_pages
 from syllabot.worker.pdf_text import read_pdf
+from syllabot.worker.zip_bounds import Overflow, unpacked_size
 
 log = logging.getLogger("syllabot.loaders")
 
@@ -234,7 +235,7 @@ def _load_document(
                 f"loaded it as {_DESCRIPTIONS[actual]}"
             )
         if actual == "docx":
-            _check_expansion(data, name, max_expanded_bytes)
+            _check_expansion(data, name, max_expanded_bytes, check)
             doc = _load_docx(data, name)
         else:
             doc = _load_pdf(data, name, check, max_text_chars)
@@ -298,10 +299,13 @@ def _load_document(
     return _load_markdown(data, name) if claimed == "markdown" else _load_text(data, name)
 
 
-def _check_expansion(data: bytes, name: str, max_expanded_bytes: int) -> None:
+def _check_expansion(
+    data: bytes, name: str, max_expanded_bytes: int, check: Callable[[], None] | None = None
+) -> None:
     """Refuse a DOCX whose parts unpack to more than ``max_expanded_bytes`` together, or one part
-    of which expands more than :data:`MAX_EXPANSION_RATIO` times, from the sizes its ZIP directory
-    declares (zipfile never unpacks a part past its declared size): before python-docx parses it."""
+    of which expands more than :data:`MAX_EXPANSION_RATIO` times: first from the sizes its ZIP
+    directory declares (milliseconds), then by inflating every part in bounded steps
+    (``zip_bounds``), which catches a directory that understates them: before python-docx parses it."""
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             members = archive.infolist()
@@ -323,6 +327,20 @@ def _check_expansion(data: bytes, name: str, max_expanded_bytes: int) -> None:
                 "from Word (or as PDF) and upload that",
                 file=name,
             )
+    try:
+        unpacked_size(data, max_expanded_bytes, check)
+    except Overflow as exc:
+        if exc.unpacked > exc.declared:
+            what = (
+                f"its part {exc.part} unpacks to more than the {_mb(exc.declared)} its ZIP directory declares"
+            )
+        else:
+            what = f"it unpacks to over the {_mb(max_expanded_bytes)} limit for what a Word document may expand to"
+        raise TooLarge(
+            f"{name} was refused as too large: {what}; save it again from Word (or as PDF) and upload "
+            "that (an operator can raise SYLLABOT_MAX_EXPANDED_MB)",
+            file=name,
+        ) from exc
 
 
 def _check_text(doc: Document, max_text_chars: int) -> None:
