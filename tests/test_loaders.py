@@ -18,6 +18,7 @@ from PIL import Image, ImageDraw
 from pypdf import PdfReader, PdfWriter
 
 import syllabot.worker.loaders as loaders
+from syllabot.shared.formats import SUPPORTED_TYPES
 from syllabot.worker.loaders import (
     CorruptFile,
     EmptyDocument,
@@ -333,9 +334,8 @@ def test_spreadsheet_named_docx_is_unsupported() -> None:
 def test_unsupported_extensions_list_the_supported_types(filename: str) -> None:
     with pytest.raises(UnsupportedType) as info:
         load_document(b"some,plain,text\n", filename, LIMIT)
-    assert "supported types are PDF (.pdf), Markdown (.md), plain text (.txt) and Word (.docx)" in str(
-        info.value
-    )
+    assert f"supported types are {SUPPORTED_TYPES}" in str(info.value)
+    assert "web pages (.html)" in SUPPORTED_TYPES and "reStructuredText (.rst)" in SUPPORTED_TYPES
 
 
 def test_binary_named_txt_is_corrupt() -> None:

@@ -25,7 +25,7 @@ class Document:
     file: str  # basename as uploaded
     title: str
     pages: list[Page]
-    kind: str  # "pdf" | "markdown" | "text" | "docx"
+    kind: str  # "pdf" | "markdown" | "text" | "docx" | "html" | "rst"
     version: str | None = None
     status: str = "current"  # "current" | "superseded" | "draft" ...
     lang: str = "en"

@@ -10,10 +10,11 @@ Dispatch looks at the extension *and* the first bytes: a real PDF or DOCX is loa
 name (with a warning when the name disagrees); content that is something else (a PNG named
 ``.pdf``, a ZIP that is not a Word document) is refused with a message naming what it really is.
 
-Formats: PDF (PDFium via ``pdf_text``, page by page, 1-based *physical* page numbers — printed page labels such as
-"Page 64" are ignored), Markdown with ``---`` front matter (``id, title, version, status, lang``),
-plain text, and DOCX (python-docx: paragraphs, headings and table cells in document order, one
-page). Pure apart from parsing the bytes it is given; no file system or network access.
+Formats: PDF (PDFium via ``pdf_text``, page by page, 1-based *physical* page numbers — printed page
+labels such as "Page 64" are ignored), Markdown with ``---`` front matter (``id, title, version,
+status, lang``), plain text, DOCX (python-docx: paragraphs, headings and table cells in document
+order, one page), and web pages and reStructuredText (``web_text``: main content, headings, table
+rows as records; one page). Pure apart from parsing the bytes it is given; no file system or network access.
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ from syllabot.worker.ingest_errors import (
 from syllabot.worker.markdown_text import setext_level
 from syllabot.worker.pdf_repair import repair_pages
 from syllabot.worker.pdf_text import read_pdf
+from syllabot.worker.web_text import html_text, rst_text
 from syllabot.worker.zip_bounds import Overflow, unpacked_size
 
 log = logging.getLogger("syllabot.loaders")
@@ -156,7 +158,9 @@ def _advice_for(kind: str) -> str:
         return "export it to PDF and run OCR so it has a text layer (e.g. `ocrmypdf`), or upload the original"
     if kind == "ole":
         return "open it in Word (or LibreOffice) and save it as .docx or PDF"
-    if kind in {"xlsx", "pptx", "odf", "epub", "rtf", "html"}:
+    if kind == "html":
+        return "rename it to .html (Syllabot reads web pages as such)"
+    if kind in {"xlsx", "pptx", "odf", "epub", "rtf"}:
         return "save or export it as PDF, .docx, .md or .txt"
     return "upload the original file"
 
@@ -283,7 +287,9 @@ def _load_document(
             f"Supported types are {SUPPORTED_TYPES}",
             file=name,
         )
-    # .md / .txt
+    if claimed == "html" and actual in {"html", "text"}:
+        return _load_web(data, name, "html")
+    # .md / .txt / .rst
     if actual != "text":
         if actual == "binary":
             raise CorruptFile(
@@ -296,6 +302,8 @@ def _load_document(
             f"Supported types are {SUPPORTED_TYPES}",
             file=name,
         )
+    if claimed == "rst":
+        return _load_web(data, name, "rst")
     return _load_markdown(data, name) if claimed == "markdown" else _load_text(data, name)
 
 
@@ -576,6 +584,34 @@ def _markdown_title(body: str) -> str | None:
         if k + 1 < len(lines) and setext_level(line, lines[k + 1]) == 1:
             return line.strip()
     return None
+
+
+def _load_web(data: bytes, name: str, kind: str) -> Document:
+    """A web page or a reStructuredText file, read by ``web_text`` as Markdown-shaped text (the
+    chunker then finds its headings and table rows as in Markdown)."""
+    text, warnings = _decode(data, name)
+    try:
+        page = html_text(text) if kind == "html" else rst_text(text)
+    except Exception as exc:  # a parser's internal error on hostile markup: still a per-file refusal
+        raise CorruptFile(
+            f"{name} could not be read as {'a web page' if kind == 'html' else 'reStructuredText'} "
+            f"({short(exc)}); save it again or upload it as PDF",
+            file=name,
+        ) from exc
+    pages = [Page(1, _clean(page.text))]
+    _require_text(pages, name)
+    stem = _stem(name)
+    subject = detect_subject(pages, prefer=stem)
+    return Document(
+        doc_id=slugify(stem),
+        file=name,
+        title=page.title or subject or stem,
+        pages=pages,
+        kind=kind,
+        lang=page.lang or _guess_lang(pages[0].text),
+        subject=subject,
+        warnings=warnings,
+    )
 
 
 def _load_text(data: bytes, name: str) -> Document:
