@@ -375,3 +375,46 @@ def test_text_that_mentions_the_pdf_magic_is_still_text() -> None:
     assert doc.kind == "markdown"
     doc = load_document(b"\x00\x01junk" + make_text_pdf([SYLLABUS_PAGE_1]), "prefixed.pdf", LIMIT)
     assert doc.kind == "pdf"
+
+
+# ------------------------------------------------------------------------------------------------
+# text no reader sees
+# ------------------------------------------------------------------------------------------------
+
+
+def make_hidden_text_pdf(tmp_path: Path) -> bytes:
+    """Page 1: a visible syllabus line, a white answer key and a 0.1 pt note; page 2: white text on
+    a dark panel; page 3: an OCR-style invisible layer over a scanned image."""
+    from fpdf.enums import TextMode
+
+    pdf = FPDF()
+    pdf.add_page()
+    pdf.set_font("Helvetica", size=11)
+    pdf.text(20, 20, "Quiz 1 covers chapters one and two.")
+    pdf.set_text_color(255, 255, 255)
+    pdf.text(20, 40, "Answer key: 1b 2c 3a")
+    pdf.set_text_color(0, 0, 0)
+    pdf.set_font_size(0.1)
+    pdf.text(20, 60, "Tiny note for graders only")
+    pdf.add_page()
+    pdf.set_font("Helvetica", size=11)
+    pdf.set_fill_color(20, 20, 40)
+    pdf.rect(10, 10, 190, 60, style="F")
+    pdf.set_text_color(255, 255, 255)
+    pdf.text(20, 30, "Dark slide title in white")
+    pdf.add_page()
+    pdf.image(str(make_png(tmp_path)), x=10, y=10, w=180)
+    pdf.set_text_color(0, 0, 0)
+    pdf.text_mode = TextMode.INVISIBLE
+    pdf.text(20, 40, "Recognised text of the scanned page")
+    return bytes(pdf.output())
+
+
+def test_invisible_text_is_not_indexed_but_white_on_dark_and_ocr_layers_are(tmp_path: Path) -> None:
+    doc = load_document(make_hidden_text_pdf(tmp_path), "quiz.pdf", LIMIT)
+    first, second, third = (p.text for p in doc.pages)
+    assert "Quiz 1 covers chapters one and two." in first
+    assert "Answer" not in first and "1b" not in first and "graders" not in first
+    assert "Dark slide title in white" in second
+    assert "Recognised text of the scanned page" in third
+    assert doc.dropped["hidden_chars"] == len("Answerkey:1b2c3a") + len("Tinynoteforgradersonly")

@@ -54,7 +54,8 @@ def test_a_name_the_document_spells_whole_elsewhere_is_joined() -> None:
 
 
 def test_marks_no_word_explains_are_counted() -> None:
-    assert mend_marks(f"see Qwzx{M}vbnm and {M}nal")[1] == 1
+    assert mend_marks(f"see qwzx{M}vbnm and {M}nal")[1] == 1
+    assert mend_marks(f"run git {M}version, then git config {M}global")[1] == 0  # a symbol by a word
 
 
 @pytest.mark.parametrize(

@@ -86,7 +86,12 @@ class _Mender:
         self.unmended = 0
 
     def word(self, text: str) -> bool:
-        return known(text, self.words) or text.lower() in self.own
+        low = text.lower()
+        if known(low, self.words) or low in self.own:
+            return True
+        # "reproducing", "fabricated": an ending that dropped the stem's "e"
+        stem = low[:-3] if low.endswith("ing") else low[:-2] if low.endswith("ed") else ""
+        return len(stem) >= 3 and f"{stem}e" in self.words
 
     def mend(self, left: str, right: str) -> str:
         if not left and not right:
@@ -101,10 +106,16 @@ class _Mender:
         for lig in _LIGATURES:  # a compound the vocabulary lacks: "work" + "flow"
             if right and (not left or self.word(left)) and self.word(f"{lig}{right}"):
                 return f"{left}{lig}{right}"
-        self.unmended += 1
-        if left and right and (right[0].isupper() or self.word(right)):
-            return f"{left}-{right}"  # a compound no word joins: "p-value", "pre-approved"
-        return left + right
+        if (
+            left
+            and right
+            and (right[0].isupper() or ((len(left) == 1 or self.word(left)) and self.word(right)))
+        ):
+            return f"{left}-{right}"  # a compound: "p-value", "self-directed", "Poincaré-Bendixson"
+        joined = left + right  # a word broken at a line's end, or a symbol beside a word ("--version")
+        if len(joined) >= 3 and not self.word(joined):
+            self.unmended += 1  # a guess no vocabulary confirms
+        return joined
 
     def line_end(self, m: re.Match[str]) -> str:
         return self.mend(m.group(1), m.group(2))

@@ -135,62 +135,97 @@ def _address(handle: Any) -> int:
     return ctypes.cast(handle, ctypes.c_void_p).value or 0
 
 
+def _objects(page: Any) -> Any:
+    """Every page object, those inside form XObjects too, as raw handles: PDFium's own calls, as a
+    page of a plot holds thousands of objects and pypdfium2's wrapper objects cost 3x the check."""
+    import pypdfium2.raw as pdfium_c
+
+    raw = page.raw
+    stack = [pdfium_c.FPDFPage_GetObject(raw, i) for i in range(pdfium_c.FPDFPage_CountObjects(raw))]
+    while stack:
+        obj = stack.pop()
+        if not obj:
+            continue
+        kind = pdfium_c.FPDFPageObj_GetType(obj)
+        if kind == pdfium_c.FPDF_PAGEOBJ_FORM:
+            stack.extend(
+                pdfium_c.FPDFFormObj_GetObject(obj, i) for i in range(pdfium_c.FPDFFormObj_CountObjects(obj))
+            )
+        else:
+            yield kind, obj
+
+
+class _Probe:
+    """Reusable out-parameters for PDFium's object queries."""
+
+    def __init__(self) -> None:
+        import pypdfium2.raw as pdfium_c
+
+        self.c = pdfium_c
+        self.r, self.g, self.b, self.a = (ctypes.c_uint() for _ in range(4))
+        self.size = ctypes.c_float()
+        self.matrix = pdfium_c.FS_MATRIX()
+        self.box = [ctypes.c_float() for _ in range(4)]
+        self.fill, self.stroke = ctypes.c_int(), ctypes.c_int()
+
+    def white(self, obj: Any) -> bool | None:
+        """True: filled white; False: another colour; None: fully transparent."""
+        if not self.c.FPDFPageObj_GetFillColor(obj, self.r, self.g, self.b, self.a):
+            return False
+        if self.a.value == 0:
+            return None
+        return min(self.r.value, self.g.value, self.b.value) >= _WHITE
+
+    def bounds(self, obj: Any) -> tuple[float, float, float, float] | None:
+        if not self.c.FPDFPageObj_GetBounds(obj, *self.box):
+            return None
+        left, bottom, right, top = (v.value for v in self.box)
+        return left, bottom, right, top
+
+    def tiny(self, obj: Any) -> bool:
+        """Drawn smaller than :data:`_MIN_VISIBLE_PT`: its font size times its matrix's scale."""
+        if not self.c.FPDFTextObj_GetFontSize(obj, ctypes.byref(self.size)):
+            return False
+        if not self.c.FPDFPageObj_GetMatrix(obj, ctypes.byref(self.matrix)):
+            return False
+        m = self.matrix
+        return bool(self.size.value * abs(m.a * m.d - m.b * m.c) ** 0.5 < _MIN_VISIBLE_PT)
+
+
 def _hidden_objects(page: Any) -> set[int]:
     """Addresses of the page's text objects no reader sees (see the module's docstring)."""
-    import pypdfium2 as pdfium
-    import pypdfium2.raw as pdfium_c
-
-    suspects: list[tuple[int, tuple[float, float, float, float] | None]] = []
-    r, g, b, a = (ctypes.c_uint() for _ in range(4))
-    size = ctypes.c_float()
-    for obj in page.get_objects(filter=[pdfium_c.FPDF_PAGEOBJ_TEXT]):
-        try:
-            left, bottom, right, top = obj.get_bounds()
-            matrix = obj.get_matrix()
-        except pdfium.PdfiumError:  # an object PDFium cannot place: leave it to the text layer
-            continue
-        if pdfium_c.FPDFTextObj_GetFontSize(obj.raw, size):
-            scale = abs(matrix.a * matrix.d - matrix.b * matrix.c) ** 0.5
-            if size.value * scale < _MIN_VISIBLE_PT:
-                suspects.append((_address(obj.raw), None))  # nothing to see at any colour
-                continue
-        mode = pdfium_c.FPDFTextObj_GetTextRenderMode(obj.raw)
-        filled = pdfium_c.FPDFPageObj_GetFillColor(obj.raw, r, g, b, a)
-        white = filled and min(r.value, g.value, b.value) >= _WHITE
-        clear = filled and a.value == 0
-        if mode == pdfium_c.FPDF_TEXTRENDERMODE_INVISIBLE or white or clear:
-            # Bounds are in the space of the object's form, as are those of a background drawn in
-            # the same form (a plot's dark panel under its white labels).
-            suspects.append((_address(obj.raw), (left, bottom, right, top)))
-    if not suspects:
-        return set()
-    grounds = _grounds(page) if any(box for _, box in suspects) else []
-    return {addr for addr, box in suspects if box is None or not _over_any(box, grounds)}
-
-
-def _grounds(page: Any) -> list[tuple[float, float, float, float]]:
-    """Bounds of what is painted on the page besides text: images and filled, non-white shapes."""
-    import pypdfium2 as pdfium
-    import pypdfium2.raw as pdfium_c
-
-    kinds = [pdfium_c.FPDF_PAGEOBJ_IMAGE, pdfium_c.FPDF_PAGEOBJ_PATH, pdfium_c.FPDF_PAGEOBJ_SHADING]
-    r, g, b, a = (ctypes.c_uint() for _ in range(4))
-    fill, stroke = ctypes.c_int(), ctypes.c_int()
-    out = []
-    for obj in page.get_objects(filter=kinds):
-        if obj.type == pdfium_c.FPDF_PAGEOBJ_PATH:
-            if not pdfium_c.FPDFPath_GetDrawMode(obj.raw, fill, stroke) or not fill.value:
-                continue
+    probe = _Probe()
+    c = probe.c
+    invisible = c.FPDF_TEXTRENDERMODE_INVISIBLE
+    hidden: set[int] = set()
+    suspects: list[tuple[int, tuple[float, float, float, float]]] = []
+    grounds: list[tuple[float, float, float, float]] = []
+    for kind, obj in _objects(page):
+        if kind == c.FPDF_PAGEOBJ_TEXT:
+            if probe.tiny(obj):
+                hidden.add(_address(obj))  # nothing to see at any colour
+            elif c.FPDFTextObj_GetTextRenderMode(obj) == invisible or probe.white(obj) is not False:
+                box = probe.bounds(obj)
+                if box is not None:
+                    suspects.append((_address(obj), box))
+        elif kind == c.FPDF_PAGEOBJ_PATH:
+            # What is painted under text: filled, non-white shapes (a slide's dark panel).
             if (
-                pdfium_c.FPDFPageObj_GetFillColor(obj.raw, r, g, b, a)
-                and min(r.value, g.value, b.value) >= _WHITE
+                c.FPDFPath_GetDrawMode(obj, probe.fill, probe.stroke)
+                and probe.fill.value
+                and not probe.white(obj)
             ):
-                continue
-        try:
-            out.append(obj.get_bounds())
-        except pdfium.PdfiumError:  # unplaceable: it covers nothing we can tell
-            continue
-    return out
+                box = probe.bounds(obj)
+                if box is not None:
+                    grounds.append(box)
+        elif kind in (c.FPDF_PAGEOBJ_IMAGE, c.FPDF_PAGEOBJ_SHADING):  # a scan under its OCR layer
+            box = probe.bounds(obj)
+            if box is not None:
+                grounds.append(box)
+    # Bounds are in the space of the object's form, as are those of a background drawn in the same
+    # form (a plot's dark panel under its white labels).
+    hidden.update(addr for addr, box in suspects if not _over_any(box, grounds))
+    return hidden
 
 
 def _over_any(
