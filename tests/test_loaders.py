@@ -418,3 +418,41 @@ def test_invisible_text_is_not_indexed_but_white_on_dark_and_ocr_layers_are(tmp_
     assert "Dark slide title in white" in second
     assert "Recognised text of the scanned page" in third
     assert doc.dropped["hidden_chars"] == len("Answerkey:1b2c3a") + len("Tinynoteforgradersonly")
+
+
+def make_page_over_a_clipped_page() -> bytes:
+    """A syllabus page drawn over another page placed as a form XObject and clipped to its top
+    strip (how a letterhead is reused): the placed page's text is drawn, and cut away."""
+    form = (
+        b"q 0 742 612 50 re W n BT /F1 12 Tf 72 760 Td (University letterhead) Tj ET "
+        b"BT /F1 12 Tf 72 600 Td (Exam solutions: question one is b) Tj ET Q"
+    )
+    content = b"/Fm1 Do BT /F1 12 Tf 72 500 Td (Office hours are on Tuesdays.) Tj ET"
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
+        b"/Resources << /Font << /F1 5 0 R >> /XObject << /Fm1 6 0 R >> >> >>",
+        b"<< /Length %d >>\nstream\n%s\nendstream" % (len(content), content),
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+        b"<< /Type /XObject /Subtype /Form /BBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >> >> "
+        b"/Length %d >>\nstream\n%s\nendstream" % (len(form), form),
+    ]
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n%s\nendobj\n" % (number, body)
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % at for at in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
+    return bytes(out)
+
+
+def test_text_a_clipping_path_cuts_away_is_not_indexed() -> None:
+    doc = load_document(make_page_over_a_clipped_page(), "syllabus.pdf", LIMIT)
+    text = doc.pages[0].text
+    assert "Office hours are on Tuesdays." in text and "University letterhead" in text
+    assert "solutions" not in text
+    assert doc.dropped["hidden_chars"] == len("Examsolutions:questiononeisb")

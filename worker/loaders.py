@@ -373,6 +373,8 @@ def _mb(n: int) -> str:
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _PUA = re.compile("[\ue000-\uf8ff]")
+_LETTER = re.compile(r"[^\W\d_]")
+_BENGALI = re.compile("[\u0980-\u09ff]")
 
 
 def _clean(text: str, *, compat: bool = False) -> str:
@@ -398,11 +400,11 @@ def _stem(name: str) -> str:
 
 def _guess_lang(text: str) -> str:
     """Return "bn" when Bengali script dominates the letters, else "en" (front matter overrides it)."""
-    letters = [c for c in text if c.isalpha()]
+    letters = len(_LETTER.findall(text))
     if not letters:
         return "en"
-    bengali = sum(1 for c in letters if "\u0980" <= c <= "\u09ff")
-    return "bn" if bengali / len(letters) > 0.3 else "en"
+    bengali = len(_BENGALI.findall(text))
+    return "bn" if bengali / letters > 0.3 else "en"
 
 
 def _decode(data: bytes, name: str) -> tuple[str, list[str]]:

@@ -137,10 +137,14 @@ def mend_marks(text: str, own: frozenset[str] = frozenset()) -> tuple[str, int]:
     """``text`` with PDFium's U+FFFE marks and soft hyphens read back into words, and how many marks
     no word was found for. ``own``: the document's words (:func:`document_words`)."""
     mender = _Mender(own)
-    text = _LINE_END_MARK.sub(mender.line_end, text)
-    text = _LINE_END_HYPHEN.sub(mender.hyphen, text)
-    text = _IN_WORD_MARK.sub(mender.in_word, text)
-    return text.replace("\u00ad", ""), mender.unmended
+    marked = MARK in text or "\u00ad" in text  # most pages have neither: no regex runs on them
+    if marked:
+        text = _LINE_END_MARK.sub(mender.line_end, text)
+    if "-\n" in text or "- \n" in text:
+        text = _LINE_END_HYPHEN.sub(mender.hyphen, text)
+    if marked:
+        text = _IN_WORD_MARK.sub(mender.in_word, text).replace("\u00ad", "")
+    return text, mender.unmended
 
 
 def _is_page_label(line: str, page: int | None) -> bool:

@@ -9,7 +9,9 @@ Why the hidden-text check: a syllabus can carry an answer key in white text, or 
 zero, that a reader never sees but an extractor reads like any other; a student's question must
 never be answered from it. Text is hidden when it is drawn in white, fully transparent or in
 PDFium's "invisible" render mode *and* nothing is drawn under it (white text on a dark slide, or an
-OCR layer over a scanned image, is read as usual), or when it is smaller than half a point.
+OCR layer over a scanned image, is read as usual), when it is drawn less than half a point tall,
+or when it lies wholly outside its clipping path (another page placed in a form XObject and cut
+down to its letterhead: a syllabus printed over an exam's instructions).
 
 PDFium is not thread-safe, and a worker may load two uploads at once on its write threads: every
 call into it here holds :data:`_PDFIUM`.
@@ -135,26 +137,6 @@ def _address(handle: Any) -> int:
     return ctypes.cast(handle, ctypes.c_void_p).value or 0
 
 
-def _objects(page: Any) -> Any:
-    """Every page object, those inside form XObjects too, as raw handles: PDFium's own calls, as a
-    page of a plot holds thousands of objects and pypdfium2's wrapper objects cost 3x the check."""
-    import pypdfium2.raw as pdfium_c
-
-    raw = page.raw
-    stack = [pdfium_c.FPDFPage_GetObject(raw, i) for i in range(pdfium_c.FPDFPage_CountObjects(raw))]
-    while stack:
-        obj = stack.pop()
-        if not obj:
-            continue
-        kind = pdfium_c.FPDFPageObj_GetType(obj)
-        if kind == pdfium_c.FPDF_PAGEOBJ_FORM:
-            stack.extend(
-                pdfium_c.FPDFFormObj_GetObject(obj, i) for i in range(pdfium_c.FPDFFormObj_CountObjects(obj))
-            )
-        else:
-            yield kind, obj
-
-
 class _Probe:
     """Reusable out-parameters for PDFium's object queries."""
 
@@ -163,10 +145,11 @@ class _Probe:
 
         self.c = pdfium_c
         self.r, self.g, self.b, self.a = (ctypes.c_uint() for _ in range(4))
+        self.box = [ctypes.c_float() for _ in range(4)]
         self.size = ctypes.c_float()
         self.matrix = pdfium_c.FS_MATRIX()
-        self.box = [ctypes.c_float() for _ in range(4)]
         self.fill, self.stroke = ctypes.c_int(), ctypes.c_int()
+        self.x, self.y = ctypes.c_float(), ctypes.c_float()
 
     def white(self, obj: Any) -> bool | None:
         """True: filled white; False: another colour; None: fully transparent."""
@@ -176,56 +159,111 @@ class _Probe:
             return None
         return min(self.r.value, self.g.value, self.b.value) >= _WHITE
 
+    def clipped(self, obj: Any, box: tuple[float, float, float, float]) -> bool:
+        """Entirely outside its clipping path (the bounding box of each of its paths, in the same
+        space as the object's bounds): drawn, and cut away before anyone sees it."""
+        c = self.c
+        clip = c.FPDFPageObj_GetClipPath(obj)
+        if not clip:
+            return False
+        x, y = self.x, self.y
+        for path in range(c.FPDFClipPath_CountPaths(clip)):
+            count = c.FPDFClipPath_CountPathSegments(clip, path)
+            # A rectangle (4 or 5 segments) by two opposite corners; any other shape point by point.
+            corners = (0, 2) if count in (4, 5) else range(count)
+            xs, ys = [], []
+            for index in corners:
+                segment = c.FPDFClipPath_GetPathSegment(clip, path, index)
+                if segment and c.FPDFPathSegment_GetPoint(segment, x, y):
+                    xs.append(x.value)
+                    ys.append(y.value)
+            if xs and (box[2] < min(xs) or box[0] > max(xs) or box[3] < min(ys) or box[1] > max(ys)):
+                return True
+        return False
+
     def bounds(self, obj: Any) -> tuple[float, float, float, float] | None:
         if not self.c.FPDFPageObj_GetBounds(obj, *self.box):
             return None
         left, bottom, right, top = (v.value for v in self.box)
         return left, bottom, right, top
 
-    def tiny(self, obj: Any) -> bool:
-        """Drawn smaller than :data:`_MIN_VISIBLE_PT`: its font size times its matrix's scale."""
-        if not self.c.FPDFTextObj_GetFontSize(obj, ctypes.byref(self.size)):
-            return False
-        if not self.c.FPDFPageObj_GetMatrix(obj, ctypes.byref(self.matrix)):
-            return False
-        m = self.matrix
-        return bool(self.size.value * abs(m.a * m.d - m.b * m.c) ** 0.5 < _MIN_VISIBLE_PT)
-
 
 def _hidden_objects(page: Any) -> set[int]:
-    """Addresses of the page's text objects no reader sees (see the module's docstring)."""
+    """Addresses of the page's text objects no reader sees (see the module's docstring).
+
+    One flat loop of PDFium's own calls over every object, those inside form XObjects too: a page
+    of a plot holds thousands, and pypdfium2's wrapper objects cost 3x the check. What is painted
+    under text is only looked at on a page that has white, clear or invisible text at all.
+    """
     probe = _Probe()
     c = probe.c
-    invisible = c.FPDF_TEXTRENDERMODE_INVISIBLE
+    get_type, get_mode = c.FPDFPageObj_GetType, c.FPDFTextObj_GetTextRenderMode
+    get_fill, get_size, get_matrix = (
+        c.FPDFPageObj_GetFillColor,
+        c.FPDFTextObj_GetFontSize,
+        c.FPDFPageObj_GetMatrix,
+    )
+    text_kind, form_kind, invisible = (
+        c.FPDF_PAGEOBJ_TEXT,
+        c.FPDF_PAGEOBJ_FORM,
+        c.FPDF_TEXTRENDERMODE_INVISIBLE,
+    )
+    r, g, b, a, size, m = probe.r, probe.g, probe.b, probe.a, probe.size, probe.matrix
     hidden: set[int] = set()
-    suspects: list[tuple[int, tuple[float, float, float, float]]] = []
-    grounds: list[tuple[float, float, float, float]] = []
-    for kind, obj in _objects(page):
-        if kind == c.FPDF_PAGEOBJ_TEXT:
-            if probe.tiny(obj):
-                hidden.add(_address(obj))  # nothing to see at any colour
-            elif c.FPDFTextObj_GetTextRenderMode(obj) == invisible or probe.white(obj) is not False:
-                box = probe.bounds(obj)
-                if box is not None:
-                    suspects.append((_address(obj), box))
-        elif kind == c.FPDF_PAGEOBJ_PATH:
-            # What is painted under text: filled, non-white shapes (a slide's dark panel).
-            if (
-                c.FPDFPath_GetDrawMode(obj, probe.fill, probe.stroke)
-                and probe.fill.value
-                and not probe.white(obj)
-            ):
-                box = probe.bounds(obj)
-                if box is not None:
-                    grounds.append(box)
-        elif kind in (c.FPDF_PAGEOBJ_IMAGE, c.FPDF_PAGEOBJ_SHADING):  # a scan under its OCR layer
+    suspects: list[Any] = []
+    others: list[Any] = []
+    stack = [(c.FPDFPage_GetObject(page.raw, i), False) for i in range(c.FPDFPage_CountObjects(page.raw))]
+    while stack:
+        obj, nested = stack.pop()
+        kind = get_type(obj)
+        if kind == form_kind:
+            stack.extend(
+                (c.FPDFFormObj_GetObject(obj, i), True) for i in range(c.FPDFFormObj_CountObjects(obj))
+            )
+        elif kind != text_kind:
+            others.append(obj)
+        elif (
+            get_size(obj, size)
+            and get_matrix(obj, m)
+            and size.value * abs(m.a * m.d - m.b * m.c) ** 0.5 < _MIN_VISIBLE_PT
+        ):
+            hidden.add(_address(obj))  # set at (nearly) no size: nothing to see at any colour
+        elif get_mode(obj) == invisible or (
+            get_fill(obj, r, g, b, a) and (a.value == 0 or min(r.value, g.value, b.value) >= _WHITE)
+        ):
+            suspects.append(obj)
+        elif nested:
             box = probe.bounds(obj)
-            if box is not None:
-                grounds.append(box)
-    # Bounds are in the space of the object's form, as are those of a background drawn in the same
-    # form (a plot's dark panel under its white labels).
-    hidden.update(addr for addr, box in suspects if not _over_any(box, grounds))
+            if box is not None and probe.clipped(obj, box):
+                hidden.add(_address(obj))  # a page placed under another, clipped to its letterhead
+    if suspects:
+        grounds = _grounds(probe, others)
+        for obj in suspects:
+            # Bounds are in the space of the object's form, as are those of a background drawn in
+            # the same form (a plot's dark panel under its white labels).
+            box = probe.bounds(obj)
+            if box is not None and not _over_any(box, grounds):
+                hidden.add(_address(obj))
     return hidden
+
+
+def _grounds(probe: _Probe, objects: list[Any]) -> list[tuple[float, float, float, float]]:
+    """Bounds of what is painted besides text: images and shadings (a scan under its OCR layer),
+    filled non-white shapes (a slide's dark panel)."""
+    c = probe.c
+    out = []
+    for obj in objects:
+        kind = c.FPDFPageObj_GetType(obj)
+        if kind == c.FPDF_PAGEOBJ_PATH:
+            drawn = c.FPDFPath_GetDrawMode(obj, probe.fill, probe.stroke)
+            if not drawn or not probe.fill.value or probe.white(obj) is not False:
+                continue
+        elif kind not in (c.FPDF_PAGEOBJ_IMAGE, c.FPDF_PAGEOBJ_SHADING):
+            continue
+        box = probe.bounds(obj)
+        if box is not None:
+            out.append(box)
+    return out
 
 
 def _over_any(
