@@ -159,12 +159,15 @@ class _Probe:
             return None
         return min(self.r.value, self.g.value, self.b.value) >= _WHITE
 
-    def clipped(self, obj: Any, box: tuple[float, float, float, float]) -> bool:
+    def clipped(self, obj: Any) -> bool:
         """Entirely outside its clipping path (the bounding box of each of its paths, in the same
         space as the object's bounds): drawn, and cut away before anyone sees it."""
         c = self.c
         clip = c.FPDFPageObj_GetClipPath(obj)
         if not clip:
+            return False
+        box = self.bounds(obj)
+        if box is None:
             return False
         x, y = self.x, self.y
         for path in range(c.FPDFClipPath_CountPaths(clip)):
@@ -212,30 +215,32 @@ def _hidden_objects(page: Any) -> set[int]:
     hidden: set[int] = set()
     suspects: list[Any] = []
     others: list[Any] = []
-    stack = [(c.FPDFPage_GetObject(page.raw, i), False) for i in range(c.FPDFPage_CountObjects(page.raw))]
-    while stack:
-        obj, nested = stack.pop()
-        kind = get_type(obj)
-        if kind == form_kind:
-            stack.extend(
-                (c.FPDFFormObj_GetObject(obj, i), True) for i in range(c.FPDFFormObj_CountObjects(obj))
-            )
-        elif kind != text_kind:
-            others.append(obj)
-        elif (
-            get_size(obj, size)
-            and get_matrix(obj, m)
-            and size.value * abs(m.a * m.d - m.b * m.c) ** 0.5 < _MIN_VISIBLE_PT
-        ):
-            hidden.add(_address(obj))  # set at (nearly) no size: nothing to see at any colour
-        elif get_mode(obj) == invisible or (
-            get_fill(obj, r, g, b, a) and (a.value == 0 or min(r.value, g.value, b.value) >= _WHITE)
-        ):
-            suspects.append(obj)
-        elif nested:
-            box = probe.bounds(obj)
-            if box is not None and probe.clipped(obj, box):
+    white, tiny = _WHITE, _MIN_VISIBLE_PT**2
+    raw = page.raw
+    level = [c.FPDFPage_GetObject(raw, i) for i in range(c.FPDFPage_CountObjects(raw))]
+    nested = False
+    while level:
+        forms: list[Any] = []
+        for obj in level:
+            kind = get_type(obj)
+            if kind != text_kind:
+                (forms if kind == form_kind else others).append(obj)
+                continue
+            # Set at (nearly) no size (font size times the matrix's scale): nothing to see.
+            if get_size(obj, size) and get_matrix(obj, m):
+                scale = size.value**2 * abs(m.a * m.d - m.b * m.c)
+                if scale < tiny:
+                    hidden.add(_address(obj))
+                    continue
+            if get_mode(obj) == invisible or (
+                get_fill(obj, r, g, b, a)
+                and ((r.value >= white and g.value >= white and b.value >= white) or a.value == 0)
+            ):
+                suspects.append(obj)
+            elif nested and probe.clipped(obj):
                 hidden.add(_address(obj))  # a page placed under another, clipped to its letterhead
+        level = [c.FPDFFormObj_GetObject(f, i) for f in forms for i in range(c.FPDFFormObj_CountObjects(f))]
+        nested = True
     if suspects:
         grounds = _grounds(probe, others)
         for obj in suspects:
