@@ -199,6 +199,10 @@ class FileReport(BaseModel):
         default=None, description="The file name of the document this upload replaced (same id)."
     )
 
+    def left_out(self) -> str:
+        """``dropped`` in words for every front-end ("46 page labels, 7 dot leaders"); "" when none."""
+        return ", ".join(f"{n} {kind.replace('_', ' ')}" for kind, n in self.dropped.items())
+
 
 class IngestReport(BaseModel):
     collection: str

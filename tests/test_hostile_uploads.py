@@ -114,6 +114,20 @@ def test_a_docx_over_the_limit_is_refused_whatever_its_headers_say() -> None:
         load_document(lying, "notes.docx", 20 * 1024 * 1024, max_expanded_bytes=8 * 1024 * 1024)
 
 
+def test_a_docx_part_compressed_as_word_never_does_is_refused_unread() -> None:
+    import zipfile
+
+    from syllabot.worker.loaders import CorruptFile
+
+    honest = zipfile.ZipFile(io.BytesIO(docx_bomb(200_000)))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as archive:
+        for item in honest.infolist():  # bzip2 is inflated by zipfile without an output bound
+            archive.writestr(item.filename, honest.read(item.filename), compress_type=zipfile.ZIP_BZIP2)
+    with pytest.raises(CorruptFile, match="compression method 12, which Word never writes"):
+        load_document(out.getvalue(), "notes.docx", 20 * 1024 * 1024)
+
+
 def test_an_honest_docx_still_loads() -> None:
     doc = load_document(docx_bomb(200_000), "notes.docx", 20 * 1024 * 1024)  # 200 KB of XML: fine
     assert "deadlock" in doc.pages[0].text

@@ -46,7 +46,7 @@ from syllabot.worker.markdown_text import setext_level
 from syllabot.worker.pdf_repair import repair_pages
 from syllabot.worker.pdf_text import read_pdf
 from syllabot.worker.web_text import html_text, rst_text
-from syllabot.worker.zip_bounds import Overflow, unpacked_size
+from syllabot.worker.zip_bounds import Overflow, StrangeCompression, unpacked_size
 
 log = logging.getLogger("syllabot.loaders")
 
@@ -337,6 +337,12 @@ def _check_expansion(
             )
     try:
         unpacked_size(data, max_expanded_bytes, check)
+    except StrangeCompression as exc:
+        raise CorruptFile(
+            f"{name} is not a Word document Word wrote: its part {exc.part} uses ZIP compression method "
+            f"{exc.method}, which Word never writes; save it again from Word as .docx or upload a PDF",
+            file=name,
+        ) from exc
     except Overflow as exc:
         if exc.unpacked > exc.declared:
             what = (

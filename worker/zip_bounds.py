@@ -33,8 +33,19 @@ class Overflow(Exception):
         self.declared = declared
 
 
+class StrangeCompression(Exception):
+    """A part compressed with a method Word never writes (bzip2, LZMA …): ``zipfile`` would inflate
+    it with no bound on its output, so it is refused rather than measured."""
+
+    def __init__(self, part: str, method: int) -> None:
+        super().__init__(part)
+        self.part = part
+        self.method = method
+
+
 def unpacked_size(data: bytes, limit: int, check: Callable[[], None] | None = None) -> int:
-    """The bytes all parts of the archive ``data`` inflate to; :class:`Overflow` past ``limit``.
+    """The bytes all parts of the archive ``data`` inflate to; :class:`Overflow` past ``limit``,
+    :class:`StrangeCompression` for a part neither stored nor deflated.
 
     A damaged container or part is not this function's to report: it returns what it counted and
     leaves the refusal to the parser. ``check`` runs between steps (a cancelled build raises).
@@ -52,10 +63,12 @@ def unpacked_size(data: bytes, limit: int, check: Callable[[], None] | None = No
             if start is None:
                 continue
             total = _inflate(view[start:], member, total, limit, check)
-        else:  # stored (Word writes nothing else): what it holds is what it takes
-            total += member.compress_size if member.compress_type == zipfile.ZIP_STORED else member.file_size
+        elif member.compress_type == zipfile.ZIP_STORED:  # what it holds is what it takes
+            total += member.compress_size
             if total > limit:
                 raise Overflow(member.filename, total, member.file_size)
+        else:  # zipfile inflates bzip2 and LZMA without an output bound: never let it try
+            raise StrangeCompression(member.filename, member.compress_type)
     return total
 
 

@@ -235,8 +235,7 @@ def print_ingest_report(report: IngestReport, stream: TextIO | None = None) -> N
             for warning in f.warnings:
                 print(f"        warning: {warning}", file=stream)
             if f.dropped:
-                left_out = ", ".join(f"{n} {kind.replace('_', ' ')}" for kind, n in f.dropped.items())
-                print(f"        left out of the index: {left_out}", file=stream)
+                print(f"        left out of the index: {f.left_out()}", file=stream)
         else:
             print(f"  ERROR {f.file}: {f.error}", file=stream)
     if report.changed:
