@@ -59,11 +59,11 @@ def _words(text: str) -> str:
 
 def html_text(markup: str) -> WebText:
     """The main content of an HTML page (``<main>``, else its one ``<article>``, else ``<body>``)."""
-    from bs4 import BeautifulSoup
+    from bs4 import BeautifulSoup, FeatureNotFound
 
     try:
         soup = BeautifulSoup(markup, "lxml")
-    except Exception:  # noqa: BLE001 - lxml missing or refusing: the standard library's parser reads anything
+    except FeatureNotFound:  # lxml missing: the standard library's parser reads any page too
         soup = BeautifulSoup(markup, "html.parser")
     title = _words(soup.title.get_text()) if soup.title else ""
     root = soup.find("html")
