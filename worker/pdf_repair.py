@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, fields
+from functools import cache, cached_property
 from itertools import pairwise
 
 from syllabot.worker.vocabulary import known, vocabulary
@@ -38,6 +39,10 @@ _LINE_END_HYPHEN = re.compile(r"([A-Za-z]{2,})-[ \t]*\n[ \t]*([a-z]{2,})")
 _IN_WORD_MARK = re.compile(r"([A-Za-z]*)\ufffe+([A-Za-z]*)")
 _DOT_LEADER = re.compile(r"[ \t]*(?:\.[ \t]*){5,}(?:\d{1,4}\b)?")
 _GLYPH_RUN = re.compile(r"[ \t]*(?:[●○■□▲△▼▽◆◇★☆▪▫◦⋅∙•✕✖×+][ \t]*){3,}")
+# Cheap first looks: the patterns above start with optional spaces, so the engine tries them at every
+# position of a page; most pages have neither two dots in a row nor three glyphs.
+_DOT_PAIR = re.compile(r"\.[ \t]*\.")
+_GLYPH_PAIR = re.compile(r"[●○■□▲△▼▽◆◇★☆▪▫◦⋅∙•✕✖×+][ \t]*[●○■□▲△▼▽◆◇★☆▪▫◦⋅∙•✕✖×+]")
 _GLYPH = re.compile(r"[^ \t]")
 # A line of axis ticks: numbers and nothing else, several of them ("0 25 50 75 100", "2000 2010 2020").
 _TICK_LINE = re.compile(r"^[ \t]*(?:-?\d+(?:\.\d+)?[ \t]+){3,}-?\d+(?:\.\d+)?[ \t]*$")
@@ -80,10 +85,15 @@ def document_words(pages: Iterable[str]) -> frozenset[str]:
 class _Mender:
     """Reads U+FFFE marks back into words: a line-end hyphen, then a ligature, then a compound."""
 
-    def __init__(self, own: frozenset[str]) -> None:
+    def __init__(self, own: frozenset[str] | Callable[[], frozenset[str]]) -> None:
         self.words = vocabulary()
-        self.own = own
+        self._own = own
         self.unmended = 0
+
+    @cached_property
+    def own(self) -> frozenset[str]:
+        """The document's words, gathered only when a mark or hyphen needs them (most pages: never)."""
+        return self._own if isinstance(self._own, frozenset) else self._own()
 
     def word(self, text: str) -> bool:
         low = text.lower()
@@ -133,9 +143,12 @@ class _Mender:
         return self.mend(m.group(1), m.group(2))
 
 
-def mend_marks(text: str, own: frozenset[str] = frozenset()) -> tuple[str, int]:
+def mend_marks(
+    text: str, own: frozenset[str] | Callable[[], frozenset[str]] = frozenset()
+) -> tuple[str, int]:
     """``text`` with PDFium's U+FFFE marks and soft hyphens read back into words, and how many marks
-    no word was found for. ``own``: the document's words (:func:`document_words`)."""
+    no word was found for. ``own``: the document's words (:func:`document_words`), or what gives
+    them when first needed."""
     mender = _Mender(own)
     marked = MARK in text or "\u00ad" in text  # most pages have neither: no regex runs on them
     if marked:
@@ -171,8 +184,10 @@ def drop_layout_debris(text: str, page: int | None = None) -> tuple[str, Dropped
         dropped.plot_glyphs += len(_GLYPH.findall(m.group(0)))
         return " "
 
-    text = _DOT_LEADER.sub(leader, text)
-    text = _GLYPH_RUN.sub(glyphs, text)
+    if _DOT_PAIR.search(text):
+        text = _DOT_LEADER.sub(leader, text)
+    if _GLYPH_PAIR.search(text):
+        text = _GLYPH_RUN.sub(glyphs, text)
     lines = []
     for line in text.split("\n"):
         if _TICK_LINE.match(line) and not _looks_like_data(line):
@@ -242,7 +257,7 @@ def drop_running_lines(pages: list[str]) -> tuple[list[str], int]:
 def repair_pages(pages: list[str]) -> tuple[list[str], Dropped]:
     """Everything above over a document's pages (1-based), in the order that keeps each step's
     input clean: marks read first (a line-end mark joins two lines), then debris, then running lines."""
-    own = document_words(pages)
+    own = cache(lambda: document_words(pages))
     dropped = Dropped()
     out = []
     for number, text in enumerate(pages, start=1):

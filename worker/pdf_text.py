@@ -150,6 +150,7 @@ class _Probe:
         self.matrix = pdfium_c.FS_MATRIX()
         self.fill, self.stroke = ctypes.c_int(), ctypes.c_int()
         self.x, self.y = ctypes.c_float(), ctypes.c_float()
+        self.areas: dict[int, tuple[float, float, float, float] | None] = {}
 
     def white(self, obj: Any) -> bool | None:
         """True: filled white; False: another colour; None: fully transparent."""
@@ -166,29 +167,43 @@ class _Probe:
         clip = c.FPDFPageObj_GetClipPath(obj)
         if not clip:
             return False
-        box = self.bounds(obj)
-        if box is None:
-            return False
-        x, y = self.x, self.y
+        box = None
         for path in range(c.FPDFClipPath_CountPaths(clip)):
-            count = c.FPDFClipPath_CountPathSegments(clip, path)
-            # A rectangle (4 or 5 segments) by two opposite corners; any other shape point by point.
-            corners = (0, 2) if count in (4, 5) else range(count)
-            xs, ys = [], []
-            for index in corners:
-                segment = c.FPDFClipPath_GetPathSegment(clip, path, index)
-                if segment and c.FPDFPathSegment_GetPoint(segment, x, y):
-                    xs.append(x.value)
-                    ys.append(y.value)
-            if xs and (box[2] < min(xs) or box[0] > max(xs) or box[3] < min(ys) or box[1] > max(ys)):
+            area = self._clip_area(clip, path)
+            if area is None:
+                continue
+            box = box or self.bounds(obj)
+            if box and (box[2] < area[0] or box[0] > area[2] or box[3] < area[1] or box[1] > area[3]):
                 return True
         return False
 
-    def bounds(self, obj: Any) -> tuple[float, float, float, float] | None:
-        if not self.c.FPDFPageObj_GetBounds(obj, *self.box):
+    def _clip_area(self, clip: Any, path: int) -> tuple[float, float, float, float] | None:
+        """The bounding box of one path of a clip, remembered by where PDFium keeps its points: the
+        objects of a form share their clip's points, so each shape is read once."""
+        c = self.c
+        first = c.FPDFClipPath_GetPathSegment(clip, path, 0)
+        if not first:
             return None
-        left, bottom, right, top = (v.value for v in self.box)
-        return left, bottom, right, top
+        key = _address(first)
+        if key in self.areas:
+            return self.areas[key]
+        count = c.FPDFClipPath_CountPathSegments(clip, path)
+        x, y = self.x, self.y
+        xs, ys = [], []
+        for index in range(count):
+            segment = c.FPDFClipPath_GetPathSegment(clip, path, index)
+            if segment and c.FPDFPathSegment_GetPoint(segment, x, y):
+                xs.append(x.value)
+                ys.append(y.value)
+        area = (min(xs), min(ys), max(xs), max(ys)) if xs else None
+        self.areas[key] = area
+        return area
+
+    def bounds(self, obj: Any) -> tuple[float, float, float, float] | None:
+        left, bottom, right, top = self.box
+        if not self.c.FPDFPageObj_GetBounds(obj, left, bottom, right, top):
+            return None
+        return left.value, bottom.value, right.value, top.value
 
 
 def _hidden_objects(page: Any) -> set[int]:
