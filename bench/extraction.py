@@ -190,7 +190,7 @@ def main(argv: list[str] | None = None) -> int:
 def _write(table: str, files: int) -> None:
     """Replace the measured table in docs/EXTRACTION.md, keeping the prose around it."""
     begin, end = "<!-- extraction table -->", "<!-- /extraction table -->"
-    block = f"{begin}\n{files} PDFs under `../shared/data/`; {machine_stamp()}.\n\n{table}\n{end}"
+    block = f"{begin}\n{files} PDFs under `../shared/data/`. {machine_stamp()}\n\n{table}\n{end}"
     text = DOC.read_text(encoding="utf-8") if DOC.exists() else f"# Text extraction\n\n{begin}\n{end}\n"
     head, _, rest = text.partition(begin)
     _, _, tail = rest.partition(end)
