@@ -90,7 +90,9 @@ def read_pdf(
 def _open_error(exc: Exception, name: str) -> Exception:
     import pypdfium2.raw as pdfium_c
 
-    code = getattr(exc, "err_code", None)
+    code = getattr(exc, "err_code", None)  # PDFium's FPDF_GetLastError(), as pypdfium2 5 keeps it
+    if code is None and "password" in str(exc).lower():
+        code = pdfium_c.FPDF_ERR_PASSWORD
     if code == pdfium_c.FPDF_ERR_PASSWORD:
         return EncryptedFile(
             f"{name} is password-protected; remove the password (open it and print or save it as an "
