@@ -56,7 +56,7 @@ from syllabot.bots.frontend import (
 from syllabot.shared.bindings import Bindings, InvalidCollectionName, Privacy, validate_collection_name
 from syllabot.shared.config import Settings
 from syllabot.shared.feedback import Feedback, UnknownAnswer
-from syllabot.shared.formats import clean_name, is_document_name
+from syllabot.shared.formats import SUPPORTED_TYPES, clean_name, is_document_name
 from syllabot.shared.gap_report import (
     DEFAULT_REPORT_DAYS,
     MAX_REPORT_DAYS,
@@ -99,11 +99,10 @@ MIN_JOB_WAIT_S = 1.0
 RESPONSE_URL_PARTIALS = 3
 #: How long an Events API event id is remembered, so a redelivery is not answered twice.
 EVENT_DEDUP_S = 600
-#: File extensions the worker's loaders read (worker/loaders.py ``_EXTENSIONS``); anything else is
-#: refused before downloading. Slack's ``filetype`` for PDF and Word counts too: the worker
-#: recognises those by their content whatever the name.
+#: A file whose name the loaders read (``shared.formats``) is downloaded; anything else is refused
+#: before downloading. Slack's ``filetype`` for PDF and Word counts too: the worker recognises those
+#: by their content whatever the name.
 SUPPORTED_FILETYPES = frozenset({"pdf", "docx"})
-SUPPORTED_DESCRIPTION = "PDF, Word (.docx), Markdown (.md) or plain text (.txt)"
 
 Message = dict[str, Any]
 
@@ -631,8 +630,8 @@ class SlackFrontEnd:
                 " If it is plain text, rename it to .txt or .md." if filetype in {"text", "markdown"} else ""
             )
             raise BotUsageError(
-                f"*{render.safe(name)}* is {render.safe(kind)}, which Syllabot cannot index. Upload a "
-                f"{SUPPORTED_DESCRIPTION} file instead. It was not downloaded.{hint}"
+                f"*{render.safe(name)}* is {render.safe(kind)}, which Syllabot cannot index. Upload "
+                f"{render.safe(SUPPORTED_TYPES)} files instead. It was not downloaded.{hint}"
             )
         size = int(info.get("size") or 0)
         limit = self.settings.max_document_bytes

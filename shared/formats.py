@@ -14,10 +14,16 @@ DOCUMENT_KINDS = {
     ".txt": "text",
     ".text": "text",
     ".docx": "docx",
+    ".html": "html",
+    ".htm": "html",
+    ".rst": "rst",
 }
 DOCUMENT_SUFFIXES = tuple(DOCUMENT_KINDS)
 #: For messages that tell a user what to upload instead.
-SUPPORTED_TYPES = "PDF (.pdf), Markdown (.md), plain text (.txt) and Word (.docx)"
+SUPPORTED_TYPES = (
+    "PDF (.pdf), Markdown (.md), plain text (.txt), Word (.docx), web pages (.html) and "
+    "reStructuredText (.rst)"
+)
 
 
 def is_document_name(name: str) -> bool:

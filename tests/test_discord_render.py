@@ -385,7 +385,14 @@ def test_render_ingest_report_summarises_pages_chunks_modules_and_warnings() -> 
             FileReport(
                 file="scan.pdf", ok=True, pages=3, chunks=0, warnings=["no text layer: is this a scan?"]
             ),
-            FileReport(file="notes.pdf", ok=True, pages=10, chunks=42, modules=["Module 1", "Module 2"]),
+            FileReport(
+                file="notes.pdf",
+                ok=True,
+                pages=10,
+                chunks=42,
+                modules=["Module 1", "Module 2"],
+                dropped={"page_labels": 10, "running_lines": 4},
+            ),
             FileReport(file="bad.docx", ok=False, error="not a DOCX file"),
         ],
         index_version="v7",
@@ -402,6 +409,7 @@ def test_render_ingest_report_summarises_pages_chunks_modules_and_warnings() -> 
     assert "no text layer: is this a scan?" in fields["⚠️ scan.pdf"]
     assert fields["❌ bad.docx"] == "❌ not a DOCX file"
     assert "42 chunks" in fields["✅ notes.pdf"]
+    assert "Left out of the index: 10 page labels, 4 running lines" in fields["✅ notes.pdf"]
 
 
 def test_progress_and_rate_limit_texts() -> None:

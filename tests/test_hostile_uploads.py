@@ -3,6 +3,7 @@ documents that would silently replace another one."""
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import pytest
@@ -58,6 +59,73 @@ def test_a_docx_bomb_is_refused_before_it_is_parsed(xml_mb: int, why: str) -> No
         load_document(bomb, "notes.docx", 20 * 1024 * 1024)
     grown_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
     assert grown_mb < 50  # peak memory: nothing was unpacked
+
+
+def _lying_docx(xml_bytes: int, declared: int) -> bytes:
+    """A DOCX whose word/document.xml really holds ``xml_bytes`` but whose ZIP headers (local and
+    central) say ``declared``: the sizes are patched after writing."""
+    import struct
+    import zipfile
+
+    honest = docx_bomb(200_000)
+    source = zipfile.ZipFile(io.BytesIO(honest))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
+        for item in source.infolist():
+            data = source.read(item.filename)
+            if item.filename == "word/document.xml":
+                head, _, tail = data.partition(b"</w:body>")
+                filler = b"<w:p><w:r><w:t>padding</w:t></w:r></w:p>"
+                data = head + filler * (xml_bytes // len(filler)) + b"</w:body>" + tail
+            archive.writestr(item.filename, data)
+        target = archive.getinfo("word/document.xml")
+    raw = bytearray(out.getvalue())
+    struct.pack_into("<I", raw, target.header_offset + 22, declared)  # local header
+    central = raw.index(b"PK\x01\x02")
+    while raw[central + 46 : central + 46 + len(target.filename)] != target.filename.encode():
+        central = raw.index(b"PK\x01\x02", central + 4)
+    struct.pack_into("<I", raw, central + 24, declared)  # central directory
+    return bytes(raw)
+
+
+def test_a_docx_whose_headers_understate_its_size_is_refused_within_bounded_memory() -> None:
+    import tracemalloc
+    import zipfile
+
+    from syllabot.worker.loaders import TooLarge
+
+    lying = _lying_docx(40 * 1024 * 1024, declared=200_000)
+    assert zipfile.ZipFile(io.BytesIO(lying)).getinfo("word/document.xml").file_size == 200_000
+    tracemalloc.start()
+    try:
+        with pytest.raises(TooLarge, match=r"word/document\.xml unpacks to more than the 0\.2 MB"):
+            load_document(lying, "notes.docx", 20 * 1024 * 1024)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 4 * 1024 * 1024  # the old loader inflated all 40 MB before "Bad CRC-32"
+
+
+def test_a_docx_over_the_limit_is_refused_whatever_its_headers_say() -> None:
+    from syllabot.worker.loaders import TooLarge
+
+    lying = _lying_docx(12 * 1024 * 1024, declared=12 * 1024 * 1024)  # honest headers, small limit
+    with pytest.raises(TooLarge, match="limit for what a Word document may expand to"):
+        load_document(lying, "notes.docx", 20 * 1024 * 1024, max_expanded_bytes=8 * 1024 * 1024)
+
+
+def test_a_docx_part_compressed_as_word_never_does_is_refused_unread() -> None:
+    import zipfile
+
+    from syllabot.worker.loaders import CorruptFile
+
+    honest = zipfile.ZipFile(io.BytesIO(docx_bomb(200_000)))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as archive:
+        for item in honest.infolist():  # bzip2 is inflated by zipfile without an output bound
+            archive.writestr(item.filename, honest.read(item.filename), compress_type=zipfile.ZIP_BZIP2)
+    with pytest.raises(CorruptFile, match="compression method 12, which Word never writes"):
+        load_document(out.getvalue(), "notes.docx", 20 * 1024 * 1024)
 
 
 def test_an_honest_docx_still_loads() -> None:

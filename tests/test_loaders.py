@@ -1,6 +1,6 @@
 """Loaders on good and bad files: every unusable upload gets a typed error that says what to do.
 
-Fixtures are generated here at test time (fpdf2, pypdf, python-docx, Pillow), so nothing binary is
+Fixtures are generated here at test time (fpdf2, pypdf for encryption, python-docx, Pillow), so nothing binary is
 committed; the real scanned syllabus comes from ../shared/data when present.
 """
 
@@ -18,6 +18,7 @@ from PIL import Image, ImageDraw
 from pypdf import PdfReader, PdfWriter
 
 import syllabot.worker.loaders as loaders
+from syllabot.shared.formats import SUPPORTED_TYPES
 from syllabot.worker.loaders import (
     CorruptFile,
     EmptyDocument,
@@ -130,12 +131,26 @@ def test_text_pdf_loads_page_by_page_with_physical_numbers() -> None:
     assert doc.warnings == []
 
 
-def test_pdf_metadata_title_wins_and_thin_pages_warn() -> None:
+def test_pdf_metadata_title_wins_and_a_picture_page_is_no_scan() -> None:
     data = make_text_pdf(["Some real text on the first page of the handout.", ""], title="Lab handout")
     doc = load_document(data, "handout.pdf", LIMIT)
     assert doc.title == "Lab handout"
     assert len(doc.pages) == 2
-    assert any("page(s) 2" in w and "little or no extractable text" in w for w in doc.warnings)
+    assert doc.warnings == []  # one picture page of two: a slide deck's photo, not a scan
+
+
+def test_a_pdf_mostly_without_text_is_warned_about_with_its_counts() -> None:
+    text = "Some real text on the first page of the handout."
+    doc = load_document(make_text_pdf([text, "", "", "", text]), "handout.pdf", LIMIT)
+    [warning] = doc.warnings
+    assert "3 of 5 pages have no text layer" in warning and "page(s) 2, 3, 4" in warning
+    assert "OCR" in warning
+
+
+def test_picture_slides_among_text_slides_are_not_warned_as_scans() -> None:
+    slide = "Week 3: sampling distributions and the central limit theorem."
+    doc = load_document(make_text_pdf([slide, "", slide, "", slide, slide]), "deck.pdf", LIMIT)
+    assert doc.warnings == []
 
 
 def test_pdf_with_owner_password_only_opens_with_empty_password() -> None:
@@ -319,9 +334,8 @@ def test_spreadsheet_named_docx_is_unsupported() -> None:
 def test_unsupported_extensions_list_the_supported_types(filename: str) -> None:
     with pytest.raises(UnsupportedType) as info:
         load_document(b"some,plain,text\n", filename, LIMIT)
-    assert "supported types are PDF (.pdf), Markdown (.md), plain text (.txt) and Word (.docx)" in str(
-        info.value
-    )
+    assert f"supported types are {SUPPORTED_TYPES}" in str(info.value)
+    assert "web pages (.html)" in SUPPORTED_TYPES and "reStructuredText (.rst)" in SUPPORTED_TYPES
 
 
 def test_binary_named_txt_is_corrupt() -> None:
@@ -361,3 +375,84 @@ def test_text_that_mentions_the_pdf_magic_is_still_text() -> None:
     assert doc.kind == "markdown"
     doc = load_document(b"\x00\x01junk" + make_text_pdf([SYLLABUS_PAGE_1]), "prefixed.pdf", LIMIT)
     assert doc.kind == "pdf"
+
+
+# ------------------------------------------------------------------------------------------------
+# text no reader sees
+# ------------------------------------------------------------------------------------------------
+
+
+def make_hidden_text_pdf(tmp_path: Path) -> bytes:
+    """Page 1: a visible syllabus line, a white answer key and a 0.1 pt note; page 2: white text on
+    a dark panel; page 3: an OCR-style invisible layer over a scanned image."""
+    from fpdf.enums import TextMode
+
+    pdf = FPDF()
+    pdf.add_page()
+    pdf.set_font("Helvetica", size=11)
+    pdf.text(20, 20, "Quiz 1 covers chapters one and two.")
+    pdf.set_text_color(255, 255, 255)
+    pdf.text(20, 40, "Answer key: 1b 2c 3a")
+    pdf.set_text_color(0, 0, 0)
+    pdf.set_font_size(0.1)
+    pdf.text(20, 60, "Tiny note for graders only")
+    pdf.add_page()
+    pdf.set_font("Helvetica", size=11)
+    pdf.set_fill_color(20, 20, 40)
+    pdf.rect(10, 10, 190, 60, style="F")
+    pdf.set_text_color(255, 255, 255)
+    pdf.text(20, 30, "Dark slide title in white")
+    pdf.add_page()
+    pdf.image(str(make_png(tmp_path)), x=10, y=10, w=180)
+    pdf.set_text_color(0, 0, 0)
+    pdf.text_mode = TextMode.INVISIBLE
+    pdf.text(20, 40, "Recognised text of the scanned page")
+    return bytes(pdf.output())
+
+
+def test_invisible_text_is_not_indexed_but_white_on_dark_and_ocr_layers_are(tmp_path: Path) -> None:
+    doc = load_document(make_hidden_text_pdf(tmp_path), "quiz.pdf", LIMIT)
+    first, second, third = (p.text for p in doc.pages)
+    assert "Quiz 1 covers chapters one and two." in first
+    assert "Answer" not in first and "1b" not in first and "graders" not in first
+    assert "Dark slide title in white" in second
+    assert "Recognised text of the scanned page" in third
+    assert doc.dropped["hidden_chars"] == len("Answerkey:1b2c3a") + len("Tinynoteforgradersonly")
+
+
+def make_page_over_a_clipped_page() -> bytes:
+    """A syllabus page drawn over another page placed as a form XObject and clipped to its top
+    strip (how a letterhead is reused): the placed page's text is drawn, and cut away."""
+    form = (
+        b"q 0 742 612 50 re W n BT /F1 12 Tf 72 760 Td (University letterhead) Tj ET "
+        b"BT /F1 12 Tf 72 600 Td (Exam solutions: question one is b) Tj ET Q"
+    )
+    content = b"/Fm1 Do BT /F1 12 Tf 72 500 Td (Office hours are on Tuesdays.) Tj ET"
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
+        b"/Resources << /Font << /F1 5 0 R >> /XObject << /Fm1 6 0 R >> >> >>",
+        b"<< /Length %d >>\nstream\n%s\nendstream" % (len(content), content),
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+        b"<< /Type /XObject /Subtype /Form /BBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >> >> "
+        b"/Length %d >>\nstream\n%s\nendstream" % (len(form), form),
+    ]
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n%s\nendobj\n" % (number, body)
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % at for at in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
+    return bytes(out)
+
+
+def test_text_a_clipping_path_cuts_away_is_not_indexed() -> None:
+    doc = load_document(make_page_over_a_clipped_page(), "syllabus.pdf", LIMIT)
+    text = doc.pages[0].text
+    assert "Office hours are on Tuesdays." in text and "University letterhead" in text
+    assert "solutions" not in text
+    assert doc.dropped["hidden_chars"] == len("Examsolutions:questiononeisb")

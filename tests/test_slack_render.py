@@ -349,6 +349,7 @@ def test_ingest_report_summary() -> None:
                 chunks=12,
                 modules=["Module 1", "Module 2"],
                 warnings=["page 3 has no text"],
+                dropped={"plot_glyphs": 12, "hidden_chars": 40},
             ),
             FileReport(file="broken.docx", ok=False, error="not a valid docx"),
         ],
@@ -360,6 +361,7 @@ def test_ingest_report_summary() -> None:
     assert "3 pages, 12 chunks" in dumped
     assert "Module 1, Module 2" in dumped
     assert "page 3 has no text" in dumped
+    assert "left out of the index: 12 plot glyphs, 40 hidden chars" in dumped
     assert "not a valid docx" in dumped
     assert "42 chunks" in dumped
     assert "1 failed" in msg["text"]

@@ -67,6 +67,9 @@ from syllabot.worker.sentences import ITEM_START, NUMBERED_ITEM, ROUND_BULLETS, 
 CONTEXT_SEPARATOR = " — "
 """Between subject/title and module/section on a chunk's first line."""
 
+#: Document kinds whose text is Markdown or written as Markdown by their loader (``web_text``):
+#: cut at their "#" headings, their tables' rows kept as records.
+MARKDOWN_SHAPED = frozenset({"markdown", "html", "rst"})
 STRUCTURED_KINDS = frozenset({"module", "outcomes", "objectives", "textbooks", "references", "header"})
 """Kinds kept whole (split only beyond twice ``max_chars``)."""
 
@@ -1031,7 +1034,7 @@ def chunk_document(
     if window_sentences < 1 or not 0 <= overlap_sentences < window_sentences:
         raise ValueError("need window_sentences >= 1 and 0 <= overlap_sentences < window_sentences")
     builder = _Builder(doc)
-    if doc.kind == "markdown":
+    if doc.kind in MARKDOWN_SHAPED:
         lines = [
             _Line(p.number, ln.rstrip())
             for p in doc.pages

@@ -25,7 +25,7 @@ class Document:
     file: str  # basename as uploaded
     title: str
     pages: list[Page]
-    kind: str  # "pdf" | "markdown" | "text" | "docx"
+    kind: str  # "pdf" | "markdown" | "text" | "docx" | "html" | "rst"
     version: str | None = None
     status: str = "current"  # "current" | "superseded" | "draft" ...
     lang: str = "en"
@@ -36,6 +36,9 @@ class Document:
     #: building blocks" (``doc_titles``). Apart from ``title`` because embedding it moved retrieval
     #: (SyllabusQA held-out page R@1 0.825 -> 0.802) and the decision reads ``title``'s words.
     cite_title: str | None = None
+    #: What extraction left out of the indexed text, by kind ("plot_glyphs": 120, "running_lines":
+    #: 14, ``pdf_repair.Dropped``), for the ingest report.
+    dropped: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass(slots=True)

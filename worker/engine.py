@@ -387,6 +387,7 @@ class Engine:
             chunks=len(chunks),
             modules=_modules(chunks),
             warnings=list(document.warnings),
+            dropped=dict(document.dropped),
         )
 
     def ingest(

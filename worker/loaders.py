@@ -10,10 +10,11 @@ Dispatch looks at the extension *and* the first bytes: a real PDF or DOCX is loa
 name (with a warning when the name disagrees); content that is something else (a PNG named
 ``.pdf``, a ZIP that is not a Word document) is refused with a message naming what it really is.
 
-Formats: PDF (pypdf, page by page, 1-based *physical* page numbers — printed page labels such as
-"Page 64" are ignored), Markdown with ``---`` front matter (``id, title, version, status, lang``),
-plain text, and DOCX (python-docx: paragraphs, headings and table cells in document order, one
-page). Pure apart from parsing the bytes it is given; no file system or network access.
+Formats: PDF (PDFium via ``pdf_text``, page by page, 1-based *physical* page numbers — printed page
+labels such as "Page 64" are ignored), Markdown with ``---`` front matter (``id, title, version,
+status, lang``), plain text, DOCX (python-docx: paragraphs, headings and table cells in document
+order, one page), and web pages and reStructuredText (``web_text``: main content, headings, table
+rows as records; one page). Pure apart from parsing the bytes it is given; no file system or network access.
 """
 
 from __future__ import annotations
@@ -31,45 +32,42 @@ from syllabot.shared.formats import DOCUMENT_KINDS, SUPPORTED_TYPES, clean_name
 from syllabot.worker.chunking import detect_subject
 from syllabot.worker.doc_titles import document_title
 from syllabot.worker.documents import Document, Page
+from syllabot.worker.ingest_errors import (
+    CorruptFile,
+    EmptyDocument,
+    EncryptedFile,
+    IngestError,
+    NoTextLayer,
+    TooLarge,
+    UnsupportedType,
+    short,
+)
 from syllabot.worker.markdown_text import setext_level
-from syllabot.worker.pdf_repair import repair_page_text
+from syllabot.worker.pdf_repair import repair_pages
+from syllabot.worker.pdf_text import read_pdf
+from syllabot.worker.web_text import html_text, rst_text
+from syllabot.worker.zip_bounds import Overflow, StrangeCompression, unpacked_size
 
 log = logging.getLogger("syllabot.loaders")
 
 _EXTENSIONS = DOCUMENT_KINDS
 _LITTLE_TEXT_CHARS = 20  # non-space characters below which a page counts as "little text"
+#: A PDF is warned about as a scan when more than this share of its pages has little text: a slide
+#: deck's picture slides (8 of 12 real decks had one or more) are no scan.
+SCANNED_SHARE = 0.5
 
-
-class IngestError(ValueError):
-    """A file that cannot be indexed; the message says what is wrong and what to do."""
-
-    def __init__(self, message: str, *, file: str | None = None) -> None:
-        super().__init__(message)
-        self.file = file
-
-
-class TooLarge(IngestError):
-    """Over the size limit; refused before any parsing."""
-
-
-class UnsupportedType(IngestError):
-    """A format Syllabot does not read (or content that is not what its extension claims)."""
-
-
-class CorruptFile(IngestError):
-    """Damaged or truncated, or not a valid file of the type its name claims."""
-
-
-class EncryptedFile(IngestError):
-    """Password-protected, and the empty password does not open it."""
-
-
-class NoTextLayer(IngestError):
-    """A PDF with no extractable text on any page, typically a scan."""
-
-
-class EmptyDocument(IngestError):
-    """Readable, but there is no text in it."""
+__all__ = [
+    "CorruptFile",
+    "EmptyDocument",
+    "EncryptedFile",
+    "IngestError",
+    "NoTextLayer",
+    "TooLarge",
+    "UnsupportedType",
+    "load_document",
+    "parse_front_matter",
+    "slugify",
+]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -160,7 +158,9 @@ def _advice_for(kind: str) -> str:
         return "export it to PDF and run OCR so it has a text layer (e.g. `ocrmypdf`), or upload the original"
     if kind == "ole":
         return "open it in Word (or LibreOffice) and save it as .docx or PDF"
-    if kind in {"xlsx", "pptx", "odf", "epub", "rtf", "html"}:
+    if kind == "html":
+        return "rename it to .html (Syllabot reads web pages as such)"
+    if kind in {"xlsx", "pptx", "odf", "epub", "rtf"}:
         return "save or export it as PDF, .docx, .md or .txt"
     return "upload the original file"
 
@@ -239,7 +239,7 @@ def _load_document(
                 f"loaded it as {_DESCRIPTIONS[actual]}"
             )
         if actual == "docx":
-            _check_expansion(data, name, max_expanded_bytes)
+            _check_expansion(data, name, max_expanded_bytes, check)
             doc = _load_docx(data, name)
         else:
             doc = _load_pdf(data, name, check, max_text_chars)
@@ -287,7 +287,9 @@ def _load_document(
             f"Supported types are {SUPPORTED_TYPES}",
             file=name,
         )
-    # .md / .txt
+    if claimed == "html" and actual in {"html", "text"}:
+        return _load_web(data, name, "html")
+    # .md / .txt / .rst
     if actual != "text":
         if actual == "binary":
             raise CorruptFile(
@@ -300,13 +302,18 @@ def _load_document(
             f"Supported types are {SUPPORTED_TYPES}",
             file=name,
         )
+    if claimed == "rst":
+        return _load_web(data, name, "rst")
     return _load_markdown(data, name) if claimed == "markdown" else _load_text(data, name)
 
 
-def _check_expansion(data: bytes, name: str, max_expanded_bytes: int) -> None:
+def _check_expansion(
+    data: bytes, name: str, max_expanded_bytes: int, check: Callable[[], None] | None = None
+) -> None:
     """Refuse a DOCX whose parts unpack to more than ``max_expanded_bytes`` together, or one part
-    of which expands more than :data:`MAX_EXPANSION_RATIO` times, from the sizes its ZIP directory
-    declares (zipfile never unpacks a part past its declared size): before python-docx parses it."""
+    of which expands more than :data:`MAX_EXPANSION_RATIO` times: first from the sizes its ZIP
+    directory declares (milliseconds), then by inflating every part in bounded steps
+    (``zip_bounds``), which catches a directory that understates them: before python-docx parses it."""
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             members = archive.infolist()
@@ -328,6 +335,26 @@ def _check_expansion(data: bytes, name: str, max_expanded_bytes: int) -> None:
                 "from Word (or as PDF) and upload that",
                 file=name,
             )
+    try:
+        unpacked_size(data, max_expanded_bytes, check)
+    except StrangeCompression as exc:
+        raise CorruptFile(
+            f"{name} is not a Word document Word wrote: its part {exc.part} uses ZIP compression method "
+            f"{exc.method}, which Word never writes; save it again from Word as .docx or upload a PDF",
+            file=name,
+        ) from exc
+    except Overflow as exc:
+        if exc.unpacked > exc.declared:
+            what = (
+                f"its part {exc.part} unpacks to more than the {_mb(exc.declared)} its ZIP directory declares"
+            )
+        else:
+            what = f"it unpacks to over the {_mb(max_expanded_bytes)} limit for what a Word document may expand to"
+        raise TooLarge(
+            f"{name} was refused as too large: {what}; save it again from Word (or as PDF) and upload "
+            "that (an operator can raise SYLLABOT_MAX_EXPANDED_MB)",
+            file=name,
+        ) from exc
 
 
 def _check_text(doc: Document, max_text_chars: int) -> None:
@@ -352,6 +379,8 @@ def _mb(n: int) -> str:
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _PUA = re.compile("[\ue000-\uf8ff]")
+_LETTER = re.compile(r"[^\W\d_]")
+_BENGALI = re.compile("[\u0980-\u09ff]")
 
 
 def _clean(text: str, *, compat: bool = False) -> str:
@@ -377,11 +406,11 @@ def _stem(name: str) -> str:
 
 def _guess_lang(text: str) -> str:
     """Return "bn" when Bengali script dominates the letters, else "en" (front matter overrides it)."""
-    letters = [c for c in text if c.isalpha()]
+    letters = len(_LETTER.findall(text))
     if not letters:
         return "en"
-    bengali = sum(1 for c in letters if "\u0980" <= c <= "\u09ff")
-    return "bn" if bengali / len(letters) > 0.3 else "en"
+    bengali = len(_BENGALI.findall(text))
+    return "bn" if bengali / letters > 0.3 else "en"
 
 
 def _decode(data: bytes, name: str) -> tuple[str, list[str]]:
@@ -429,118 +458,57 @@ def _load_pdf(
     check: Callable[[], None] | None = None,
     max_text_chars: int = DEFAULT_MAX_TEXT_CHARS,
 ) -> Document:
-    """Page by page with pypdf; physical page numbers; scans and encryption reported clearly."""
-    from pypdf import PasswordType, PdfReader
-    from pypdf.errors import DependencyError, FileNotDecryptedError, PyPdfError
+    """Page by page through PDFium (``pdf_text``), repaired (``pdf_repair``); physical page numbers;
+    scans and encryption reported clearly."""
 
-    pypdf_log = logging.getLogger("pypdf")
-    level = pypdf_log.level
-    pypdf_log.setLevel(logging.ERROR)  # pypdf logs every recoverable quirk; our warnings say what matters
-    try:
-        try:
-            reader = PdfReader(io.BytesIO(data), strict=False)
-        except (PyPdfError, ValueError, KeyError, TypeError, IndexError, OSError, AttributeError) as exc:
-            raise CorruptFile(
-                f"{name} is not a readable PDF ({_short(exc)}); re-export it or upload the original",
+    def bounded(read: int) -> None:
+        if read > max_text_chars:  # stop reading: the rest is refused anyway
+            raise TooLarge(
+                f"{name} holds over {max_text_chars / 1e6:g} million characters of text; split it into "
+                "smaller files (an operator can raise SYLLABOT_MAX_TEXT_MB)",
                 file=name,
-            ) from exc
-        if reader.is_encrypted:
-            try:
-                opened = reader.decrypt("")
-            except DependencyError as exc:
-                raise EncryptedFile(
-                    f"{name} is encrypted with a cipher this installation cannot open ({_short(exc)}); "
-                    "save an unprotected copy (print to PDF) and upload that",
-                    file=name,
-                ) from exc
-            except (PyPdfError, ValueError, KeyError, TypeError) as exc:
-                raise EncryptedFile(
-                    f"{name} is password-protected and could not be opened ({_short(exc)}); remove the "
-                    "password (open it and print or save it as an unprotected PDF) and upload it again",
-                    file=name,
-                ) from exc
-            if opened == PasswordType.NOT_DECRYPTED:
-                raise EncryptedFile(
-                    f"{name} is password-protected; remove the password (open it and print or save it as "
-                    "an unprotected PDF) and upload it again",
-                    file=name,
-                )
-        try:
-            page_objects = list(reader.pages)
-        except FileNotDecryptedError as exc:
-            raise EncryptedFile(
-                f"{name} is password-protected; remove the password and upload it again", file=name
-            ) from exc
-        except (PyPdfError, ValueError, KeyError, TypeError, IndexError, AttributeError) as exc:
-            raise CorruptFile(
-                f"{name} is not a readable PDF (its page tree is damaged: {_short(exc)}); re-export it "
-                "or upload the original",
-                file=name,
-            ) from exc
-        if not page_objects:
-            raise EmptyDocument(f"{name} has no pages; re-export it or upload the original", file=name)
+            )
 
-        pages: list[Page] = []
-        failed: list[int] = []
-        extracted = 0
-        for number, page in enumerate(page_objects, start=1):
-            if check is not None:
-                check()
-            try:
-                text = page.extract_text() or ""
-            except DependencyError as exc:  # a missing crypto library is no broken page: say so
-                raise EncryptedFile(
-                    f"{name} is encrypted with a cipher this installation cannot open ({_short(exc)}); "
-                    "save an unprotected copy (print to PDF) and upload that",
-                    file=name,
-                ) from exc
-            except Exception:  # a single broken content stream must not lose the other pages
-                log.warning("%s: page %d unreadable", name, number, exc_info=True)
-                failed.append(number)
-                text = ""
-            pages.append(Page(number, _clean(repair_page_text(text, number), compat=True)))
-            extracted += len(pages[-1].text)
-            if extracted > max_text_chars:  # stop reading: the rest is refused anyway
-                raise TooLarge(
-                    f"{name} holds over {max_text_chars / 1e6:g} million characters of text (by page "
-                    f"{number}); split it into smaller files (an operator can raise SYLLABOT_MAX_TEXT_MB)",
-                    file=name,
-                )
-        title = _pdf_title(reader)
-    finally:
-        pypdf_log.setLevel(level)
-
-    if len(failed) == len(pages):
+    read = read_pdf(data, name, check, on_page=bounded)
+    failed = read.failed
+    raw = [_clean(text, compat=True) for text in read.pages]
+    if len(failed) == len(raw):
         raise CorruptFile(
             f"{name} is not a readable PDF (text extraction failed on every page); re-export it or upload "
             "the original",
             file=name,
         )
-    if not any(p.text.strip() for p in pages):
+    if not any(text.strip() for text in raw):
         raise NoTextLayer(
-            f"{name} has no extractable text (scanned PDF?): none of its {len(pages)} page(s) has a text "
+            f"{name} has no extractable text (scanned PDF?): none of its {len(raw)} page(s) has a text "
             "layer; run OCR on it (e.g. `ocrmypdf in.pdf out.pdf`, or Acrobat's Recognize Text) and upload "
             "the result",
             file=name,
         )
+    texts, dropped = repair_pages(raw)
+    dropped.hidden_chars = read.hidden_chars
+    pages = [Page(number, text) for number, text in enumerate(texts, start=1)]
     warnings: list[str] = []
     if failed:
         warnings.append(f"{name}: could not read the text of page(s) {_pages(failed)}; they are not indexed")
     thin = [
-        p.number
-        for p in pages
-        if p.number not in failed and len("".join(p.text.split())) < _LITTLE_TEXT_CHARS
+        n
+        for n, text in enumerate(raw, start=1)
+        if n not in failed and len("".join(text.split())) < _LITTLE_TEXT_CHARS
     ]
-    if thin:
+    if len(thin) > len(raw) * SCANNED_SHARE:  # picture slides among text slides are no scan
         warnings.append(
-            f"{name}: page(s) {_pages(thin)} have little or no extractable text (scanned or image-only?); "
+            f"{name}: {len(thin)} of {len(raw)} pages have no text layer (page(s) {_pages(thin)}; scanned?); "
             "their content will not be found unless you OCR the file and upload it again"
         )
+    # The title and course come from the pages as printed, running header included.
+    printed = [Page(number, text) for number, text in enumerate(raw, start=1)]
     stem = _stem(name)
-    subject = detect_subject(pages, prefer=stem)
+    subject = detect_subject(printed, prefer=stem)
+    title = read.title if read.title and not _JUNK_TITLES.search(read.title) else None
     own = title or subject or stem
     # Slides, notes, US-style syllabi: the course and title their first page prints, for citations.
-    shown = document_title(pages[0].text, own, name) if subject is None else own
+    shown = document_title(raw[0], own, name) if subject is None else own
     return Document(
         doc_id=slugify(stem),
         file=name,
@@ -551,28 +519,13 @@ def _load_pdf(
         lang=_guess_lang(" ".join(p.text for p in pages)[:20000]),
         subject=subject,
         warnings=warnings,
+        dropped=dropped.as_report(),
     )
-
-
-def _pdf_title(reader: object) -> str | None:
-    try:
-        meta = reader.metadata  # type: ignore[attr-defined]
-        title = (meta.title if meta else None) or ""
-    except Exception:  # broken Info dictionaries are common and never fatal
-        log.debug("unreadable PDF metadata", exc_info=True)
-        return None
-    title = " ".join(str(title).split())
-    return None if _JUNK_TITLES.search(title) else title
 
 
 def _pages(numbers: list[int]) -> str:
     shown = ", ".join(str(n) for n in numbers[:10])
     return shown + (f" and {len(numbers) - 10} more" if len(numbers) > 10 else "")
-
-
-def _short(exc: BaseException) -> str:
-    text = " ".join(str(exc).split()) or type(exc).__name__
-    return text if len(text) <= 120 else text[:117] + "..."
 
 
 # ----------------------------------------------------------------------------------------------
@@ -641,6 +594,34 @@ def _markdown_title(body: str) -> str | None:
     return None
 
 
+def _load_web(data: bytes, name: str, kind: str) -> Document:
+    """A web page or a reStructuredText file, read by ``web_text`` as Markdown-shaped text (the
+    chunker then finds its headings and table rows as in Markdown)."""
+    text, warnings = _decode(data, name)
+    try:
+        page = html_text(text) if kind == "html" else rst_text(text)
+    except Exception as exc:  # a parser's internal error on hostile markup: still a per-file refusal
+        raise CorruptFile(
+            f"{name} could not be read as {'a web page' if kind == 'html' else 'reStructuredText'} "
+            f"({short(exc)}); save it again or upload it as PDF",
+            file=name,
+        ) from exc
+    pages = [Page(1, _clean(page.text))]
+    _require_text(pages, name)
+    stem = _stem(name)
+    subject = detect_subject(pages, prefer=stem)
+    return Document(
+        doc_id=slugify(stem),
+        file=name,
+        title=page.title or subject or stem,
+        pages=pages,
+        kind=kind,
+        lang=page.lang or _guess_lang(pages[0].text),
+        subject=subject,
+        warnings=warnings,
+    )
+
+
 def _load_text(data: bytes, name: str) -> Document:
     text, warnings = _decode(data, name)
     pages = [Page(1, _clean(text))]
@@ -675,13 +656,13 @@ def _load_docx(data: bytes, name: str) -> Document:
         lines = list(_docx_blocks(document))
     except (PackageNotFoundError, zipfile.BadZipFile, KeyError, ValueError, OSError, AttributeError) as exc:
         raise CorruptFile(
-            f"{name} is not a readable Word document ({_short(exc)}); save it again from Word as .docx or "
+            f"{name} is not a readable Word document ({short(exc)}); save it again from Word as .docx or "
             "upload a PDF",
             file=name,
         ) from exc
     except Exception as exc:  # lxml syntax errors and the like from damaged XML parts
         raise CorruptFile(
-            f"{name} is not a readable Word document (damaged XML: {_short(exc)}); save it again from Word "
+            f"{name} is not a readable Word document (damaged XML: {short(exc)}); save it again from Word "
             "as .docx or upload a PDF",
             file=name,
         ) from exc

@@ -143,7 +143,7 @@ def markdown_lines(lines: Iterable[str]) -> list[str]:
         elif header is not None and _TABLE_RULE.match(line):
             out.append("")
         elif header is not None and row is not None:
-            out.append(_record(header, row))
+            out.append(table_record(header, row))
         else:
             header = None
             out.append(plain_links(line))
@@ -176,7 +176,7 @@ def _cells(line: str) -> list[str] | None:
     return [plain_links(c).strip() for c in stripped[1:-1].split("|")]
 
 
-def _record(header: list[str], row: list[str]) -> str:
+def table_record(header: list[str], row: list[str]) -> str:
     """One table row as a record of its own, each cell labelled by its column ("| Assignment: Pitch
     session lab; Point value: 10 points; Due date: April 7, 2025 |"); cells that only name a file's
     kind ("KEY", "PDF") and empty ones left out. The bars keep it a row for the chunker (one

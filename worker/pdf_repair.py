@@ -1,98 +1,163 @@
-"""Repairs for what real PDFs lose or add in their text layer, as pure functions on one page's text.
+"""Repairs for what real PDFs lose or add in their text layer, as pure functions on the pages' text.
 
 Why: a slide deck exported from LaTeX or Keynote often has no ToUnicode entry for its ligature
-glyphs, so "fi"/"fl"/"ffi" vanish from the text layer ("bene t", " nal presentation", "O ce
-Hours"): the word a student types ("final") then never matches, and the quoted sentence reads as
-garbage. Notes typeset from R Markdown or LaTeX open with a table of contents whose dot leaders
-(". . . . . 3") split into hundreds of one-dot "sentences"; plots leave runs of marker glyphs
-("● ● ●") that get indexed and quoted. None of this is specific to one course: each repair is a
-shape of text, checked against an English vocabulary that ships with the embedder (the MiniLM
-WordPiece vocabulary, ~21,700 whole words), so nothing is downloaded and no course's words are
-listed here.
+glyphs, and PDFium (``pdf_text``) writes U+FFFE for each glyph it could not map: "\\ufffenal",
+"work\\ufffeow", "bene\\ufffet". It writes the same mark for a hyphen that broke a word at a line's
+end ("ob\\ufffejectives"). The word a student types ("final") then never matches, and the quoted
+sentence reads as garbage. Notes typeset from R Markdown or LaTeX open with a table of contents whose
+dot leaders (". . . . . 3") split into one-dot "sentences"; plots leave runs of marker glyphs
+("● ● ●"); slides print "12 / 48" and a running header or footer on every page. None of this is
+specific to one course: each repair is a shape of text, checked against the English words the
+worker already ships (``worker.vocabulary``, ~21,700 whole words) and the document's own words, so
+nothing is downloaded and no course's words are listed here.
 
-A repair only ever *joins* fragments into a known word or *drops* layout debris; it never changes
-a word that is already a word, so text without these defects passes through unchanged
-(``tests/test_pdf_repair.py`` checks the real VTU syllabi are left alone).
+A repair only ever *joins* fragments into a known word or *drops* layout debris; it never changes a
+word that is already a word, so text without these defects passes through unchanged
+(``tests/test_pdf_repair.py`` checks the real VTU syllabi are left alone). Every drop is counted
+(:class:`Dropped`) for the ingest report.
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, fields
+from functools import cache, cached_property
+from itertools import pairwise
 
-from syllabot.worker.vocabulary import known, match_case, vocabulary
+from syllabot.worker.vocabulary import known, vocabulary
 
+#: PDFium's mark for a glyph without a Unicode mapping, and the soft hyphen some writers emit.
+MARK = "\ufffe"
 _LIGATURES = ("fi", "fl", "ff", "ffi", "ffl")
-_WORD = re.compile(r"[A-Za-z]+")
-# pypdf writes U+0000 where a ligature glyph has no Unicode mapping: "work\x00ow", "\x00nal".
-_NUL_SLOT = re.compile(r"([A-Za-z]*)\x00+([A-Za-z]*)")
-# Two fragments with one or two spaces between them: "bene t", "O ce", "work ow", "speci c".
-_SPLIT_PAIR = re.compile(r"(?<![A-Za-z'’])([A-Za-z]+)( {1,2})([A-Za-z]+)(?![A-Za-z])")
-# A fragment after a double space (the glyph's own gap) or at a line start: "an  nal presentation".
-_LEADING_GAP = re.compile(r"(?:(?<= )|^) ([a-z]+)\b", re.MULTILINE)
+_WORDS = re.compile(r"[A-Za-z]{2,}")
+# A mark (or soft hyphen) at a line's end, the word continuing on the next line: "documen\ufffe\ntation".
+_LINE_END_MARK = re.compile(r"([A-Za-z]*)[\ufffe\u00ad][ \t]*\n[ \t]*([A-Za-z]+)")
+# A printed hyphen at a line's end: joined only when the joined word is a word ("documen-\ntation").
+_LINE_END_HYPHEN = re.compile(r"([A-Za-z]{2,})-[ \t]*\n[ \t]*([a-z]{2,})")
+_IN_WORD_MARK = re.compile(r"([A-Za-z]*)\ufffe+([A-Za-z]*)")
 _DOT_LEADER = re.compile(r"[ \t]*(?:\.[ \t]*){5,}(?:\d{1,4}\b)?")
 _GLYPH_RUN = re.compile(r"[ \t]*(?:[●○■□▲△▼▽◆◇★☆▪▫◦⋅∙•✕✖×+][ \t]*){3,}")
+# Cheap first looks: the patterns above start with optional spaces, so the engine tries them at every
+# position of a page; most pages have neither two dots in a row nor three glyphs.
+_DOT_PAIR = re.compile(r"\.[ \t]*\.")
+_GLYPH_PAIR = re.compile(r"[●○■□▲△▼▽◆◇★☆▪▫◦⋅∙•✕✖×+][ \t]*[●○■□▲△▼▽◆◇★☆▪▫◦⋅∙•✕✖×+]")
+_GLYPH = re.compile(r"[^ \t]")
+# A line of axis ticks: numbers and nothing else, several of them ("0 25 50 75 100", "2000 2010 2020").
+_TICK_LINE = re.compile(r"^[ \t]*(?:-?\d+(?:\.\d+)?[ \t]+){3,}-?\d+(?:\.\d+)?[ \t]*$")
 _PAGE_LABEL = re.compile(r"^[ \t]*(?P<n>\d{1,4})[ \t]*/[ \t]*(?P<of>\d{1,4})[ \t]*$")
-_STRAY_LIGATURE = re.compile(r"^[ \t]*(?:ffi|ffl|ff|fi|fl|Th|ft)[ \t]*$")
+_DIGITS = re.compile(r"\d+")
+#: A line on at least this share of a document's pages (and on :data:`RUNNING_MIN_PAGES` or more)
+#: is a running header or footer.
+RUNNING_SHARE = 0.6
+RUNNING_MIN_PAGES = 4
+#: How many lines at a page's top and bottom a running header or footer is looked for in.
+_EDGE_LINES = 2
 
 
-def _joined(left: str, right: str, words: frozenset[str]) -> str | None:
-    """``left + ligature + right`` when that is a word and the two are not both ordinary words."""
-    for lig in _LIGATURES:
-        candidate = f"{left}{lig}{right}"
-        if len(candidate) >= 4 and candidate.lower() in words:
-            if left.lower() in words and right.lower() in words and len(left) > 2 and len(right) > 2:
-                return None  # "work ow" joins, but two real words side by side are left alone
-            return candidate
-    return None
+@dataclass
+class Dropped:
+    """What the repairs left out of the indexed text, counted for the ingest report."""
+
+    plot_glyphs: int = 0  # marker glyphs of runs ("● ● ●") and axis-tick lines' numbers
+    page_labels: int = 0  # a slide's "12 / 48"
+    dot_leaders: int = 0  # a table of contents' ". . . . . 3"
+    running_lines: int = 0  # a header or footer repeated on most pages
+    hidden_chars: int = 0  # text no reader sees (``pdf_text``)
+    unmended_marks: int = 0  # U+FFFE marks no word could be found for
+
+    def add(self, other: Dropped) -> None:
+        for f in fields(self):
+            setattr(self, f.name, getattr(self, f.name) + getattr(other, f.name))
+
+    def as_report(self) -> dict[str, int]:
+        """The non-zero counts by name, for the ingest report."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if getattr(self, f.name)}
 
 
-def _inserted(token: str, words: frozenset[str]) -> str | None:
-    """A non-word with its ligature dropped in place ("benet" -> "benefit"), else None."""
-    if len(token) < 4 or token.lower() in words or not token.isalpha():
-        return None
-    for i in range(1, len(token) + 1):
+def document_words(pages: Iterable[str]) -> frozenset[str]:
+    """The lower-case words a document spells out whole somewhere: a name a line break hyphenated on
+    one page ("Srikr-ishnan") is written whole on another."""
+    return frozenset(w.lower() for page in pages for w in _WORDS.findall(page.replace(MARK, " ")))
+
+
+class _Mender:
+    """Reads U+FFFE marks back into words: a line-end hyphen, then a ligature, then a compound."""
+
+    def __init__(self, own: frozenset[str] | Callable[[], frozenset[str]]) -> None:
+        self.words = vocabulary()
+        self._own = own
+        self.unmended = 0
+
+    @cached_property
+    def own(self) -> frozenset[str]:
+        """The document's words, gathered only when a mark or hyphen needs them (most pages: never)."""
+        return self._own if isinstance(self._own, frozenset) else self._own()
+
+    def word(self, text: str) -> bool:
+        low = text.lower()
+        if known(low, self.words) or low in self.own:
+            return True
+        # "reproducing", "fabricated": an ending that dropped the stem's "e"
+        stem = low[:-3] if low.endswith("ing") else low[:-2] if low.endswith("ed") else ""
+        return len(stem) >= 3 and f"{stem}e" in self.words
+
+    def mend(self, left: str, right: str) -> str:
+        if not left and not right:
+            return ""  # a mark on its own (a bullet or a code-listing prompt): nothing to read
+        if left and right and right[0].isupper() and (left[-1].isupper() or self.word(left)):
+            return f"{left}-{right}"  # a hyphenated compound: "NP-Complete", "Matching-Horspool"
+        if left and right and self.word(left + right):
+            return left + right  # a hyphen that broke the word at the line's end
         for lig in _LIGATURES:
-            candidate = token[:i] + lig + token[i:]
-            if candidate.lower() in words:
-                return candidate
-    return None
-
-
-def repair_ligatures(text: str, words: frozenset[str] | None = None) -> str:
-    """Put back ligatures a PDF's text layer dropped, where the result is a known word."""
-    words = vocabulary() if words is None else words
-
-    def pair(m: re.Match[str]) -> str:
-        joined = _joined(m.group(1), m.group(3), words)
-        return joined if joined else m.group(0)
-
-    def gap(m: re.Match[str]) -> str:
-        token = m.group(1)
-        if not known(token, words):
-            for lig in _LIGATURES:
-                if known(f"{lig}{token}", words):
-                    return f"{lig}{token}"  # the glyph's gap was the extra space
-        return m.group(0)
-
-    def single(m: re.Match[str]) -> str:
-        token = m.group(0)
-        fixed = _inserted(token, words)
-        return match_case(fixed, token) if fixed else token
-
-    def slot(m: re.Match[str]) -> str:
-        left, right = m.group(1), m.group(2)
-        for lig in _LIGATURES:
-            if known(f"{left}{lig}{right}", words):
+            if self.word(f"{left}{lig}{right}"):
                 return f"{left}{lig}{right}"
         for lig in _LIGATURES:  # a compound the vocabulary lacks: "work" + "flow"
-            if (not left or left.lower() in words) and known(f"{lig}{right}", words):
+            if right and (not left or self.word(left)) and self.word(f"{lig}{right}"):
                 return f"{left}{lig}{right}"
-        return f"{left}fi{right}"  # the commonest ligature by far
+        if (
+            left
+            and right
+            and (right[0].isupper() or ((len(left) == 1 or self.word(left)) and self.word(right)))
+        ):
+            return f"{left}-{right}"  # a compound: "p-value", "self-directed", "Poincaré-Bendixson"
+        joined = left + right  # a word broken at a line's end, or a symbol beside a word ("--version")
+        if len(joined) >= 3 and not self.word(joined):
+            self.unmended += 1  # a guess no vocabulary confirms
+        return joined
 
-    text = _NUL_SLOT.sub(slot, text)
-    text = _SPLIT_PAIR.sub(pair, text)
-    text = _LEADING_GAP.sub(gap, text)
-    return _WORD.sub(single, text)
+    def line_end(self, m: re.Match[str]) -> str:
+        return self.mend(m.group(1), m.group(2))
+
+    def hyphen(self, m: re.Match[str]) -> str:
+        left, right = m.group(1), m.group(2)
+        if self.word(left + right) and not (self.word(left) and self.word(right)):
+            return left + right
+        return m.group(0)  # "well-\nknown" stays as printed
+
+    def in_word(self, m: re.Match[str]) -> str:
+        text, start, end = m.string, m.start(), m.end()
+        if (start and text[start - 1].isalnum()) or (end < len(text) and text[end].isalnum()):
+            return m.group(1) + "-" + m.group(2)  # inside a code or an address ("783KAB-tuE4")
+        return self.mend(m.group(1), m.group(2))
+
+
+def mend_marks(
+    text: str, own: frozenset[str] | Callable[[], frozenset[str]] = frozenset()
+) -> tuple[str, int]:
+    """``text`` with PDFium's U+FFFE marks and soft hyphens read back into words, and how many marks
+    no word was found for. ``own``: the document's words (:func:`document_words`), or what gives
+    them when first needed."""
+    mender = _Mender(own)
+    marked = MARK in text or "\u00ad" in text  # most pages have neither: no regex runs on them
+    if marked:
+        text = _LINE_END_MARK.sub(mender.line_end, text)
+    if "-\n" in text or "- \n" in text:
+        text = _LINE_END_HYPHEN.sub(mender.hyphen, text)
+    if marked:
+        text = _IN_WORD_MARK.sub(mender.in_word, text).replace("\u00ad", "")
+    return text, mender.unmended
 
 
 def _is_page_label(line: str, page: int | None) -> bool:
@@ -107,17 +172,99 @@ def _is_page_label(line: str, page: int | None) -> bool:
     return int(m.group("n")) == page if page is not None else " " in line.strip()
 
 
-def drop_layout_debris(text: str, page: int | None = None) -> str:
-    """Dot leaders, plot-marker runs, the slide's "12 / 48" label and stray ligature glyph lines."""
-    text = _DOT_LEADER.sub(" ", text)
-    text = _GLYPH_RUN.sub(" ", text)
-    lines = [ln for ln in text.split("\n") if not _STRAY_LIGATURE.match(ln)]
+def drop_layout_debris(text: str, page: int | None = None) -> tuple[str, Dropped]:
+    """Dot leaders, plot-marker runs, axis-tick lines and the slide's "12 / 48" label, counted."""
+    dropped = Dropped()
+
+    def leader(m: re.Match[str]) -> str:
+        dropped.dot_leaders += 1
+        return " "
+
+    def glyphs(m: re.Match[str]) -> str:
+        dropped.plot_glyphs += len(_GLYPH.findall(m.group(0)))
+        return " "
+
+    if _DOT_PAIR.search(text):
+        text = _DOT_LEADER.sub(leader, text)
+    if _GLYPH_PAIR.search(text):
+        text = _GLYPH_RUN.sub(glyphs, text)
+    lines = []
+    for line in text.split("\n"):
+        if _TICK_LINE.match(line) and not _looks_like_data(line):
+            dropped.plot_glyphs += len(line.split())
+            continue
+        lines.append(line)
     last = max((i for i, ln in enumerate(lines) if ln.strip()), default=None)
     if last is not None and _is_page_label(lines[last], page):
         del lines[last]
-    return "\n".join(lines)
+        dropped.page_labels += 1
+    return "\n".join(lines), dropped
 
 
-def repair_page_text(text: str, page: int | None = None) -> str:
-    """Everything above, in the order that keeps each step's input clean."""
-    return repair_ligatures(drop_layout_debris(text, page))
+def _looks_like_data(line: str) -> bool:
+    """Numbers that are not evenly spaced ticks: a table's row of marks or a printed vector."""
+    try:
+        values = [float(v) for v in line.split()]
+    except ValueError:
+        return True
+    steps = {round(b - a, 6) for a, b in pairwise(values)}
+    return len(steps) != 1 or steps == {0}
+
+
+def _key(line: str, page: int) -> str:
+    """The line with the page's own number read as "#": "Page 3 of 12" on page 3 is "Page # of 12"."""
+    for m in _DIGITS.finditer(line):
+        if int(m.group(0)) == page:
+            return (line[: m.start()] + "#" + line[m.end() :]).strip()
+    return line.strip()
+
+
+def _edges(lines: list[str]) -> set[int]:
+    filled = [i for i, ln in enumerate(lines) if ln.strip()]
+    return set(filled[:_EDGE_LINES] + filled[-_EDGE_LINES:])
+
+
+def drop_running_lines(pages: list[str]) -> tuple[list[str], int]:
+    """Pages without the header or footer line printed at the top or bottom of most of them
+    ("Page 3 of 12", a course title on every slide), and how many lines were dropped.
+
+    A page's own number is read as any ("Page 3 of 12" on page 3 and "Page 4 of 12" on page 4 are
+    the same line), and only a page's first and last two lines are looked at, so a sentence the body
+    repeats is never dropped.
+    """
+    if len(pages) < RUNNING_MIN_PAGES:
+        return pages, 0
+    split = [text.split("\n") for text in pages]
+    seen = Counter(
+        key for n, lines in enumerate(split, 1) for key in {_key(lines[i], n) for i in _edges(lines)}
+    )
+    running = {key for key, n in seen.items() if n >= max(RUNNING_MIN_PAGES, RUNNING_SHARE * len(pages))}
+    if not running:
+        return pages, 0
+    out, dropped = [], 0
+    for number, lines in enumerate(split, 1):
+        edge = _edges(lines)
+        kept = []
+        for i, line in enumerate(lines):
+            if i in edge and _key(line, number) in running:
+                dropped += 1
+                continue
+            kept.append(line)
+        out.append("\n".join(kept))
+    return out, dropped
+
+
+def repair_pages(pages: list[str]) -> tuple[list[str], Dropped]:
+    """Everything above over a document's pages (1-based), in the order that keeps each step's
+    input clean: marks read first (a line-end mark joins two lines), then debris, then running lines."""
+    own = cache(lambda: document_words(pages))
+    dropped = Dropped()
+    out = []
+    for number, text in enumerate(pages, start=1):
+        text, unmended = mend_marks(text, own)
+        text, debris = drop_layout_debris(text, number)
+        debris.unmended_marks = unmended
+        dropped.add(debris)
+        out.append(text)
+    out, dropped.running_lines = drop_running_lines(out)
+    return out, dropped

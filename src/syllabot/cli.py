@@ -262,6 +262,8 @@ def print_ingest_report(report: IngestReport, stream: TextIO | None = None) -> N
             print(f"  ok    {f.file}: {f.pages} pages, {f.chunks} chunks{modules}{replaced}", file=stream)
             for warning in f.warnings:
                 print(f"        warning: {warning}", file=stream)
+            if f.dropped:
+                print(f"        left out of the index: {f.left_out()}", file=stream)
         else:
             print(f"  ERROR {f.file}: {f.error}", file=stream)
     if report.changed:
