@@ -20,6 +20,7 @@ call into it here holds :data:`_PDFIUM`.
 from __future__ import annotations
 
 import ctypes
+import itertools
 import logging
 import threading
 from collections.abc import Callable
@@ -120,19 +121,76 @@ def _title(pdf: Any) -> str | None:
 
 
 def _page_text(pdf: Any, index: int) -> tuple[str, int]:
-    """The page's text and how many hidden characters were left out of it."""
+    """The page's text and how many hidden characters were left out of it, a blank line where the
+    page leaves more space between two lines than between the lines of a paragraph."""
     page = pdf[index]
     try:
         textpage = page.get_textpage()
         try:
+            raw = textpage.get_text_range()
+            breaks = _paragraph_breaks(textpage, raw)
             hidden = _hidden_objects(page)
             if not hidden:
-                return textpage.get_text_range(), 0
-            return _text_without(textpage, hidden)
+                return _with_breaks(raw, breaks), 0
+            return _text_without(textpage, hidden, breaks)
         finally:
             textpage.close()
     finally:
         page.close()
+
+
+#: A line starts a new paragraph when the space above it is more than this share of its height…
+_PARAGRAPH_GAP = 0.35
+#: …and more than this many times the page's usual space between lines.
+_USUAL_GAPS = 1.5
+
+
+def _paragraph_breaks(textpage: Any, raw: str) -> set[int]:
+    """The character indices of the lines that start a paragraph: more space above them than
+    between a paragraph's own lines, or a jump up the page (the next column, a side box).
+
+    Why: PDFium writes one line after another with no blank line between paragraphs, so a heading
+    ("Course details") runs into the paragraph before it and the chunker, which reads a short line
+    after a blank one as a heading, no longer sees it; a page's layout says where the author broke
+    the text. Each line is measured by its first character's loose box (the font's ascent and
+    descent, not the glyph's ink), so a bullet or a descender does not move it."""
+    starts: list[int] = []
+    i, n = 0, len(raw)
+    while i < n:
+        j = i
+        while j < n and raw[j] in " \t":
+            j += 1
+        if j < n and raw[j] not in "\r\n":
+            starts.append(j)
+        k = raw.find("\n", i)
+        if k < 0:
+            break
+        i = k + 1
+    boxes = [textpage.get_charbox(j, loose=True) for j in starts]  # (left, bottom, right, top)
+    gaps = [
+        (prev[1] - cur[3], min(prev[3] - prev[1], cur[3] - cur[1])) for prev, cur in itertools.pairwise(boxes)
+    ]
+    usual = sorted(g for g, _ in gaps if g > 0)
+    median = usual[len(usual) // 2] if usual else 0.0
+    out: set[int] = set()
+    for start, (gap, height) in zip(starts[1:], gaps, strict=True):
+        if gap > max(_PARAGRAPH_GAP * height, _USUAL_GAPS * median) or gap < -2 * height:
+            out.add(start)
+    return out
+
+
+def _with_breaks(raw: str, breaks: set[int]) -> str:
+    """``raw`` with a blank line before each line in ``breaks`` (its preceding line end doubled)."""
+    if not breaks:
+        return raw
+    parts: list[str] = []
+    last = 0
+    for start in sorted(breaks):
+        parts.append(raw[last:start])
+        parts.append("\n")
+        last = start
+    parts.append(raw[last:])
+    return "".join(parts)
 
 
 def _address(handle: Any) -> int:
@@ -295,8 +353,9 @@ def _over_any(
     return any(left <= x <= right and bottom <= y <= top for left, bottom, right, top in grounds)
 
 
-def _text_without(textpage: Any, hidden: set[int]) -> tuple[str, int]:
-    """The page's text character by character, leaving out those of the ``hidden`` objects."""
+def _text_without(textpage: Any, hidden: set[int], breaks: set[int]) -> tuple[str, int]:
+    """The page's text character by character, leaving out those of the ``hidden`` objects, with a
+    blank line before each line in ``breaks``."""
     import pypdfium2.raw as pdfium_c
 
     kept: list[str] = []
@@ -305,6 +364,8 @@ def _text_without(textpage: Any, hidden: set[int]) -> tuple[str, int]:
         code = pdfium_c.FPDFText_GetUnicode(textpage.raw, i)
         owner = pdfium_c.FPDFText_GetTextObject(textpage.raw, i)
         char = chr(code)
+        if i in breaks:
+            kept.append("\n")
         if owner and not char.isspace() and _address(owner) in hidden:
             dropped += 1  # its spaces stay: the words either side of a hidden one stay apart
             continue

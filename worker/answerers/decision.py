@@ -232,8 +232,8 @@ THRESHOLDS: dict[str, Thresholds] = {
         value_overlap=0.5,
         # python -m bench.train_decision (the six tuning courses, VTU dev, SyllabusQA's first 7), 2026-12-04
         calibration=Calibration(
-            weights=(1.8051, 0.353, -0.9779, -1.7721, -0.407, 1.3989, 1.4436, 4.8499, -1.1194),
-            bias=-2.7793,
+            weights=(2.3334, -0.1833, -1.0958, -1.4843, -0.5733, 0.4164, 1.8318, 4.4682, -1.1731),
+            bias=-2.72,
             answer_at=0.7,
             refuse_below=0.1,
         ),
