@@ -30,6 +30,7 @@ from syllabot.shared.schema import Answer, Hit
 from syllabot.worker.answerers.base import citation
 from syllabot.worker.answerers.decision import terms
 from syllabot.worker.outlines import (
+    UNITS,
     Outline,
     OutlineAsk,
     Reading,
@@ -113,16 +114,9 @@ _EDITION = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:ed\.|edition)\b", re.IG
 _MARKS = re.compile(r"\b(CIE|SEE|internal|external)\b\D{0,25}?(\d{2,3})\b(?!\s*%)", re.IGNORECASE)
 _VERSION = re.compile(r"\bversion\s+(\d+\.\d+(?:\.\d+)?)|\bv(\d+\.\d+(?:\.\d+)?)\b", re.IGNORECASE)
 _YEAR = re.compile(r"\b(19[89]\d|20[0-4]\d)\b")
-#: A numbered unit of a schedule or outline ("Week 7", "wk 7", "lecture seven", "Module 3").
-_UNIT_WORDS = {
-    "week": "week",
-    "wk": "week",
-    "lecture": "lecture",
-    "lec": "lecture",
-    "session": "session",
-    "unit": "unit",
-    "module": "module",
-}
+#: A numbered unit of a schedule or outline ("Week 7", "wk 7", "lecture seven", "Module 3"): the
+#: outlines' one table of unit words (``outlines.UNITS``), in the singular a number follows.
+_UNIT_WORDS = {word: unit for word, unit in UNITS.items() if word[-1] != "s" and word != "weekly"}
 #: The numbers a unit is written with in words ("week seven"): the counts' words, "single" aside.
 _UNIT_NUMBERS = {**{w: n for w, n in _NUMBER_WORDS.items() if w != "single"}, "eleven": 11}
 _UNIT_WORD = "|".join(_UNIT_WORDS)
