@@ -264,7 +264,8 @@ def bench_settings(**update):
 # --- in-memory collections from files --------------------------------------------------------------
 def parse_files(paths: Sequence[Path], max_bytes: int = 50 * 1024 * 1024) -> tuple[list, list[str]]:
     """Chunks of every file that loads (loader + chunker exactly as ingest runs them), and errors."""
-    from syllabot.worker.chunking import chunk_document, link_course_tails
+    from syllabot.worker.chunking import chunk_document
+    from syllabot.worker.families import relink
     from syllabot.worker.loaders import load_document
 
     chunks, errors = [], []
@@ -275,7 +276,7 @@ def parse_files(paths: Sequence[Path], max_bytes: int = 50 * 1024 * 1024) -> tup
             errors.append(f"{path.name}: {exc}")
             continue
         chunks.extend(chunk_document(document))
-    return link_course_tails(chunks), errors
+    return relink(chunks), errors
 
 
 def snapshot_of(chunks: list, embedder, tag: str, collection: str = "bench"):

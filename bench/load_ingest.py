@@ -49,12 +49,13 @@ def document_files() -> list[tuple[str, bytes]]:
 
 def final_texts(files: list[tuple[str, bytes]]) -> tuple[list[str], float]:
     """The texts a build embeds (loader, chunker, course-tail linking) and the seconds it took."""
-    from syllabot.worker.chunking import chunk_document, link_course_tails
+    from syllabot.worker.chunking import chunk_document
+    from syllabot.worker.families import relink
     from syllabot.worker.loaders import load_document
 
     t0 = time.perf_counter()
     chunks = [c for name, data in files for c in chunk_document(load_document(data, name, 10**9))]
-    chunks = link_course_tails(chunks)
+    chunks = relink(chunks)
     return [c.text for c in chunks], time.perf_counter() - t0
 
 

@@ -242,8 +242,9 @@ def vtu() -> Any:
     if not SYLLABI.exists():
         pytest.skip(f"real syllabi not found at {SYLLABI}")
     from syllabot.shared.config import Settings
-    from syllabot.worker.chunking import chunk_document, link_course_tails
+    from syllabot.worker.chunking import chunk_document
     from syllabot.worker.embedders import get_embedder
+    from syllabot.worker.families import relink
     from syllabot.worker.index import build_snapshot
     from syllabot.worker.loaders import IngestError, load_document
 
@@ -255,7 +256,7 @@ def vtu() -> Any:
             chunks += chunk_document(load_document(path.read_bytes(), path.name, 50 * 2**20))
         except IngestError:
             continue  # the scanned PDF: its refusal is tested in test_loaders
-    chunks = link_course_tails(chunks)
+    chunks = relink(chunks)
     matrix = embedder.embed_documents([c.text for c in chunks])
     snapshot = build_snapshot("v1", "vtu", embedder.id, embedder.dim, chunks, matrix, "now")
     return settings, embedder, snapshot

@@ -18,12 +18,12 @@ from syllabot.worker.chunking import (
     context_line,
     detect_subject,
     find_courses,
-    link_course_tails,
     module_label,
     split_sentences,
     split_subject,
 )
 from syllabot.worker.documents import Chunk, Document, Page
+from syllabot.worker.families.vtu import link_course_tails
 from syllabot.worker.loaders import NoTextLayer, load_document
 
 LIMIT = 20 * 1024 * 1024

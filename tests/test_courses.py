@@ -11,9 +11,11 @@ import numpy as np
 import pytest
 from conftest import shared_data
 
-from syllabot.worker.chunking import chunk_document, link_course_tails
-from syllabot.worker.courses import Course, CourseCatalog, aliases_for, course_mask, scheme_year
-from syllabot.worker.documents import Chunk
+from syllabot.worker.chunking import chunk_document
+from syllabot.worker.courses import Course, CourseCatalog, aliases_for, course_mask
+from syllabot.worker.documents import Chunk, Document, Page
+from syllabot.worker.families import relink as link_course_tails
+from syllabot.worker.families import scheme_year
 from syllabot.worker.loaders import load_document
 
 OS = "21CS44 Operating Systems"
@@ -311,3 +313,25 @@ def test_a_document_of_no_course_that_names_one_by_code_is_searched_with_it() ->
         "notice",
         "notice",
     ]
+
+
+def test_document_families_answer_for_their_own_documents_only() -> None:
+    """What only VTU booklets need sits behind ``worker.families``: their short forms and scheme
+    years for their codes and titles, nothing for a course from elsewhere, and a collection of
+    documents with no booklet tails is relinked to itself."""
+    from syllabot.worker.families import FAMILIES, family_aliases, relink
+
+    assert [f.name for f in FAMILIES] == ["vtu"]
+    assert "ada" in family_aliases("21CS42", "design and analysis of algorithms")
+    assert family_aliases("HIST330", "history of gardens") == frozenset()
+    assert scheme_year("21CS53") == 2021 and scheme_year("BCS403") == 2022 and scheme_year("HIST330") is None
+    notes = chunk_document(
+        Document(
+            "garden-notes",
+            "garden-notes.md",
+            "Garden notes",
+            [Page(1, "# Soil\n\nLoam holds water better than sand.\n\n# Light\n\nMost herbs want sun.")],
+            "markdown",
+        )
+    )
+    assert relink(notes) == notes

@@ -11,10 +11,11 @@ import numpy as np
 import pytest
 
 from syllabot.shared.config import Settings
-from syllabot.worker.chunking import chunk_document, may_be_relinked
+from syllabot.worker.chunking import chunk_document
 from syllabot.worker.embedders import EmbedderError, get_embedder
 from syllabot.worker.embedders.hashing import HashingEmbedder
 from syllabot.worker.engine import Engine
+from syllabot.worker.families import may_be_relinked
 from syllabot.worker.loaders import load_document
 from syllabot.worker.pipeline import EmbedPipeline, tightest_run
 from syllabot.worker.sample import sample_files

@@ -28,7 +28,7 @@ and loses the page a module starts on. So syllabi are cut along their own headin
 
 Text before a document's first course header that has syllabus headings of its own is the end of
 the previous course in the booklet the PDF was cut from: it gets the guessed preceding code
-("21CS52" before 21CS53), and :func:`link_course_tails` upgrades that to the full subject when the
+("21CS52" before 21CS53), and the VTU family (``worker.families.vtu.link_course_tails``) upgrades that to the full subject when the
 other course's document is indexed alongside — by code, or by passages only that course prints,
 never by the CIE/SEE boilerplate every VTU syllabus shares.
 
@@ -422,7 +422,7 @@ def _preceding_code(code: str) -> str | None:
 
     Why a guess at all: syllabus PDFs are page ranges cut from a university booklet ordered by
     course code, so text before the first header is the end of the previous course. Calling it
-    21CS53 would put 21CS52's textbooks under the wrong course; :func:`link_course_tails` replaces
+    21CS53 would put 21CS52's textbooks under the wrong course; ``worker.families.vtu.link_course_tails`` replaces
     the guess with evidence when the other course's PDF is indexed too.
     """
     m = re.match(r"^(?P<prefix>.*?)(?P<num>\d+)$", code)
@@ -1095,10 +1095,6 @@ def detect_subject(pages: Sequence[Page], prefer: str | None = None) -> str | No
 # Across documents
 # ----------------------------------------------------------------------------------------------
 
-_MIN_EVIDENCE = 8
-"""Shingles (5-word runs) a tail must share with one other course, beyond boilerplate, to be relabelled
-by content: about a dozen words only that course prints (one textbook entry)."""
-
 
 def split_subject(subject: str | None) -> tuple[str | None, str]:
     """("21CS44", "Operating Systems") from "21CS44 Operating Systems"; (None, subject) without a code.
@@ -1114,113 +1110,10 @@ def split_subject(subject: str | None) -> tuple[str | None, str]:
     return None, subject.strip()
 
 
-def _shingles(text: str, k: int = 5) -> set[tuple[str, ...]]:
-    words = re.findall(r"\w+", text.lower())
-    if len(words) < k:
-        return {tuple(words)} if words else set()
-    return {tuple(words[i : i + k]) for i in range(len(words) - k + 1)}
-
-
-def may_be_relinked(chunk: Chunk) -> bool:
-    """Whether :func:`link_course_tails` may rewrite this chunk (a tail carrying a course code
-    without its title); every other chunk leaves it unchanged, so its text can be embedded before
-    the rest of the batch is read (``worker/pipeline.py``)."""
-    code, title = split_subject(chunk.subject)
-    return code is not None and not title
-
-
-def link_course_tails(chunks: Sequence[Chunk], min_coverage: float = 0.6) -> list[Chunk]:
-    """Give tail chunks the full subject of the course they really belong to, when it is indexed.
-
-    A PDF's text before its first course header is the end of the previous course in the booklet and
-    carries only a guessed code (see :func:`_preceding_code`: "21CS52" on 21CS53's p1). The whole
-    tail is one course's, so it is linked as one group:
-
-    1. a known subject with the guessed code ("21CS52 Computer Networks") completes the guess;
-    2. otherwise the tail's own words decide, but only words that identify one course: the CIE/SEE
-       rules every VTU syllabus prints verbatim are shared by many courses and are no evidence. (They
-       once were: each tail chunk took the first course whose boilerplate covered it, and 21CS52's
-       CIE rules on 21CS53 p1 were cited as "21CS42 Design and Analysis of Algorithms".) One course
-       must hold at least ``min_coverage`` of the tail's distinctive shingles (and
-       :data:`_MIN_EVIDENCE` of them); else the guess stays. Only chunks marked ``foreign`` are
-       relabelled this way: a file's own course, even untitled, is never given to another course.
-
-    A tail chunk with neither module nor section (a block continued from the previous page, such as
-    the end of 21CS52's CIE rules) also takes the module/section of the chosen course's chunk that
-    holds at least ``min_coverage`` of its words. Pure: returns new chunks, the others unchanged.
-    """
-    tails: dict[tuple[str, str], list[int]] = {}
-    titled: dict[str, Counter[str]] = {}  # code -> full subjects seen with it (own files count double)
-    for i, c in enumerate(chunks):
-        code, title = split_subject(c.subject)
-        if code is None:
-            continue
-        if not title:
-            tails.setdefault((c.doc_id, code), []).append(i)
-        else:
-            titled.setdefault(code, Counter())[c.subject or ""] += 1 if c.foreign else 2
-    out = list(chunks)
-    if not tails or not titled:
-        return out
-    by_code: dict[str, tuple[set[tuple[str, ...]], set[str]]] | None = None
-    common: set[tuple[str, ...]] = set()
-    for (doc_id, guess), rows in tails.items():
-        subject: str | None = None
-        if guess in titled:
-            subject = titled[guess].most_common(1)[0][0]
-        elif all(chunks[i].foreign for i in rows):  # never re-assign a file's own (untitled) course
-            if by_code is None:
-                by_code, common = _shingles_by_code(chunks)
-            mine = set().union(*(_shingles(chunk_body(chunks[i].text)) for i in rows)) - common
-            votes = Counter(
-                {
-                    code: len(mine & shingles)
-                    for code, (shingles, docs) in by_code.items()
-                    if docs - {doc_id}  # the tail's own file is no witness
-                }
-            )
-            if mine and votes:
-                code, hits = votes.most_common(1)[0]
-                if hits >= _MIN_EVIDENCE and hits >= min_coverage * len(mine) and code in titled:
-                    subject = titled[code].most_common(1)[0][0]
-        if subject is None:
-            continue
-        owners = [c for c in chunks if c.subject == subject and c.doc_id != doc_id]
-        for i in rows:
-            out[i] = _relabel(chunks[i], subject, owners, min_coverage)
-    return out
-
-
-def _shingles_by_code(
-    chunks: Sequence[Chunk],
-) -> tuple[dict[str, tuple[set[tuple[str, ...]], set[str]]], set[tuple[str, ...]]]:
-    """Each titled course's shingles and documents, and the shingles printed under two courses or more
-    (boilerplate: VTU's CIE/SEE rules, the teaching-learning strategies)."""
-    by_code: dict[str, tuple[set[tuple[str, ...]], set[str]]] = {}
-    for c in chunks:
-        code, title = split_subject(c.subject)
-        if code and title:
-            shingles, docs = by_code.setdefault(code, (set(), set()))
-            shingles.update(_shingles(chunk_body(c.text)))
-            docs.add(c.doc_id)
-    seen: Counter[tuple[str, ...]] = Counter()
-    for shingles, _ in by_code.values():
-        seen.update(shingles)
-    return by_code, {s for s, n in seen.items() if n > 1}
-
-
-def _relabel(chunk: Chunk, subject: str, owners: Sequence[Chunk], min_coverage: float) -> Chunk:
-    """``chunk`` under ``subject``; a label-less continuation also takes its block's module/section."""
-    module, section, kind = chunk.module, chunk.section, chunk.kind
-    if module is None and section is None:
-        mine = _shingles(chunk_body(chunk.text))
-        best = max(owners, key=lambda o: len(mine & _shingles(chunk_body(o.text))), default=None)
-        if (
-            best is not None
-            and mine
-            and len(mine & _shingles(chunk_body(best.text))) >= min_coverage * len(mine)
-        ):
-            module, section, kind = best.module, best.section, best.kind
+def relabelled(chunk: Chunk, subject: str, module: str | None, section: str | None, kind: str) -> Chunk:
+    """``chunk`` under another subject, module and section: its context line rewritten for the
+    embedder and its page marks shifted with it (a document family's relinking,
+    ``worker.families``)."""
     label = _label(_Section(kind, section, module, subject))
     context = context_line(subject, label)
     text = f"{context}\n{chunk_body(chunk.text)}"

@@ -11,7 +11,7 @@ no configuration:
 * the title's **initials** without stopwords ("design and analysis of algorithms" → "daa",
   "database management systems" → "dms");
 * **acronyms printed in the title** ("AI Foundations for Engineers" → "ai", "DBMS Laboratory" → "dbms");
-* a small **table of well-known short forms and older titles** (:data:`_KNOWN`), applied when the title
+* the **well-known short forms and older titles** a document family knows (``worker.families``: the VTU table), applied when the title
   matches: VTU's older "Analysis and Design of Algorithms" is why "ADA" names 21CS42 "Design and
   Analysis of Algorithms"; "dbms", "os", "cn", "ai", "ml", "toc", "oop(s)" ...
 
@@ -25,7 +25,7 @@ Several courses may share a name ("DBMS" is 21CS53 of the 2021 scheme and BCS403
 all are returned, unless the question narrows it — by a code or a name only one of them has
 ("BCS403"), by a scheme year ("2022 scheme"), or by "new"/"latest" vs "old"/"previous" right next to
 the name ("the new DBMS", "DBMS old scheme"). VTU encodes the scheme in the code
-(:func:`scheme_year`).
+(``worker.families.scheme_year``).
 
 Cost: :meth:`CourseCatalog.from_chunks` runs once per index load (one pass over the chunks and one
 compiled regular expression); :meth:`CourseCatalog.mentioned` runs per question (one regex scan).
@@ -41,6 +41,7 @@ import numpy as np
 
 from syllabot.worker.chunking import split_subject
 from syllabot.worker.documents import Chunk
+from syllabot.worker.families import family_aliases, scheme_year
 
 # ----------------------------------------------------------------------------------------------
 # Vocabulary
@@ -66,49 +67,10 @@ _UPPER_ONLY = frozenset(
 _LOWER_OK = frozenset({"os", "cn", "ai", "ml", "dl", "ds"})
 """Two-letter short forms students type in lower case; any other two-letter alias needs capitals."""
 
-_KNOWN: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = tuple(
-    (re.compile(pattern), frozenset(aliases.split("|")))
-    for pattern, aliases in (
-        (
-            r"\b(?:design and analysis|analysis and design) of algorithms?\b",
-            "ada|daa|design and analysis of algorithms|analysis and design of algorithms",
-        ),
-        (r"\bdatabase management systems?\b", "dbms"),
-        (r"\boperating systems?\b", "os"),
-        (r"\bcomputer networks?\b", "cn"),
-        (r"\bartificial intelligence\b|^ai\b", "ai|artificial intelligence"),
-        (r"\bmachine learning\b", "ml"),
-        (r"\bdeep learning\b", "dl"),
-        (r"\btheory of computation\b|\bautomata theory\b", "toc|theory of computation"),
-        (r"\bcompiler design\b|\bcompilers?\b", "cd"),
-        (r"\bsoftware engineering\b", "se"),
-        (r"\bobject[- ]oriented programming\b", "oop|oops"),
-        (r"\bdata structures?\b", "ds"),
-        (r"\bcomputer organi[sz]ation\b", "coa"),
-        (r"\bcomputer graphics\b", "cg"),
-        (r"\binternet of things\b", "iot"),
-        (r"\bcloud computing\b", "cc"),
-    )
-)
-"""Well-known short forms and older titles, added to a course whose (lower-case) title matches."""
 
 _ACRONYM = re.compile(r"\b(?=[A-Za-z]*[A-Z][A-Za-z]*[A-Z])[A-Z][A-Za-z]{1,5}\b")
 _ROMAN = re.compile(r"^[IVX]+$")
 _PAREN = re.compile(r"\s*\([^)]*\)")
-
-
-def scheme_year(code: str) -> int | None:
-    """The VTU scheme a course code belongs to: "21CS53" → 2021, "18CS53" → 2018, "BCS403" → 2022.
-
-    VTU prefixes codes with the scheme's year up to the 2021 scheme and with "B" from the 2022 scheme
-    on; other codes ("CI114TA") have no known scheme.
-    """
-    m = re.match(r"^(\d{2})[A-Z]", code)
-    if m:
-        return 2000 + int(m.group(1))
-    if re.match(r"^B[A-Z]{2,4}\d{3}", code):
-        return 2022
-    return None
 
 
 # ----------------------------------------------------------------------------------------------
@@ -150,9 +112,7 @@ def aliases_for(code: str, title: str) -> frozenset[str]:
         content = [w for w in plain.split() if w not in _STOPWORDS]
         if len(content) >= 2 and all(w[0].isalpha() for w in content):
             out.add("".join(w[0] for w in content))
-        for pattern, known in _KNOWN:
-            if pattern.search(plain):
-                out |= known
+        out |= family_aliases(code, plain)  # a family's well-known short forms ("ADA", "DBMS")
     return frozenset(a for a in out if len(a) >= 2 and a not in _NEVER)
 
 

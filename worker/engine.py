@@ -54,10 +54,11 @@ from syllabot.worker.building import NothingToIndex as NothingToIndex
 from syllabot.worker.building import UnknownCollection as UnknownCollection
 from syllabot.worker.buildlock import BuildLock
 from syllabot.worker.cancel import CancelToken
-from syllabot.worker.chunking import chunk_document, link_course_tails, may_be_relinked
+from syllabot.worker.chunking import chunk_document
 from syllabot.worker.documents import Chunk, Document
 from syllabot.worker.embedders import earlier_embedder, get_embedder
 from syllabot.worker.embedders.base import Embedder
+from syllabot.worker.families import may_be_relinked, relink
 from syllabot.worker.index import IndexSnapshot, build_snapshot
 from syllabot.worker.loaders import IngestError, TooLarge, load_document
 from syllabot.worker.pipeline import EmbedPipeline
@@ -496,8 +497,8 @@ class Engine:
                 for c in kept_chunks
             ]
             # A syllabus page that starts with another course's tail names that course once the
-            # other course is indexed too (see chunking.link_course_tails).
-            new_chunks = link_course_tails(kept_chunks + [c for _, cs, _ in parsed.values() for c in cs])
+            # other course is indexed too (see worker.families.vtu.link_course_tails).
+            new_chunks = relink(kept_chunks + [c for _, cs, _ in parsed.values() for c in cs])
             new_chunks = new_chunks[len(kept_chunks) :]
             new_matrix = pipe.finish([c.text for c in new_chunks])
             chunks = kept_chunks + new_chunks
@@ -590,7 +591,7 @@ class Engine:
                 raise NothingToIndex(f"collection '{collection}' has no documents; upload some first")
             return report
         previous_version = self.store.current_version(collection)
-        chunks = link_course_tails([c for _, cs, _ in parsed.values() for c in cs])
+        chunks = relink([c for _, cs, _ in parsed.values() for c in cs])
         matrix = pipe.finish([c.text for c in chunks])
         indexed_at = _now()
         chunks = with_upload_times(chunks, stored, indexed_at)

@@ -18,7 +18,7 @@ under it. onnxruntime releases the GIL while it computes, so the reader (Python)
   :meth:`EmbedPipeline.finish` knows every passage, each embedded batch reports ``embedding
   done/total`` (passages embedded during reading count at once).
 * Vectors are kept by passage text: a passage whose text changes after reading (a course tail
-  relabelled by :func:`worker.chunking.link_course_tails`) is embedded again under its final text,
+  relabelled by a document family, ``worker.families.relink``) is embedded again under its final text,
   so the index is exactly what embedding the final chunks would give.
 """
 
