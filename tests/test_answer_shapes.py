@@ -167,11 +167,11 @@ def test_a_link_question_is_answered_by_the_address_not_by_the_link_above() -> N
         "You can gain access to the workspace by clicking the link and logging in.",
     )
     address = make_hit(
-        2, "We will use Slack (psyc11.slack.com) to organize notes, files and other communications."
+        2, "We will use Slack (bio210.slack.com) to organize notes, files and other communications."
     )
     question = "whats the slack workspace link for the class"
     reply = reply_for(read(question), [above, address], False, LOOSE)
-    assert reply.status == "answered" and "psyc11.slack.com" in reply.text.split("\x00")[0], reply.text
+    assert reply.status == "answered" and "bio210.slack.com" in reply.text.split("\x00")[0], reply.text
 
 
 def test_the_passage_holding_the_asked_value_counts_as_evidence_wherever_it_ranks() -> None:

@@ -75,12 +75,12 @@ def test_a_citation_names_the_page_its_quote_is_on() -> None:
         page=4,
         page_end=5,
         page_marks=[(second, 5)],
-        label="EC 607 — Grading, pp. 4–5",
+        label="HIST 330 — Grading, pp. 4–5",
     )
     _, (cited,) = finalise_citations(
         "The final presentation is worth 10 percent. \x001\x00", [spanning], brackets=False
     )
-    assert (cited.page, cited.page_end, cited.label) == (5, 5, "EC 607 — Grading, p. 5")
+    assert (cited.page, cited.page_end, cited.label) == (5, 5, "HIST 330 — Grading, p. 5")
     _, (both,) = finalise_citations(
         "Homework assignments are worth 80 percent in all. \x001\x00 The final presentation is worth 10 percent. \x001\x00",
         [spanning],
@@ -332,18 +332,18 @@ def test_which_slides_is_answered_by_naming_the_deck_and_page_of_the_quote() -> 
         make_hit(
             1,
             "First pass: read from top to bottom. Second pass: read the figures. Third pass: take notes.",
-            label="PSYC 11 — Literature reviews, p. 14",
+            label="BIOL 210 — Literature reviews, p. 14",
         ),
         make_hit(2, "Labs are due on Fridays.", score=0.2, cosine=0.2),
     ]
     answer = ExtractiveAnswerer().answer_sync(
         "which slides had the 3 pass method for reading papers", result(hits), "c"
     )
-    assert answer.text.startswith("PSYC 11 — Literature reviews, p. 14: "), answer.text
+    assert answer.text.startswith("BIOL 210 — Literature reviews, p. 14: "), answer.text
     plain = ExtractiveAnswerer().answer_sync(
         "what is the 3 pass method for reading papers", result(hits), "c"
     )
-    assert not plain.text.startswith("PSYC 11")  # a question about the method, not where it is
+    assert not plain.text.startswith("BIOL 210")  # a question about the method, not where it is
 
 
 def test_the_values_a_student_offers_after_the_question_are_not_words_the_passage_must_hold() -> None:
@@ -469,16 +469,16 @@ def test_a_lead_in_ending_in_a_colon_and_dash_is_quoted_with_its_colon() -> None
 def test_a_header_record_is_quoted_alone() -> None:
     # One person's fields, not the whole staff block cut off before the asked hours.
     header = (
-        "Syllabus\nPSYC 11: Laboratory in Psychological Science (Spring 2025)\n"
+        "Syllabus\nBIOL 210: Field Methods in Ecology (Spring 2025)\n"
         "Meeting Times: MWF 10:10 - 11:15AM; X-hour: Th 12:15-1:05PM; Classroom: Moore B03\n"
         "Instructor: Dr. Ada Lovelace; Email: ada@example.edu; Office Location: Moore 349; "
         "Office Hours: By appointment\n"
-        "Teaching Assistant: Sam Kerns; Email: sam@example.edu; Office Location: Moore 434; "
+        "Teaching Assistant: Sam Okafor; Email: sam@example.edu; Office Location: Moore 434; "
         "Office Hours: MWF 11:30AM - 1PM"
     )
     hits = [make_hit(1, header, score=0.9, cosine=0.9)]
-    answer = ExtractiveAnswerer().answer_sync("when r sam kerns office hrs?", result(hits), "c")
-    assert answer.text.startswith("Teaching Assistant: Sam Kerns;") and "MWF 11:30AM - 1PM" in answer.text
+    answer = ExtractiveAnswerer().answer_sync("when r sam okafor office hrs?", result(hits), "c")
+    assert answer.text.startswith("Teaching Assistant: Sam Okafor;") and "MWF 11:30AM - 1PM" in answer.text
     assert "Lovelace" not in answer.text
 
 
@@ -487,7 +487,7 @@ def test_each_fact_of_a_header_record_is_quoted_alone_with_whose_it_is() -> None
     header = (
         "Instructor: Dr. Ada Lovelace; Email: ada@example.edu; Office Location: Moore 349; "
         "Office Hours: By appointment\n"
-        "Teaching Assistant: Sam Kerns; Email: sam@example.edu; Office Location: Moore 434; "
+        "Teaching Assistant: Sam Okafor; Email: sam@example.edu; Office Location: Moore 434; "
         "Office Hours: MWF 11:30AM - 1PM"
     )
     hits = [make_hit(1, header, score=0.9, cosine=0.9)]
@@ -496,8 +496,8 @@ def test_each_fact_of_a_header_record_is_quoted_alone_with_whose_it_is() -> None
         return ExtractiveAnswerer().answer_sync(question, result(hits), "c").text
 
     assert (
-        ask("when r sam kerns office hrs?")
-        == "Teaching Assistant: Sam Kerns; Office Hours: MWF 11:30AM - 1PM. [1]"
+        ask("when r sam okafor office hrs?")
+        == "Teaching Assistant: Sam Okafor; Office Hours: MWF 11:30AM - 1PM. [1]"
     )
     assert (
         ask("where's ada lovelace's office located")
@@ -532,7 +532,7 @@ def test_decision_rule_has_three_outcomes() -> None:
     assert bands(Evidence(False, 0.5, 0.4, 0.1, 3), rule) == "not_in_materials"  # most key words missing
     assert bands(Evidence(False, 0.5, 0.15, 0.9, 3), rule) == "not_in_materials"  # far in meaning
     assert bands(Evidence(False, 0.5, 0.65, 0.2, 3), rule) == "answered"  # a paraphrase, few shared words
-    # close in meaning but holding none of what it asks ("does psyc 11 count toward the psych major
+    # close in meaning but holding none of what it asks ("does biol 210 count toward the psych major
     # requirements" against the course description): not sure enough to answer
     assert bands(Evidence(False, 0.5, 0.65, 0.1, 3), rule) == "uncertain"
     assert bands(Evidence(False, 0.5, 0.65, 0.0, 0), rule) == "answered"  # no words to cover
@@ -1113,12 +1113,10 @@ def test_a_roles_names_are_one_word_and_a_list_of_teaching_assistants_names_peop
     assert terms("a textbook") == terms("textbooks") == terms("the required text")[1:] == ["text"]
     hits = [
         make_hit(1, "Sign up for office hours with me or your TAs.", score=0.45, cosine=0.45),
-        make_hit(
-            2, "Teaching assistants\n• Sarah Kerns\n• Yeongji Lee\n• Zizhuang Miao", score=0.4, cosine=0.4
-        ),
+        make_hit(2, "Teaching assistants\n• Sara Okafor\n• Lee Park\n• Ana Ruiz", score=0.4, cosine=0.4),
     ]
     answer = ExtractiveAnswerer().answer_sync("who are the TAs this semester?", result(hits), "c")
-    assert answer.status == "answered" and "Zizhuang Miao" in answer.text, answer.text
+    assert answer.status == "answered" and "Ana Ruiz" in answer.text, answer.text
     assert "your TAs" not in answer.text
 
 

@@ -134,7 +134,7 @@ def test_near_identical_passages_with_other_numbers_are_both_kept() -> None:
 
 
 def test_collection_list_finds_the_disagreement_not_code_or_the_header_on_every_deck() -> None:
-    header = "Data Science for Economists Grant McDermott University of Oregon"
+    header = "Archives for Historians Dana Reyes Northfield College"
     passages = [
         ("syl", "Syllabus, p. 4", f"{header}. {SYLLABUS}"),
         ("intro", "Lecture 1, p. 8", f"{header}. {SLIDES}"),
@@ -629,7 +629,7 @@ def test_the_teachers_list_never_pairs_two_peoples_hours() -> None:
     """The syllabus's staff block gives a TA's "Office Hours: By appointment"; the slides give the
     instructor's "I'll hold office hours by appointment on Tuesdays": two people's hours, no entry.
     The syllabus's own first-person line against the slides is one person's, and is listed."""
-    ta = "Teaching Assistant: Zizhuang Miao; Office Location: Moore 405; Office Hours: By appointment"
+    ta = "Teaching Assistant: Ana Ruiz; Office Location: Moore 405; Office Hours: By appointment"
     mine = "My office hours will be scheduled by appointment; instructions will be available on Canvas."
     slides = "I'll hold office hours by appointment on Tuesdays."
     assert collection_conflicts([("syl", "Syllabus, p. 1", ta), ("intro", "Intro, p. 5", slides)]) == []

@@ -23,7 +23,7 @@ see [x](https://example.org/raw)
 
 
 def test_a_link_is_its_text_and_its_site() -> None:
-    assert plain_links("join [Slack](http://psyc11.slack.com) now") == "join Slack (psyc11.slack.com) now"
+    assert plain_links("join [Slack](http://bio210.slack.com) now") == "join Slack (bio210.slack.com) now"
     assert (
         plain_links("[PDF](https://github.com/a/b/c.pdf) | [**.html**](https://x.org/y.html)")
         == "PDF | .html"
@@ -84,12 +84,12 @@ def test_readme_parts_under_any_heading_level_are_sections_of_their_own() -> Non
     """READMEs put their parts under "#" headings and subparts under "###": each is a section, and
     only the first "# Title" is the document's title."""
     text = (
-        "# Data Science for Economists\n\nCourse materials.\n\n# Lectures\n\n1. Intro\n2. Git\n\n"
+        "# Archives for Historians\n\nCourse materials.\n\n# Lectures\n\n1. Intro\n2. Git\n\n"
         "### Extras\n\nSome extras.\n\n# Projects\n\nProposal due March 1.\n"
     )
     by_section = {c.section: c.text for c in readme_chunks(text)}
-    assert by_section[None] == "Data Science for Economists\nCourse materials."
-    assert by_section["Lectures"].startswith("Data Science for Economists — Lectures\n1. Intro")
+    assert by_section[None] == "Archives for Historians\nCourse materials."
+    assert by_section["Lectures"].startswith("Archives for Historians — Lectures\n1. Intro")
     assert "Some extras" in by_section["Extras"] and "Some extras" not in by_section["Lectures"]
     assert by_section["Projects"].endswith("Proposal due March 1.")
 
@@ -99,7 +99,7 @@ def test_html_reference_links_and_underlined_headings_read_as_a_reader_sees_them
     "<h2>" a heading), a reference link is its text and its definition line nothing, a title
     underlined with "=" is the title and one with "-" a section; prose with "<" stays as written."""
     text = (
-        "Data Science for Economists\n===========================\n\n"
+        "Archives for Historians\n===========================\n\n"
         '<p align="center"><img src="logo.png" alt="Course logo" width="200"/></p>\n'
         "<!-- maintainers: update\nevery term -->\n\n"
         "Read the [syllabus][syl] first.<br>\nOffice hours: <b>Tuesdays 2-4pm</b>.\n\n---\n\n"
@@ -107,10 +107,10 @@ def test_html_reference_links_and_underlined_headings_read_as_a_reader_sees_them
         '<h2 align="center">Grading</h2>\n\nHomework 40%.\n\n[syl]: https://example.edu/syllabus.pdf\n'
     )
     doc = load_document(text.encode(), "README.md", 10**6)
-    assert doc.title == "Data Science for Economists"
+    assert doc.title == "Archives for Historians"
     by_section = {c.section: c.text for c in chunk_document(doc)}
     assert by_section[None] == (
-        "Data Science for Economists\nCourse logo\n\nRead the syllabus first.\nOffice hours: Tuesdays 2-4pm."
+        "Archives for Historians\nCourse logo\n\nRead the syllabus first.\nOffice hours: Tuesdays 2-4pm."
     )
     assert by_section["Schedule"].endswith("If a<b and c>d the code fails.")
     assert by_section["Grading"].endswith("Homework 40%.")

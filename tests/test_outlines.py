@@ -177,7 +177,7 @@ def test_a_schedules_later_part_names_its_weeks_but_not_how_many() -> None:
     """A syllabus's five themes, then "•Week 6: Implement an experiment" to "•Week 10: …": the
     weeks are read by the unit printed on each, and no count is read from them."""
     weeks = outline_of(
-        "PSYC — Schedule\n•Theme 1: Questions\n•Theme 2: Motivation\nThe final project:\n"
+        "BIOL — Schedule\n•Theme 1: Questions\n•Theme 2: Motivation\nThe final project:\n"
         "•Week 6: Implement an experiment\n•Week 7: Collect data\n•Week 8: Analyze data\n"
         "•Week 9: Interpret results\n•Week 10: Project presentations"
     )
@@ -300,7 +300,7 @@ async def test_what_an_outline_does_not_name_is_answered_from_the_prose_when_it_
 
 #: A course README in the common GitHub form: parts under "#" headings, a wrapped italic note
 #: between the heading and the list, each lecture a line of links, sub-items for parts.
-README = """# Data Science for Economists
+README = """# Archives for Historians
 
 Lectures | Details | FAQ
 
@@ -326,7 +326,7 @@ in the browser in HTML format.*
 Office hours are on Fridays.
 """
 
-SYLLABUS_MD = """# Data Science for Economists: Syllabus
+SYLLABUS_MD = """# Archives for Historians: Syllabus
 
 ## Lecture outline
 
@@ -429,7 +429,7 @@ def test_a_heading_run_on_after_the_line_before_still_names_the_unit() -> None:
 
     entries = "\n".join(f"{n}. Topic number {n}" for n in range(1, 7))
     doc = load_document(
-        f"Data Science for Economists, Spring 2026: Syllabus\n\nLecture outline\n\n{entries}\n".encode(),
+        f"Archives for Historians, Spring 2026: Syllabus\n\nLecture outline\n\n{entries}\n".encode(),
         "syllabus.txt",
         10**6,
     )

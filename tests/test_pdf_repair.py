@@ -75,9 +75,9 @@ def test_text_without_the_defect_is_left_alone(text: str) -> None:
 
 
 def test_layout_debris_is_dropped_and_counted_but_ellipses_and_r_output_stay() -> None:
-    toc = "Contents\nRequirements . . . . . . . . . . . . 2\nGetting started: DuckDB . . . . . . 3\n"
+    toc = "Contents\nRequirements . . . . . . . . . . . . 2\nGetting started: SQLite . . . . . . 3\n"
     assert drop_layout_debris(toc) == (
-        "Contents\nRequirements \nGetting started: DuckDB \n",
+        "Contents\nRequirements \nGetting started: SQLite \n",
         Dropped(dot_leaders=2),
     )
     assert drop_layout_debris("Scatter ● ● ●● ● plot") == ("Scatter plot", Dropped(plot_glyphs=5))
