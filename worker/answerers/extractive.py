@@ -865,7 +865,12 @@ def read_sentences(
     return _Sentences(focus, ranked, with_value), signals
 
 
-def find_structure(question: Question, hits: Sequence[Hit], related: Sequence[Hit]) -> list[Finding]:
+def find_structure(
+    question: Question,
+    hits: Sequence[Hit],
+    related: Sequence[Hit],
+    thresholds: Thresholds = DEFAULT_THRESHOLDS,
+) -> list[Finding]:
     """What the structure of the passages says, in the order it is trusted: a numbered outline, a
     module's whole text, a list block (or one course outcome), the module holding a topic, a
     grading breakdown. Empty when the question asks for no such shape, or none was found."""
@@ -883,7 +888,7 @@ def find_structure(question: Question, hits: Sequence[Hit], related: Sequence[Hi
             listed = Finding("absent", "outcome", text)
         found.append(listed)
     if intent.where:
-        found.append(where_reply(question.about, intent, hits, DEFAULT_THRESHOLDS))
+        found.append(where_reply(question.about, intent, hits, thresholds))
     if intent.breakdown:
         found.append(breakdown_reply(hits))
     return [f for f in found if f is not None]
@@ -945,7 +950,7 @@ def reply_for(
     the sentence reading gathered, :func:`decision.decide` the outcome, the text composed for it.
     ``related``: the course's other passages the engine read for it (a numbered outline, whose
     citations follow the hits' numbers); ``conflict``: two documents state the asked fact differently."""
-    findings = [] if fallback else find_structure(question, hits, related)
+    findings = [] if fallback else find_structure(question, hits, related, thresholds)
     read, signals = read_sentences(question, hits, fallback, thresholds)
     verdict = decide(Reading(fallback, signals, tuple(findings), conflict), thresholds)
     shown = verdict if verdict.beside is None else dataclasses.replace(verdict, reason=verdict.beside)
