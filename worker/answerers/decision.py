@@ -408,11 +408,12 @@ class Verdict:
 def decide(reading: Reading, thresholds: Thresholds = DEFAULT_THRESHOLDS) -> Verdict:
     """The one verdict: ``answered`` / ``uncertain`` / ``not_in_materials`` from the evidence.
 
-    In order: a greeting or thanks alone is answered with a hello; two documents stating the asked fact differently prove the materials speak of it (both
-    are quoted); a model's reply stands as it said (its text was checked against the passages); a
-    structural finding settles what it can prove; an outline that names nothing on the topic gives
-    way to the sentences when they answer; else the calibrated bands, refined by what the best
-    sentences hold (a value asked and printed, a list whose heading names the ask)."""
+    In order: a greeting or thanks alone is answered with a hello; two documents stating the asked
+    fact differently prove the materials speak of it (both are quoted); a model's reply stands as
+    it said (its text was checked against the passages); a structural finding settles what it can
+    prove; an outline that names nothing on the topic gives way to the sentences when they answer;
+    else the fitted calibration (:class:`Calibration`) or, for an embedder without one, the bands
+    refined by what the best sentences hold (a value asked and printed, a list headed by the ask)."""
     if reading.social:
         return Verdict("answered", "social")  # a hello answered with a hello; it asked nothing
     if reading.conflict:
