@@ -55,7 +55,7 @@ COURSES = DATA / "courses"
 #: The real courses from elsewhere (``bench.corpus_labels.COURSE_FOLDERS``: folder and fixed split),
 #: each its own collection. ``dev`` runs the tuning courses, ``test`` the held-out ones.
 COURSE_SPLIT_OF = {"dev": "tune", "test": "heldout"}
-CASES: list = []  # the last run's (answerable, Question, hits, fallback, courses, topic), for --tune
+CASES: list = []  # the last run's (answerable, Question, hits, fallback), for --tune
 
 
 @dataclass
@@ -84,7 +84,7 @@ def run(questions, snapshots_for, embedder, settings) -> list[Row]:
         snapshot = snapshots_for(q)
         result = result_for(snapshot, q.question, p, vector, settings, settings.top_k)
         hits = result.hits
-        CASES.append((q.answerable, p, hits, result.fallback, p.courses, p.topic))
+        CASES.append((q.answerable, p, hits, result.fallback))
         t0 = time.perf_counter()
         answer = answerer.answer_sync(q.question, result, snapshot.collection)
         ms = (time.perf_counter() - t0) * 1000
@@ -117,7 +117,7 @@ def tune(families: dict[str, list], base) -> None:
 
     def rates(t) -> list[tuple[float, float, float, float]]:
         return [
-            family_cost([(a, reply_for(q, h, fb, t).status) for a, q, h, fb, _c, _tp in cases])
+            family_cost([(a, reply_for(q, h, fb, t).status) for a, q, h, fb in cases])
             for cases in families.values()
         ]
 
@@ -187,7 +187,7 @@ def _weighed(case):
     sentences, evidence."""
     from syllabot.worker.answerers.extractive import weigh_query
 
-    _a, question, hits, fallback, _c, _topic = case
+    _a, question, hits, fallback = case
     return weigh_query(question, hits, fallback)
 
 

@@ -68,25 +68,30 @@ def variants(folded: str) -> list[str]:
     return [folded.replace("\x00", lig) for lig in LIGATURES]
 
 
+def raw_pdf_pages(data: bytes) -> list[str]:
+    """A PDF's raw PDFium text layer, one entry per physical page (no repairs, nothing left out)."""
+    import pypdfium2 as pdfium
+
+    pdf = pdfium.PdfDocument(data)
+    try:
+        out = []
+        for i in range(len(pdf)):
+            page = pdf[i]
+            textpage = page.get_textpage()
+            out.append(textpage.get_text_range())
+            textpage.close()
+            page.close()
+        return out
+    finally:
+        pdf.close()
+
+
 @cache
 def pages_of(path: Path) -> tuple[str, ...]:
     """The document's text, one entry per physical page (one entry for formats without pages)."""
     suffix = path.suffix.lower()
     if suffix == ".pdf":
-        import pypdfium2 as pdfium
-
-        pdf = pdfium.PdfDocument(str(path))
-        try:
-            out = []
-            for i in range(len(pdf)):
-                page = pdf[i]
-                textpage = page.get_textpage()
-                out.append(textpage.get_text_range())
-                textpage.close()
-                page.close()
-            return tuple(out)
-        finally:
-            pdf.close()
+        return tuple(raw_pdf_pages(path.read_bytes()))
     if suffix == ".docx":
         import docx
 

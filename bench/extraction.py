@@ -74,20 +74,9 @@ def _pdfminer(data: bytes, name: str) -> tuple[list[str], int | None]:
 
 
 def _pdfium(data: bytes, name: str) -> tuple[list[str], int | None]:
-    import pypdfium2 as pdfium
+    from bench.corpus_labels import raw_pdf_pages
 
-    pdf = pdfium.PdfDocument(data)
-    try:
-        pages = []
-        for i in range(len(pdf)):
-            page = pdf[i]
-            textpage = page.get_textpage()
-            pages.append(textpage.get_text_range())
-            textpage.close()
-            page.close()
-        return pages, None
-    finally:
-        pdf.close()
+    return raw_pdf_pages(data), None
 
 
 def _loader(data: bytes, name: str) -> tuple[list[str], int | None]:

@@ -56,7 +56,7 @@ def _candidates(case) -> tuple[list[str], list[float]]:
     """The answerer's own ranked sentences for a question, and the bands' two axes."""
     from syllabot.worker.answerers.extractive import weigh_query
 
-    _a, question, hits, fallback, _c, _topic = case
+    _a, question, hits, fallback = case
     _focus, ranked, _v, ev = weigh_query(question, hits, fallback)
     seen: list[str] = []
     for s in ranked:

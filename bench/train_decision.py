@@ -14,7 +14,8 @@ leave SyllabusQA's tuning half no worse than the bands on its two harms.
 
     python -m bench.train_decision            # prints the Calibration to paste into decision.py
 
-Pure numpy, about two minutes on 2 cores (the retrieval of every tuning question included). The
+Pure numpy: ~7 s on 2 cores once the bench's embedding cache holds the tuning courses (a first run
+embeds them, a few minutes). The
 held-out figures come from ``python -m bench.answers`` afterwards, read once.
 """
 
@@ -48,12 +49,27 @@ def tuning_families(embedder, settings) -> dict[str, list]:
     return out
 
 
-def signals_of(case, thresholds):
-    """The sentence reading's signals of one case, as the verdict sees them."""
-    from syllabot.worker.answerers.extractive import read_sentences
+def readings_of(families: dict[str, list], bands) -> dict[str, list]:
+    """Each case read once, as the verdict sees it: (answerable, ``decision.Reading``) — the
+    structure's findings and the sentence reading do not depend on the calibration's cuts, so the
+    grid below decides again from these instead of answering every question again."""
+    from syllabot.worker.answerers.decision import Reading
+    from syllabot.worker.answerers.extractive import find_structure, read_sentences
 
-    _answerable, question, hits, fallback, _courses, _topic = case
-    return read_sentences(question, hits, fallback, thresholds)[1]
+    out: dict[str, list] = {}
+    for name, cases in families.items():
+        out[name] = [
+            (
+                answerable,
+                Reading(
+                    fallback,
+                    read_sentences(question, hits, fallback, bands)[1],
+                    () if fallback else tuple(find_structure(question, hits, (), bands)),
+                ),
+            )
+            for answerable, question, hits, fallback in cases
+        ]
+    return out
 
 
 def fit(x: np.ndarray, y: np.ndarray, l2: float = 1.0, steps: int = 4000) -> tuple[np.ndarray, float]:
@@ -65,12 +81,12 @@ def fit(x: np.ndarray, y: np.ndarray, l2: float = 1.0, steps: int = 4000) -> tup
     return raw_w, float(b - (mean * raw_w).sum())
 
 
-def family_costs(families: dict[str, list], thresholds) -> dict[str, tuple[float, float, float, float]]:
-    from syllabot.worker.answerers.extractive import reply_for
+def family_costs(readings: dict[str, list], thresholds) -> dict[str, tuple[float, float, float, float]]:
+    from syllabot.worker.answerers.decision import decide
 
     return {
-        name: answers.family_cost([(c[0], reply_for(c[1], c[2], c[3], thresholds).status) for c in cases])
-        for name, cases in families.items()
+        name: answers.family_cost([(a, decide(reading, thresholds).status) for a, reading in rows])
+        for name, rows in readings.items()
     }
 
 
@@ -83,18 +99,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not families:
         print("no tuning data found (../shared/data); nothing to fit")
         return 0
-    rows = [(c[0], signals_of(c, bands)) for cases in families.values() for c in cases if not c[3]]
+    readings = readings_of(families, bands)
+    rows = [(a, r.signals) for cases in readings.values() for a, r in cases if not r.fallback]
     x = np.array([features(s) for _, s in rows])
     y = np.array([float(a) for a, _ in rows])
     w, b = fit(x, y)
-    shipped = family_costs(families, bands)
+    shipped = family_costs(readings, bands)
     best = None
     cuts = [round(v, 2) for v in np.arange(0.05, 0.96, 0.05)]
     for lo, hi in itertools.product(cuts, cuts):
         if lo > hi:
             continue
         cal = Calibration(tuple(round(float(v), 4) for v in w), round(b, 4), hi, lo)
-        got = family_costs(families, dataclasses.replace(bands, calibration=cal))
+        got = family_costs(readings, dataclasses.replace(bands, calibration=cal))
         if "syllabusqa" in got and any(
             got["syllabusqa"][k] > shipped["syllabusqa"][k] + 1e-9 for k in (1, 2)
         ):

@@ -10,6 +10,7 @@ is the façade that loads snapshots and embeds queries around these.
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -56,9 +57,10 @@ class SearchResult:
     vector: np.ndarray | None = None  # the unit query vector searched with (the gap report groups these)
     related: list[Hit] = field(default_factory=list)  # the course's other passages on the asked value
 
-    @property
+    @functools.cached_property
     def asked(self) -> Question:
-        """The question as read (a result of nothing searched reads the question as it came)."""
+        """The question as read (a result of nothing searched reads the question as it came, once:
+        ``query``, ``courses``, ``topic`` and ``unknown`` all ask for it)."""
         return self.read if self.read is not None else asked(Question(self.question))
 
     @property
