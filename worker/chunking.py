@@ -1080,6 +1080,9 @@ def detect_subject(pages: Sequence[Page], prefer: str | None = None) -> str | No
     The first course header wins (a later one is the next course's header printed on the last
     page), unless ``prefer`` (e.g. the file name) names one of the codes found.
     """
+    # Most documents print no "Course Code:" line at all: their pages are not split into lines.
+    if not any(_CODE_LINE.search(_clean_text(p.text)) for p in pages):
+        return None
     courses = find_courses([ln.text for ln in _lines(pages)])
     if not courses:
         return None
