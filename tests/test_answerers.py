@@ -1144,27 +1144,6 @@ def test_a_hyphenated_word_in_the_materials_meets_its_joined_spelling() -> None:
     assert "increase or decrease" in answer.text.split("[")[0], answer.text
 
 
-def test_a_letter_grade_question_is_shown_the_grading_scale_not_told_not_in() -> None:
-    """ "what do i need for an A vs a B+ (percent cutoffs)": none of its words is in the scale, so
-    the evidence alone said "Not in your materials" while quoting a rounding rule; the scale is
-    the passage it asks about."""
-    hits = [
-        make_hit(1, "A 92.4999 average will result in a final grade of A-.", score=0.2, cosine=0.28),
-        make_hit(
-            2,
-            "All work is converted to the nearest equivalent letter grade as follows: A (93–100); "
-            "A- (90–92); B+ (87–89); B (83–86).",
-            score=0.19,
-            cosine=0.21,
-        ),
-    ]
-    answer = ExtractiveAnswerer().answer_sync(
-        "what do i need for an A vs a B+ (percent cutoffs)", result(hits), "c"
-    )
-    assert answer.status != "not_in_materials"
-    assert "B+ (87–89)" in answer.text.split("[")[0], answer.text
-
-
 def test_a_compound_label_is_found_by_its_head_word() -> None:
     """ "Which room r we in" against a header whose field is "Classroom: Moore B03": the label holds
     "room" as its last word, so that record is the one quoted first."""

@@ -64,18 +64,12 @@ def test_which_module_questions(question: str) -> None:
         ("minimum marks to pass SEE", "number"),
         ("what percentage is the final worth", "number"),
         ("what is deadlock", None),
-        # how long a piece of writing is: pages or words; how long something takes: time
-        ("how long does the final paper have to be?? page count", "length"),
-        ("whats the word limit for the essay", "length"),
         ("how long does a deep read of a paper take", "duration"),
         ("how long is the exam", "duration"),
         # "who" opening a clause of its own asks for a person; a relative clause does not
         ("ok so who is the TA for lab 2", "person"),
         ("can u tell me about who will be teaching the course", "person"),
         ("what support is there for students who are struggling with the material", None),
-        # a link is an address, not the office hours it leads to; "is there a link" asks how
-        ("whats the zoom link for the prof's office hrs", "link"),
-        ("where do i get the slack url", "link"),
         ("how do i book a meeting? is there a link", None),
     ],
 )
@@ -94,13 +88,10 @@ def test_value_patterns_find_the_value_and_not_a_timetable_promise() -> None:
     assert VALUE_PATTERNS["contact"].search("Please send your questions and requests via email.")
     assert VALUE_PATTERNS["contact"].search("Ask questions on Piazza, not by DM.")
     assert not VALUE_PATTERNS["contact"].search("Homework is submitted as a PDF.")
-    assert VALUE_PATTERNS["length"].search("A 15-page (double-spaced) final paper")
     assert VALUE_PATTERNS["duration"].search("Course Duration: 1 semester")
     assert VALUE_PATTERNS["duration"].search("Target: several hours (or more)")
     assert VALUE_PATTERNS["duration"].search("you'll have two weeks to complete it")
     assert not VALUE_PATTERNS["duration"].search("Read the title and skim the abstract")
-    assert VALUE_PATTERNS["length"].search("between 1,500 and 2,000 words")
-    assert not VALUE_PATTERNS["length"].search("The final paper is worth 40% of the grade")
 
 
 def test_section_patterns_match_the_chunkers_section_names() -> None:
@@ -143,34 +134,3 @@ def test_which_questions_ask_what_something_is(question: str, defines: bool) -> 
 def test_a_role_word_that_qualifies_a_thing_names_no_person(sentence: str, names_someone: bool) -> None:
     # "who teaches CN this sem" had been answered with VTU's "Lecturer method" line
     assert bool(VALUE_PATTERNS["person"].search(sentence)) is names_someone
-
-
-@pytest.mark.parametrize(
-    ("question", "wants"),
-    [
-        ("what do i need for an A vs a B+ (percent cutoffs)", "grade"),
-        ("Would scoring an 84% in class be enough for a B?", "grade"),
-        ("whats the grading scale", "grade"),
-        ("for a b- what do i need", "grade"),
-        ("what is a deadlock", None),
-        ("Part A has 5 questions?", None),
-        ("how many credits for dbms", "number"),
-    ],
-)
-def test_a_letter_grade_asks_for_the_grading_scale(question: str, wants: str | None) -> None:
-    assert read_intent(question).wants == wants
-
-
-@pytest.mark.parametrize(
-    ("sentence", "is_scale"),
-    [
-        ("converted to a letter grade: A (93–100); A- (90–92); B+ (87–89)", True),
-        ("Grade Scale A=93-100% A-=90-92.9% B+=87-89.9 %", True),
-        ("90-92: A-", True),
-        ("Grade Point Scale: 3.72 = A 3.6 = A- 3.48 = B+", True),
-        ("A 15-page (double-spaced) final paper", False),
-        ("Part A 10 marks", False),
-    ],
-)
-def test_a_grading_scale_is_a_letter_beside_its_range(sentence: str, is_scale: bool) -> None:
-    assert bool(VALUE_PATTERNS["grade"].search(sentence)) is is_scale

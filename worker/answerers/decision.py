@@ -367,8 +367,6 @@ class Signals:
     #: a value was asked ("when", "how many") and this is the overlap of the best sentence holding one
     value_overlap: float = 0.0
     value_asked: bool = False
-    #: a letter grade was asked and some ranked sentence prints a value (a grading scale)
-    grade_scale: bool = False
     #: the best unit is a list whose lead-in names what was asked, or counts as many items as asked
     list_named: bool = False
     #: the sentence an answer would quote: it holds the asked value, and its share of the question
@@ -495,8 +493,6 @@ def _general(s: Signals, fallback: bool, thresholds: Thresholds) -> Verdict:
     if s.value_asked and not fallback and s.value_overlap >= thresholds.value_overlap:
         return _unless_list_asked(s, Verdict("answered", "value"))
     status = bands(s.ev, thresholds)
-    if status == "not_in_materials" and s.grade_scale and not fallback:
-        status = "uncertain"  # a grading scale is what "what do i need for an A" is about, whatever its words
     if s.list_named and not fallback and s.ev.top_cosine >= thresholds.min_cosine:
         status = "answered"  # the best unit is a list headed by what was asked
     if status != "answered":

@@ -804,9 +804,7 @@ def _weigh(
     type_found = True
     if intent.wants:
         with_value = [s for s in ranked if s.has_value and s.overlap > 0]
-        # a letter grade's question may ask about something else than the scale ("to get an A,
-        # what are the rubric's goals?"): the scale is quoted first where there is one, not required
-        type_found = bool(with_value) or intent.wants == "grade"
+        type_found = bool(with_value)
         ranked = with_value + [s for s in ranked if not (s.has_value and s.overlap > 0)]
     width = _evidence_width(focus, with_value)
     focus_hits = [hits[i] for i in focus[:width]]
@@ -852,7 +850,6 @@ def read_sentences(
         ev,
         value_overlap=with_value[0].overlap if with_value else 0.0,
         value_asked=bool(intent.wants),
-        grade_scale=intent.wants == "grade" and any(s.has_value for s in ranked),
         list_named=best is not None
         and (
             best.lead_overlap >= thresholds.list_lead
