@@ -81,7 +81,9 @@ def _files(rev: str | None) -> dict[str, str]:
         check=True,
     ).stdout.split()
     return {
-        p: subprocess.run(["git", "show", f"{rev}:{p}"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+        p: subprocess.run(
+            ["git", "show", f"{rev}:{p}"], cwd=ROOT, capture_output=True, text=True, check=True
+        ).stdout
         for p in listed
         if p.endswith(".py")
     }

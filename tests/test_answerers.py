@@ -110,28 +110,6 @@ def test_a_quoted_list_over_a_page_break_cites_both_pages() -> None:
     assert (item.page, item.page_end) == (5, 5)
 
 
-def test_console_output_never_answers_a_formula_or_definition_question() -> None:
-    """ "formula for r squared?": the F-test deck's R console output shares the words, but the
-    formula is the prose sentence; a question asking for code still gets the code."""
-    console = make_hit(
-        1,
-        "## Multiple R squared: 0.7412, Adjusted R squared formula: 0.7398 ## F: 521 on 2 and 997 DF",
-        0.9,
-        0.9,
-    )
-    prose = make_hit(
-        2, "R squared is one minus the residual sum of squares over the total sum of squares.", 0.4, 0.5
-    )
-    answer = ExtractiveAnswerer().answer_sync("formula for r squared?", result([console, prose]), "stats")
-    assert "residual sum of squares" in answer.text and "##" not in answer.text, answer.text
-    code = make_hit(1, "Install it with sparklyr::spark_install(version = '3.0.0') before the lecture.")
-    other = make_hit(2, "Spark is a framework for distributed data processing.")
-    asked = ExtractiveAnswerer().answer_sync(
-        "what is the command to install spark", result([code, other]), "ec"
-    )
-    assert "spark_install" in asked.text, asked.text
-
-
 def test_citation_zero_and_ranges() -> None:
     text, citations = finalise_citations("See [0] and [1-2].", HITS)
     assert text == "See and [1][2]."

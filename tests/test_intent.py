@@ -106,21 +106,6 @@ def test_section_patterns_match_the_chunkers_section_names() -> None:
 
 
 @pytest.mark.parametrize(
-    ("question", "defines"),
-    [
-        ("formula for r squared?", True),
-        ("whats a css selector", True),
-        ("what does sd mean", True),
-        ("how is the final grade calculated", True),
-        ("what is the late policy", False),
-        ("what is the command to install sparklyr", False),
-    ],
-)
-def test_which_questions_ask_what_something_is(question: str, defines: bool) -> None:
-    assert read_intent(question).defines is defines
-
-
-@pytest.mark.parametrize(
     ("sentence", "names_someone"),
     [
         ("Instructor: Dr. Ada Lovelace", True),

@@ -167,7 +167,6 @@ class Intent:
     wants: str | None = None
     cos: tuple[int, ...] = ()  # specific course outcomes asked ("CO3")
     modules: tuple[str, ...] = ()  # modules named ("Module 3", "Unit II")
-    defines: bool = False  # "what is X", "formula for Y": code or console output never answers it
     breakdown: bool = False  # "how is the grade broken down?": every graded component and its weight
 
     @property
@@ -206,7 +205,6 @@ def read_intent(question: str) -> Intent:
     wants = None
     if section is None and not where:
         wants = next((name for name, pattern in _WANTS if pattern.search(question)), None)
-    defines = bool(_DEFINES.search(question)) and not _ASKS_CODE.search(question)
     # "what % of the grade is the final exam?" asks one component's weight, "… for each" them all
     breakdown = (
         section is None
@@ -220,7 +218,6 @@ def read_intent(question: str) -> Intent:
         wants=wants,
         cos=refs.cos,
         modules=refs.modules,
-        defines=defines,
         breakdown=breakdown,
     )
 
@@ -237,20 +234,6 @@ _BREAKDOWN = re.compile(
     r"(?:final\s+)?grad"
     r"|%\s*(?:for|of)\s+each\b",
     _I,
-)
-
-
-#: A question about what something is or how it is computed ("formula for r squared?", "whats a
-#: css selector", "what does sd mean"), and one that asks for code itself ("what's the command to
-#: install sparklyr").
-_DEFINES = re.compile(
-    r"^\W*(?:what\s+(?:is|are|r)|what'?s|whats)\s+(?:a|an)\b|\bwhat\s+does\b.*\bmean\b|\bdefine\b|\bdefinition\b"
-    r"|\bmeaning\s+of\b|\bformula\b|\bequation\b|\bstands?\s+for\b"
-    r"|\bhow\s+(?:is|are)\s+\w+(?:\s+\w+){0,2}\s+(?:calculated|computed|defined|derived)\b",
-    _I,
-)
-_ASKS_CODE = re.compile(
-    r"\b(?:command|code|function|syntax|install\w*|package|library|script|argument|output|print)\b|\(\)", _I
 )
 
 

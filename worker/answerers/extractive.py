@@ -63,7 +63,7 @@ from syllabot.worker.conflicts import conflict_of, how_current, lead_with_confli
 from syllabot.worker.intent import VALUE_PATTERNS, Intent, section_pattern
 from syllabot.worker.outlines import Entry, OutlineAsk, outlines_by_document, read_for
 from syllabot.worker.reading import Question, read_question
-from syllabot.worker.sentences import NUMBERED_ITEM, looks_like_code, split_sentences
+from syllabot.worker.sentences import NUMBERED_ITEM, split_sentences
 from syllabot.worker.text_caches import PER_TEXT
 
 if TYPE_CHECKING:
@@ -397,8 +397,6 @@ def _rank(
                 and (len(text) < 6 or _is_heading(text) or text.endswith(":"))
             ):
                 continue
-            if intent.defines and looks_like_code(text):
-                continue  # R console output is not the formula for R squared
             # a list is as close as its best item read with its lead-in: the union of every item's
             # words would favour long lists ("CLO 1 … CLO 4" for "credits for dbms, 3 or 4?")
             overlap = max(
