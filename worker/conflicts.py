@@ -138,30 +138,6 @@ _NEWER_WORDS = re.compile(
 )
 _OLDER_WORDS = re.compile(r"\b(old(?:er)?|outdated|previous|draft|superseded|archive[d]?)\b", re.IGNORECASE)
 
-#: A question about a list's items, and the words naming what the list holds: "the 3rd question on
-#: the weekly snippet", "the last snippet question" (snippet, question), "what are the 3 qs we
-#: answer" (qs, we), "snippet q3" (a question).
-_LIST_ASK = re.compile(
-    r"\b(?:\d(?:st|nd|rd|th)|first|second|third|fourth|fifth|last|final)\s+"
-    r"(?P<of>(?:[\w'’-]+\s+){0,2}?(?:questions?|qs|steps?|items?|points?|parts?))\b"
-    r"|\bq\s?\d\b"
-    r"|\bwhat\s+(?:are|r)\s+the\s+(?:\d|two|three|four|five|six|seven)\s+(?P<what>[\w'’-]+(?:\s+[\w'’-]+)?)",
-    re.IGNORECASE,
-)
-_Q_FOR_QUESTION = re.compile(r"\bq(?:s|\s?\d)?\b", re.IGNORECASE)
-
-
-def _list_of(question: str) -> frozenset[str]:
-    """What a question about a list's items says the list holds (``_LIST_ASK``): every one of
-    these words must be said of a list for it to be the one asked about ("the 5 weekly themes" is
-    not the weekly snippet's questions)."""
-    m = _LIST_ASK.search(question)
-    if m is None:
-        return frozenset()
-    said = _Q_FOR_QUESTION.sub("question", m.group("of") or m.group("what") or "question")
-    return frozenset(t for t in terms(said) if not t.isdigit())
-
-
 #: The kinds of fact a question may ask, by its words.
 _ASKS = [
     (
@@ -201,7 +177,6 @@ _ASKS = [
     ),
     (re.compile(r"\bversion\b|\bwhich\s+v\b", re.I), {"version"}),
     (_UNIT, {"item"}),
-    (_LIST_ASK, {"list"}),
 ]
 
 #: Words that say nothing about *what* a value is of (the question's and the sentences' own).
@@ -432,10 +407,6 @@ def _topic(text: str) -> frozenset[str]:
     return words | units
 
 
-#: The materials' first person ("I'll hold office hours…", "my office"): the instructor, who wrote them.
-_FIRST_PERSON = re.compile(r"\b(?:I|I['’](?:ll|m|ve|d))(?![\w'’])|\b(?:[Mm]y|[Mm]e)\b")
-
-
 #: A slide's bullet on a line of its own ("\n•Week 7: Collect data"), as the chunker writes them.
 _BULLET_LINE = re.compile(f"[ \t]*\n[ \t]*(?=[{ROUND_BULLETS}])")
 
@@ -448,14 +419,6 @@ def _statements(text: str) -> list[str]:
     return split_sentences(_BULLET_LINE.sub(" ", text))
 
 
-def _said_topic(sentence: str) -> frozenset[str]:
-    """What a sentence of the materials is about (:func:`_topic`), and the instructor when it speaks
-    in the first person: "I'll hold office hours by appointment on Tuesdays" is the professor's
-    office hours, though it names no professor."""
-    topic = _topic(sentence)
-    return topic | {"instructor"} if _FIRST_PERSON.search(sentence) else topic
-
-
 #: The roles a sentence of the materials speaks of (``decision.terms`` reads "teaching assistant"
 #: and "TAs" as "ta", "professor" and "lecturer" as "instructor").
 _ROLES = frozenset({"ta", "instructor"})
@@ -463,9 +426,9 @@ _ROLES = frozenset({"ta", "instructor"})
 
 def _roles(sentence: str) -> frozenset[str]:
     """Whose fact a sentence states: a TA's "Office Hours: By appointment" (a staff block) and the
-    instructor's "I'll hold office hours by appointment on Tuesdays" (first person) are two people's
-    hours, not two versions of one (``collection_conflicts`` never pairs disjoint roles)."""
-    return (frozenset(terms(sentence)) | _said_topic(sentence)) & _ROLES  # "ta" is no topic word
+    instructor's "Instructor office hours: by appointment on Tuesdays" are two people's hours, not
+    two versions of one (``collection_conflicts`` never pairs disjoint roles)."""
+    return (frozenset(terms(sentence)) | _topic(sentence)) & _ROLES  # "ta" is no topic word
 
 
 @dataclass(frozen=True)
@@ -547,7 +510,7 @@ def how_current(hit: Hit, texts: Iterable[str]) -> tuple[int, int, str]:
 def _best_sentences(question_topic: frozenset[str], text: str) -> list[tuple[float, str]]:
     scored = []
     for sentence in _statements(text):
-        topic = _said_topic(sentence)
+        topic = _topic(sentence)
         shared = len(topic & question_topic)
         if shared:
             scored.append((shared / max(1, len(question_topic)), sentence))
@@ -562,7 +525,6 @@ class _Asked:
     kinds: frozenset[str]
     topic: frozenset[str]
     need: int
-    listed: frozenset[str] = frozenset()  # what a list asked about holds (``_list_of``)
 
 
 def _read(question: Question | str) -> Question:
@@ -585,7 +547,7 @@ def _asked_of(text: str, kinds: frozenset[str]) -> _Asked | None:
     topic = _topic(text)
     if not kinds or not topic:
         return None
-    return _Asked(kinds, topic, 1 if len(topic) <= 2 else 2, _list_of(text))
+    return _Asked(kinds, topic, 1 if len(topic) <= 2 else 2)
 
 
 def _stated(asked: _Asked, text: str) -> tuple[float, str, list[Value]] | None:
@@ -741,36 +703,6 @@ def list_difference(a: _Listed, b: _Listed) -> tuple[tuple[str, ...], tuple[str,
     return a.items[start_a : last[0] + 1], b.items[start_b : last[1] + 1]
 
 
-def list_conflict(asked: _Asked, by_doc: dict[str, list[Hit]]) -> Conflict | None:
-    """Two documents printing one list about the asked topic with an item that differs (the weekly
-    snippet's third question), each side quoted from its first shared item to the differing one;
-    of several such pairs, the one most about the asked topic."""
-    found: dict[str, list[tuple[int, _Listed, Hit]]] = {}
-    for doc_id, doc_hits in by_doc.items():
-        for hit in doc_hits:
-            for listed in lists_in(hit.text):
-                said = listed.lead | listed.item_words
-                about = len(asked.topic & said)
-                if about and asked.listed <= said:
-                    found.setdefault(doc_id, []).append((about, listed, hit))
-    newer = {doc_id: how_current(by_doc[doc_id][0], (h.text for h in by_doc[doc_id])) for doc_id in found}
-
-    def side(doc_id: str, hit: Hit, items: tuple[str, ...]) -> Side:
-        return Side(hit, " ".join(items), tuple(Value("list", item, item) for item in items), newer[doc_id])
-
-    best: Conflict | None = None
-    best_about = 0
-    for doc_a, doc_b in itertools.combinations(found, 2):
-        for (about_a, la, ha), (about_b, lb, hb) in itertools.product(found[doc_a], found[doc_b]):
-            differ = list_difference(la, lb) if about_a + about_b > best_about else None
-            if differ is None:
-                continue
-            a, b = side(doc_a, ha, differ[0]), side(doc_b, hb, differ[1])
-            if _one_course(a, b):
-                best, best_about = _ordered("list", a, b), about_a + about_b
-    return best
-
-
 def find_conflict(
     question: Question | str,
     hits: Sequence[Hit],
@@ -832,8 +764,6 @@ def find_conflict(
                 if si + sj > best_strength:
                     best_strength = si + sj
                     best = _ordered(kind, a, b)
-    if best is None and "list" in asked.kinds:
-        return list_conflict(asked, by_doc)
     return best
 
 
@@ -875,8 +805,8 @@ def more_to_read(
     question over 97,000 chunks costs ~2–3 ms (postings counted with numpy)."""
     asked = _asked(_read(question))
     top = hits[:max_hits]
-    if asked is None or not top or not asked.kinds - {"list"}:
-        return []  # a list is compared in the retrieved passages (``list_conflict``): no value to read
+    if asked is None or not top:
+        return []
     docs = {h.doc_id for h in top}
     courses = {h.subject for h in top if h.subject}
     seen = {" ".join(h.text.split()) for h in top}
@@ -996,8 +926,6 @@ def _said(side: Side) -> str:
     kinds = {v.kind for v in side.found}
     if kinds == {"item"}:
         return "; ".join(side.quoted)
-    if kinds == {"list"}:
-        return " ".join(side.quoted)  # a list's items, each with its own marker
     return _excerpt(side.sentence, side.quoted)
 
 
@@ -1127,7 +1055,7 @@ def collection_conflicts(passages: Sequence[tuple[str, str, str]], limit: int = 
             if looks_like_code(sentence) or _CALL.search(sentence):
                 continue
             values = values_in(sentence)
-            topic = _said_topic(sentence) - everywhere
+            topic = _topic(sentence) - everywhere
             if values and len(topic) >= _SAME_FACT_SHARED:
                 facts.append((doc_id, label, key[1], topic, values, _roles(sentence)))
     by_term: dict[str, list[int]] = {}
