@@ -160,20 +160,6 @@ def test_the_slide_titled_with_the_asked_term_is_quoted_before_a_list_that_names
     assert reply.text.startswith("Occam's razor:\n- William of Ockham"), reply.text
 
 
-def test_a_link_question_is_answered_by_the_address_not_by_the_link_above() -> None:
-    above = make_hit(
-        1,
-        "You will need to join the class workspace at the beginning of the term by following the link above. "
-        "You can gain access to the workspace by clicking the link and logging in.",
-    )
-    address = make_hit(
-        2, "We will use Slack (bio210.slack.com) to organize notes, files and other communications."
-    )
-    question = "whats the slack workspace link for the class"
-    reply = reply_for(read(question), [above, address], False, LOOSE)
-    assert reply.status == "answered" and "bio210.slack.com" in reply.text.split("\x00")[0], reply.text
-
-
 def test_the_passage_holding_the_asked_value_counts_as_evidence_wherever_it_ranks() -> None:
     """Three assessment passages first, the course header with its credits fourth: the header is
     read as evidence too, so the question is not told "Not in your materials"."""

@@ -30,8 +30,6 @@ from syllabot.worker.spelling import correct_spelling, unknown_words
 if TYPE_CHECKING:
     from syllabot.worker.index import IndexSnapshot
 
-_SPLIT_REFERENCE = re.compile(r"\b(CO|CLO|PO|PSO)(\d{1,2})\b", re.IGNORECASE)
-
 #: Syllabus shorthand a student types that shares no word with the page: (pattern, what it means).
 _EXPANSIONS = (
     (re.compile(r"\bl\s*:\s*t\s*:\s*p(?:\s*:\s*s)?\b", re.IGNORECASE), "teaching hours/week (L:T:P:S)"),
@@ -107,11 +105,6 @@ class Question:
     asks_source: bool = False
     #: the counts it names ("the 5 weekly themes"), as the value recogniser normalises them
     counts: frozenset[str] = frozenset()
-
-    @property
-    def keyword_text(self) -> str:
-        """ "CO3" is printed "CO 3." in some syllabi and "CO3" in others: the keyword leg sees both."""
-        return _SPLIT_REFERENCE.sub(lambda m: f"{m.group(0)} {m.group(1)} {m.group(2)}", self.text)
 
 
 def _expand(text: str) -> str:

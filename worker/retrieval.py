@@ -120,7 +120,7 @@ def search_snapshot(
     """
     query = question if isinstance(question, Question) else asked(Question(question))
     cosine = snapshot.matrix @ query_vector
-    keyword = keyword_scores(query.keyword_text, snapshot.keyword, settings.keyword_method)
+    keyword = keyword_scores(query.text, snapshot.keyword, settings.keyword_method)
     scores = hybrid_scores(cosine, keyword, settings.hybrid_alpha)
     intent = query.intent
     if intent.section is not None:
