@@ -80,7 +80,6 @@ _DATE = re.compile(
     + r")\.?\s+(\d{1,2})(?:st|nd|rd|th)?\b(?:,?\s+(\d{4}))?",
     re.IGNORECASE,
 )
-_BY_APPOINTMENT = re.compile(r"\bby\s+appointment\b", re.IGNORECASE)
 _PERCENT = re.compile(r"(?<![\d.])(\d{1,3}(?:\.\d+)?)\s*(?:%|percent\b)", re.IGNORECASE)
 _TIMES = re.compile(
     r"(?<![\d:])(\d{1,2})(?::(\d{2}))?\s*([ap])\.?m\.?\b|(?<![\d:])(\d{1,2}):(\d{2})(?![\d:])", re.IGNORECASE
@@ -339,11 +338,6 @@ def values_in(sentence: str) -> tuple[Value, ...]:
             if "on " not in before and not re.match(r"\s*[&,/-]|\s+\d", sentence[m.end() : m.end() + 3]):
                 continue
         found.append((Value("weekday", _weekday(word), m.group(0)), m.start(), m.end()))
-    if not any(v.kind == "weekday" for v, _, _ in found):
-        # "Office Hours: By appointment" names no day: against "by appointment on Tuesdays" that is
-        # a difference (any day you arrange against one day), so it is a value of the days' kind.
-        for m in _BY_APPOINTMENT.finditer(sentence):
-            found.append((Value("weekday", "by appointment", m.group(0)), m.start(), m.end()))
     for m in _DATE.finditer(sentence):
         month, day, year = _MONTHS[m.group(1).lower()], int(m.group(2)), m.group(3)
         if not 1 <= day <= 31:
