@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from syllabot.worker.answerers.base import narrowed
-from syllabot.worker.answerers.decision import Thresholds
+from syllabot.worker.answerers.decision import Thresholds, stem
 from syllabot.worker.answerers.extractive import ExtractiveAnswerer
 from syllabot.worker.answerers.focus import ELLIPSIS, focus_window
 from syllabot.worker.retrieval import SearchResult
@@ -36,13 +36,13 @@ def test_a_flattened_table_is_shown_from_the_row_asked_about() -> None:
 def test_the_rarest_word_picks_the_row_over_a_header_holding_more_words() -> None:
     """The header names "Distribution" and "Parameter(s)", two of the question's words; the row
     asked about holds one, the rarest: "if my data r angles which distribution n what params"."""
-    shown = focus_window(TABLE, {"angle": 2.6, "distribution": 1.2, "parameter": 1.6})
+    shown = focus_window(TABLE, {stem("angles"): 2.6, stem("distribution"): 1.2, stem("parameters"): 1.6})
     assert "Von Mises Circular mean and concentration Angles" in shown
     assert "Gaussian" not in shown
 
 
 def test_a_unit_whose_start_holds_the_words_is_left_to_the_usual_clip() -> None:
-    assert focus_window(TABLE, {"gaussian": 1.0, "distribution": 0.5}) == TABLE
+    assert focus_window(TABLE, {stem("gaussian"): 1.0, stem("distribution"): 0.5}) == TABLE
 
 
 def test_of_two_stretches_with_the_same_words_the_one_they_start_wins() -> None:
@@ -51,7 +51,7 @@ def test_of_two_stretches_with_the_same_words_the_one_they_start_wins() -> None:
         + ("Prerequisites: (Course Code and Title) Nil Precursors: (Course Code and Title) Nil ")
         + ("Teaching hours per week: 3 lecture, 0 tutorial, 2 practical. " * 5)
     )
-    shown = focus_window(text, {"prerequisite": 1.0, "course": 0.2})
+    shown = focus_window(text, {stem("prerequisites"): 1.0, stem("course"): 0.2})
     assert "Prerequisites: (Course Code and Title) Nil" in shown
     assert shown.index("Prerequisites") < 60
 

@@ -21,7 +21,7 @@ from syllabot.worker.courses import CourseCatalog
 from syllabot.worker.documents import Chunk
 from syllabot.worker.embedders.base import EmbedderMismatch
 from syllabot.worker.intent import holds_section
-from syllabot.worker.keyword import KeywordIndex, build_keyword_index, keyword_stem
+from syllabot.worker.keyword import KeywordIndex, build_keyword_index
 from syllabot.worker.outlines import Outline, read_outline
 from syllabot.worker.search import superseded_mask
 
@@ -70,10 +70,10 @@ class IndexSnapshot:
         first and then in order, at most ``limit``, superseded versions left out: read from the
         keyword postings, so a large collection costs what the terms' postings cost.
 
-        ``words`` are looked up as the keyword index spells them (:func:`keyword_stem`, which also
-        drops a final "e": the answerer's "kurose" is "kuros" there); unconverted, every such word
-        found nothing."""
-        spelled = frozenset(map(keyword_stem, words))
+        ``words`` are :func:`decision.terms` forms, stemmed as the keyword index stems them (one
+        stemmer, ``keyword_stem``): looked up as they are, never stemmed twice ("kurose" is "kuros"
+        in both; stemmed again it was "kuro", and found nothing)."""
+        spelled = frozenset(words)
         found = [rows for rows, _ in map(self.keyword.postings, spelled) if len(rows)]
         if not found:
             return []

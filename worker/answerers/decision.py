@@ -28,6 +28,7 @@ from functools import lru_cache
 from typing import Literal
 
 from syllabot.shared.schema import AnswerStatus, Hit
+from syllabot.worker.keyword import keyword_stem
 from syllabot.worker.text_caches import PER_TEXT
 from syllabot.worker.vocabulary import vocabulary
 
@@ -48,31 +49,13 @@ STOPWORDS = frozenset(
 )
 
 
-#: Consonants a verb doubles before -ed/-ing ("submitted", "dropped", "planning", "getting"): undone
-#: so the word meets its base form; l, s, z and d stay doubled ("filled", "passed", "added").
-_DOUBLED = frozenset("bgmnprt")
-
-
-def _undouble(root: str) -> str:
-    return root[:-1] if len(root) > 2 and root[-1] == root[-2] and root[-1] in _DOUBLED else root
-
-
-@lru_cache(maxsize=65536)
 def stem(word: str) -> str:
-    """A deliberately light suffix strip: enough for plurals and -ing/-ed, never clever."""
-    if len(word) > 5 and word.endswith("ies"):
-        return word[:-3] + "y"
-    if len(word) > 6 and word.endswith("ings"):
-        return stem(word[:-1])  # "readings" meets "reading" and "read", as "meetings" does "meet"
-    if len(word) > 5 and word.endswith("ing"):
-        return _undouble(word[:-3])
-    if len(word) > 4 and word.endswith("ed") and not word.endswith("eed"):
-        return _undouble(word[:-2])
-    if len(word) > 4 and word.endswith(("ches", "shes", "sses", "xes")):
-        return word[:-2]
-    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        return word[:-1]
-    return word
+    """The keyword index's stemmer (:func:`worker.keyword.keyword_stem`): one stemmer for search,
+    the decision and the gap report, so a word the decision looks up is spelled as the index spells
+    it. (The decision's own, which also undid doubled consonants and "-ings", was deleted: with
+    this one the held-out answers are no worse, `docs/BENCHMARKS.md`. The index's stemmer is not
+    made heavier, as stored snapshots hold its stems.)"""
+    return keyword_stem(word)
 
 
 #: Names of one role or thing that materials and students use for each other: "who r the TAs" is
