@@ -231,3 +231,19 @@ def test_only_the_decision_sets_an_answers_status() -> None:
     ]
     assert wrong == []
     assert _status_settings(DECIDES), "the decision module is where statuses are set"
+
+
+def test_the_chunker_keeps_only_general_headings_and_asks_the_families_for_theirs() -> None:
+    """VTU's CIE/SEE marks split and lab components are the VTU family's headings
+    (``worker/families/vtu.py``), not the chunker's; the chunker still finds them through the
+    families, so a VTU booklet is read as before and a new family adds a module, not chunker edits."""
+    from syllabot.worker import chunking
+    from syllabot.worker.families import vtu
+
+    family_only = ("Continuous Internal Evaluation", "Laboratory Component:", "Semester End Examination")
+    for line in family_only:
+        assert not any(rule.pattern.match(line) for rule in chunking._HEADINGS), line
+        assert any(rule.pattern.match(line) for rule in vtu.HEADINGS), line
+    heading = chunking._match_heading("Continuous Internal Evaluation")
+    assert heading is not None and heading.section == "Continuous Internal Evaluation"
+    assert chunking._match_heading("Textbooks") is not None  # a general heading stays the chunker's

@@ -53,6 +53,7 @@ Everything here is a pure function of a :class:`~worker.documents.Document`; no 
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import re
@@ -93,7 +94,11 @@ _ROMAN = {"I": 1, "V": 5, "X": 10}
 
 
 @dataclass(frozen=True)
-class _HeadingRule:
+class HeadingRule:
+    """A line that opens a block of a known kind: the general ones below, and those a document
+    family adds (``worker.families``: VTU's "Continuous Internal Evaluation", "Laboratory
+    Component" …)."""
+
     pattern: re.Pattern[str]
     kind: str
     name: str | None  # None: use the heading line itself
@@ -104,93 +109,32 @@ class _HeadingRule:
 
 
 _I = re.IGNORECASE
-_HEADINGS: tuple[_HeadingRule, ...] = (
-    _HeadingRule(
+_HEADINGS: tuple[HeadingRule, ...] = (
+    HeadingRule(
         re.compile(r"^(?:course\s+(?:learning\s+)?objectives?|learning\s+objectives?)\b", _I),
         "objectives",
         "Course objectives",
         True,
     ),
-    _HeadingRule(
+    HeadingRule(
         re.compile(r"^(?:(?:course|learning)\s+outcomes?\b|outcomes?\s*:?\s*$)", _I),
         "outcomes",
         "Course outcomes",
         True,
     ),
-    _HeadingRule(
+    HeadingRule(
         re.compile(r"^(?:prescribed\s+|suggested\s+)?text\s*-?\s*books?\s*[:.]?\s*$", _I),
         "textbooks",
         "Textbooks",
         True,
     ),
-    _HeadingRule(
+    HeadingRule(
         re.compile(r"^(?:reference\s*-?\s*books?|references)\s*[:.]?\s*$", _I),
         "references",
         "Reference books",
         True,
     ),
-    _HeadingRule(
-        re.compile(r"^assessment\s+details\b", _I), "section", "Assessment details", True, whole=True
-    ),
-    _HeadingRule(
-        re.compile(r"^continuous\s+internal\s+evaluation\s*:?\s*$", _I),
-        "section",
-        "Continuous Internal Evaluation",
-        True,
-        whole=True,
-    ),
-    _HeadingRule(
-        re.compile(r"^semester\s+end\s+exam(?:ination)?\s*:?\s*$", _I),
-        "section",
-        "Semester End Examination",
-        True,
-        whole=True,
-    ),
-    _HeadingRule(re.compile(r"^(?:CIE|SEE)\s+for\s+\S.{0,70}$"), "section", None, True, whole=True),
-    _HeadingRule(
-        re.compile(r"^suggested\s+learning\s+resources\b", _I),
-        "section",
-        "Suggested learning resources",
-        True,
-    ),
-    _HeadingRule(re.compile(r"^web\s*-?\s*links\b", _I), "section", "Web links and video lectures", True),
-    _HeadingRule(
-        re.compile(r"^activity\s+based\s+learning\b", _I), "section", "Activity based learning", True
-    ),
-    _HeadingRule(
-        re.compile(r"^practical\s+component\b", _I), "section", "Practical component", True, whole=True
-    ),
-    # "List of experiments" opens a lab list even after the last module (strong); a bare "Lab programs:"
-    # line inside a module is that module's lab component (weak), like "Laboratory Component:".
-    _HeadingRule(
-        re.compile(r"^list\s+of\s+(?:lab(?:oratory)?\s+)?(?:experiments|programs|programmes)\b.{0,40}$", _I),
-        "section",
-        "Lab programs",
-        True,
-        whole=True,
-    ),
-    _HeadingRule(
-        re.compile(r"^lab(?:oratory)?\s+(?:experiments|programs|programmes)\s*:?\s*$", _I),
-        "section",
-        "Lab programs",
-        False,
-        whole=True,
-    ),
-    _HeadingRule(re.compile(r"^RUBRICS?\s+FOR\b"), "section", None, True, whole=True),
-    _HeadingRule(
-        re.compile(r"^teaching\s*-?\s*learning\s+process\s*(?:\(general\s+instructions\))?\s*:?\s*$", _I),
-        "section",
-        "Teaching-learning process",
-        False,
-    ),
-    _HeadingRule(
-        re.compile(r"^laboratory\s+component\s*:?\s*$", _I),
-        "section",
-        "Laboratory component",
-        False,
-        whole=True,
-    ),
-    _HeadingRule(re.compile(r"^pre\s*-?\s*requisites?\s*:?\s*$", _I), "section", "Prerequisites", False),
+    HeadingRule(re.compile(r"^pre\s*-?\s*requisites?\s*:?\s*$", _I), "section", "Prerequisites", False),
 )
 
 
@@ -284,6 +228,15 @@ def _generic_heading(text: str, previous: str) -> _Heading | None:
     return None
 
 
+@functools.cache
+def _heading_rules() -> tuple[HeadingRule, ...]:
+    """The general headings, then every document family's (read once: the families import this
+    module, so they are asked on first use, not at import)."""
+    from syllabot.worker.families import FAMILIES
+
+    return _HEADINGS + tuple(rule for family in FAMILIES for rule in family.headings)
+
+
 def _match_heading(text: str) -> _Heading | None:
     """Classify a line as a module or section heading, or None for body text."""
     heading = _match_module(text)
@@ -292,7 +245,7 @@ def _match_heading(text: str) -> _Heading | None:
     line = _heading_candidate(text)
     if not _looks_like_heading_line(line) or len(line) > 90:
         return None
-    for rule in _HEADINGS:
+    for rule in _heading_rules():
         if rule.pattern.match(line):
             name = rule.name or _smart_title(line.rstrip(" :").strip())
             return _Heading(rule.kind, name, None, rule.strong, rule.whole)
@@ -706,7 +659,7 @@ class _Section:
     subject: str | None
     heading: _Line | None = None
     lines: list[_Line] = field(default_factory=list)
-    whole: bool = False  # kept whole up to twice max_chars (see _HeadingRule.whole)
+    whole: bool = False  # kept whole up to twice max_chars (see HeadingRule.whole)
 
     def has_content(self) -> bool:
         return any(line.text for line in self.lines)

@@ -1,11 +1,13 @@
 """Document families: what only one kind of document needs, behind one small interface.
 
 The general machinery (loaders, chunker, course catalogue) knows nothing of any university's
-booklets. A family that needs more — VTU scheme booklets relink a PDF's leading text to the
-course printed before it, date course codes by scheme, and know the short forms students use —
+booklets. A family that needs more — VTU scheme booklets print headings of their own (the CIE/SEE
+marks split, lab components), relink a PDF's leading text to the course printed before it, date
+course codes by scheme, and know the short forms students use —
 implements :class:`Family`; the engine and the catalogue ask every family in :data:`FAMILIES`.
 Adding a family means adding a module here and a line to :data:`FAMILIES`, not editing the
-chunker. The generic answer of each call is "nothing to do": no relinking, no aliases, no year.
+chunker. The generic answer of each call is "nothing to do": no headings, no relinking, no
+aliases, no year.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
+from syllabot.worker.chunking import HeadingRule
 from syllabot.worker.documents import Chunk
 from syllabot.worker.families import vtu
 
@@ -21,6 +24,9 @@ class Family(Protocol):
     """What a document family may add to the general machinery."""
 
     name: str
+    #: Lines that open a block of a known kind in this family's documents, tried after the
+    #: chunker's general headings.
+    headings: tuple[HeadingRule, ...]
 
     def relink(self, chunks: Sequence[Chunk]) -> list[Chunk]:
         """The collection's chunks with any chunk this family misattributes given its true owner."""
@@ -43,6 +49,7 @@ class VtuBooklets:
     """VTU-style scheme booklets (:mod:`worker.families.vtu`)."""
 
     name = "vtu"
+    headings = vtu.HEADINGS
 
     def relink(self, chunks: Sequence[Chunk]) -> list[Chunk]:
         return vtu.link_course_tails(chunks)

@@ -14,8 +14,77 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
-from syllabot.worker.chunking import chunk_body, relabelled, split_subject
+from syllabot.worker.chunking import HeadingRule, chunk_body, relabelled, split_subject
 from syllabot.worker.documents import Chunk
+
+_I = re.IGNORECASE
+
+#: The blocks a VTU scheme booklet prints beside the general ones (``chunking._HEADINGS``): the CIE
+#: and SEE marks split and its rubrics, the lab programs and the "Laboratory Component" inside a
+#: module, the suggested resources and activities. A rule's ``whole`` keeps its block in one chunk.
+HEADINGS: tuple[HeadingRule, ...] = (
+    HeadingRule(
+        re.compile(r"^assessment\s+details\b", _I), "section", "Assessment details", True, whole=True
+    ),
+    HeadingRule(
+        re.compile(r"^continuous\s+internal\s+evaluation\s*:?\s*$", _I),
+        "section",
+        "Continuous Internal Evaluation",
+        True,
+        whole=True,
+    ),
+    HeadingRule(
+        re.compile(r"^semester\s+end\s+exam(?:ination)?\s*:?\s*$", _I),
+        "section",
+        "Semester End Examination",
+        True,
+        whole=True,
+    ),
+    HeadingRule(re.compile(r"^(?:CIE|SEE)\s+for\s+\S.{0,70}$"), "section", None, True, whole=True),
+    HeadingRule(
+        re.compile(r"^suggested\s+learning\s+resources\b", _I),
+        "section",
+        "Suggested learning resources",
+        True,
+    ),
+    HeadingRule(re.compile(r"^web\s*-?\s*links\b", _I), "section", "Web links and video lectures", True),
+    HeadingRule(
+        re.compile(r"^activity\s+based\s+learning\b", _I), "section", "Activity based learning", True
+    ),
+    HeadingRule(
+        re.compile(r"^practical\s+component\b", _I), "section", "Practical component", True, whole=True
+    ),
+    # "List of experiments" opens a lab list even after the last module (strong); a bare "Lab programs:"
+    # line inside a module is that module's lab component (weak), like "Laboratory Component:".
+    HeadingRule(
+        re.compile(r"^list\s+of\s+(?:lab(?:oratory)?\s+)?(?:experiments|programs|programmes)\b.{0,40}$", _I),
+        "section",
+        "Lab programs",
+        True,
+        whole=True,
+    ),
+    HeadingRule(
+        re.compile(r"^lab(?:oratory)?\s+(?:experiments|programs|programmes)\s*:?\s*$", _I),
+        "section",
+        "Lab programs",
+        False,
+        whole=True,
+    ),
+    HeadingRule(re.compile(r"^RUBRICS?\s+FOR\b"), "section", None, True, whole=True),
+    HeadingRule(
+        re.compile(r"^teaching\s*-?\s*learning\s+process\s*(?:\(general\s+instructions\))?\s*:?\s*$", _I),
+        "section",
+        "Teaching-learning process",
+        False,
+    ),
+    HeadingRule(
+        re.compile(r"^laboratory\s+component\s*:?\s*$", _I),
+        "section",
+        "Laboratory component",
+        False,
+        whole=True,
+    ),
+)
 
 _KNOWN: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = tuple(
     (re.compile(pattern), frozenset(aliases.split("|")))
