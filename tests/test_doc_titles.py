@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from conftest import shared_data
 
 from syllabot.shared.labels import citation_label
 from syllabot.worker.doc_titles import course_code, document_title
@@ -45,15 +44,33 @@ def test_a_first_page_without_a_course_keeps_the_fallback() -> None:
     assert course_code("Northfield College | HIST 330") == "HIST 330"
 
 
-def test_real_slide_decks_are_cited_by_course_and_title() -> None:
+def _logistics_deck() -> bytes:
+    """A slide deck of its own: a title slide naming the course and the deck, two slides after it."""
+    from fpdf import FPDF
+
+    pdf = FPDF(orientation="L")
+    slides = [
+        ["Logistics and announcements", "BIOL 210: Field Methods in Ecology", "Week 5"],
+        ["This week", "Field trip to Marsh Creek on Thursday; bring boots and a notebook."],
+        ["Reminders", "Lab report 2 is due Friday at 5 pm on the course site."],
+    ]
+    for lines in slides:
+        pdf.add_page()
+        pdf.set_font("Helvetica", size=28)
+        pdf.multi_cell(0, 14, lines[0], new_x="LMARGIN", new_y="NEXT")
+        pdf.set_font("Helvetica", size=16)
+        for line in lines[1:]:
+            pdf.multi_cell(0, 9, line, new_x="LMARGIN", new_y="NEXT")
+    return bytes(pdf.output())
+
+
+def test_a_slide_deck_is_cited_by_course_and_title() -> None:
     from syllabot.worker.chunking import chunk_document
     from syllabot.worker.loaders import load_document
 
-    folder = shared_data("courses")
-    path = folder / "psyc11-lab-psych" / "logistics_week_5.pdf"
-    doc = load_document(path.read_bytes(), path.name, 50 * 1024 * 1024)
-    assert doc.cite_title == "PSYC 11 — Logistics and announcements"
+    doc = load_document(_logistics_deck(), "logistics_week_5.pdf", 50 * 1024 * 1024)
+    assert doc.cite_title == "BIOL 210 — Logistics and announcements"
     assert doc.title == "logistics_week_5"  # what the embedded context line carries
     chunk = chunk_document(doc)[-1]
-    assert citation_label(chunk).startswith("PSYC 11 — Logistics and announcements, p. ")
+    assert citation_label(chunk).startswith("BIOL 210 — Logistics and announcements, p. ")
     assert chunk.page == chunk.page_end  # one slide, one page
