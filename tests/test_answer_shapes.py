@@ -23,12 +23,12 @@ LOOSE = Thresholds(0.0, 0.0, 0.0)
 
 CN_OUTCOMES = make_hit(
     1,
-    "21CS52 Computer Networks — Course outcomes\nCourse Outcomes (Course Skill Set)\n"
-    "At the end of the course the student will be able to:\n"
-    "CO 1. Learn the basic needs of communication system.\n"
-    "CO 2. Interpret the communication challenges and its solution.\n"
-    "CO 3. Identify and organize the communication system network components\n"
-    "CO 4. Design communication networks for user requirements.",
+    "21CS52 Computer Networks — Course outcomes\nCourse Outcomes\n"
+    "On finishing this course a student can:\n"
+    "CO 1. Describe how a message travels through a layered protocol stack.\n"
+    "CO 2. Compare the framing and error-control schemes of a link.\n"
+    "CO 3. Configure and troubleshoot the routing tables of a small office\n"
+    "CO 4. Plan a campus network for the traffic its users expect.",
     subject="21CS52 Computer Networks",
     section="Course outcomes",
     file="21CS52.pdf",
@@ -37,8 +37,8 @@ CN_OUTCOMES = make_hit(
 CN_TEXTBOOKS = make_hit(
     2,
     "21CS52 Computer Networks — Textbooks\nTextbooks:\n"
-    "1. Computer-Networks- Andrew S. Tanenbaum and David J. Wetherall, Pearson Education, 5th-\nEdition.\n"
-    "2. Computer Networking A Top-Down Approach -James F. Kurose and Keith W. RossPearson\nEducation 7th Edition.",
+    "1. Packet-Switching- Maria L. Fernandez and Omar K. Haddad, Northfield Press, 3rd-\nEdition.\n"
+    "2. Routing From the Wire Up -Priya R. Natarajan and Tomas J. BergHarbour\nHouse 2nd Edition.",
     subject="21CS52 Computer Networks",
     section="Textbooks",
     file="21CS52.pdf",
@@ -47,7 +47,7 @@ CN_TEXTBOOKS = make_hit(
 OS_OUTCOMES = make_hit(
     3,
     "21CS44 Operating Systems — Course outcomes\nCourse outcomes:\n"
-    "CO 1. Identify the structure of an operating system.\nCO 2. Apply scheduling.\nCO 3. Analyse deadlocks.",
+    "CO 1. Describe how a kernel is layered.\nCO 2. Apply scheduling.\nCO 3. Analyse deadlocks.",
     subject="21CS44 Operating Systems",
     section="Course outcomes",
     file="21CS44.pdf",
@@ -55,8 +55,8 @@ OS_OUTCOMES = make_hit(
 )
 DB_HEADER = make_hit(
     4,
-    "21CS53 Database Management Systems — Course details\nCourse Code 21CS53 CIE Marks 50\n"
-    "Teaching Hours/Week (L:T:P: S) 3:0:0:0 SEE Marks 50\nCredits 03 Exam Hours 03",
+    "21CS53 Database Management Systems — Course details\nCourse Code 21CS53 CIE Marks 40\n"
+    "Teaching Hours/Week (L:T:P: S) 2:2:0:0 SEE Marks 60\nCredits 04 Exam Hours 03",
     subject="21CS53 Database Management Systems",
     section="Course details",
     file="21CS53.pdf",
@@ -65,8 +65,8 @@ DB_HEADER = make_hit(
 SEE_RULES = make_hit(
     5,
     "21CS53 Database Management Systems — Semester End Examination\nSemester End Examination:\n"
-    "Theory SEE will be conducted by University as per the scheduled timetable, with common question "
-    "papers for the subject.",
+    "The theory SEE is held by the University on the days its published timetable sets, with one "
+    "question paper for every college.",
     subject="21CS53 Database Management Systems",
     section="Semester End Examination",
     file="21CS53.pdf",
@@ -95,21 +95,21 @@ def test_a_list_question_gets_the_whole_list_in_order() -> None:
     lines = text.splitlines()
     assert lines[0] == "Course outcomes of 21CS52 Computer Networks:"
     assert [line[:4] for line in lines[1:]] == ["CO 1", "CO 2", "CO 3", "CO 4"]
-    assert "Design communication networks for user requirements. [1]" in text
+    assert "Plan a campus network for the traffic its users expect. [1]" in text
 
 
 def test_textbooks_keep_authors_initials() -> None:
     status, text = _text("textbooks for CN", [CN_TEXTBOOKS, CN_OUTCOMES], ("21CS52 Computer Networks",))
     assert status == "answered"
-    assert "Andrew S. Tanenbaum and David J. Wetherall" in text
-    assert "James F. Kurose and Keith W." in text
+    assert "Maria L. Fernandez and Omar K. Haddad" in text
+    assert "Priya R. Natarajan and Tomas J." in text
     assert "Outcomes" not in text
 
 
 def test_one_course_outcome_is_its_line_and_a_missing_one_is_not_in_the_materials() -> None:
     status, text = _text("what is CO3 of CN", [CN_OUTCOMES], ("21CS52 Computer Networks",))
     assert status == "answered"
-    assert text.startswith("21CS52 Computer Networks, CO 3. Identify and organize")
+    assert text.startswith("21CS52 Computer Networks, CO 3. Configure and troubleshoot")
     assert "CO 1" not in text
     status, text = _text("what is CO5 of CN", [CN_OUTCOMES], ("21CS52 Computer Networks",))
     assert status == "not_in_materials"
@@ -121,23 +121,23 @@ def test_a_list_question_naming_no_course_is_answered_per_course_never_mixed() -
     status, text = _text("what are the course outcomes", [CN_OUTCOMES, OS_OUTCOMES])
     assert status == "answered"
     cn, os_ = text.index("of 21CS52 Computer Networks:"), text.index("of 21CS44 Operating Systems:")
-    assert cn < text.index("Design communication networks") < os_ < text.index("Analyse deadlocks")
+    assert cn < text.index("Plan a campus network") < os_ < text.index("Analyse deadlocks")
 
 
 def test_a_value_question_gets_the_row_that_holds_the_value() -> None:
     status, text = _text("how many credits is dbms", [DB_HEADER, SEE_RULES], topic="how many credits is")
     assert status == "answered"
-    assert text == "Credits 03 Exam Hours 03. [1]"
+    assert text == "Credits 04 Exam Hours 03. [1]"
 
 
 def test_a_number_about_something_else_does_not_answer_a_value_question() -> None:
-    """The passages are about Turnitin, but the only sentence with a number is about extra credit:
+    """The passages are about CopyScan, but the only sentence with a number is about a bonus task:
     quoting it as the count asked for would be confidently wrong."""
     hits = [
-        make_hit(1, "Turnitin scans all papers and is very good at detecting phrases borrowed from sources."),
-        make_hit(2, "The extra credit assignment is worth up to 1 point on the student's final grade."),
+        make_hit(1, "CopyScan checks every essay and is quick to flag sentences lifted from other writers."),
+        make_hit(2, "The bonus reflection task is worth up to 1 point on the student's final grade."),
     ]
-    question = "how many students has turnitin caught plagiarizing"
+    question = "how many students has copyscan caught cheating"
     reply = reply_for(read(question), hits, False, LOOSE)
     assert reply.status == "uncertain"
     # the floor is what holds it back: without it the bands alone would answer with the number
@@ -148,16 +148,16 @@ def test_a_number_about_something_else_does_not_answer_a_value_question() -> Non
 def test_the_slide_titled_with_the_asked_term_is_quoted_before_a_list_that_names_it() -> None:
     strategies = make_hit(
         1,
-        "Strategies:\n- Occam's razor\n- Look for hidden logic gaps\n- Create a narrative\n- Trust your intuitions",
+        "Heuristics:\n- Hanlon's razor\n- Check the sample size\n- Sketch a timeline\n- Ask a second reader",
     )
     razor = make_hit(
         2,
-        "Occam's razor:\n- William of Ockham, a philosopher: plurality should not be posited without necessity\n"
-        "- Given two alternatives that explain the data equally well, prefer the simpler one",
+        "Hanlon's razor:\n- A saying passed around by engineers: do not assume malice where a mistake will do\n"
+        "- Given two accounts that fit the facts equally well, prefer the less sinister one",
     )
-    question = "whats occam's razor, it came up in lec"
+    question = "whats hanlon's razor, it came up in lec"
     reply = reply_for(read(question), [strategies, razor], False, LOOSE)
-    assert reply.text.startswith("Occam's razor:\n- William of Ockham"), reply.text
+    assert reply.text.startswith("Hanlon's razor:\n- A saying passed around"), reply.text
 
 
 def test_the_passage_holding_the_asked_value_counts_as_evidence_wherever_it_ranks() -> None:
@@ -167,9 +167,9 @@ def test_the_passage_holding_the_asked_value_counts_as_evidence_wherever_it_rank
         make_hit(k, f"Assessment task {k}: presentations and reports are weighted against the outcomes.")
         for k in (1, 2, 3)
     ]
-    header = make_hit(4, "Course Title: Solid State Analysis. Course Code: BCH8016. Credit Units: 3 credits.")
+    header = make_hit(4, "Course Title: Soil Microbiology. Course Code: AGR5120. Credit Units: 3 credits.")
     strict = Thresholds(0.0, 0.95, 0.99, floor_cosine=0.0, floor_coverage=0.2)
-    question = "how many credits are earned for successful completion of this course"
+    question = "how many credits do i get for passing this course"
     reply = reply_for(read(question), [*filler, header], False, strict)
     assert reply.status != "not_in_materials", reply
 
@@ -177,14 +177,14 @@ def test_the_passage_holding_the_asked_value_counts_as_evidence_wherever_it_rank
 def test_a_list_run_on_after_an_announcing_colon_is_quoted_as_a_list() -> None:
     paper = make_hit(
         1,
-        "Final Paper (40%) A 15-page final paper will serve as a focal point for the course. "
-        "Your paper should include the following sections: title page, abstract, introduction, methods, "
-        "results, discussion, and bibliography.",
+        "Field Report (40%) A 12-page field report will anchor the term's fieldwork. "
+        "Your report should include the following sections: cover page, summary, site description, "
+        "sampling methods, findings, discussion, and references.",
     )
-    question = "what sections r required in the final paper"
+    question = "what sections r required in the field report"
     reply = reply_for(read(question), [paper], False, LOOSE)
-    assert "Your paper should include the following sections:\n- title page\n- abstract" in reply.text
-    assert "\n- bibliography" in reply.text
+    assert "Your report should include the following sections:\n- cover page\n- summary" in reply.text
+    assert "\n- references" in reply.text
     # a colon after no announcing word stays a sentence
     note = make_hit(1, "Note: the exam is on Monday, bring a pen, and arrive early.")
     assert "\n- " not in reply_for(read("when is the exam"), [note], False, LOOSE).text

@@ -212,32 +212,32 @@ HEADINGS_ONLY = "# Module 3: Deadlocks\nDeadlock avoidance:\n- Banker's algo\n- 
 
 # A Keynote deck's slide as the chunker writes it: bullets without a space, each on its own line.
 SLIDE = (
-    "Weekly snippets\n•Quick (5 minute) check-in, submitted via Canvas\n•Worth 1 point\n"
-    "•Answer 3 questions (2-4 sentences each):\n•What did you work on last week?\n"
-    "•What are you planning to work on this week?\n•What are you stuck on?"
+    "Field journal\n•Short (10 minute) entry, posted on the course site\n•Worth 2 points\n"
+    "•Answer 3 prompts (1-3 lines each):\n•Which plots did you survey last week?\n"
+    "•Which plots will you survey next?\n•What slowed you down?"
 )
 
 
 def test_a_list_is_quoted_whole_and_in_order_when_its_best_item_is_chosen() -> None:
     hits = [make_hit(1, SLIDE, score=0.9, cosine=0.9), make_hit(2, "Labs are due on Fridays.", score=0.3)]
     answer = ExtractiveAnswerer().answer_sync(
-        "what questions do we answer in the weekly snippets", result(hits), "c"
+        "what prompts do we answer in the field journal", result(hits), "c"
     )
     lines = answer.text.splitlines()
-    assert lines[0] == "Weekly snippets:"
+    assert lines[0] == "Field journal:"
     assert lines[1:] == [
-        "- Quick (5 minute) check-in, submitted via Canvas",
-        "- Worth 1 point",
-        "- Answer 3 questions (2-4 sentences each):",
-        "- What did you work on last week?",
-        "- What are you planning to work on this week?",
-        "- What are you stuck on? [1]",
+        "- Short (10 minute) entry, posted on the course site",
+        "- Worth 2 points",
+        "- Answer 3 prompts (1-3 lines each):",
+        "- Which plots did you survey last week?",
+        "- Which plots will you survey next?",
+        "- What slowed you down? [1]",
     ]
 
 
 LEVELS = (
-    "Levels of exploration\n\u2022Look at the raw data (tables)\n\u2022Visualize the data (plots!)\n"
-    "\u2022Run stats\n\u2022Model the data\n\u2022Collect new data, compare to other data"
+    "Stages of cleaning\n\u2022Read the raw data (spreadsheets)\n\u2022Map the data (colours!)\n"
+    "\u2022Flag outliers\n\u2022Fit a model\n\u2022Gather new data, compare to last season"
 )
 
 
@@ -248,13 +248,13 @@ def test_a_list_whose_heading_names_what_was_asked_answers_it() -> None:
         make_hit(1, LEVELS, score=0.5, cosine=0.5),
         make_hit(2, "Next week we will read papers about memory.", score=0.3, cosine=0.3),
     ]
-    question = "what r the levels of exploration in the digging into data deck"
+    question = "what r the stages of cleaning in the taming messy data deck"
     answer = ExtractiveAnswerer().answer_sync(question, result(hits), "c")
     assert answer.status == "answered"
-    assert answer.text.splitlines()[:2] == ["Levels of exploration:", "- Look at the raw data (tables)"]
+    assert answer.text.splitlines()[:2] == ["Stages of cleaning:", "- Read the raw data (spreadsheets)"]
 
 
-THEMES = "Each week will be designed around a central idea:\n" + "\n".join(
+THEMES = "Every week is built around one big idea:\n" + "\n".join(
     f"\u2022Idea {n}: writing an effective section number {n}" for n in range(1, 6)
 )
 
@@ -309,15 +309,15 @@ def test_which_slides_is_answered_by_naming_the_deck_and_page_of_the_quote() -> 
     hits = [
         make_hit(
             1,
-            "First pass: read from top to bottom. Second pass: read the figures. Third pass: take notes.",
-            label="BIOL 210 — Literature reviews, p. 14",
+            "First pass: skim the headings. Second pass: study the figures. Third pass: write a summary.",
+            label="BIOL 210 — Reading field studies, p. 14",
         ),
         make_hit(2, "Labs are due on Fridays.", score=0.2, cosine=0.2),
     ]
     answer = ExtractiveAnswerer().answer_sync(
         "which slides had the 3 pass method for reading papers", result(hits), "c"
     )
-    assert answer.text.startswith("BIOL 210 — Literature reviews, p. 14: "), answer.text
+    assert answer.text.startswith("BIOL 210 — Reading field studies, p. 14: "), answer.text
     plain = ExtractiveAnswerer().answer_sync(
         "what is the 3 pass method for reading papers", result(hits), "c"
     )
@@ -341,7 +341,7 @@ def test_the_values_a_student_offers_after_the_question_are_not_words_the_passag
 @pytest.mark.parametrize(
     ("question", "status"),
     [
-        ("is there a required textbook for this course?", "answered"),
+        ("is a textbook required for this course?", "answered"),
         ("textbooks for this course?", "uncertain"),
     ],
 )
@@ -350,7 +350,7 @@ def test_a_sentence_answers_a_yes_no_question_about_a_list_but_is_not_the_list(
 ) -> None:
     # no textbook block came back: "textbooks for X?" wants the list, "is there a textbook?" is answered
     hits = [
-        make_hit(1, "Reading: There is no required textbook for this class.", score=0.6, cosine=0.66),
+        make_hit(1, "Books: No textbook is required; the handouts cover everything.", score=0.6, cosine=0.66),
         make_hit(2, "Labs are due on Fridays.", score=0.2, cosine=0.2),
     ]
     assert ExtractiveAnswerer().answer_sync(question, result(hits), "c").status == status
@@ -369,78 +369,80 @@ def test_a_list_too_long_to_quote_whole_is_read_item_by_item_never_cut_from_its_
 
 def test_a_numbered_list_keeps_its_numbers_when_quoted() -> None:
     text = (
-        "If you believe an error was made, address the issue as follows:\n"
-        "1.Carefully review the feedback against the rubric on Canvas.\n"
-        "2.Email a copy of your request to the TA who graded it and CC me.\n"
-        "3.Meet with the TA during their office hours."
+        "If you think a mark is wrong, take these steps in order:\n"
+        "1.Reread the comments beside the marking guide on the course site.\n"
+        "2.Send the grader a short note saying what was missed, copying me.\n"
+        "3.Talk it over with the grader in their drop-in hours."
     )
     lines = answer_from(text, "how do i ask for a regrade, whats the process").splitlines()
-    assert lines[0] == "If you believe an error was made, address the issue as follows:"
-    assert [line[:3] for line in lines[1:]] == ["1.C", "2.E", "3.M"]
+    assert lines[0] == "If you think a mark is wrong, take these steps in order:"
+    assert [line[:3] for line in lines[1:]] == ["1.R", "2.S", "3.T"]
 
 
 def test_a_slide_title_of_seven_words_heads_its_bullets() -> None:
-    """Two slides: "How to (very quickly) skim an article" (seven words) and "How to (quickly) read
-    an article" (six). Both titles are their lists' lead-ins, so the skim question is answered
-    with the skim slide's list and its target, not the reading slide's."""
+    """Two slides: "How to (really briefly) scan a guide" (seven words) and "How to (briefly) study
+    a guide" (six). Both titles are their lists' lead-ins, so the scan question is answered
+    with the scan slide's list and its target, not the study slide's."""
     skim = (
-        "How to (very quickly) skim an article\n\u2022Read the title\n"
-        "\u2022Skim the abstract\n\u2022Skip everything else\n\u2022Target: 30 seconds \u2014 2 minutes"
+        "How to (really briefly) scan a guide\n\u2022Read the cover\n"
+        "\u2022Scan the index\n\u2022Ignore the rest\n\u2022Target: 45 seconds \u2014 3 minutes"
     )
     read = (
-        "How to (quickly) read an article\n\u2022Read the title\n"
-        "\u2022Read the abstract\n\u2022Skim the introduction\n\u2022Target: 5 minutes"
+        "How to (briefly) study a guide\n\u2022Read the cover\n"
+        "\u2022Read the index\n\u2022Scan the first chapter\n\u2022Target: 10 minutes"
     )
     hits = [make_hit(1, skim, score=0.6, cosine=0.7), make_hit(2, read, score=0.55, cosine=0.65)]
     answer = ExtractiveAnswerer().answer_sync(
-        "how long should a quick skim of an article take", result(hits), "c"
+        "how long should a brief scan of a guide take", result(hits), "c"
     )
-    assert answer.text.startswith("How to (very quickly) skim an article:\n- Read the title"), answer.text
-    assert "30 seconds" in answer.text and "5 minutes" not in answer.text
+    assert answer.text.startswith("How to (really briefly) scan a guide:\n- Read the cover"), answer.text
+    assert "45 seconds" in answer.text and "10 minutes" not in answer.text
     # a sentence before a list is no title: it keeps its full stop and the list stands alone
     from syllabot.worker.answerers.extractive import _block_units
 
     units = _block_units("We read three kinds of paper this term.\n\u2022Reviews\n\u2022Reports")
     assert [u.lead for u in units if u.items] == [None]
-    # nor is a header line holding numbers ("BIOL 151 Fall 2022 … Contents")
-    units = _block_units("Introductory Biology BIOL 151 Fall 2022 Contents\n- Description\n- Personnel")
+    # nor is a header line holding numbers ("BOT 214 Spring 2024 … Contents")
+    units = _block_units("Field Botany BOT 214 Spring 2024 Contents\n- Overview\n- Staff")
     assert [u.lead for u in units if u.items] == [None]
 
 
 def test_a_table_a_sentence_announces_is_quoted_as_its_list() -> None:
-    """ "Please view the materials below before collecting data" and a table of four readings (as
+    """ "Please read the guides below before surveying anyone" and a table of four readings (as
     the chunker writes a Markdown table: one labelled record a row): the readings are the answer,
     quoted as the sentence's list; a table after a sentence that announces nothing stays rows."""
     text = (
-        "Please view the materials below *before* collecting data from human participants.\n"
-        "| Description: Protection of Human Subjects (CPHS) |\n| Description: Belmont Report |\n"
-        "| Description: Nuremburg Code |\n| Description: Jesse's Intent |"
+        "Please read the guides below *before* surveying members of the public.\n"
+        "| Description: Field Safety Handbook (FSH) |\n| Description: Land Access Code |\n"
+        "| Description: Wildlife Permit Rules |\n| Description: Marta's Checklist |"
     )
-    question = "what do we have to look at b4 collecting data from human participants"
+    question = "what do we have to read b4 surveying members of the public"
     answer = answer_from(text, question, score=0.8)
     assert answer.splitlines() == [
-        "Please view the materials below *before* collecting data from human participants:",
-        "- Protection of Human Subjects (CPHS)",
-        "- Belmont Report",
-        "- Nuremburg Code",
-        "- Jesse's Intent [1]",
+        "Please read the guides below *before* surveying members of the public:",
+        "- Field Safety Handbook (FSH)",
+        "- Land Access Code",
+        "- Wildlife Permit Rules",
+        "- Marta's Checklist [1]",
     ], answer
     from syllabot.worker.answerers.extractive import read_blocks
 
-    rows = read_blocks("All work is due on Fridays.\n| Lab: Pitch; Points: 10 |\n| Lab: Survey; Points: 10 |")
+    rows = read_blocks(
+        "All work is due on Fridays.\n| Lab: Quadrat; Points: 10 |\n| Lab: Transect; Points: 10 |"
+    )
     assert [(b.text, b.item) for b in rows[1:]] == [
-        ("Lab: Pitch; Points: 10", False),
-        ("Lab: Survey; Points: 10", False),
+        ("Lab: Quadrat; Points: 10", False),
+        ("Lab: Transect; Points: 10", False),
     ]
 
 
 def test_a_lead_in_ending_in_a_colon_and_dash_is_quoted_with_its_colon() -> None:
     text = (
-        "Course outcomes: At the end of the course, the students will be able to:-\n"
+        "Course outcomes: Having finished this course, a student should be able to:-\n"
         "CO1 Explain search.\nCO2 Apply planning."
     )
     assert answer_from(text, "what are the course outcomes").startswith(
-        "Course outcomes: At the end of the course, the students will be able to:\n"
+        "Course outcomes: Having finished this course, a student should be able to:\n"
     )
 
 
@@ -448,25 +450,25 @@ def test_a_header_record_is_quoted_alone() -> None:
     # One person's fields, not the whole staff block cut off before the asked hours.
     header = (
         "Syllabus\nBIOL 210: Field Methods in Ecology (Spring 2025)\n"
-        "Meeting Times: MWF 10:10 - 11:15AM; X-hour: Th 12:15-1:05PM; Classroom: Moore B03\n"
-        "Instructor: Dr. Ada Lovelace; Email: ada@example.edu; Office Location: Moore 349; "
+        "Meeting Times: TuTh 9:40 - 11:05AM; Lab hour: F 2:00-2:50PM; Classroom: Hale 112\n"
+        "Instructor: Dr. Ada Lovelace; Email: ada@example.edu; Office Location: Hale 208; "
         "Office Hours: By appointment\n"
-        "Teaching Assistant: Sam Okafor; Email: sam@example.edu; Office Location: Moore 434; "
-        "Office Hours: MWF 11:30AM - 1PM"
+        "Teaching Assistant: Sam Okafor; Email: sam@example.edu; Office Location: Hale 215; "
+        "Office Hours: TuTh 3:30PM - 5PM"
     )
     hits = [make_hit(1, header, score=0.9, cosine=0.9)]
     answer = ExtractiveAnswerer().answer_sync("when r sam okafor office hrs?", result(hits), "c")
-    assert answer.text.startswith("Teaching Assistant: Sam Okafor;") and "MWF 11:30AM - 1PM" in answer.text
+    assert answer.text.startswith("Teaching Assistant: Sam Okafor;") and "TuTh 3:30PM - 5PM" in answer.text
     assert "Lovelace" not in answer.text
 
 
 def test_each_fact_of_a_header_record_is_quoted_alone_with_whose_it_is() -> None:
     # The asked field, led by the record's first field (whose it is): not the e-mail, not the room.
     header = (
-        "Instructor: Dr. Ada Lovelace; Email: ada@example.edu; Office Location: Moore 349; "
+        "Instructor: Dr. Ada Lovelace; Email: ada@example.edu; Office Location: Hale 208; "
         "Office Hours: By appointment\n"
-        "Teaching Assistant: Sam Okafor; Email: sam@example.edu; Office Location: Moore 434; "
-        "Office Hours: MWF 11:30AM - 1PM"
+        "Teaching Assistant: Sam Okafor; Email: sam@example.edu; Office Location: Hale 215; "
+        "Office Hours: TuTh 3:30PM - 5PM"
     )
     hits = [make_hit(1, header, score=0.9, cosine=0.9)]
 
@@ -475,11 +477,11 @@ def test_each_fact_of_a_header_record_is_quoted_alone_with_whose_it_is() -> None
 
     assert (
         ask("when r sam okafor office hrs?")
-        == "Teaching Assistant: Sam Okafor; Office Hours: MWF 11:30AM - 1PM. [1]"
+        == "Teaching Assistant: Sam Okafor; Office Hours: TuTh 3:30PM - 5PM. [1]"
     )
     assert (
         ask("where's ada lovelace's office located")
-        == "Instructor: Dr. Ada Lovelace; Office Location: Moore 349. [1]"
+        == "Instructor: Dr. Ada Lovelace; Office Location: Hale 208. [1]"
     )
     assert ask("whats ada lovelace's email") == "Instructor: Dr. Ada Lovelace; Email: ada@example.edu. [1]"
 
@@ -1052,7 +1054,7 @@ def test_a_roles_names_are_one_word_and_a_list_of_teaching_assistants_names_peop
     # "do i need to buy a textbook" meets "All required text … will be freely available"
     assert terms("a textbook") == terms("textbooks") == terms("the required text")[1:] == ["text"]
     hits = [
-        make_hit(1, "Sign up for office hours with me or your TAs.", score=0.45, cosine=0.45),
+        make_hit(1, "Book a slot in drop-in hours with me or one of your TAs.", score=0.45, cosine=0.45),
         make_hit(2, "Teaching assistants\n• Sara Okafor\n• Lee Park\n• Ana Ruiz", score=0.4, cosine=0.4),
     ]
     answer = ExtractiveAnswerer().answer_sync("who are the TAs this semester?", result(hits), "c")
@@ -1061,19 +1063,19 @@ def test_a_roles_names_are_one_word_and_a_list_of_teaching_assistants_names_peop
 
 
 def test_a_hyphenated_word_in_the_materials_meets_its_joined_spelling() -> None:
-    """ "can my grade go down if i ask for a regrade?" against "if you request a re-grade …, your
-    grade may increase or decrease": the materials' "re-grade" (or a word broken across a line,
+    """ "can my grade go down if i ask for a regrade?" against "asking for a re-grade … your grade
+    can rise or fall": the materials' "re-grade" (or a word broken across a line,
     "re- using") is read joined too, so that sentence is the one quoted, not a grading rule that
     shares only "grade"."""
     from syllabot.worker.answerers.decision import term_set
 
     assert {stem("regrade"), "email", "reus"} <= term_set("request a re-grade by e-mail; re- using work")
     hits = [
-        make_hit(1, "Your grade will be determined solely by your numerical score.", score=0.4, cosine=0.5),
+        make_hit(1, "Your grade comes only from the points you score on the rubric.", score=0.4, cosine=0.5),
         make_hit(
             2,
-            "Note that if you request a re-grade of some aspect of your assignment, your grade may "
-            "increase or decrease.",
+            "Be aware that asking for a re-grade of any part of a lab report means your grade "
+            "can rise or fall.",
             score=0.38,
             cosine=0.48,
         ),
@@ -1081,22 +1083,22 @@ def test_a_hyphenated_word_in_the_materials_meets_its_joined_spelling() -> None:
     answer = ExtractiveAnswerer().answer_sync(
         "can my grade go down if i ask for a regrade?", result(hits), "c"
     )
-    assert "increase or decrease" in answer.text.split("[")[0], answer.text
+    assert "rise or fall" in answer.text.split("[")[0], answer.text
 
 
 def test_a_compound_label_is_found_by_its_head_word() -> None:
-    """ "Which room r we in" against a header whose field is "Classroom: Moore B03": the label holds
+    """ "Which room r we in" against a header whose field is "Classroom: Hale 112": the label holds
     "room" as its last word, so that record is the one quoted first."""
     from syllabot.worker.answerers.decision import term_set
 
-    assert "room" in term_set("Classroom: Moore B03") and "book" in term_set("Required Textbooks: none")
-    assert "late" not in term_set("Template: see Canvas")  # "temp" + "late" is no compound
+    assert "room" in term_set("Classroom: Hale 112") and "book" in term_set("Required Textbooks: none")
+    assert "late" not in term_set("Template: see the course site")  # "temp" + "late" is no compound
     hits = [
-        make_hit(1, "We will use Slack during and outside of class.", score=0.3, cosine=0.25),
-        make_hit(2, "Meeting Times: MWF 10:10 — 11:15AM; Classroom: Moore B03", score=0.28, cosine=0.22),
+        make_hit(1, "Questions go on the Discord server, in class and out of it.", score=0.3, cosine=0.25),
+        make_hit(2, "Meeting Times: TuTh 9:40 — 11:05AM; Classroom: Hale 112", score=0.28, cosine=0.22),
     ]
     answer = ExtractiveAnswerer().answer_sync("which room are we in?", result(hits), "c")
-    assert "Moore B03" in answer.text.split("[")[0], answer.text
+    assert "Hale 112" in answer.text.split("[")[0], answer.text
 
 
 def test_a_calibrated_verdict_reads_its_probability_against_two_cuts() -> None:

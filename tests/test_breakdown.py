@@ -20,35 +20,40 @@ def named(text: str) -> list[tuple[str, float]]:
     [
         # a numbered list, an aside inside a name
         (
-            "1) Attendance (iClicker or asynchronous) 10%\n2) Participation – forum posts 20%\n"
-            "3) Homework 10%\n4) Exams 60% (4x, weighted equally)",
-            [("Attendance", 10), ("Participation – forum posts", 20), ("Homework", 10), ("Exams", 60)],
+            "1) Attendance (in person or online) 15%\n2) Engagement – discussion board 15%\n"
+            "3) Problem sets 20%\n4) Quizzes 50% (5x, weighted equally)",
+            [
+                ("Attendance", 15),
+                ("Engagement – discussion board", 15),
+                ("Problem sets", 20),
+                ("Quizzes", 50),
+            ],
         ),
         # a table flattened to one line
         (
-            "Class participation/attendance 10% Weekly Discussion Posts 10% Midterm Exam 1 20% "
-            "Midterm Exam 2 20% Final Project 40%",
+            "Seminar participation/attendance 10% Weekly Reading Responses 15% Midterm Exam 1 15% "
+            "Midterm Exam 2 20% Capstone Project 40%",
             [
-                ("Class participation/attendance", 10),
-                ("Weekly Discussion Posts", 10),
-                ("Midterm Exam 1", 20),
+                ("Seminar participation/attendance", 10),
+                ("Weekly Reading Responses", 15),
+                ("Midterm Exam 1", 15),
                 ("Midterm Exam 2", 20),
-                ("Final Project", 40),
+                ("Capstone Project", 40),
             ],
         ),
         # each component heading its own paragraph
         (
-            "Just email me to set up a time. Lab Exercises (40%) We'll do a total of 4 graded labs. "
-            "Each report will be worth 10% (10 points) of your final grade.",
-            [("Lab Exercises", 40)],
+            "Drop by my office if anything is unclear. Field Exercises (30%) There are 3 graded outings. "
+            "Each write-up counts for 10% (10 points) of the course grade.",
+            [("Field Exercises", 30)],
         ),
         # a count before the name, a label before the list
         (
-            "Grading: 2 Exams 40 % (20% each) 1 Final Exam 30% Quizzes 30%",
-            [("2 Exams", 40), ("1 Final Exam", 30), ("Quizzes", 30)],
+            "Grading: 3 Tests 45 % (15% each) 1 Final Exam 35% Labs 20%",
+            [("3 Tests", 45), ("1 Final Exam", 35), ("Labs", 20)],
         ),
         # a grade scale and prose about a weight are no components
-        ("94-100% = A 80-82% = B- 66-69% = D+", []),
+        ("92-100% = A 78-81% = B- 64-67% = D+", []),
         ("You will receive this credit by answering 75% of a day's questions.", []),
     ],
 )
@@ -57,16 +62,16 @@ def test_components_in_the_ways_syllabi_print_them(text: str, expected: list[tup
 
 
 PAGE4 = (
-    "If you have questions, just send me an email and we can set up a time to discuss. Lab Exercises "
-    "(40%) We'll do a total of 4 graded in-class labs. Each report will be worth 10% of your grade."
+    "If anything is unclear, stop by after class and we can go over it together. Field Exercises "
+    "(35%) We'll run 5 graded outings to the reserve. Each write-up will be worth 7% of your grade."
 )
 PAGE5_A = (
-    "Poster Presentation (15%) At the end of the course, you'll create a poster. You'll also present "
-    "your poster a second time during a public poster session."
+    "Map Portfolio (20%) By the end of term, you'll assemble a portfolio of maps. You'll also show "
+    "the portfolio a second time at an open department evening."
 )
 PAGE5_B = (
-    "You'll also present your poster a second time during a public poster session. Final Paper (40%) "
-    "A 15-page final paper will serve as a focal point. Weekly Snippets (5%) During weeks 5-9 you'll write."
+    "You'll also show the portfolio a second time at an open department evening. Site Report (35%) "
+    "A 10-page site report will tie the term together. Field Journal (10%) During weeks 3-8 you'll write."
 )
 
 
@@ -80,16 +85,16 @@ def test_a_breakdown_over_two_pages_comes_whole_and_in_the_documents_order() -> 
     parts = grade_breakdown(hits, [h.text for h in hits])
     assert parts is not None
     assert [(c.name, c.weight) for c in parts] == [
-        ("Lab Exercises", 40),
-        ("Poster Presentation", 15),
-        ("Final Paper", 40),
-        ("Weekly Snippets", 5),
+        ("Field Exercises", 35),
+        ("Map Portfolio", 20),
+        ("Site Report", 35),
+        ("Field Journal", 10),
     ]
 
 
 def test_weights_that_do_not_add_up_to_100_are_no_breakdown() -> None:
     # a worked example of exam replacement, not how the grade is made up
-    text = "Exam 1: 75%\nExam 2: 85%\nFinal Exam: 90% I will replace the 75% with a 90%"
+    text = "Test 1: 68%\nTest 2: 81%\nFinal Exam: 88% so the 68% is dropped in favour of the 88%"
     assert grade_breakdown([make_hit(1, text)], [text]) is None
 
 
@@ -99,8 +104,8 @@ def test_weights_that_do_not_add_up_to_100_are_no_breakdown() -> None:
         ("how is the grade broken down for this class? like % for each thing", True),
         ("whats the grading breakdown", True),
         ("how are grades calculated", True),
-        ("Can you summarize the grading schedule for this class?", True),
-        ("what % of the grade is the final exam", False),  # one component's weight
+        ("Could you sum up the grading scheme for this class?", True),
+        ("what % of the grade is the lab report", False),  # one component's weight
         ("CIE marks split for dbms", False),  # VTU's own section
         ("when are grades posted", False),
     ],
@@ -133,7 +138,7 @@ def _field_methods_syllabus() -> bytes:
         ],
         [
             "Grade scale",
-            "A 93-100%, A- 90-92%, B+ 87-89%, B 83-86%, B- 80-82%, C 70-79%, F below 70%.",
+            "A 94-100%, A- 90-93%, B+ 87-89%, B 84-86%, B- 80-83%, C 70-79%, F below 70%.",
             "Academic integrity",
             "Copying another student's field data is plagiarism and is reported.",
         ],

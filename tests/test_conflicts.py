@@ -29,12 +29,8 @@ from syllabot.worker.engine import Engine
 from syllabot.worker.search import is_duplicate
 from tests.queue_helpers import cli_in
 
-SYLLABUS = (
-    "Grades: 4 × homework assignments (20% each) 80% 1 × short presentations 10% 1 × OSS contribution 10%"
-)
-SLIDES = (
-    "Grading Component Weight 4 × homework assignments (20% each) 80% 2 × short presentations (5% each) 10%"
-)
+SYLLABUS = "Marks: 5 × problem sets (16% each) 80% 1 × poster presentations 10% 1 × field log 10%"
+SLIDES = "Assessment Item Weight 5 × problem sets (16% each) 80% 2 × poster presentations (5% each) 10%"
 
 
 def hit(doc_id: str, file: str, text: str, rank: int = 1, label: str | None = None) -> Hit:
@@ -64,14 +60,14 @@ def _norms(text: str, kind: str) -> list[str]:
 
 
 def test_values_are_normalised_and_labelled_with_what_they_are_of() -> None:
-    assert _norms("Snippets are due by 11:59PM on Mondays", "weekday") == ["monday"]
-    assert _norms("Snippets are due by 11:59PM on Mondays", "time") == ["23:59"]
-    assert set(_norms("Snippet 1 is due May 2, 2025", "weekday")) == {"friday"}  # a dated day
+    assert _norms("Journal entries are due by 11:59PM on Mondays", "weekday") == ["monday"]
+    assert _norms("Journal entries are due by 11:59PM on Mondays", "time") == ["23:59"]
+    assert set(_norms("Journal entry 1 is due May 2, 2025", "weekday")) == {"friday"}  # a dated day
     assert _norms("CIE 50 marks and SEE 50 marks", "marks") == ["cie=50", "see=50"]
-    assert _norms("Kurose & Ross, Computer Networking, 8th Edition", "edition") == ["8"]
+    assert _norms("Lamarque & Berg, Packet Switching, 8th Edition", "edition") == ["8"]
     assert _norms("not collected within 14 days", "duration") == ["14 day"]
     counts = {v.norm: v.label for v in values_in(SLIDES) if v.kind == "count"}
-    assert "presentation" in counts["2"] and "homework" in counts["4"] and "presentation" not in counts["4"]
+    assert "presentation" in counts["2"] and "problem" in counts["5"] and "presentation" not in counts["5"]
 
 
 def test_two_documents_giving_different_counts_disagree_and_both_are_cited() -> None:
@@ -81,23 +77,25 @@ def test_two_documents_giving_different_counts_disagree_and_both_are_cited() -> 
     note = render_conflict(conflict)
     assert note.startswith("Your materials disagree:")
     assert "syllabus.pdf, p. 2" in note and "01-Intro.pdf, p. 2" in note
-    assert "1 × short presentations" in note and "2 × short presentations" in note
+    assert "1 × poster presentations" in note and "2 × poster presentations" in note
 
 
 def test_agreeing_values_get_no_note_however_worded() -> None:
     hits = [hit("syl", "syllabus.pdf", SYLLABUS), hit("intro", "01-Intro.pdf", SLIDES, 2)]
     # Both say the presentations are 10% in all (one adds "5% each"): agreement.
-    assert find_conflict("what percent are the short presentations worth", hits) is None
+    assert find_conflict("what percent are the poster presentations worth", hits) is None
     days = [
-        hit("a", "syllabus.pdf", "The weekly snippet is due on Mondays at noon."),
-        hit("b", "slides.pdf", "Weekly snippet due Mon 12:00", 2),
+        hit("a", "syllabus.pdf", "The weekly journal entry is due on Mondays at noon."),
+        hit("b", "slides.pdf", "Weekly journal entry due Mon 12:00", 2),
     ]
-    assert find_conflict("when is the weekly snippet due", days) is None
+    assert find_conflict("when is the weekly journal entry due", days) is None
     one_doc = [
-        hit("a", "a.pdf", "Snippets are due Monday."),
-        hit("a", "a.pdf", "Snippets are due Friday.", 2),
+        hit("a", "a.pdf", "Journal entries are due Monday."),
+        hit("a", "a.pdf", "Journal entries are due Friday.", 2),
     ]
-    assert find_conflict("when are snippets due", one_doc) is None  # one document: not "materials disagree"
+    assert (
+        find_conflict("when are journal entries due", one_doc) is None
+    )  # one document: not "materials disagree"
 
 
 def test_the_evidently_current_document_leads_and_says_why() -> None:
@@ -137,8 +135,8 @@ def test_collection_list_finds_the_disagreement_not_code_or_the_header_on_every_
     passages = [
         ("syl", "Syllabus, p. 4", f"{header}. {SYLLABUS}"),
         ("intro", "Lecture 1, p. 8", f"{header}. {SLIDES}"),
-        ("l16", "Lecture 16, p. 5", f"{header}. ## 10 2013 1 2 2131 1512 379 rows"),
-        ("l17", "Lecture 17, p. 8", f"{header}. ## 9 2012 1 9 1 rows with 37 more variables"),
+        ("l16", "Lecture 16, p. 5", f"{header}. ## 10 2019 3 4 1845 1730 612 rows"),
+        ("l17", "Lecture 17, p. 8", f"{header}. ## 8 2018 2 7 1 rows with 41 more variables"),
     ]
     found = collection_conflicts(passages)
     assert len(found) == 1, found
@@ -183,12 +181,12 @@ def test_cli_conflicts_lists_them_for_the_teacher(settings: Settings, tmp_path: 
     listed = run("conflicts", "-c", "ec")
     assert listed.returncode == 0, listed.stderr
     assert "1 fact(s) on which the documents disagree" in listed.stdout
-    assert "1 × short presentations" in listed.stdout and "2 × short presentations" in listed.stdout
+    assert "1 × poster presentations" in listed.stdout and "2 × poster presentations" in listed.stdout
     (entry,) = json.loads(run("conflicts", "-c", "ec", "--json").stdout)
     assert entry["kind"] == "count"
     # `syllabot eval` reports the detection rates of questions marked `conflict: true`.
     questions = [
-        {"question": "how many short presentations do we do, 1 or 2?", "file": "intro.md", "conflict": True},
+        {"question": "how many poster presentations do we do, 1 or 2?", "file": "intro.md", "conflict": True},
         {"question": "what software does the course use", "file": "other.md"},
     ]
     (tmp_path / "eval.jsonl").write_text("\n".join(json.dumps(q) for q in questions) + "\n")
@@ -280,51 +278,51 @@ def test_two_courses_are_never_two_versions_of_one_fact() -> None:
 
 
 def test_a_schedule_line_that_differs_between_documents_is_a_disagreement() -> None:
-    """Week 7 is "Collect data" in the syllabus and "human subjects training, collect data" in the
-    slides; week 6 is worded differently but is the same plan."""
-    syllabus = "The project runs as follows: •Week 6: Implement an experiment •Week 7: Collect data •Week 8: Analyze data"
-    slides = "Approximate schedule •Week 6: implement your experiment •Week 7: human subjects training, collect data •Week 8: analyze data"
+    """Week 5 is "Sample plots" in the syllabus and "landowner permit forms, sample plots" in the
+    slides; week 4 is worded differently but is the same plan."""
+    syllabus = (
+        "The survey runs like this: •Week 4: Choose a site •Week 5: Sample plots •Week 6: Sort specimens"
+    )
+    slides = "Rough plan •Week 4: choose your site •Week 5: landowner permit forms, sample plots •Week 6: sort specimens"
     hits = [
         hit("syl", "syllabus.pdf", syllabus),
         hit("log", "logistics.pdf", slides, 2, label="Logistics, p. 4"),
     ]
-    conflict = find_conflict("wat r we doing in wk 7", hits)
+    conflict = find_conflict("wat r we doing in wk 5", hits)
     assert conflict is not None and conflict.kind == "item"
     note = render_conflict(conflict)
-    assert "“Week 7: Collect data”" in note and "“Week 7: human subjects training, collect data”" in note, (
-        note
-    )
-    assert find_conflict("whats the plan for week six", hits) is None  # same plan, other words
-    assert find_conflict("what do we do in week 8", hits) is None
+    assert "“Week 5: Sample plots”" in note and "“Week 5: landowner permit forms, sample plots”" in note, note
+    assert find_conflict("whats the plan for week four", hits) is None  # same plan, other words
+    assert find_conflict("what do we do in week 6", hits) is None
     found = collection_conflicts([("syl", "Syllabus, p. 3", syllabus), ("log", "Logistics, p. 4", slides)])
     assert [e.kind for e in found] == ["item"], found
 
 
 def test_a_note_after_a_schedule_line_is_not_part_of_it() -> None:
-    """The syllabus's "Week 10: Project presentations and wrap up (final poster and paper due)" is
-    followed by "Note: the above schedule … is subject to change" on the next line, which the text
-    layer runs on: the week is the same plan as the slides' "wrap-up (paper and poster)"."""
+    """The syllabus's "Week 10: Site reports and wrap up (final map and report due)" is followed
+    by "Note: the plan above is only a guide …" on the next line, which the text layer runs on:
+    the week is the same plan as the slides' "wrap-up (report and map)"."""
     syllabus = (
-        "•Week 10: Project presentations and wrap up (final poster and paper due) Note: the above "
-        "schedule reflects a rough estimate and is subject to change."
+        "•Week 10: Site reports and wrap up (final map and report due) Note: the plan above is "
+        "only a guide and may shift as the weather allows."
     )
-    slides = "•Week 10: project presentations and wrap-up (paper and poster)"
+    slides = "•Week 10: site reports and wrap-up (report and map)"
     (week,) = values_in(syllabus)
-    assert week.norm == "due final paper poster presentation project wrap"
+    assert week.norm == "due final map report sit wrap"
     assert (
         collection_conflicts([("syl", "Syllabus, p. 3", syllabus), ("log", "Logistics, p. 4", slides)]) == []
     )
 
 
 SNIPPET_SYLLABUS = (
-    "Weekly Snippets (5%) You’ll write a very brief report each week, answering the following three "
-    "questions:\n1.) What did I work on over the last week?\n2.) What am I planning to work on next "
-    "week?\n3.) What are the impediments to my progress? Each snippet will be worth 1 point."
+    "Field Journal (5%) Each week you’ll post a short journal entry that answers these three "
+    "questions:\n1.) Which plots did I survey this past week?\n2.) Which plots will I survey in the "
+    "coming week?\n3.) What got in the way of my fieldwork? Each entry will be worth 1 point."
 )
 SNIPPET_SLIDES = (
-    "Weekly snippets\n•Quick (5 minute) check-in, submitted via Canvas\n•Answer 3 questions (2—4 "
-    "sentences each):\n•What did you work on last week (first week: skip this!)\n•What are you "
-    "planning to work on this week?\n•What are you stuck on?"
+    "Field journal\n•Short (10 minute) entry, posted on the course site\n•Answer 3 questions (1—3 "
+    "lines each):\n•Which plots did you survey last week (first week: leave blank!)\n•Which plots "
+    "will you survey next?\n•What slowed you down?"
 )
 
 
@@ -337,14 +335,14 @@ def test_a_question_about_a_lists_items_reads_no_more_of_the_course() -> None:
         return []
 
     hits = [hit("syl", "syllabus.pdf", SNIPPET_SYLLABUS)]
-    assert more_to_read("what's the 3rd question on the weekly snippet", hits, passages_with) == []
+    assert more_to_read("what's the 3rd question in the field journal", hits, passages_with) == []
     assert asked == []
-    more_to_read("when is the weekly snippet due", hits, passages_with)
+    more_to_read("when is the field journal due", hits, passages_with)
     assert asked  # a day is a value other passages may state
 
 
 def test_the_teachers_list_names_a_list_of_questions_that_differs() -> None:
-    """The syllabus's and the slides' snippet questions are listed for the teacher, both cited;
+    """The syllabus's and the slides' journal questions are listed for the teacher, both cited;
     two decks' lists of steps that differ in one step are not (lists that are not questions pair
     windows of one outline and decks' own lists), nor one list of questions said alike."""
     from syllabot.worker.conflicts import list_disagreements
@@ -355,12 +353,12 @@ def test_the_teachers_list_names_a_list_of_questions_that_differs() -> None:
     assert [(e.kind, e.first[0], e.second[0]) for e in found] == [
         ("list", "Syllabus, p. 5", "Logistics, p. 3")
     ]
-    assert found[0].first[1].endswith("3.) What are the impediments to my progress?")
-    assert found[0].second[1].endswith("• What are you stuck on?")
-    steps = "Steps\n1. Open Canvas\n2. Upload your PDF\n3. Press submit"
-    other = "Steps\n1. Open Canvas\n2. Upload your PDF\n3. Email the TA"
+    assert found[0].first[1].endswith("3.) What got in the way of my fieldwork?")
+    assert found[0].second[1].endswith("• What slowed you down?")
+    steps = "Steps\n1. Open the course site\n2. Upload your PDF\n3. Press submit"
+    other = "Steps\n1. Open the course site\n2. Upload your PDF\n3. Email the TA"
     assert list_disagreements([("a", "A", steps), ("b", "B", other)]) == []
-    same = SNIPPET_SLIDES.replace("What are you stuck on?", "What are the impediments to your progress?")
+    same = SNIPPET_SLIDES.replace("What slowed you down?", "What got in the way of your fieldwork?")
     assert (
         list_disagreements([("syl", "Syllabus, p. 5", SNIPPET_SYLLABUS), ("log", "Logistics, p. 3", same)])
         == []
@@ -369,12 +367,12 @@ def test_the_teachers_list_names_a_list_of_questions_that_differs() -> None:
 
 def test_the_days_a_question_offers_are_the_values_asked_not_its_topic() -> None:
     """ "due monday or friday?": the README's dated rows (Fridays) must still count as about the
-    snippet, though they never print the word "Friday"."""
+    journal, though they never print the word "Friday"."""
     hits = [
-        hit("syl", "syllabus.pdf", "Snippets will be due by 11:59PM on Monday of each week."),
-        hit("readme", "README.md", "Weekly snippet 1 (2 points), due May 2, 2025.", 2, label="README"),
+        hit("syl", "syllabus.pdf", "Journal entries are due by 11:59PM every Monday."),
+        hit("readme", "README.md", "Field journal 1 (2 points), due May 2, 2025.", 2, label="README"),
     ]
-    conflict = find_conflict("snippets due monday or friday?? 😭", hits)
+    conflict = find_conflict("journal due monday or friday?? 😭", hits)
     assert conflict is not None and conflict.kind == "weekday", conflict
     note = render_conflict(conflict)
     assert "Monday" in note and "May 2, 2025" in note, note
@@ -382,11 +380,11 @@ def test_the_days_a_question_offers_are_the_values_asked_not_its_topic() -> None
 
 def test_what_a_count_counts_ends_with_its_clause() -> None:
     """ "two things: 1) student presentations" counts things (a word too vague to be asked about,
-    so its label is empty), not presentations; the grading table's "1 × short presentations 10%"
+    so its label is empty), not presentations; the grading table's "1 × poster presentations 10%"
     counts presentations."""
     counts = [
         (v.norm, v.label)
-        for v in values_in(f"We reserve class time for two things: 1) student presentations. {SYLLABUS}")
+        for v in values_in(f"Friday sessions are kept for two things: 1) student presentations. {SYLLABUS}")
         if v.kind == "count"
     ]
     assert ("2", frozenset()) in counts
@@ -396,7 +394,7 @@ def test_what_a_count_counts_ends_with_its_clause() -> None:
 
 def test_questions_that_ask_how_many_without_saying_so() -> None:
     assert "count" in asked_kinds("wait is it one presentation for the whole quarter or nah")
-    assert "count" in asked_kinds("how much is each short presentation worth % wise")
+    assert "count" in asked_kinds("how much is each poster presentation worth % wise")
     assert "count" not in asked_kinds("what percent is the final paper worth")
 
 
@@ -409,15 +407,15 @@ def test_a_document_whose_sentence_retrieval_missed_is_read_for_the_asked_value(
         hit(
             "syl",
             "syllabus.pdf",
-            "Short presentations: almost every lecture begins with a short student presentation.",
+            "Poster presentations: most Friday sessions open with one student's poster presentation.",
             2,
         ),
     ]
-    question = "do i have to do 2 short pres or just one"
+    question = "do i have to do 2 poster pres or just one"
     assert find_conflict(question, hits) is None  # the retrieved passages alone do not show it
     passages = [
         Candidate(7, "syl", None, SYLLABUS),
-        Candidate(9, "other", "BCS403 Database Management System", "3 × short presentations 15%"),
+        Candidate(9, "other", "BCS403 Database Management System", "3 × poster presentations 15%"),
         Candidate(3, "syl", None, hits[1].text),  # already retrieved
     ]
     asked: list[tuple[frozenset[str], int]] = []
@@ -427,7 +425,7 @@ def test_a_document_whose_sentence_retrieval_missed_is_read_for_the_asked_value(
         return passages
 
     assert more_to_read(question, hits, passages_with) == [7]
-    assert asked == [(frozenset({"short", "presentation"}), 1)]
+    assert asked == [(frozenset({"poster", "presentation"}), 1)]
     related = hit("syl", "syllabus.pdf", SYLLABUS, 9, label="syllabus.pdf, p. 4")
     conflict = find_conflict(question, [*hits, related], max_hits=3)
     assert conflict is not None and {s.file for s in conflict.sides} == {"syllabus.pdf", "01-Intro.pdf"}
@@ -473,65 +471,60 @@ async def test_a_notice_of_one_course_never_disagrees_with_another_course(minilm
 
 
 def test_days_of_several_events_in_one_sentence_are_each_labelled_by_their_own_clause() -> None:
-    """One deck: pitch an idea (Monday), present (Wednesday); the other: present on Wednesday, dig
-    into the data on Friday. Monday and Friday are days of different events, not a disagreement."""
+    """One deck: sketch a map (Monday), swap maps (Wednesday); the other: swap on Wednesday, print
+    the maps on Friday. Monday and Friday are days of different events, not a disagreement."""
     wrangling = (
-        "Next week: pitch session lab, Each group will come up with an idea to pitch to the class "
-        "(Monday), You'll present your pitches and evaluate each other (Wednesday), Then we'll discuss"
+        "Next week: map-making lab, Each pair will sketch a draft map to show the class "
+        "(Monday), You'll swap your maps and review each other's (Wednesday), Then we'll compare notes"
     )
     motivating = (
-        "Pitch session lab •On Wednesday you'll present your pitches •Everyone will evaluate each "
-        "group's pitches, and on Friday we'll dig into the data"
+        "Map-making lab •On Wednesday you'll swap your maps •Everyone will review another "
+        "pair's map, and on Friday we'll print the final versions"
     )
-    hits = [hit("w", "data_wrangling.pdf", wrangling), hit("m", "motivating.pdf", motivating, 2)]
-    assert find_conflict("what day is the pitch session lab", hits) is None
-    assert (
-        collection_conflicts([("w", "Wrangling, p. 9", wrangling), ("m", "Motivating, p. 3", motivating)])
-        == []
-    )
-    moved = hit("m", "motivating.pdf", motivating.replace("On Wednesday", "On Thursday"), 2)
-    assert find_conflict("what day do we present the pitch", [hits[0], moved]) is not None
+    hits = [hit("w", "week3.pdf", wrangling), hit("m", "week4.pdf", motivating, 2)]
+    assert find_conflict("what day is the map-making lab", hits) is None
+    assert collection_conflicts([("w", "Week 3, p. 9", wrangling), ("m", "Week 4, p. 3", motivating)]) == []
+    moved = hit("m", "week4.pdf", motivating.replace("On Wednesday", "On Thursday"), 2)
+    assert find_conflict("what day do we swap the maps", [hits[0], moved]) is not None
 
 
 def test_a_slides_bullets_are_read_together_for_a_question() -> None:
-    """ "wk 7 plan for the final project?": the slide's week-7 line alone shares only "week 7" with
-    it; read with the slide's other bullets ("Week 10: project presentations") it is about it."""
+    """ "wk 5 plan for the site report?": the slide's week-5 line alone shares only "week 5" with
+    it; read with the slide's other bullets ("Week 10: site reports") it is about it."""
     hits = [
         hit(
             "syl",
             "syllabus.pdf",
-            "Groups will write a final paper:\n•Week 6: Implement an experiment\n•Week 7: Collect data",
+            "Teams will write a site report:\n•Week 4: Choose a site\n•Week 5: Sample plots",
         ),
         hit(
             "deck",
             "logistics.pdf",
-            "Approximate schedule\n•Week 6: implement your experiment\n•Week 7: human subjects training, collect data\n"
-            "•Week 10: project presentations and wrap-up",
+            "Rough plan\n•Week 4: choose your site\n•Week 5: landowner permit forms, sample plots\n"
+            "•Week 10: site reports and wrap-up",
             2,
             label="logistics.pdf, p. 4",
         ),
     ]
-    note = note_of("wk 7 plan for the final project?", hits, "item")
-    assert "Week 7: Collect data" in note and "human subjects training" in note, note
+    note = note_of("wk 5 plan for the site report?", hits, "item")
+    assert "Week 5: Sample plots" in note and "landowner permit forms" in note, note
 
 
 def test_the_rest_of_the_course_is_searched_for_topic_words_ending_in_e(settings: Settings) -> None:
-    """The check's topic words ("kurose", "course") are looked up in postings spelled by the keyword
-    index's own stemmer ("kuros", "cours"): unconverted, a word ending in "e" found no passage, so a
+    """The check's topic words ("lamarque", "course") are looked up in postings spelled by the keyword
+    index's own stemmer ("lamarqu", "cours"): unconverted, a word ending in "e" found no passage, so a
     revised syllabus whose textbook line de-duplication had dropped from the hits was never read
-    (the PDF's text layer glues "RossPearson", so "kurose" was the one word to find it by)."""
+    (a PDF's text layer glues "BergHarbour", so "lamarque" was the one word to find it by)."""
     from syllabot.worker.retrieval import hit_from_chunk, related_hits
 
     engine = Engine(settings)
-    old = (
-        b"# Computer networks\n\n## Textbooks\n\nComputer Networking, Kurose and RossPearson, 7th Edition.\n"
-    )
-    new = b"# Computer networks (revised)\n\n## Textbooks\n\nComputer Networking, Kurose and RossPearson, 8th Edition.\n"
+    old = b"# Computer networks\n\n## Textbooks\n\nPacket Switching, Lamarque and BergHarbour, 7th Edition.\n"
+    new = b"# Computer networks (revised)\n\n## Textbooks\n\nPacket Switching, Lamarque and BergHarbour, 8th Edition.\n"
     engine.ingest("cn", [("cn.md", old), ("cn-revised.md", new)])
     snapshot = engine.snapshot("cn")
     assert snapshot is not None
     row = next(i for i, c in enumerate(snapshot.chunks) if c.doc_id == "cn" and "7th" in c.text)
-    question = "which edition of kurose do we need"
+    question = "which edition of lamarque do we need"
     related = related_hits(snapshot, question, [hit_from_chunk(snapshot.chunks[row], 1, 0.9, 0.9, 0.5)])
     assert [h.doc_id for h in related if "8th" in h.text] == ["cn-revised"], related
     conflict = find_conflict(
@@ -542,11 +535,11 @@ def test_the_rest_of_the_course_is_searched_for_topic_words_ending_in_e(settings
 
 def test_the_teachers_list_never_pairs_two_peoples_hours() -> None:
     """The syllabus's staff block gives a TA's "Office Hours: Mondays"; the slides give the
-    instructor's "Instructor office hours: by appointment on Tuesdays": two people's hours, no entry.
+    instructor's "Instructor office hours: drop in on Thursdays": two people's hours, no entry.
     The instructor's hours said in both is one person's, and is listed."""
-    ta = "Teaching Assistant: Ana Ruiz; Office Location: Moore 405; Office Hours: Mondays 2-3pm"
-    mine = "Instructor office hours: Mondays 2-3pm, see Canvas."
-    slides = "Instructor office hours: by appointment on Tuesdays."
+    ta = "Teaching Assistant: Ana Ruiz; Office Location: Hale 215; Office Hours: Mondays 2-3pm"
+    mine = "Instructor office hours: Mondays 2-3pm, see the course site."
+    slides = "Instructor office hours: drop in on Thursdays."
     assert collection_conflicts([("syl", "Syllabus, p. 1", ta), ("intro", "Intro, p. 5", slides)]) == []
     (entry,) = collection_conflicts([("syl", "Syllabus, p. 3", mine), ("intro", "Intro, p. 5", slides)])
     assert entry.kind == "weekday"

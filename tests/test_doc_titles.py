@@ -12,20 +12,20 @@ from syllabot.worker.doc_titles import course_code, document_title
     ("first_page", "file_name", "title"),
     [
         (
-            "Archives for Historians\nLecture 6: Webscraping (1)\nDana R. Reyes\n"
+            "Archives for Historians\nLecture 6: Geocoding (1)\nDana R. Reyes\n"
             "Northfield College | HIST 330\nContents",
-            "06-web-css.pdf",
-            "HIST 330 — Lecture 6: Webscraping (1)",
+            "06-geocoding.pdf",
+            "HIST 330 — Lecture 6: Geocoding (1)",
         ),
         (  # pypdf glues a deck's title to the course line under it
-            "Statistical building\nblocksBIOL 210: Field Methods in Ecology\nDana Reyes\ndana@northfield.edu",
-            "statistical_building_blocks.pdf",
-            "BIOL 210 — Statistical building blocks",
+            "Sampling\nbasicsBIOL 210: Field Methods in Ecology\nDana Reyes\ndana@northfield.edu",
+            "sampling_basics.pdf",
+            "BIOL 210 — Sampling basics",
         ),
         (
-            "Syllabus for COMPSCI 466\nApplied Cryptography\nTerm: Spring 2021",
-            "cs.pdf",
-            "COMPSCI 466 — Syllabus",
+            "Syllabus for GEOG 412\nRemote Sensing of Wetlands\nTerm: Fall 2023",
+            "geog.pdf",
+            "GEOG 412 — Syllabus",
         ),
         (
             "BIOL 210: Field Methods in Ecology\n(Spring 2025)\nMeeting Times: MWF",
@@ -50,7 +50,7 @@ def _logistics_deck() -> bytes:
 
     pdf = FPDF(orientation="L")
     slides = [
-        ["Logistics and announcements", "BIOL 210: Field Methods in Ecology", "Week 5"],
+        ["Notices and reminders", "BIOL 210: Field Methods in Ecology", "Week 5"],
         ["This week", "Field trip to Marsh Creek on Thursday; bring boots and a notebook."],
         ["Reminders", "Lab report 2 is due Friday at 5 pm on the course site."],
     ]
@@ -68,9 +68,9 @@ def test_a_slide_deck_is_cited_by_course_and_title() -> None:
     from syllabot.worker.chunking import chunk_document
     from syllabot.worker.loaders import load_document
 
-    doc = load_document(_logistics_deck(), "logistics_week_5.pdf", 50 * 1024 * 1024)
-    assert doc.cite_title == "BIOL 210 — Logistics and announcements"
-    assert doc.title == "logistics_week_5"  # what the embedded context line carries
+    doc = load_document(_logistics_deck(), "notices_week_5.pdf", 50 * 1024 * 1024)
+    assert doc.cite_title == "BIOL 210 — Notices and reminders"
+    assert doc.title == "notices_week_5"  # what the embedded context line carries
     chunk = chunk_document(doc)[-1]
-    assert citation_label(chunk).startswith("BIOL 210 — Logistics and announcements, p. ")
+    assert citation_label(chunk).startswith("BIOL 210 — Notices and reminders, p. ")
     assert chunk.page == chunk.page_end  # one slide, one page

@@ -39,7 +39,7 @@ from tests.queue_helpers import make_hit
         ("Peterson’s solution [2]", ["Peterson's solution"]),  # curly apostrophe
         ("L:T:P 3-0-0", ["3-0-0"]),
         ("below -5 °C", ["-5"]),  # a leading minus sign stays part of the string
-        ("Office Hours: MWF 11:30AM - 1PM", ["11:30"]),  # a number runs into its unit
+        ("Office Hours: TuTh 3:30PM - 5PM", ["3:30"]),  # a number runs into its unit
         ("A 15-page paper in 12pt font", ["15", "12"]),
         ("anything", []),  # nothing required
         ("anything", ["  "]),  # blank strings are ignored

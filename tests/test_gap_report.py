@@ -275,12 +275,12 @@ def test_the_report_lists_where_the_materials_disagree_on_every_front_end() -> N
     from syllabot.shared.schema import ConflictInfo
 
     fact = ConflictInfo(
-        topic="short presentations",
+        topic="poster presentations",
         kind="count",
         first="Syllabus, p. 2",
-        first_text="1 × short presentations 10% @everyone",
+        first_text="1 × poster presentations 10% @everyone",
         second="Lecture 1 slides, p. 5",
-        second_text="2 × short presentations (5% each) 10%",
+        second_text="2 × poster presentations (5% each) 10%",
     )
     quiet = GapReport(
         collection="ec", days=7, since="s", until="u", keep_days=7, questions=0, gaps=0, topics=[]
@@ -290,7 +290,9 @@ def test_the_report_lists_where_the_materials_disagree_on_every_front_end() -> N
     lines = disagreements(loud, limit=5)
     assert lines[0] == "Your materials disagree on 7 facts (fix them before students ask):"
     assert len(lines) == 7 and lines[-1] == "… and 2 more: syllabot conflicts -c ec"
-    assert "Syllabus, p. 2 says “1 × short presentations" in lines[1] and "Lecture 1 slides, p. 5" in lines[1]
+    assert (
+        "Syllabus, p. 2 says “1 × poster presentations" in lines[1] and "Lecture 1 slides, p. 5" in lines[1]
+    )
     embed = discord_report(loud).embeds[0]
     assert "disagree on 7 facts" in (embed.description or "") and "@everyone" not in (embed.description or "")
     assert "disagree" not in (discord_report(quiet).embeds[0].description or "")
@@ -317,8 +319,8 @@ async def test_report_job_names_the_facts_the_documents_disagree_on(settings: Se
         empty = await client.report("nothing-indexed", 7)
     (fact,) = report.conflicts
     assert fact.kind == "count" and fact.first != fact.second
-    assert "1 × short presentations" in fact.first_text + fact.second_text
-    assert "2 × short presentations" in fact.first_text + fact.second_text
+    assert "1 × poster presentations" in fact.first_text + fact.second_text
+    assert "2 × poster presentations" in fact.first_text + fact.second_text
     assert empty.conflicts == []
 
 
@@ -328,7 +330,7 @@ def test_cli_report_prints_the_disagreements(settings: Settings, capsys: Any) ->
     printed = cli.cmd_report(cli.build_parser().parse_args(["report", "-c", "ec"]), settings)
     out = capsys.readouterr().out
     assert printed == 0 and "Your materials disagree on 1 fact (fix them before students ask):" in out
-    assert "2 × short presentations" in out
+    assert "2 × poster presentations" in out
 
 
 def test_greetings_and_thanks_get_a_hello_and_are_counted_apart(

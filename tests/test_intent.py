@@ -68,7 +68,7 @@ def test_which_module_questions(question: str) -> None:
         ("how long is the exam", "duration"),
         # "who" opening a clause of its own asks for a person; a relative clause does not
         ("ok so who is the TA for lab 2", "person"),
-        ("can u tell me about who will be teaching the course", "person"),
+        ("can u tell me about who is going to teach this class", "person"),
         ("what support is there for students who are struggling with the material", None),
         ("how do i book a meeting? is there a link", None),
     ],
@@ -80,18 +80,18 @@ def test_value_questions_say_which_value(question: str, wants: str | None) -> No
 def test_value_patterns_find_the_value_and_not_a_timetable_promise() -> None:
     assert VALUE_PATTERNS["date"].search("The final exam is on May 12 at 9 am.")
     assert not VALUE_PATTERNS["date"].search(
-        "SEE will be conducted by University as per the scheduled timetable"
+        "The SEE is held by the University on the days its published timetable sets"
     )
     assert VALUE_PATTERNS["number"].search("Credits 04 Exam Hours 03")
     assert VALUE_PATTERNS["contact"].search("Email: rao@college.edu")
-    # the way to reach someone, named as a channel ("what is the best way to contact the professor")
-    assert VALUE_PATTERNS["contact"].search("Please send your questions and requests via email.")
+    # the way to reach someone, named as a channel ("how do i get in touch with the instructor")
+    assert VALUE_PATTERNS["contact"].search("Send any questions or requests to me via email.")
     assert VALUE_PATTERNS["contact"].search("Ask questions on Piazza, not by DM.")
     assert not VALUE_PATTERNS["contact"].search("Homework is submitted as a PDF.")
-    assert VALUE_PATTERNS["duration"].search("Course Duration: 1 semester")
-    assert VALUE_PATTERNS["duration"].search("Target: several hours (or more)")
+    assert VALUE_PATTERNS["duration"].search("Course Duration: 14 weeks")
+    assert VALUE_PATTERNS["duration"].search("Target: a few hours (maybe more)")
     assert VALUE_PATTERNS["duration"].search("you'll have two weeks to complete it")
-    assert not VALUE_PATTERNS["duration"].search("Read the title and skim the abstract")
+    assert not VALUE_PATTERNS["duration"].search("Read the cover and scan the index")
 
 
 def test_section_patterns_match_the_chunkers_section_names() -> None:
@@ -109,11 +109,11 @@ def test_section_patterns_match_the_chunkers_section_names() -> None:
     ("sentence", "names_someone"),
     [
         ("Instructor: Dr. Ada Lovelace", True),
-        ("Each assignment is normally graded by a single TA.", True),
+        ("Each lab report is usually marked by one TA.", True),
         ("The course is taught by the department.", True),
-        ("1. Lecturer method (L) need not to be only traditional lecture method.", False),
-        ("Instructor-led lectures comprise only a small part of the course.", False),
-        ("TA office hours are on Canvas.", False),
+        ("1. Lecturer method (L) can mean more than a talk from the front.", False),
+        ("Instructor-led sessions fill only a small share of the term.", False),
+        ("TA office hours are on the course site.", False),
     ],
 )
 def test_a_role_word_that_qualifies_a_thing_names_no_person(sentence: str, names_someone: bool) -> None:

@@ -93,7 +93,7 @@ def make_docx(with_content: bool = True) -> bytes:
         for cell, text in zip(table.rows[1].cells, ["Credits", "03", "SEE Marks", "50"], strict=True):
             cell.text = text
         document.add_heading("Module-1", 2)
-        document.add_paragraph("Introduction to operating systems. System structures and services.")
+        document.add_paragraph("Overview of kernels and system calls. The boot sequence.")
         document.add_heading("Module-2", 2)
         document.add_paragraph("Process scheduling; semaphores; monitors.")
     out = io.BytesIO()
@@ -106,13 +106,13 @@ OPERATING SYSTEMS
 Course Code: 21XY44 CIE Marks 50
 Credits 03 Exam Hours 03
 Module-1
-Introduction to operating systems. System structures.
+Overview of kernels and system calls. The boot sequence.
 Module-2
-Multi-threaded Programming: Overview; Multithreading models."""
+Threads: User and kernel threads; Thread pools."""
 
 SYLLABUS_PAGE_2 = """Process Synchronization: Semaphores; Monitors.
 Module-3
-Deadlocks: System model; Deadlock characterization; Deadlock avoidance."""
+Deadlocks: Resource graphs; Deadlock avoidance; Recovery."""
 
 
 # ------------------------------------------------------------------------------------------------

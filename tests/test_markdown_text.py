@@ -7,14 +7,14 @@ from syllabot.worker.documents import Chunk, Document, Page
 from syllabot.worker.loaders import load_document
 from syllabot.worker.markdown_text import markdown_lines, plain_links
 
-README = """# Lab in Psych
+README = """# Field Ecology Lab
 
 ## Assignments
 
 | Assignment | Point value | Status | Due date |
 |------------|-------------|--------|----------|
-| [Birthday lab](https://github.com/Lab/psych/blob/main/labs/birthday_lab.pdf) | 0 points | *inactive* | N/A |
-| [Pitch session lab](https://github.com/Lab/psych/blob/main/labs/pitch_lab.pdf) | 10 points | *inactive* | April 7, 2025 |
+| [Leaf litter lab](https://github.com/Lab/ecology/blob/main/labs/leaf_litter_lab.pdf) | 0 points | *inactive* | N/A |
+| [Quadrat survey lab](https://github.com/Lab/ecology/blob/main/labs/quadrat_lab.pdf) | 15 points | *inactive* | March 14, 2025 |
 
 ```
 see [x](https://example.org/raw)
@@ -42,17 +42,17 @@ def test_code_blocks_are_left_as_written_and_every_line_is_kept() -> None:
     read = markdown_lines(lines)
     assert len(read) == len(lines) and "see [x](https://example.org/raw)" in read
     assert (
-        "| Assignment: Pitch session lab (github.com); Point value: 10 points; Status: *inactive*; "
-        "Due date: April 7, 2025 |" in read
+        "| Assignment: Quadrat survey lab (github.com); Point value: 15 points; Status: *inactive*; "
+        "Due date: March 14, 2025 |" in read
     )
 
 
 def test_a_chunked_readme_holds_no_url_path() -> None:
     doc = Document(
-        doc_id="readme", file="README.md", title="Lab in Psych", kind="markdown", pages=[Page(1, README)]
+        doc_id="readme", file="README.md", title="Field Ecology Lab", kind="markdown", pages=[Page(1, README)]
     )
     text = "\n".join(c.text for c in chunk_document(doc))
-    assert "Pitch session lab (github.com)" in text and "April 7, 2025" in text
+    assert "Quadrat survey lab (github.com)" in text and "March 14, 2025" in text
     assert "blob/main" not in text.replace("example.org/raw", "")
 
 

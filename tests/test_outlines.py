@@ -94,14 +94,15 @@ def test_an_outline_is_numbered_under_a_heading_that_names_its_unit() -> None:
 @pytest.mark.parametrize(
     "text",
     [
-        # a unit word in prose under another heading (21CS44's internal tests) names no outline
+        # a unit word in prose under another heading (a syllabus's internal tests) names no outline
         "21CS44 Operating Systems — Continuous Internal Evaluation\nContinuous Internal Evaluation:\n"
-        "Three Unit Tests each of 20 Marks (duration 01 hour)\n1. First test at the end of 5th week\n"
-        "2. Second test at the end of the 10th week\n3. Third test at the end of the 15th week\n"
-        "4. First assignment at the end of 4th week\n5. Second assignment at the end of 9th week",
+        "Two Unit Tests of 25 Marks each (one hour each)\n1. First test in the 6th week\n"
+        "2. Second test in the 12th week\n3. Surprise quiz in the 8th week\n"
+        "4. First assignment due in the 3rd week\n5. Second assignment due in the 11th week",
         # a numbered list of links under "Video Lectures" is no list of lectures
-        "21CS42 — Web links\nWeb links and Video Lectures (e-Resources):\n1. https://nptel.ac.in/a\n"
-        "2. https://nptel.ac.in/b\n3. https://nptel.ac.in/c\n4. https://nptel.ac.in/d\n5. https://nptel.ac.in/e",
+        "21CS42 — Online resources\nOnline resources and Video Lectures:\n1. https://videos.example.edu/a\n"
+        "2. https://videos.example.edu/b\n3. https://videos.example.edu/c\n4. https://videos.example.edu/d\n"
+        "5. https://videos.example.edu/e",
     ],
 )
 def test_numbered_lists_that_are_not_outlines(text: str) -> None:
@@ -179,15 +180,15 @@ def test_two_outlines_differ_only_on_what_was_asked() -> None:
 
 
 def test_a_schedules_later_part_names_its_weeks_but_not_how_many() -> None:
-    """A syllabus's five themes, then "•Week 6: Implement an experiment" to "•Week 10: …": the
-    weeks are read by the unit printed on each, and no count is read from them."""
+    """A syllabus's themes, then "•Week 6: Choose a site" to "•Week 10: …": the weeks are read
+    by the unit printed on each, and no count is read from them."""
     weeks = outline_of(
-        "BIOL — Schedule\n•Theme 1: Questions\n•Theme 2: Motivation\nThe final project:\n"
-        "•Week 6: Implement an experiment\n•Week 7: Collect data\n•Week 8: Analyze data\n"
-        "•Week 9: Interpret results\n•Week 10: Project presentations"
+        "BIOL — Schedule\n•Theme 1: Habitats\n•Theme 2: Sampling\nThe field project:\n"
+        "•Week 6: Choose a site\n•Week 7: Sample plots\n•Week 8: Sort specimens\n"
+        "•Week 9: Map the results\n•Week 10: Site reports"
     )
     assert weeks is not None and weeks.unit == "week" and not weeks.whole
-    assert read(weeks, OutlineAsk("week", "number", number=7)).entries[0].text == "Week 7: Collect data"
+    assert read(weeks, OutlineAsk("week", "number", number=7)).entries[0].text == "Week 7: Sample plots"
     assert read(weeks, OutlineAsk("week", "last")).entries[0].number == 10
     assert read_for(weeks, OutlineAsk("week", "count")) is None
 
@@ -311,20 +312,20 @@ Lectures | Details | FAQ
 
 # Lectures
 
-*Note: Where I have provided slides, clicking on the links will open them
-in the browser in HTML format.*
+*Note: the links below open each lecture's slides as web pages
+in your browser.*
 
-1. Introduction: Motivation and software installation [[.html](https://x.io/01.html) | [.pdf](https://x.io/01.pdf)]
-2. Version control with Git(Hub) [[.html](https://x.io/02.html)]
-3. Learning to love the shell [[.html](https://x.io/03.html)]
-4. R language basics [[.html](https://x.io/04.html)]
-5. Webscraping [[.html](https://x.io/05.html)]
+1. Getting started: why code, and setting up a laptop [[.html](https://x.io/01.html) | [.pdf](https://x.io/01.pdf)]
+2. Tracking changes with Git [[.html](https://x.io/02.html)]
+3. Command-line survival [[.html](https://x.io/03.html)]
+4. First steps in Python [[.html](https://x.io/04.html)]
+5. Geocoding [[.html](https://x.io/05.html)]
     - Part 1 [[.html](https://x.io/05a.html)]
     - Part 2 [[.html](https://x.io/05b.html)]
 6. Docker [[.html](https://x.io/06.html)]
 7. HPC [Guest lecture](https://docs.google.com/presentation/x)
-8. Machine learning: (1) Regression [[.html](https://x.io/08.html)]
-9. Machine learning: (2) Trees [[.html](https://x.io/09.html)]
+8. Machine learning: (1) Linear models [[.html](https://x.io/08.html)]
+9. Machine learning: (2) Random forests [[.html](https://x.io/09.html)]
 
 # Details
 
@@ -335,14 +336,14 @@ SYLLABUS_MD = """# Archives for Historians: Syllabus
 
 ## Lecture outline
 
-1. Introduction: Motivation and software installation
-2. Version control with Git(Hub)
-3. Learning to love the shell
-4. R language basics
-5. Webscraping
+1. Getting started: why code, and setting up a laptop
+2. Tracking changes with Git
+3. Command-line survival
+4. First steps in Python
+5. Geocoding
 6. Docker
 7. Machine learning
-8. Student presentations
+8. Student project talks
 """
 
 
@@ -356,7 +357,7 @@ def test_a_readmes_lecture_list_is_its_outline() -> None:
     chunks = chunk_document(load_document(README.encode(), "README.md", 10**6))
     outline = read_outline([(i, c.text) for i, c in enumerate(chunks)])
     assert outline is not None and outline.unit == "lecture" and len(outline) == 9
-    assert outline.entries[4].text == "5. Webscraping - Part 1 - Part 2"
+    assert outline.entries[4].text == "5. Geocoding - Part 1 - Part 2"
     docker = read(outline, OutlineAsk("lecture", "which", frozenset({"docker"})))
     assert [e.number for e in docker.entries] == [6]
     ml = read(outline, OutlineAsk("lecture", "topic_count", frozenset({"ml"})))  # "ML": its initials
@@ -364,8 +365,8 @@ def test_a_readmes_lecture_list_is_its_outline() -> None:
 
 
 def test_one_lecture_taught_in_parts_is_not_one_lecture_alone() -> None:
-    """The README's "5. Webscraping - Part 1 - Part 2" is one lecture in two parts; the syllabus's
-    "5. Webscraping" one lecture: "one lecture or split in 2 parts" reads them differently, and the
+    """The README's "5. Geocoding - Part 1 - Part 2" is one lecture in two parts; the syllabus's
+    "5. Geocoding" one lecture: "one lecture or split in 2 parts" reads them differently, and the
     note says so with both entries. Docker, one entry in both, is the same."""
     from syllabot.worker.chunking import chunk_document
     from syllabot.worker.conflicts import _outline_said
@@ -378,12 +379,12 @@ def test_one_lecture_taught_in_parts_is_not_one_lecture_alone() -> None:
         return found
 
     readme, syllabus = outline(README, "README.md"), outline(SYLLABUS_MD, "syllabus.md")
-    ask = read_ask("is the webscraping stuff one lecture or split in 2 parts")
+    ask = read_ask("is the geocoding stuff one lecture or split in 2 parts")
     assert ask is not None and ask.what == "topic_count"
     split, single = read(readme, ask), read(syllabus, ask)
     assert (split.value, single.value) == ("1 in 2 parts", "1") and readings_differ(split, single)
-    assert _outline_said(split, "lecture") == "1 lecture in 2 parts: 5. Webscraping - Part 1 - Part 2"
-    assert _outline_said(single, "lecture") == "1 lecture: 5. Webscraping"
+    assert _outline_said(split, "lecture") == "1 lecture in 2 parts: 5. Geocoding - Part 1 - Part 2"
+    assert _outline_said(single, "lecture") == "1 lecture: 5. Geocoding"
     docker = OutlineAsk("lecture", "topic_count", frozenset({"docker"}))
     assert not readings_differ(read(readme, docker), read(syllabus, docker))
 
@@ -403,11 +404,11 @@ def test_what_students_add_after_an_outline_question_is_not_its_topic() -> None:
     assert last is not None and last.what == "last"
     ml = read_ask("do we def get a machine learning lecture or is it optional")
     assert ml is not None and ml.what == "covered" and {stem("machine"), stem("learning")} <= ml.topic
-    parts = read_ask("is the google compute engine stuff one lecture or split in 2 parts")
+    parts = read_ask("is the azure batch stuff one lecture or split in 2 parts")
     assert (
         parts is not None
         and parts.what == "topic_count"
-        and parts.topic == {stem(w) for w in ("google", "compute", "engine")}
+        and parts.topic == {stem(w) for w in ("azure", "batch")}
     )
     assert read_ask("what did we do last week") is None  # still the week before, not the final one
 
@@ -485,8 +486,8 @@ async def test_a_topic_one_outline_covers_and_another_does_not_is_a_disagreement
 
 
 def test_a_lectures_name_is_every_word_of_its_title() -> None:
-    """ "whats lecture 14 called": "Virtual machines / cloud servers (Google Compute Engine)" and
-    "Google Compute Engine" are one lecture (no note for "what is lecture 14 about") but two names;
+    """ "whats lecture 14 called": "Remote computing / rented servers (Azure Batch)" and
+    "Azure Batch" are one lecture (no note for "what is lecture 14 about") but two names;
     "Intro to R" and "Introduction to R" are one name."""
     from syllabot.worker.outlines import Entry
 
@@ -496,10 +497,8 @@ def test_a_lectures_name_is_every_word_of_its_title() -> None:
         entries = [Entry(n, f"{n}. {t}", frozenset(terms(t)), n) for n, t in enumerate(titles, 1)]
         return Outline("lecture", tuple(entries))
 
-    long = outline(
-        "Intro to R", "Git", "Shell", "Docker", "Virtual machines / cloud servers (Google Compute Engine)"
-    )
-    short = outline("Introduction to R", "Git", "Shell", "Docker", "Google Compute Engine")
+    long = outline("Intro to R", "Git", "Shell", "Docker", "Remote computing / rented servers (Azure Batch)")
+    short = outline("Introduction to R", "Git", "Shell", "Docker", "Azure Batch")
     named, about = (
         OutlineAsk("lecture", "number", number=5, named=True),
         OutlineAsk("lecture", "number", number=5),
@@ -511,11 +510,11 @@ def test_a_lectures_name_is_every_word_of_its_title() -> None:
 
 
 def test_the_teachers_list_names_a_lecture_taught_in_parts_in_one_outline_only(settings: Settings) -> None:
-    """The README teaches "5. Webscraping" in two parts, the syllabus as one lecture: listed as
+    """The README teaches "5. Geocoding" in two parts, the syllabus as one lecture: listed as
     lecture 5 before the first lecture the two name differently (7: HPC against machine learning)."""
     engine = Engine(settings)
     engine.ingest("ds", [("README.md", README.encode()), ("syllabus.md", SYLLABUS_MD.encode())])
     topics = [c.topic for c in engine.conflicts("ds") if c.kind == "outline"]
     assert topics == ["how many lectures", "lecture 5", "lecture 7"], topics
     (parts,) = [c for c in engine.conflicts("ds") if c.topic == "lecture 5"]
-    assert {parts.first_text, parts.second_text} == {"5. Webscraping - Part 1 - Part 2", "5. Webscraping"}
+    assert {parts.first_text, parts.second_text} == {"5. Geocoding - Part 1 - Part 2", "5. Geocoding"}

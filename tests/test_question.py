@@ -73,7 +73,7 @@ from syllabot.worker.question import (
             "if i post a q on slack how long til the prof answers",
             "if i post a q on slack how long until the instructor answers",
         ),
-        ("the snippet qs, what were they", "the snippet questions, what were they"),
+        ("the journal qs, what were they", "the journal questions, what were they"),
         ("review papers are kinda like what section?", "review papers are like what section?"),
         ("what kinda distribution fits angles", "what kind of distribution fits angles"),
         (

@@ -10,9 +10,9 @@ from syllabot.worker.spelling import correct_spelling, unknown_words
 INDEX = build_keyword_index(
     [
         "The binomial distribution has two parameters.",
-        "Office: Moore room 349. Psychology department.",
-        "Each assignment is due on Friday. Re-taking of exams is not allowed.",
-        "Input enhancement in string matching: Harspool's algorithm.",
+        "Office: Hale room 208. Geography department.",
+        "Each assignment is due on Friday. Re-taking of exams is never permitted.",
+        "Shortest paths in road graphs: Djikstra's algorithm.",
         "Splite the data into training and test sets.",
         "Office hours by appointment. Answers typed in class.",
     ]
@@ -23,9 +23,9 @@ INDEX = build_keyword_index(
     ("typed", "mended"),
     [
         ("what r the params of the binomial distrobution", "what r the params of the binomial distribution"),
-        ("pyschology dept office", "psychology dept office"),  # two letters swapped
+        ("goegraphy dept office", "geography dept office"),  # two letters swapped
         ("when is the assignmnet due", "when is the assignment due"),  # a letter dropped
-        ("horspool is which module", "harspool is which module"),  # the syllabus's own spelling
+        ("dijkstra is which module", "djikstra is which module"),  # the syllabus's own spelling
         ("Distrobution?", "Distribution?"),  # capitalised stays capitalised
         ("prof ofice hours tuesday only?", "prof office hours tuesday only?"),  # five letters: one dropped
     ],
@@ -40,7 +40,7 @@ def test_a_typo_is_mended_into_the_collections_word(typed: str, mended: str) -> 
         "whats the zoom link",  # an English word, though "room" is one letter away in the materials
         "do the notes use sqlite",  # q and p are not keys apart: "splite" is another word
         "is the DISTROBUTION table online",  # capitals: an acronym or code, left alone
-        "moore roon?",  # under five letters: too many neighbours to guess
+        "hale roon?",  # under five letters: too many neighbours to guess
         "why do ideas get ppl hyped",  # five letters are never mended by a changed letter ("typed")
         "retake policy for exams",  # the materials' "taking" is no slip away; nothing invented
     ],
