@@ -234,9 +234,17 @@ def embed_queries_cached(embedder, queries: Sequence[str], tag: str) -> np.ndarr
 
 
 def default_embedder():
-    """The product's default embedder (MiniLM), exactly as the worker would build it."""
+    """The product's default embedder (MiniLM), exactly as the worker would build it.
+
+    ``SYLLABOT_BENCH_EMBEDDER_ONNX=PATH`` (experiments only): the same MiniLM embedder on another
+    int8 graph, under its own id (``bench.train_embedder.tuned_embedder``)."""
     from syllabot.worker.embedders import get_embedder
 
+    swapped = os.environ.get("SYLLABOT_BENCH_EMBEDDER_ONNX")
+    if swapped:
+        from bench.train_embedder import tuned_embedder
+
+        return tuned_embedder(Path(swapped), bench_settings().embed_max_tokens)
     return get_embedder(bench_settings())
 
 
