@@ -13,6 +13,7 @@ scoring the whole verdict (structure, conflicts and all) as the product runs it,
 leave SyllabusQA's tuning half no worse than the bands on its two harms.
 
     python -m bench.train_decision            # prints the Calibration to paste into decision.py
+    python -m bench.train_decision --cost     # CPU per verdict, the shipped calibration against the bands
 
 Pure numpy: ~7 s on 2 cores once the bench's embedding cache holds the tuning courses (a first run
 embeds them, a few minutes). The
@@ -95,12 +96,40 @@ def family_costs(readings: dict[str, list], thresholds) -> dict[str, tuple[float
     }
 
 
+def cost(readings: dict[str, list], shipped, bands) -> None:
+    """CPU per ``decide`` call (``time.process_time_ns``), p50 and p99 over the tuning readings."""
+    import time
+
+    from syllabot.worker.answerers.decision import decide
+
+    every = [reading for rows in readings.values() for _, reading in rows]
+    for name, thresholds in (("bands", bands), ("calibration", shipped)):
+        per = []
+        for reading in every:
+            start = time.process_time_ns()
+            decide(reading, thresholds)
+            per.append(time.process_time_ns() - start)
+        per.sort()
+        print(
+            f"{name}: p50 {per[len(per) // 2] / 1000:.1f} µs, p99 {per[int(len(per) * 0.99)] / 1000:.1f} µs "
+            f"over {len(per)} verdicts"
+        )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    import argparse
+
     from syllabot.worker.answerers.decision import FEATURES, Calibration, features, thresholds_for
 
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cost", action="store_true", help="time the verdict instead of fitting it")
+    args = parser.parse_args(argv)
     np.random.seed(SEED)
     bands = dataclasses.replace(thresholds_for("minilm"), calibration=None)
     families = tuning_families(default_embedder(), bench_settings())
+    if families and args.cost:
+        cost(readings_of(families, bands), thresholds_for("minilm"), bands)
+        return 0
     if not families:
         print("no tuning data found (../shared/data); nothing to fit")
         return 0
