@@ -477,14 +477,29 @@ def vtu_rows(split: str, embedder, settings) -> list[Row]:
     return run(questions, lambda q: snapshot, embedder, settings)
 
 
-def one_course_rows(slug: str, embedder, settings) -> list[Row]:
-    """One real course (all its documents in one collection) against its blind questions."""
-    from bench.corpus_labels import COURSE_FOLDERS, course_files, questions_path
-    from syllabot.worker.evaluation import load_questions
+@functools.cache
+def course_chunks(slug: str) -> tuple:
+    """A real course's chunks, all its documents parsed once per process."""
+    from bench.corpus_labels import COURSE_FOLDERS, course_files
+
+    chunks, _ = parse_files(course_files(COURSE_FOLDERS[slug][0]))
+    return tuple(chunks)
+
+
+def course_snapshot(slug: str, embedder):
+    """A real course as one collection, as the answer bench and the embedder training read it."""
+    from bench.corpus_labels import COURSE_FOLDERS
 
     folder = COURSE_FOLDERS[slug][0]
-    chunks, _ = parse_files(course_files(folder))
-    snapshot = snapshot_of(chunks, embedder, f"course-{folder}", collection=folder)
+    return snapshot_of(list(course_chunks(slug)), embedder, f"course-{folder}", collection=folder)
+
+
+def one_course_rows(slug: str, embedder, settings) -> list[Row]:
+    """One real course (all its documents in one collection) against its blind questions."""
+    from bench.corpus_labels import questions_path
+    from syllabot.worker.evaluation import load_questions
+
+    snapshot = course_snapshot(slug, embedder)
     return run(load_questions(questions_path(slug)), lambda q: snapshot, embedder, settings)
 
 

@@ -127,11 +127,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     np.random.seed(SEED)
     bands = dataclasses.replace(thresholds_for("minilm"), calibration=None)
     families = tuning_families(default_embedder(), bench_settings())
-    if families and args.cost:
-        cost(readings_of(families, bands), thresholds_for("minilm"), bands)
-        return 0
     if not families:
         print("no tuning data found (../shared/data); nothing to fit")
+        return 0
+    if args.cost:
+        cost(readings_of(families, bands), thresholds_for("minilm"), bands)
         return 0
     readings = readings_of(families, bands)
     rows = [(a, r.signals) for cases in readings.values() for a, r in cases if not r.fallback]

@@ -40,18 +40,15 @@ on answerable questions, shipped int8 -> fine-tuned int8:
 * ``bench.answers --set courses --split test``: page R@1 up, but fewer answers *answered* (0.464
   -> 0.421 of answerable): the decision bands were fit to the shipped model's cosines.
 
-``SYLLABOT_BENCH_EMBEDDER_ONNX=PATH`` makes ``bench.common.default_embedder`` return
-:class:`TunedMiniLM` on that file (bench.scifact, bench.answers). Models and results go under
-``bench/results/raw/`` (gitignored).
+``SYLLABOT_BENCH_EMBEDDER_ONNX=PATH`` makes ``bench.common.default_embedder`` return the product's
+``MiniLMEmbedder`` on that file, under its own digest and id (bench.scifact, bench.answers).
+Models and results go under ``bench/results/raw/`` (gitignored).
 """
 
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
-import logging
-import pickle
 import random
 import re
 import tempfile
@@ -62,73 +59,35 @@ from pathlib import Path
 
 import numpy as np
 
-from bench.common import RAW, bench_settings, default_embedder, embed_queries_cached, parse_files, snapshot_of
+from bench.answers import course_chunks, course_snapshot
+from bench.common import RAW, bench_settings, default_embedder, embed_queries_cached
+from bench.corpus_labels import COURSE_FOLDERS
 
-TRAIN_COURSES = ("psyc11", "la7032", "hseml", "econometrics", "neu365p", "cse8803")
-HELDOUT_COURSES = ("ec607", "poir613", "bee4750")
+#: The corpus's split, from its one definition (``bench.corpus_labels.COURSE_FOLDERS``).
+TRAIN_COURSES = tuple(slug for slug, (_, split) in COURSE_FOLDERS.items() if split == "tune")
+HELDOUT_COURSES = tuple(slug for slug, (_, split) in COURSE_FOLDERS.items() if split == "heldout")
 SEED = 23
 OUT = RAW / "embed_finetune"
 _WORD = re.compile(r"\w+")
 
 
 # --- the bench-only embedder ----------------------------------------------------------------------
-def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
 def tuned_embedder(model_path: Path, max_tokens: int | None = None):
-    """The product's MiniLM embedder (its tokenizer, pooling, one text per call) on another int8
-    graph, with an id of its own (the file's digest), so no cache mixes its vectors with the shipped."""
-    from syllabot.worker.embedders.minilm import (
-        DEFAULT_MAX_TOKENS,
-        TOKENIZER_SHA256,
-        MiniLMEmbedder,
-        _default_threads,
-        default_tokenizer_path,
-        verify_sha256,
+    """The product's MiniLM embedder (its tokenizer, pooling, checks, one text per call) on another
+    int8 graph, with an id of its own (the file's digest), so no cache mixes its vectors with the shipped."""
+    from syllabot.worker.embedders.build_int8 import sha256_of
+    from syllabot.worker.embedders.minilm import MiniLMEmbedder
+
+    digest = sha256_of(model_path)
+    return MiniLMEmbedder(
+        max_tokens=max_tokens,
+        model_path=model_path,
+        model_sha256=digest,
+        model_id=f"minilm-tuned-{digest[:12]}-int8-dynamic",
     )
-
-    class TunedMiniLM(MiniLMEmbedder):
-        def __init__(
-            self, path: Path, max_tokens: int | None
-        ) -> None:  # no super(): its digest check is for the shipped file
-            self.max_tokens = max_tokens or DEFAULT_MAX_TOKENS
-            self.batch_size = 1  # int8 dynamic: one text per call, as shipped
-            self.threads = _default_threads()
-            self.id = f"minilm-tuned-{_sha256(path)[:12]}-int8-dynamic"
-            tokenizer = default_tokenizer_path()
-            verify_sha256(tokenizer, TOKENIZER_SHA256, "all-MiniLM-L6-v2 tokenizer.json")
-            self._tokenizer = self._load_tokenizer(tokenizer, self.max_tokens, None)
-            self._session = self._load_session(path, self.threads)
-            self._input_names = {i.name for i in self._session.get_inputs()}
-            outputs = self._session.get_outputs()
-            self._output_name = outputs[0].name
-            self._output_pooled = len(outputs[0].shape) == 2
-
-    return TunedMiniLM(model_path, max_tokens)
 
 
 # --- courses --------------------------------------------------------------------------------------
-def course_chunks(slug: str) -> list:
-    """The course's chunks, exactly as ``bench.answers.one_course_rows`` makes them (pickled once)."""
-    from bench.corpus_labels import COURSE_FOLDERS, course_files
-
-    path = RAW / f"chunks-{slug}.pkl"
-    if path.exists():
-        return pickle.loads(path.read_bytes())
-    chunks, _ = parse_files(course_files(COURSE_FOLDERS[slug][0]))
-    RAW.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(pickle.dumps(chunks))
-    return chunks
-
-
-def course_snapshot(slug: str, embedder):
-    from bench.corpus_labels import COURSE_FOLDERS
-
-    folder = COURSE_FOLDERS[slug][0]
-    return snapshot_of(course_chunks(slug), embedder, f"course-{folder}", collection=folder)
-
-
 def answerable(slug: str) -> list:
     from bench.corpus_labels import questions_path
     from syllabot.worker.evaluation import load_questions
@@ -325,12 +284,11 @@ def train(
 
 
 def export_int8(model, out: Path) -> Path:
-    """ONNX (last_hidden_state, as the shipped graph outputs) then the shipped int8 recipe
-    (``worker/embedders/build_int8.build``: basic graph optimisations folded, then
-    ``quantize_dynamic`` QInt8 per output channel)."""
-    import onnxruntime as ort
+    """ONNX (last_hidden_state, as the shipped graph outputs), then the shipped int8 recipe
+    (``worker/embedders/build_int8.quantize``)."""
     import torch
-    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    from syllabot.worker.embedders.build_int8 import quantize
 
     class Hidden(torch.nn.Module):
         def __init__(self, bert) -> None:
@@ -342,12 +300,10 @@ def export_int8(model, out: Path) -> Path:
                 input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
             ).last_hidden_state
 
-    out.parent.mkdir(parents=True, exist_ok=True)
     ids = torch.ones(1, 12, dtype=torch.long)
     axes = {0: "batch", 1: "seq"}
     with tempfile.TemporaryDirectory() as tmp:
         fp32 = Path(tmp) / "fp32.onnx"
-        folded = Path(tmp) / "folded.onnx"
         torch.onnx.export(
             Hidden(model.float()).eval(),
             (ids, torch.ones_like(ids), torch.zeros_like(ids)),
@@ -363,18 +319,7 @@ def export_int8(model, out: Path) -> Path:
             opset_version=17,
             dynamo=False,
         )
-        options = ort.SessionOptions()
-        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_BASIC
-        options.optimized_model_filepath = str(folded)
-        ort.InferenceSession(str(fp32), options, providers=["CPUExecutionProvider"])
-        root = logging.getLogger()
-        level = root.level
-        root.setLevel(logging.ERROR)
-        try:
-            quantize_dynamic(str(folded), str(out), weight_type=QuantType.QInt8, per_channel=True)
-        finally:
-            root.setLevel(level)
-    return out
+        return quantize(fp32, out)
 
 
 # --- the runs -------------------------------------------------------------------------------------

@@ -9,6 +9,7 @@ import pytest
 from syllabot.worker.answerers.breakdown import components, grade_breakdown
 from syllabot.worker.intent import read_intent
 from tests.queue_helpers import make_hit
+from tests.test_loaders import make_text_pdf
 
 
 def named(text: str) -> list[tuple[str, float]]:
@@ -117,9 +118,6 @@ def test_which_questions_ask_for_the_breakdown(question: str, breakdown: bool) -
 def _field_methods_syllabus() -> bytes:
     """A three-page syllabus of its own: the grading paragraph on page 2 among policies, a letter
     grade scale on page 3 (ranges that must never read as weights)."""
-    from fpdf import FPDF
-
-    pdf = FPDF()
     pages = [
         [
             "BIOL 210 Field Methods in Ecology",
@@ -143,13 +141,7 @@ def _field_methods_syllabus() -> bytes:
             "Copying another student's field data is plagiarism and is reported.",
         ],
     ]
-    for lines in pages:
-        pdf.add_page()
-        pdf.set_font("Helvetica", size=11)
-        for line in lines:
-            pdf.multi_cell(0, 7, line, new_x="LMARGIN", new_y="NEXT")
-            pdf.ln(3)
-    return bytes(pdf.output())
+    return make_text_pdf(["\n\n".join(lines) for lines in pages])
 
 
 def test_a_syllabus_pdf_breakdown_is_answered_whole() -> None:

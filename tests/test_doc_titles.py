@@ -6,6 +6,7 @@ import pytest
 
 from syllabot.shared.labels import citation_label
 from syllabot.worker.doc_titles import course_code, document_title
+from tests.test_loaders import make_text_pdf
 
 
 @pytest.mark.parametrize(
@@ -46,22 +47,12 @@ def test_a_first_page_without_a_course_keeps_the_fallback() -> None:
 
 def _logistics_deck() -> bytes:
     """A slide deck of its own: a title slide naming the course and the deck, two slides after it."""
-    from fpdf import FPDF
-
-    pdf = FPDF(orientation="L")
     slides = [
         ["Notices and reminders", "BIOL 210: Field Methods in Ecology", "Week 5"],
         ["This week", "Field trip to Marsh Creek on Thursday; bring boots and a notebook."],
         ["Reminders", "Lab report 2 is due Friday at 5 pm on the course site."],
     ]
-    for lines in slides:
-        pdf.add_page()
-        pdf.set_font("Helvetica", size=28)
-        pdf.multi_cell(0, 14, lines[0], new_x="LMARGIN", new_y="NEXT")
-        pdf.set_font("Helvetica", size=16)
-        for line in lines[1:]:
-            pdf.multi_cell(0, 9, line, new_x="LMARGIN", new_y="NEXT")
-    return bytes(pdf.output())
+    return make_text_pdf(["\n".join(lines) for lines in slides])
 
 
 def test_a_slide_deck_is_cited_by_course_and_title() -> None:

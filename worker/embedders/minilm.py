@@ -143,8 +143,14 @@ class MiniLMEmbedder(Embedder):
         model_path: Path | None = None,
         tokenizer_path: Path | None = None,
         fixed_padding: int | None = None,
+        model_sha256: str | None = None,
+        model_id: str | None = None,
     ) -> None:
         """Load and verify the model and tokenizer once; construction takes under a second (imports, two sha256 checks, session).
+
+        ``model_path`` with ``model_sha256`` and ``model_id`` loads another int8 MiniLM graph (a
+        fine-tuned one, ``bench/train_embedder.py``) under its own digest and id, so its vectors
+        never share an index with the shipped model's.
 
         ``fixed_padding`` pads every input to that many tokens, as the shipped tokenizer.json
         would; it exists only so ``bench/embed_speed.py`` can show what pad-to-longest saves.
@@ -172,13 +178,12 @@ class MiniLMEmbedder(Embedder):
         self.batch_size = batch_size
         self.threads = threads or _default_threads()
 
-        self.id = INT8_MODEL_ID if int8_arithmetic else MODEL_ID
+        self.id = model_id or (INT8_MODEL_ID if int8_arithmetic else MODEL_ID)
         if model_path is None:
             model_path = int8_model_path() if int8_arithmetic else default_model_path()
         tokenizer_path = tokenizer_path or default_tokenizer_path()
-        verify_sha256(
-            model_path, INT8_MODEL_SHA256 if int8_arithmetic else MODEL_SHA256, f"{self.id} model file"
-        )
+        expected = model_sha256 or (INT8_MODEL_SHA256 if int8_arithmetic else MODEL_SHA256)
+        verify_sha256(model_path, expected, f"{self.id} model file")
         verify_sha256(tokenizer_path, TOKENIZER_SHA256, "all-MiniLM-L6-v2 tokenizer.json")
 
         self._tokenizer = self._load_tokenizer(tokenizer_path, max_tokens, fixed_padding)
