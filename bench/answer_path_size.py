@@ -34,6 +34,7 @@ MODULES = (
     "worker/outlines.py",
     "worker/drift.py",
     "worker/chunking.py",
+    "worker/headings.py",
     "worker/jobs.py",
 )
 PACKAGES = ("worker/answerers", "worker/families")

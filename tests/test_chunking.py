@@ -17,13 +17,12 @@ from syllabot.worker.chunking import (
     chunk_document,
     context_line,
     detect_subject,
-    find_courses,
-    module_label,
     split_sentences,
     split_subject,
 )
 from syllabot.worker.documents import Chunk, Document, Page
 from syllabot.worker.families.vtu import link_course_tails
+from syllabot.worker.headings import find_courses, module_label
 from syllabot.worker.loaders import NoTextLayer, load_document
 
 LIMIT = 20 * 1024 * 1024

@@ -237,13 +237,18 @@ def test_the_chunker_keeps_only_general_headings_and_asks_the_families_for_their
     """VTU's CIE/SEE marks split and lab components are the VTU family's headings
     (``worker/families/vtu.py``), not the chunker's; the chunker still finds them through the
     families, so a VTU booklet is read as before and a new family adds a module, not chunker edits."""
-    from syllabot.worker import chunking
-    from syllabot.worker.families import vtu
+    from syllabot.worker import headings
+    from syllabot.worker.families import preceding_course, vtu
 
     family_only = ("Continuous Internal Evaluation", "Laboratory Component:", "Semester End Examination")
     for line in family_only:
-        assert not any(rule.pattern.match(line) for rule in chunking._HEADINGS), line
+        assert not any(rule.pattern.match(line) for rule in headings.HEADINGS), line
         assert any(rule.pattern.match(line) for rule in vtu.HEADINGS), line
-    heading = chunking._match_heading("Continuous Internal Evaluation")
+    heading = headings.match_heading("Continuous Internal Evaluation")
     assert heading is not None and heading.section == "Continuous Internal Evaluation"
-    assert chunking._match_heading("Textbooks") is not None  # a general heading stays the chunker's
+    assert headings.match_heading("Textbooks") is not None  # a general heading stays the chunker's
+    # the booklet order (the course printed before another) is the family's guess, asked through FAMILIES
+    assert preceding_course("21CS53") == vtu.preceding_code("21CS53") == "21CS52"
+    from syllabot.worker import chunking
+
+    assert not hasattr(chunking, "_preceding_code")

@@ -27,10 +27,15 @@ and loses the page a module starts on. So syllabi are cut along their own headin
   dropped, and pages are cited by physical number.
 
 Text before a document's first course header that has syllabus headings of its own is the end of
-the previous course in the booklet the PDF was cut from: it gets the guessed preceding code
-("21CS52" before 21CS53), and the VTU family (``worker.families.vtu.link_course_tails``) upgrades that to the full subject when the
-other course's document is indexed alongside — by code, or by passages only that course prints,
-never by the CIE/SEE boilerplate every VTU syllabus shares.
+the previous course in the booklet the PDF was cut from: a document family that knows its
+booklets' order names that course (``worker.families.preceding_course``; the VTU family guesses
+"21CS52" before 21CS53 and ``link_course_tails`` upgrades the guess with evidence when the other
+course's document is indexed alongside); with no family's word it has no subject.
+
+The heading and course-header rules themselves are in ``worker/headings.py``; this module turns a
+document's lines into sections and sections into chunks. It stays one module (~780 lines) because
+the line walk, the section builder and the splitter share the ``_Line``/``_Section`` types and
+their invariants (page marks, whole blocks), which would otherwise cross module boundaries.
 
 Markdown is cut at its headings of levels 1 to 4, the first ``# Title`` aside (the heading text
 becomes ``section``); its table rows are records of their own (``markdown_text``). A DOCX or text
@@ -53,7 +58,6 @@ Everything here is a pure function of a :class:`~worker.documents.Document`; no 
 
 from __future__ import annotations
 
-import functools
 import itertools
 import math
 import re
@@ -62,8 +66,17 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 from syllabot.worker.documents import Chunk, Document, Page
+from syllabot.worker.headings import (
+    CODE_LINE,
+    CODE_SHAPE,
+    LIST_START,
+    CourseHeader,
+    find_courses,
+    generic_heading,
+    match_heading,
+)
 from syllabot.worker.markdown_text import TABLE_ROW, markdown_lines
-from syllabot.worker.sentences import ITEM_START, NUMBERED_ITEM, ROUND_BULLETS, split_sentences
+from syllabot.worker.sentences import ITEM_START, ROUND_BULLETS, split_sentences
 
 CONTEXT_SEPARATOR = " — "
 """Between subject/title and module/section on a chunk's first line."""
@@ -76,314 +89,6 @@ STRUCTURED_KINDS = frozenset({"module", "outcomes", "objectives", "textbooks", "
 
 _BULLET_PUA = re.compile("[\ue000-\uf8ff]")  # Symbol-font bullets (e.g. U+F0B7) that PDFs extract as PUA
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
-
-# ----------------------------------------------------------------------------------------------
-# Headings
-# ----------------------------------------------------------------------------------------------
-
-_MODULE_RE = re.compile(
-    r"^(?P<kw>(?i:module|unit|chapter))\s*[-–—:.]?\s*(?P<num>\d{1,2}|[IVX]{1,6})(?!\w)"
-    r"\s*(?P<sep>[-–—:.)]?)\s*(?P<rest>.*?)\s*$"
-)
-_HOURS_RE = re.compile(
-    r"^\(?\s*(?:no\.?\s*of\s*)?(?:hours|hrs)?\s*[:.\-]?\s*\d{1,3}\s*(?:hours?|hrs?\.?|h|l)?\s*\)?\.?$",
-    re.IGNORECASE,
-)
-_MD_HEADING_PREFIX = re.compile(r"^#{1,6}\s+")
-_ROMAN = {"I": 1, "V": 5, "X": 10}
-
-
-@dataclass(frozen=True)
-class HeadingRule:
-    """A line that opens a block of a known kind: the general ones below, and those a document
-    family adds (``worker.families``: VTU's "Continuous Internal Evaluation", "Laboratory
-    Component" …)."""
-
-    pattern: re.Pattern[str]
-    kind: str
-    name: str | None  # None: use the heading line itself
-    strong: bool  # strong headings also end a module; weak ones only end non-module sections
-    #: Kept whole like the structured kinds (split only beyond twice ``max_chars``): blocks whose items
-    #: only make sense together — how the CIE marks are split, a list of lab programs.
-    whole: bool = False
-
-
-_I = re.IGNORECASE
-_HEADINGS: tuple[HeadingRule, ...] = (
-    HeadingRule(
-        re.compile(r"^(?:course\s+(?:learning\s+)?objectives?|learning\s+objectives?)\b", _I),
-        "objectives",
-        "Course objectives",
-        True,
-    ),
-    HeadingRule(
-        re.compile(r"^(?:(?:course|learning)\s+outcomes?\b|outcomes?\s*:?\s*$)", _I),
-        "outcomes",
-        "Course outcomes",
-        True,
-    ),
-    HeadingRule(
-        re.compile(r"^(?:prescribed\s+|suggested\s+)?text\s*-?\s*books?\s*[:.]?\s*$", _I),
-        "textbooks",
-        "Textbooks",
-        True,
-    ),
-    HeadingRule(
-        re.compile(r"^(?:reference\s*-?\s*books?|references)\s*[:.]?\s*$", _I),
-        "references",
-        "Reference books",
-        True,
-    ),
-    HeadingRule(re.compile(r"^pre\s*-?\s*requisites?\s*:?\s*$", _I), "section", "Prerequisites", False),
-)
-
-
-@dataclass(frozen=True)
-class _Heading:
-    kind: str
-    section: str | None
-    module: str | None
-    strong: bool
-    whole: bool = False
-
-
-def _roman_to_int(numeral: str) -> int:
-    total = 0
-    for i, ch in enumerate(numeral):
-        value = _ROMAN[ch]
-        nxt = _ROMAN[numeral[i + 1]] if i + 1 < len(numeral) else 0
-        total += -value if value < nxt else value
-    return total
-
-
-def module_label(keyword: str, number: str) -> str:
-    """Normalise a module/unit/chapter number: "Module 3" (arabic), "Unit II" (roman kept), "Chapter 4"."""
-    kw = keyword.lower()
-    if kw == "module":
-        n = number if number.isdigit() else str(_roman_to_int(number.upper()))
-        return f"Module {int(n)}"
-    if kw == "unit":
-        return f"Unit {number.upper() if not number.isdigit() else int(number)}"
-    return f"Chapter {number.upper() if not number.isdigit() else int(number)}"
-
-
-def _heading_candidate(text: str) -> str:
-    """The line as a heading would read: markdown ``#`` prefix removed (DOCX headings carry one)."""
-    return _MD_HEADING_PREFIX.sub("", text.strip())
-
-
-def _looks_like_heading_line(text: str) -> bool:
-    """Headings start with a capital and do not end a sentence.
-
-    Why: PDF text wraps mid-sentence, so "course outcomes." continuing a paragraph must not be
-    taken for the "Course outcomes" heading.
-    """
-    return bool(text) and text[0].isupper() and not text.rstrip().endswith((".", ",", ";"))
-
-
-def _match_module(text: str) -> _Heading | None:
-    line = _heading_candidate(text)
-    if not line or not line[0].isupper() or len(line) > 100:
-        return None
-    m = _MODULE_RE.match(line)
-    if not m:
-        return None
-    rest, sep = m.group("rest"), m.group("sep")
-    title: str | None = None
-    if rest and not _HOURS_RE.match(rest):
-        # "Module 1: Introduction" or "MODULE 2 RELATIONAL MODEL"; reject prose ("Unit 3 & Unit 4)").
-        if not (rest[0].isupper() and len(line) <= 80 and not line.endswith((".", ","))):
-            return None
-        if not sep and not rest.split()[0].isupper() and not rest.istitle():
-            return None
-        title = rest.strip(" :-–—")
-    label = module_label(m.group("kw"), m.group("num"))
-    return _Heading("module", title or None, label, True)
-
-
-def _generic_heading(text: str, previous: str) -> _Heading | None:
-    """An unnamed heading ("EXAM REVIEW SESSIONS", "Grading schedule") in a syllabus's prose part.
-
-    Why: without it, the first recognised heading of a US-style syllabus ("TEXTBOOK:") would swallow
-    every later policy section. Only short lines that start a block count: ALL CAPS after a blank
-    line or a finished sentence, or a short capitalised phrase after a blank line. Never used inside
-    a module or the course header, where wrapped lines ("Database", "EditionTata Mcgraw Hill ...")
-    look just like this.
-    """
-    line = _heading_candidate(text)
-    if not (3 <= len(line) <= 60) or any(c.isdigit() for c in line) or _LIST_START.match(line):
-        return None
-    if not line[0].isupper() or line.endswith((".", ",", ";", "!", "?")):
-        return None
-    if re.search(r"[,;=_{}\[\]<>|]|\w\(", line):  # code or data ("CUSTOMERS(ID,NAME,AGE)"), not a title
-        return None
-    words = line.rstrip(":").split()
-    letters = [c for c in line if c.isalpha()]
-    after_break = not previous or previous.endswith((".", "!", "?", ":", '"', "”", ")"))
-    all_caps = len(letters) >= 3 and all(c.isupper() for c in letters)
-    if all_caps and len(words) <= 8 and after_break:
-        return _Heading("section", _smart_title(line.rstrip(" :")), None, False)
-    if not previous and len(words) <= 5:
-        return _Heading("section", line.rstrip(" :"), None, False)
-    return None
-
-
-@functools.cache
-def _heading_rules() -> tuple[HeadingRule, ...]:
-    """The general headings, then every document family's (read once: the families import this
-    module, so they are asked on first use, not at import)."""
-    from syllabot.worker.families import FAMILIES
-
-    return _HEADINGS + tuple(rule for family in FAMILIES for rule in family.headings)
-
-
-def _match_heading(text: str) -> _Heading | None:
-    """Classify a line as a module or section heading, or None for body text."""
-    heading = _match_module(text)
-    if heading:
-        return heading
-    line = _heading_candidate(text)
-    if not _looks_like_heading_line(line) or len(line) > 90:
-        return None
-    for rule in _heading_rules():
-        if rule.pattern.match(line):
-            name = rule.name or _smart_title(line.rstrip(" :").strip())
-            return _Heading(rule.kind, name, None, rule.strong, rule.whole)
-    return None
-
-
-# ----------------------------------------------------------------------------------------------
-# Course headers
-# ----------------------------------------------------------------------------------------------
-
-_CODE_LINE = re.compile(
-    r"(?i:\b(?:course|subject|paper)\s*code)\s*[:：|.]?\s*(?P<code>[A-Z0-9]{2,12}(?:\s*/\s*[A-Z0-9]{2,12})*)\b"
-)
-_CODE_SHAPE = re.compile(r"^(?=[A-Z0-9]*\d)(?=[A-Z0-9]*[A-Z])[A-Z0-9]{4,12}$")
-_TITLE_FIELD = re.compile(r"^(?i:course\s*(?:title|name))\s*[:：|]?\s*(?P<title>.+)$")
-_META_LINE = re.compile(
-    r"^(?:[IVX]+\s*(?:st|nd|rd|th)?\s+semester\b.*|semester\s*[:\-]?\s*[\w/ ,]*|category\s*:.*|stream\s*:.*"
-    r"|\(.*\)|course\s*type\s*:.*)$",
-    re.IGNORECASE,
-)
-_TRAILING_SEMESTER = re.compile(r"\s+semester\s*[:\-]?\s*[\w/]+\s*$", re.IGNORECASE)
-_SMALL_WORDS = frozenset(
-    {"a", "an", "and", "as", "at", "by", "for", "in", "of", "on", "or", "the", "to", "with"}
-)
-_ACRONYMS = frozenset({"DBMS", "SQL", "IOT", "VLSI", "NLP", "API", "CAD", "GIS", "HCI", "CAM", "DSP", "AIML"})
-
-
-@dataclass(frozen=True)
-class CourseHeader:
-    """A course header found in a document's lines: code, printed title and where it starts."""
-
-    code: str
-    title: str | None
-    code_index: int  # the "Course Code" line
-    start_index: int  # first line of the header block (semester / title lines above the code line)
-
-    @property
-    def subject(self) -> str:
-        return f"{self.code} {self.title}" if self.title else self.code
-
-
-def _smart_title(text: str) -> str:
-    """Title-case an ALL-CAPS printed title ("DESIGN AND ANALYSIS OF ALGORITHMS"), keep others as printed."""
-    text = " ".join(text.split())
-    letters = [c for c in text if c.isalpha()]
-    if not letters or any(c.islower() for c in letters):
-        return text
-    words = []
-    for i, word in enumerate(text.split(" ")):
-        bare = re.sub(r"[^A-Za-z]", "", word)
-        if bare.lower() in _SMALL_WORDS and i > 0:
-            words.append(word.lower())
-        elif bare in _ACRONYMS or (0 < len(bare) <= 2):
-            words.append(word)
-        else:
-            words.append(re.sub(r"[a-z]+", lambda m: m.group(0).capitalize(), word.lower(), count=1))
-    return " ".join(words)
-
-
-def _is_title_like(text: str) -> bool:
-    return (
-        0 < len(text) <= 100
-        and any(c.isalpha() for c in text)
-        and not text.endswith((".", ",", ";", ":"))
-        and _match_heading(text) is None
-        and not _CODE_LINE.search(text)
-    )
-
-
-def find_courses(lines: Sequence[str]) -> list[CourseHeader]:
-    """Find every course header ("Course Code: 21CS44" and the title/semester lines above it).
-
-    Why the walk upwards: VTU prints "IV Semester / OPERATING SYSTEMS / Course Code: 21CS44"; the
-    title sits above the code line and must open the new course's header chunk, not close the
-    previous course's last section.
-    """
-    courses: list[CourseHeader] = []
-    floor = 0
-    for idx, raw in enumerate(lines):
-        m = _CODE_LINE.search(raw)
-        if not m:
-            continue
-        code = re.split(r"\s*/\s*", m.group("code"))[0].upper()
-        if not _CODE_SHAPE.match(code):
-            continue
-        title: str | None = None
-        start = idx
-        # "Course Title: X" close to the code line wins over the walk-up.
-        for near in range(max(floor, idx - 3), min(len(lines), idx + 4)):
-            tm = _TITLE_FIELD.match(lines[near].strip())
-            if tm:
-                title = _CODE_LINE.split(tm.group("title"))[0].strip(" :|")
-                start = min(start, near)
-        j = idx - 1
-        seen_title = title is not None
-        title_parts: list[str] = []
-        while j >= floor and idx - j <= 12:
-            text = _heading_candidate(lines[j])  # a DOCX title paragraph arrives as "# Title"
-            if not text or _META_LINE.match(text):
-                if text:
-                    start = j
-                j -= 1
-                continue
-            if not seen_title and _is_title_like(text):
-                title_parts.insert(0, text)
-                start = j
-                seen_title = True
-                # A long title wrapped onto two ALL-CAPS lines.
-                if j - 1 >= floor:
-                    above = _heading_candidate(lines[j - 1])
-                    if above and above.isupper() and _is_title_like(above) and not _META_LINE.match(above):
-                        title_parts.insert(0, above)
-                        start = j - 1
-                        j -= 1
-                j -= 1
-                continue
-            break
-        if title is None and title_parts:
-            title = _TRAILING_SEMESTER.sub("", " ".join(title_parts)).strip()
-        courses.append(CourseHeader(code, _smart_title(title) if title else None, idx, start))
-        floor = idx + 1
-    return courses
-
-
-def _preceding_code(code: str) -> str | None:
-    """The course printed just before ``code`` in a scheme booklet: 21CS53 -> 21CS52.
-
-    Why a guess at all: syllabus PDFs are page ranges cut from a university booklet ordered by
-    course code, so text before the first header is the end of the previous course. Calling it
-    21CS53 would put 21CS52's textbooks under the wrong course; ``worker.families.vtu.link_course_tails`` replaces
-    the guess with evidence when the other course's PDF is indexed too.
-    """
-    m = re.match(r"^(?P<prefix>.*?)(?P<num>\d+)$", code)
-    if not m or int(m.group("num")) <= 1:
-        return None
-    num = m.group("num")
-    return f"{m.group('prefix')}{int(num) - 1:0{len(num)}d}"
-
 
 # ----------------------------------------------------------------------------------------------
 # Lines and page boilerplate
@@ -452,8 +157,8 @@ def _boilerplate_candidate(text: str) -> bool:
         bool(text)
         and len(text) <= 100
         and not text.endswith((".", "!", "?", "।"))
-        and _match_heading(text) is None
-        and not _CODE_LINE.search(text)
+        and match_heading(text) is None
+        and not CODE_LINE.search(text)
     )
 
 
@@ -462,7 +167,6 @@ def _boilerplate_candidate(text: str) -> bool:
 # ----------------------------------------------------------------------------------------------
 
 #: A list item's start: "1. ", "1) ", "1.) ", "1.Email" (a PDF lost the space), a bullet, "CO1".
-_LIST_START = re.compile(rf"^(?:{NUMBERED_ITEM}|[{ROUND_BULLETS}\-*–]\s|CO\s*\d|CLO\s*\d|#{{1,6}}\s)")
 
 
 @dataclass
@@ -577,7 +281,7 @@ def _sentences(lines: Sequence[_Line], max_chars: int) -> list[_Sentence]:
             flush()
             out.append(_Sentence(" ".join(text.split()), line.page, line.page, record=True))
             continue
-        if _LIST_START.match(text) or (buf and line.page != last and not text[:1].islower()):
+        if LIST_START.match(text) or (buf and line.page != last and not text[:1].islower()):
             # a new page that does not go on in lower case starts a new sentence: slides end
             # without a full stop, and a "sentence" over five slides cited p. 2 for a fact on p. 6
             flush()
@@ -673,9 +377,12 @@ def _structured_sections(
     subject = default_subject
     if courses and courses[0].start_index > 0:
         pre = lines[: courses[0].start_index]
-        if any(_match_heading(ln.text) for ln in pre if ln.text):
-            # The document opens with the end of another course's syllabus (21CS53 p1).
-            subject = _preceding_code(courses[0].code)
+        if any(match_heading(ln.text) for ln in pre if ln.text):
+            # The document opens with the end of another course's syllabus: a family that knows
+            # how its booklets are ordered names that course
+            from syllabot.worker.families import preceding_course  # the families import this module
+
+            subject = preceding_course(courses[0].code)
         else:
             subject = courses[0].subject
     sections: list[_Section] = []
@@ -687,13 +394,13 @@ def _structured_sections(
             current = _Section("header", "Course details", None, subject)
             current.lines.append(line)
             continue
-        heading = _match_heading(line.text) if line.text else None
+        heading = match_heading(line.text) if line.text else None
         # An unnamed heading right under a named one is its table's column row ("RUBRIC FOR THE
         # CONTINUOUS INTERNAL EVALUATION (THEORY)" / "# COMPONENTS MARKS"), not a new block: opening
         # one would leave the named heading empty, and its name would be lost.
         under_named = current.heading is not None and not current.has_content()
         if heading is None and line.text and current.kind not in ("module", "header") and not under_named:
-            heading = _generic_heading(line.text, lines[i - 1].text if i else "")
+            heading = generic_heading(line.text, lines[i - 1].text if i else "")
         if heading and (heading.strong or current.kind != "module"):
             sections.append(current)
             current = _Section(
@@ -809,7 +516,7 @@ def _cut_quality(pieces: Sequence[_Line], k: int) -> int:
         not text
         or not before
         or lead_in
-        or bool(_LIST_START.match(text) or _TABLE_ITEM.match(text) or _TOPIC_START.match(text))
+        or bool(LIST_START.match(text) or _TABLE_ITEM.match(text) or _TOPIC_START.match(text))
     )
 
 
@@ -967,7 +674,7 @@ def _is_structured(lines: list[_Line], courses: list[CourseHeader]) -> bool:
         return True
     kinds: Counter[str] = Counter()
     for line in lines:
-        heading = _match_heading(line.text) if line.text else None
+        heading = match_heading(line.text) if line.text else None
         if heading:
             kinds[heading.kind] += 1
     return kinds["module"] >= 2 or len({k for k in kinds if k in STRUCTURED_KINDS}) >= 2
@@ -1034,7 +741,7 @@ def detect_subject(pages: Sequence[Page], prefer: str | None = None) -> str | No
     page), unless ``prefer`` (e.g. the file name) names one of the codes found.
     """
     # Most documents print no "Course Code:" line at all: their pages are not split into lines.
-    if not any(_CODE_LINE.search(_clean_text(p.text)) for p in pages):
+    if not any(CODE_LINE.search(_clean_text(p.text)) for p in pages):
         return None
     courses = find_courses([ln.text for ln in _lines(pages)])
     if not courses:
@@ -1061,7 +768,7 @@ def split_subject(subject: str | None) -> tuple[str | None, str]:
     if not subject:
         return None, ""
     head, _, rest = subject.strip().partition(" ")
-    if _CODE_SHAPE.match(head):
+    if CODE_SHAPE.match(head):
         return head, rest.strip()
     return None, subject.strip()
 

@@ -15,9 +15,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from syllabot.worker.chunking import HeadingRule
 from syllabot.worker.documents import Chunk
 from syllabot.worker.families import vtu
+from syllabot.worker.headings import HeadingRule
 
 
 class Family(Protocol):
@@ -44,6 +44,11 @@ class Family(Protocol):
         """The year of the scheme a course code belongs to, when the family's codes carry one."""
         ...
 
+    def preceding_course(self, code: str) -> str | None:
+        """The course whose syllabus ends at the top of a document that opens with headings before
+        the header of ``code`` (the previous course of the booklet it was cut from), if known."""
+        ...
+
 
 class VtuBooklets:
     """VTU-style scheme booklets (:mod:`worker.families.vtu`)."""
@@ -63,6 +68,9 @@ class VtuBooklets:
     def scheme_year(self, code: str) -> int | None:
         return vtu.scheme_year(code)
 
+    def preceding_course(self, code: str) -> str | None:
+        return vtu.preceding_code(code)
+
 
 FAMILIES: tuple[Family, ...] = (VtuBooklets(),)
 
@@ -73,6 +81,11 @@ def relink(chunks: Sequence[Chunk]) -> list[Chunk]:
     for family in FAMILIES:
         out = family.relink(out)
     return out
+
+
+def preceding_course(code: str) -> str | None:
+    """The first family's answer to :meth:`Family.preceding_course`; None when none knows."""
+    return next((found for family in FAMILIES if (found := family.preceding_course(code))), None)
 
 
 def may_be_relinked(chunk: Chunk) -> bool:

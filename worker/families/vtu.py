@@ -14,12 +14,13 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
-from syllabot.worker.chunking import HeadingRule, chunk_body, relabelled, split_subject
+from syllabot.worker.chunking import chunk_body, relabelled, split_subject
 from syllabot.worker.documents import Chunk
+from syllabot.worker.headings import HeadingRule
 
 _I = re.IGNORECASE
 
-#: The blocks a VTU scheme booklet prints beside the general ones (``chunking._HEADINGS``): the CIE
+#: The blocks a VTU scheme booklet prints beside the general ones (``headings.HEADINGS``): the CIE
 #: and SEE marks split and its rubrics, the lab programs and the "Laboratory Component" inside a
 #: module, the suggested resources and activities. A rule's ``whole`` keeps its block in one chunk.
 HEADINGS: tuple[HeadingRule, ...] = (
@@ -160,7 +161,7 @@ def link_course_tails(chunks: Sequence[Chunk], min_coverage: float = 0.6) -> lis
     """Give tail chunks the full subject of the course they really belong to, when it is indexed.
 
     A PDF's text before its first course header is the end of the previous course in the booklet and
-    carries only a guessed code (see :func:`_preceding_code`: "21CS52" on 21CS53's p1). The whole
+    carries only a guessed code (see :func:`preceding_code`: "21CS52" on 21CS53's p1). The whole
     tail is one course's, so it is linked as one group:
 
     1. a known subject with the guessed code ("21CS52 Computer Networks") completes the guess;
@@ -249,3 +250,18 @@ def _relabel(chunk: Chunk, subject: str, owners: Sequence[Chunk], min_coverage: 
         ):
             module, section, kind = best.module, best.section, best.kind
     return relabelled(chunk, subject, module, section, kind)
+
+
+def preceding_code(code: str) -> str | None:
+    """The course printed just before ``code`` in a scheme booklet: 21CS53 -> 21CS52.
+
+    Why a guess at all: syllabus PDFs are page ranges cut from a university booklet ordered by
+    course code, so text before the first header is the end of the previous course. Calling it
+    21CS53 would put 21CS52's textbooks under the wrong course; ``worker.families.vtu.link_course_tails`` replaces
+    the guess with evidence when the other course's PDF is indexed too.
+    """
+    m = re.match(r"^(?P<prefix>.*?)(?P<num>\d+)$", code)
+    if not m or int(m.group("num")) <= 1:
+        return None
+    num = m.group("num")
+    return f"{m.group('prefix')}{int(num) - 1:0{len(num)}d}"
