@@ -48,10 +48,12 @@ if TYPE_CHECKING:
     from syllabot.worker.reading import Question
     from syllabot.worker.retrieval import SearchResult
 
-_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+#: The weekdays and their short forms ("Tue", "Thurs"): one table for the values read here, the words
+#: that are no topic, and the date a value question's sentence must hold (``intent.VALUE_PATTERNS``).
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+DAY_SHORT = ("mon", "tue", "tues", "wed", "thu", "thur", "thurs", "fri", "sat", "sun")
 _DAY_WORD = re.compile(
-    r"\b(mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)(?:day)?s?\b\.?|\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?\b",
-    re.IGNORECASE,
+    rf"\b({'|'.join(DAY_SHORT)})(?:day)?s?\b\.?|\b({'|'.join(WEEKDAYS)})s?\b", re.IGNORECASE
 )
 _MONTHS = {
     m: i
@@ -74,12 +76,9 @@ _MONTHS = {
     )
     for m in names
 }
-_DATE = re.compile(
-    r"\b("
-    + "|".join(sorted(_MONTHS, key=len, reverse=True))
-    + r")\.?\s+(\d{1,2})(?:st|nd|rd|th)?\b(?:,?\s+(\d{4}))?",
-    re.IGNORECASE,
-)
+#: The month names, longest first ("september" before "sep"): this module's dates and the intent's.
+MONTH_NAMES = "|".join(sorted(_MONTHS, key=len, reverse=True))
+_DATE = re.compile(rf"\b({MONTH_NAMES})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?:,?\s+(\d{{4}}))?", re.IGNORECASE)
 _PERCENT = re.compile(r"(?<![\d.])(\d{1,3}(?:\.\d+)?)\s*(?:%|percent\b)", re.IGNORECASE)
 _TIMES = re.compile(
     r"(?<![\d:])(\d{1,2})(?::(\d{2}))?\s*([ap])\.?m\.?\b|(?<![\d:])(\d{1,2}):(\d{2})(?![\d:])", re.IGNORECASE
@@ -176,17 +175,8 @@ _NOT_A_TOPIC = frozenset(
         "exactly",
         "wait",
         # the days a question offers ("due monday or friday?") are the values asked for, not its topic
-        *_WEEKDAYS,
-        "mon",
-        "tue",
-        "tues",
-        "wed",
-        "thu",
-        "thur",
-        "thurs",
-        "fri",
-        "sat",
-        "sun",
+        *WEEKDAYS,
+        *DAY_SHORT,
     }
 )
 
@@ -258,7 +248,7 @@ def _to_clause_end(words: list[str]) -> list[str]:
 
 def _weekday(word: str) -> str:
     w = word.lower().rstrip(".")
-    return next(d for d in _WEEKDAYS if d.startswith(w[:3]))
+    return next(d for d in WEEKDAYS if d.startswith(w[:3]))
 
 
 @functools.lru_cache(maxsize=PER_TEXT)
@@ -297,7 +287,7 @@ def values_in(sentence: str) -> tuple[Value, ...]:
         found.append((Value("date", f"{month:02d}-{day:02d}", m.group(0)), m.start(), m.end()))
         if year:
             try:
-                weekday = _WEEKDAYS[_dt.date(int(year), month, day).weekday()]
+                weekday = WEEKDAYS[_dt.date(int(year), month, day).weekday()]
             except ValueError:
                 continue
             found.append(
