@@ -78,9 +78,9 @@ _MONTHS = {
 }
 #: The month names, longest first ("september" before "sep"): this module's dates and the intent's.
 MONTH_NAMES = "|".join(sorted(_MONTHS, key=len, reverse=True))
-_DATE = re.compile(rf"\b({MONTH_NAMES})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?:,?\s+(\d{{4}}))?", re.IGNORECASE)
+DATE = re.compile(rf"\b({MONTH_NAMES})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?:,?\s+(\d{{4}}))?", re.IGNORECASE)
 _PERCENT = re.compile(r"(?<![\d.])(\d{1,3}(?:\.\d+)?)\s*(?:%|percent\b)", re.IGNORECASE)
-_TIMES = re.compile(
+TIMES = re.compile(
     r"(?<![\d:])(\d{1,2})(?::(\d{2}))?\s*([ap])\.?m\.?\b|(?<![\d:])(\d{1,2}):(\d{2})(?![\d:])", re.IGNORECASE
 )
 _MULTIPLE = re.compile(r"(?<![\d.])(\d{1,2})\s*[×x]\s+(?=[a-z])", re.IGNORECASE)
@@ -280,7 +280,7 @@ def values_in(sentence: str) -> tuple[Value, ...]:
             if "on " not in before and not re.match(r"\s*[&,/-]|\s+\d", sentence[m.end() : m.end() + 3]):
                 continue
         found.append((Value("weekday", _weekday(word), m.group(0)), m.start(), m.end()))
-    for m in _DATE.finditer(sentence):
+    for m in DATE.finditer(sentence):
         month, day, year = _MONTHS[m.group(1).lower()], int(m.group(2)), m.group(3)
         if not 1 <= day <= 31:
             continue
@@ -293,7 +293,7 @@ def values_in(sentence: str) -> tuple[Value, ...]:
             found.append(
                 (Value("weekday", weekday, f"{m.group(0)} (a {weekday.capitalize()})"), m.start(), m.end())
             )
-    for m in _TIMES.finditer(sentence):
+    for m in TIMES.finditer(sentence):
         if m.group(4):  # 24-hour "10:10"
             hour, minute = int(m.group(4)), int(m.group(5))
         else:

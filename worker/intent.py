@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from syllabot.worker.conflicts import DAY_SHORT, MONTH_NAMES, NUMBERED_UNIT, WEEKDAYS
+from syllabot.worker.conflicts import DATE, DAY_SHORT, MONTH_NAMES, NUMBERED_UNIT, TIMES, WEEKDAYS
 from syllabot.worker.documents import Chunk
 from syllabot.worker.question import references
 
@@ -145,15 +145,12 @@ _KINDS: tuple[tuple[str, str | None, tuple[str, ...], re.Pattern[str]], ...] = t
     )
 )
 
-_MONTH = rf"(?:{MONTH_NAMES})\b\.?"
-
 #: The value kinds a sentence must hold to answer such a question.
 VALUE_PATTERNS: dict[str, re.Pattern[str]] = {
     "date": re.compile(
-        rf"\b\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH}|{_MONTH}\s+\d{{1,2}}\b"
-        rf"|\b\d{{1,2}}[/.-]\d{{1,2}}(?:[/.-]\d{{2,4}})?\b|\b(?:{'|'.join(WEEKDAYS)})s?\b"
-        rf"|\b(?:{'|'.join(DAY_SHORT)})\b\.?|\b\d{{1,2}}(?::\d{{2}})?\s*(?:am|pm|a\.m\.|p\.m\.)"
-        r"|\b\d{1,2}:\d{2}\b|\b(?:every|each)\s+(?:\w+\s+){0,2}(?:day|week|month|moon|morning|evening|night|weekend)\b"
+        rf"\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:{MONTH_NAMES})\b|{DATE.pattern}|{TIMES.pattern}"
+        rf"|\b\d{{1,2}}[/.-]\d{{1,2}}(?:[/.-]\d{{2,4}})?\b|\b(?:{'|'.join(WEEKDAYS)})s?\b|\b(?:{'|'.join(DAY_SHORT)})\b"
+        r"|\b(?:every|each)\s+(?:\w+\s+){0,2}(?:day|week|month|moon|morning|evening|night|weekend)\b"
         r"|\b(?:week|day|month|semester)\s+\d+\b|\b\d+(?:st|nd|rd|th)\s+(?:week|day|class|lecture)\b"
         r"|\b(?:noon|midnight|finals?\s+week|end\s+of\s+(?:the\s+)?(?:semester|term|week|class))\b",
         _I,
