@@ -78,6 +78,7 @@ _WHERE = re.compile(
     _I,
 )
 
+#: What answers "when": a day, a date, a time, or a span ("within 10 days of the exam").
 _WHEN = ("weekday", "date", "time", "duration")
 
 #: The kinds of value a question asks for, by its words, read once (:func:`read_intent`) for both
