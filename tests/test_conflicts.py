@@ -17,7 +17,6 @@ from syllabot.worker.answerers.extractive import ExtractiveAnswerer
 from syllabot.worker.answerers.pipeline import answer_question
 from syllabot.worker.conflicts import (
     Candidate,
-    asked_kinds,
     collection_conflicts,
     find_conflict,
     more_to_read,
@@ -26,6 +25,7 @@ from syllabot.worker.conflicts import (
 )
 from syllabot.worker.documents import Chunk
 from syllabot.worker.engine import Engine
+from syllabot.worker.intent import read_intent
 from syllabot.worker.search import is_duplicate
 from tests.queue_helpers import cli_in
 
@@ -393,9 +393,9 @@ def test_what_a_count_counts_ends_with_its_clause() -> None:
 
 
 def test_questions_that_ask_how_many_without_saying_so() -> None:
-    assert "count" in asked_kinds("wait is it one presentation for the whole quarter or nah")
-    assert "count" in asked_kinds("how much is each poster presentation worth % wise")
-    assert "count" not in asked_kinds("what percent is the final paper worth")
+    assert "count" in read_intent("wait is it one presentation for the whole quarter or nah").compared
+    assert "count" in read_intent("how much is each poster presentation worth % wise").compared
+    assert "count" not in read_intent("what percent is the final paper worth").compared
 
 
 def test_a_document_whose_sentence_retrieval_missed_is_read_for_the_asked_value() -> None:

@@ -6,6 +6,7 @@ import pytest
 
 from syllabot.worker.intent import VALUE_PATTERNS, read_intent, section_pattern
 from syllabot.worker.question import clean_question
+from syllabot.worker.reading import read_question
 
 
 @pytest.mark.parametrize(
@@ -75,6 +76,29 @@ def test_which_module_questions(question: str) -> None:
 )
 def test_value_questions_say_which_value(question: str, wants: str | None) -> None:
     assert read_intent(clean_question(question)).wants == wants
+
+
+@pytest.mark.parametrize(
+    ("question", "wants", "compared"),
+    [
+        ("how long is the essay", "duration", {"duration"}),
+        ("when is the final exam", "date", {"weekday", "date", "time", "duration"}),
+        ("how many quizzes are there", "number", {"count"}),
+        ("what are the office hours", "contact", {"time", "weekday"}),
+        # a hint the check reads, no value the answer must quote ("worth", "due")
+        ("is the essay worth much", None, {"percent"}),
+        ("is the essay due on canvas", None, {"weekday", "date", "time", "duration"}),
+        ("which edition of the textbook", None, {"edition"}),
+    ],
+)
+def test_the_answer_and_the_conflict_check_read_one_reading(
+    question: str, wants: str | None, compared: set[str]
+) -> None:
+    # one classifier read once: the value the answer quotes and the kinds the check compares
+    # come from the same rows, so "how long is the essay" is a duration to both
+    read = read_question(question)
+    assert read.intent.wants == wants
+    assert read.intent.compared == compared
 
 
 def test_value_patterns_find_the_value_and_not_a_timetable_promise() -> None:

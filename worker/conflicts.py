@@ -48,10 +48,12 @@ if TYPE_CHECKING:
     from syllabot.worker.reading import Question
     from syllabot.worker.retrieval import SearchResult
 
-_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+#: The weekdays and their short forms ("Tue", "Thurs"): one table for the values read here, the words
+#: that are no topic, and the date a value question's sentence must hold (``intent.VALUE_PATTERNS``).
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+DAY_SHORT = ("mon", "tue", "tues", "wed", "thu", "thur", "thurs", "fri", "sat", "sun")
 _DAY_WORD = re.compile(
-    r"\b(mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)(?:day)?s?\b\.?|\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?\b",
-    re.IGNORECASE,
+    rf"\b({'|'.join(DAY_SHORT)})(?:day)?s?\b\.?|\b({'|'.join(WEEKDAYS)})s?\b", re.IGNORECASE
 )
 _MONTHS = {
     m: i
@@ -74,14 +76,11 @@ _MONTHS = {
     )
     for m in names
 }
-_DATE = re.compile(
-    r"\b("
-    + "|".join(sorted(_MONTHS, key=len, reverse=True))
-    + r")\.?\s+(\d{1,2})(?:st|nd|rd|th)?\b(?:,?\s+(\d{4}))?",
-    re.IGNORECASE,
-)
+#: The month names, longest first ("september" before "sep"): this module's dates and the intent's.
+MONTH_NAMES = "|".join(sorted(_MONTHS, key=len, reverse=True))
+DATE = re.compile(rf"\b({MONTH_NAMES})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?:,?\s+(\d{{4}}))?", re.IGNORECASE)
 _PERCENT = re.compile(r"(?<![\d.])(\d{1,3}(?:\.\d+)?)\s*(?:%|percent\b)", re.IGNORECASE)
-_TIMES = re.compile(
+TIMES = re.compile(
     r"(?<![\d:])(\d{1,2})(?::(\d{2}))?\s*([ap])\.?m\.?\b|(?<![\d:])(\d{1,2}):(\d{2})(?![\d:])", re.IGNORECASE
 )
 _MULTIPLE = re.compile(r"(?<![\d.])(\d{1,2})\s*[×x]\s+(?=[a-z])", re.IGNORECASE)
@@ -119,11 +118,13 @@ _UNIT_WORDS = {word: unit for word, unit in UNITS.items() if word[-1] != "s" and
 #: The numbers a unit is written with in words ("week seven"): the counts' words, "single" aside.
 _UNIT_NUMBERS = {**{w: n for w, n in _NUMBER_WORDS.items() if w != "single"}, "eleven": 11}
 _UNIT_WORD = "|".join(_UNIT_WORDS)
-_UNIT = re.compile(rf"\b({_UNIT_WORD})\s*[-#]?\s*(\d{{1,2}}|{'|'.join(_UNIT_NUMBERS)})\b", re.IGNORECASE)
+NUMBERED_UNIT = re.compile(
+    rf"\b({_UNIT_WORD})\s*[-#]?\s*(\d{{1,2}}|{'|'.join(_UNIT_NUMBERS)})\b", re.IGNORECASE
+)
 #: What a schedule says of one unit: "Week 7: human subjects training, collect data", up to the
 #: next bullet, the next unit, a "Note:" after it, or the end of the sentence.
 _ITEM = re.compile(
-    _UNIT.pattern
+    NUMBERED_UNIT.pattern
     + rf"\s*[:–—-]\s*(?P<what>[^•▪◦●\n]+?)(?=\s*[•▪◦●\n]|\s+\b(?:{_UNIT_WORD})\s*[-#]?\s*\d{{1,2}}\s*[:–—-]"
     + r"|\s+(?:Note|NB|N\.B\.)\s*:|[.;](?:\s|$)|$)",
     re.IGNORECASE,
@@ -136,47 +137,6 @@ _NEWER_WORDS = re.compile(
     r"\b(revised|updated|update|new(?:er|est)?|latest|current|amended|v\d+)\b", re.IGNORECASE
 )
 _OLDER_WORDS = re.compile(r"\b(old(?:er)?|outdated|previous|draft|superseded|archive[d]?)\b", re.IGNORECASE)
-
-#: The kinds of fact a question may ask, by its words.
-_ASKS = [
-    (
-        re.compile(
-            r"\bhow\s+many\b|\bnumber\s+of\b|\bcount\b|#\s*of\b"
-            r"|\b(?:\d+|one|two|three|four)\b(?:\s+\w+){0,3}\s+or\s+(?:just\s+)?(?:\d+|one|two|three|four)\b"
-            r"|\b(?:is\s+it|just|only)\s+(?:\d+|one|two|three|four|a\s+single)\s+[a-z]",
-            re.I,
-        ),
-        {"count"},
-    ),
-    # what *each* one is worth depends on how many there are ("1 × … 10%" against "2 × … (5% each)")
-    (re.compile(r"\beach\b.{0,40}\b(?:worth|weigh|count)|\b(?:worth|weigh)\w*\s+each\b", re.I), {"count"}),
-    (
-        re.compile(
-            r"%|\bpercent|\bweight|\bworth\b|\bcount\s+for\b",
-            re.I,
-        ),
-        {"percent"},
-    ),
-    (re.compile(r"\bbreak\s*down|\bbreakdown|\bgrading\b|\bgrade\s+split", re.I), {"percent", "count"}),
-    (
-        re.compile(
-            r"\bhow\s+long\b|\bhow\s+many\s+(?:days|weeks|hours|months)\b|\bhow\s+soon\b|\bwithin\b", re.I
-        ),
-        {"duration"},
-    ),
-    (
-        re.compile(r"\bwhen\b|\bwhat\s+day|\bwhich\s+day|\bdue\b|\bdeadline|\bdate\b|\bday\s+of\b", re.I),
-        {"weekday", "date", "time", "duration"},
-    ),
-    (re.compile(r"\bwhat\s+time\b|\bhours?\b|\bhrs\b|\bo\.?h\.?\b", re.I), {"time", "weekday"}),
-    (re.compile(r"\bedition\b|\btext\s*books?\b|\bbooks?\b", re.I), {"edition"}),
-    (
-        re.compile(r"\bcie\b|\bsee\b|\binternal\b|\bexternal\b|\bmarks?\b|\bsplit\b", re.I),
-        {"marks", "percent"},
-    ),
-    (re.compile(r"\bversion\b|\bwhich\s+v\b", re.I), {"version"}),
-    (_UNIT, {"item"}),
-]
 
 #: Words that say nothing about *what* a value is of (the question's and the sentences' own).
 _NOT_A_TOPIC = frozenset(
@@ -215,17 +175,8 @@ _NOT_A_TOPIC = frozenset(
         "exactly",
         "wait",
         # the days a question offers ("due monday or friday?") are the values asked for, not its topic
-        *_WEEKDAYS,
-        "mon",
-        "tue",
-        "tues",
-        "wed",
-        "thu",
-        "thur",
-        "thurs",
-        "fri",
-        "sat",
-        "sun",
+        *WEEKDAYS,
+        *DAY_SHORT,
     }
 )
 
@@ -295,18 +246,9 @@ def _to_clause_end(words: list[str]) -> list[str]:
     return out
 
 
-def asked_kinds(question: str) -> set[str]:
-    """The kinds of value the question asks for (empty: not a question about such a fact)."""
-    kinds: set[str] = set()
-    for pattern, found in _ASKS:
-        if pattern.search(question):
-            kinds |= found
-    return kinds
-
-
 def _weekday(word: str) -> str:
     w = word.lower().rstrip(".")
-    return next(d for d in _WEEKDAYS if d.startswith(w[:3]))
+    return next(d for d in WEEKDAYS if d.startswith(w[:3]))
 
 
 @functools.lru_cache(maxsize=PER_TEXT)
@@ -338,20 +280,20 @@ def values_in(sentence: str) -> tuple[Value, ...]:
             if "on " not in before and not re.match(r"\s*[&,/-]|\s+\d", sentence[m.end() : m.end() + 3]):
                 continue
         found.append((Value("weekday", _weekday(word), m.group(0)), m.start(), m.end()))
-    for m in _DATE.finditer(sentence):
+    for m in DATE.finditer(sentence):
         month, day, year = _MONTHS[m.group(1).lower()], int(m.group(2)), m.group(3)
         if not 1 <= day <= 31:
             continue
         found.append((Value("date", f"{month:02d}-{day:02d}", m.group(0)), m.start(), m.end()))
         if year:
             try:
-                weekday = _WEEKDAYS[_dt.date(int(year), month, day).weekday()]
+                weekday = WEEKDAYS[_dt.date(int(year), month, day).weekday()]
             except ValueError:
                 continue
             found.append(
                 (Value("weekday", weekday, f"{m.group(0)} (a {weekday.capitalize()})"), m.start(), m.end())
             )
-    for m in _TIMES.finditer(sentence):
+    for m in TIMES.finditer(sentence):
         if m.group(4):  # 24-hour "10:10"
             hour, minute = int(m.group(4)), int(m.group(5))
         else:
@@ -397,7 +339,7 @@ def _topic(text: str) -> frozenset[str]:
     """What a question or sentence is about: its content words, without value words or numbers,
     and each numbered unit it names as one token ("week 7" -> week7)."""
     words = frozenset(t for t in terms(text) if not t.isdigit() and t not in _NOT_A_TOPIC and len(t) > 2)
-    units = frozenset(_unit_token(m.group(1), m.group(2)) for m in _UNIT.finditer(text))
+    units = frozenset(_unit_token(m.group(1), m.group(2)) for m in NUMBERED_UNIT.finditer(text))
     return words | units
 
 
@@ -524,7 +466,7 @@ class _Asked:
 def _read(question: Question | str) -> Question:
     """A question as read once (``worker.reading``); a bare string is read here, without a collection."""
     if isinstance(question, str):
-        from syllabot.worker.reading import read_question  # reading imports this module's asked_kinds
+        from syllabot.worker.reading import read_question  # reading imports this module's values_in
 
         return read_question(question)
     return question
@@ -533,7 +475,7 @@ def _read(question: Question | str) -> Question:
 def _asked(question: Question) -> _Asked | None:
     """What the check reads of the question, for both the related passages and the check; None when
     it asks no value the check reads."""
-    return _asked_of(question.text, question.kinds)
+    return _asked_of(question.text, question.intent.compared)
 
 
 @functools.lru_cache(maxsize=1024)

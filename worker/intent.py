@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from syllabot.worker.conflicts import DATE, DAY_SHORT, MONTH_NAMES, NUMBERED_UNIT, TIMES, WEEKDAYS
 from syllabot.worker.documents import Chunk
 from syllabot.worker.question import references
 
@@ -77,55 +78,80 @@ _WHERE = re.compile(
     _I,
 )
 
-#: What kind of value the question asks for; the cited sentence must contain one.
-_WANTS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    (
-        "duration",
-        re.compile(r"\b(?:how\s+long|how\s+soon|duration|how\s+many\s+(?:hours|days|weeks|minutes))\b", _I),
-    ),
-    (
-        "date",
-        re.compile(
-            r"\b(?:when|what\s+time|what\s+date|which\s+(?:day|date|week)|deadline|due\s+date|exam\s+date|"
-            r"date\s+of|dates?)\b",
-            _I,
+#: What answers "when": a day, a date, a time, or a span ("within 10 days of the exam").
+_WHEN = ("weekday", "date", "time", "duration")
+
+#: The kinds of value a question asks for, by its words, read once (:func:`read_intent`) for both
+#: consumers so they cannot disagree: (kind, the value the answer's sentence must hold, the kinds of
+#: value the conflict check compares, pattern). ``Intent.wants`` is the first matching row's value:
+#: rows run from the most particular ("how many hours" asks a duration before a number). A row with
+#: no value is a hint only ("is it due Monday", "worth", "CIE"): too loose to make a sentence without
+#: such a value no answer, enough for the check, which compares only values two passages both give.
+_KINDS: tuple[tuple[str, str | None, tuple[str, ...], re.Pattern[str]], ...] = tuple(
+    (kind, wants, compared, re.compile(pattern, _I))
+    for kind, wants, compared, pattern in (
+        (
+            "duration",
+            "duration",
+            ("duration",),
+            r"\bhow\s+(?:long|soon)\b|\bduration\b|\bhow\s+many\s+(?:minutes|hours|days|weeks|months)\b",
         ),
-    ),
-    ("contact", re.compile(r"\b(?:e-?mail|phone|contact|office\s+hours?|office|reach\s+(?:the|my))\b", _I)),
-    (
-        "person",
-        re.compile(
+        (
+            "when",
+            "date",
+            _WHEN,
+            r"\bwhen\b|\bwhat\s+(?:time|date)\b|\bwhich\s+(?:day|date|week)\b|\bdeadlines?\b|\bdates?\b",
+        ),
+        (
+            "contact",
+            "contact",
+            (),
+            r"\b(?:e-?mail|phone|contact|office\s+hours?|office|reach\s+(?:the|my))\b",
+        ),
+        (
+            "person",
+            "person",
+            (),
             # "who is …" opening a question or a clause of its own ("ok so who is the TA", "tell me
             # about who will be teaching"), not a relative clause ("support for students who are
             # struggling" asks for support)
             r"^\W*who\b|(?:^|[,;:.?!]\s*|\b(?:and|so|but|then|ok|okay|hey|also|wait|pls|please|about|know|wondering|asking)\s+)"
             r"who\s+(?:is|are|will|takes)\b|\bwho\s+teaches\b|\bwhose\b"
             r"|\bname\s+of\s+the\s+(?:prof|teacher|instructor)",
-            _I,
         ),
-    ),
-    (
-        "number",
-        re.compile(
-            r"\bhow\s+many\b|\bnumber\s+of\b|\bpercent(?:age)?\b|\bminimum\b|\bmin\.?\s+marks?\b|\bpass(?:ing)?\s+marks?\b"
-            r"|\bhow\s+much\b|\bcredits?\b|\bmarks?\b|\bhours?\b|\bhrs\b|\bweightage\b|\bl\s*:\s*t\s*:\s*p",
-            _I,
+        ("count", "number", ("count",), r"\bhow\s+many\b|\bnumber\s+of\b"),
+        ("percent", "number", ("percent",), r"\bpercent(?:age)?\b|\bweightage\b"),
+        ("marks", "number", ("marks", "percent"), r"\bmarks?\b"),
+        ("hours", "number", ("time", "weekday"), r"\bhours?\b|\bhrs\b"),
+        ("amount", "number", (), r"\bminimum\b|\bhow\s+much\b|\bcredits?\b|\bl\s*:\s*t\s*:\s*p"),
+        ("due", None, _WHEN, r"\bdue\b|\bday\s+of\b|\b(?:what|which)\s+days?\b"),
+        ("within", None, ("duration",), r"\bwithin\b"),
+        (
+            "counted",
+            None,
+            ("count",),
+            r"\bcount\b|#\s*of\b"
+            r"|\b(?:\d+|one|two|three|four)\b(?:\s+\w+){0,3}\s+or\s+(?:just\s+)?(?:\d+|one|two|three|four)\b"
+            r"|\b(?:is\s+it|just|only)\s+(?:\d+|one|two|three|four|a\s+single)\s+[a-z]"
+            # what *each* one is worth depends on how many there are ("1 × … 10%" against "2 × … (5% each)")
+            r"|\beach\b.{0,40}\b(?:worth|weigh|count)|\b(?:worth|weigh)\w*\s+each\b",
         ),
-    ),
-)
-
-_MONTH = (
-    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|"
-    r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\b\.?"
+        ("worth", None, ("percent",), r"%|\bpercent|\bweight|\bworth\b|\bcount\s+for\b"),
+        ("split", None, ("marks", "percent"), r"\bcie\b|\bsee\b|\binternal\b|\bexternal\b|\bsplit\b"),
+        ("office hours", None, ("time", "weekday"), r"\bo\.?h\.?\b"),
+        ("breakdown", None, ("percent", "count"), r"\bbreak\s*down|\bgrading\b|\bgrade\s+split"),
+        ("edition", None, ("edition",), r"\bedition\b|\b(?:text\s*)?books?\b"),
+        ("version", None, ("version",), r"\bversion\b|\bwhich\s+v\b"),
+        ("item", None, ("item",), NUMBERED_UNIT.pattern),
+    )
 )
 
 #: The value kinds a sentence must hold to answer such a question.
 VALUE_PATTERNS: dict[str, re.Pattern[str]] = {
     "date": re.compile(
-        rf"\b\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH}|{_MONTH}\s+\d{{1,2}}\b"
-        r"|\b\d{1,2}[/.-]\d{1,2}(?:[/.-]\d{2,4})?\b|\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?\b"
-        r"|\b(?:mon|tue|tues|wed|thu|thurs|fri|sat|sun)\b\.?|\b\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)"
-        r"|\b\d{1,2}:\d{2}\b|\b(?:every|each)\s+(?:\w+\s+){0,2}(?:day|week|month|moon|morning|evening|night|weekend)\b"
+        rf"\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:{MONTH_NAMES})\b|{DATE.pattern}|{TIMES.pattern}"
+        rf"|\b\d{{1,2}}[/.-]\d{{1,2}}(?:[/.-]\d{{2,4}})?\b|\b(?:{'|'.join(WEEKDAYS)})s?\b|\b(?:{'|'.join(DAY_SHORT)})\b"
+        r"|\b(?:every|each)\s+(?:\w+\s+){0,2}(?:day|week|month|moon|morning|evening|night|weekend)\b"
         r"|\b(?:week|day|month|semester)\s+\d+\b|\b\d+(?:st|nd|rd|th)\s+(?:week|day|class|lecture)\b"
         r"|\b(?:noon|midnight|finals?\s+week|end\s+of\s+(?:the\s+)?(?:semester|term|week|class))\b",
         _I,
@@ -163,8 +189,10 @@ class Intent:
 
     section: str | None = None  # "outcomes", "textbooks", ... : a whole list from one block
     where: bool = False  # "which module covers X?": name the module first
-    #: the value to find: "duration", "date", "contact", "person", "number"
+    #: the value to find: "duration", "date", "contact", "person", "number" (none for a list or a module)
     wants: str | None = None
+    #: every kind of value the words ask (``_KINDS``), the one reading both ``wants`` and ``compared`` take
+    asks: tuple[str, ...] = ()
     cos: tuple[int, ...] = ()  # specific course outcomes asked ("CO3")
     modules: tuple[str, ...] = ()  # modules named ("Module 3", "Unit II")
     breakdown: bool = False  # "how is the grade broken down?": every graded component and its weight
@@ -173,6 +201,11 @@ class Intent:
     def is_list(self) -> bool:
         """Asks for a whole block: a list section, or "what's in module 3" (not one CO of the list)."""
         return (self.section is not None and not self.cos) or (bool(self.modules) and not self.where)
+
+    @property
+    def compared(self) -> frozenset[str]:
+        """The kinds of value the conflict check compares (``worker.conflicts``), from ``asks``."""
+        return frozenset(k for kind, _, compared, _ in _KINDS if kind in self.asks for k in compared)
 
 
 def section_pattern(section: str) -> re.Pattern[str]:
@@ -202,9 +235,10 @@ def read_intent(question: str) -> Intent:
     if refs.cos and section is None:
         section = "outcomes"
     where = bool(_WHERE.search(question))
+    asks = [(kind, wants) for kind, wants, _, pattern in _KINDS if pattern.search(question)]
     wants = None
     if section is None and not where:
-        wants = next((name for name, pattern in _WANTS if pattern.search(question)), None)
+        wants = next((value for _, value in asks if value), None)
     # "what % of the grade is the final exam?" asks one component's weight, "… for each" them all
     breakdown = (
         section is None
@@ -216,6 +250,7 @@ def read_intent(question: str) -> Intent:
         section=section,
         where=where,
         wants=wants,
+        asks=tuple(kind for kind, _ in asks),
         cos=refs.cos,
         modules=refs.modules,
         breakdown=breakdown,

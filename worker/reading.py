@@ -6,8 +6,8 @@ as students write it (``worker.question.clean_question``), syllabus shorthand sp
 slips mended against the collection's own words, the courses it names found in the collection's
 catalogue (a follow-up read against its conversation), and then what is asked is read from it
 once: the shape of answer (:class:`~worker.intent.Intent`), what it asks of a numbered outline
-(:func:`~worker.outlines.read_ask`), and the kinds of value it asks for
-(:func:`~worker.conflicts.asked_kinds`). Retrieval, the evidence, the decision and the conflict
+(:func:`~worker.outlines.read_ask`), with the kinds of value it asks for read once in the intent (the
+value the answer quotes and the kinds the conflict check compares). Retrieval, the evidence, the decision and the conflict
 check read these fields; none of them parses the text again.
 """
 
@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from syllabot.shared.threads import Turn
-from syllabot.worker.conflicts import asked_kinds, values_in
+from syllabot.worker.conflicts import values_in
 from syllabot.worker.conversation import follow_up, switched_course
 from syllabot.worker.intent import Intent, asks_about_a_change, read_intent
 from syllabot.worker.outlines import OutlineAsk, read_ask
@@ -92,8 +92,6 @@ class Question:
     #: what the course's outlines of any unit are read for ("is X covered anywhere"): the outline
     #: passages retrieval adds and the conflict check compares
     coverage: OutlineAsk | None = None
-    #: the kinds of value asked for (percent, count, day, date, duration …), as the conflict check reads them
-    kinds: frozenset[str] = frozenset()
     #: asks about a change itself ("what changed in the new syllabus"): superseded versions may answer
     about_change: bool = False
     #: what the passages must be about: the topic without words about *which* document or syllabus
@@ -123,7 +121,6 @@ def asked(question: Question) -> Question:
         intent=read_intent(question.text),
         outline=read_ask(topic),
         coverage=read_ask(topic, any_unit=True),
-        kinds=frozenset(asked_kinds(question.text)),
         about_change=asks_about_a_change(question.text),
         about=about,
         yes_no=bool(_YES_NO.match(question.text)),
