@@ -1,6 +1,6 @@
-"""When the materials disagree: values read and compared (``worker/conflicts.py``), the answer that
-says so citing both, the current one leading when the materials say which, no note where the values
-agree, and the teacher's list (`syllabot conflicts`)."""
+"""When the materials disagree: values read (``worker/values.py``) and compared
+(``worker/conflicts.py``), the answer that says so citing both, the current one leading when the
+materials say which, no note where the values agree, and the teacher's list (`syllabot conflicts`)."""
 
 from __future__ import annotations
 
@@ -21,12 +21,12 @@ from syllabot.worker.conflicts import (
     find_conflict,
     more_to_read,
     render_conflict,
-    values_in,
 )
 from syllabot.worker.documents import Chunk
 from syllabot.worker.engine import Engine
 from syllabot.worker.intent import read_intent
 from syllabot.worker.search import is_duplicate
+from syllabot.worker.values import values_in
 from tests.queue_helpers import cli_in
 
 SYLLABUS = "Marks: 5 × problem sets (16% each) 80% 1 × poster presentations 10% 1 × field log 10%"

@@ -4,21 +4,24 @@ Real classes carry a syllabus, slides and a README written at different times ("
 presentations" in the syllabus, "2 × short presentations (5% each)" in the first-week slides). An
 answer quoting one of them is a silent pick. Here, for a question that asks a fact of a kind we can
 read (a count, a percentage or marks split, a day, a time, a date, an edition, a version), the
-sentences of each retrieved document that are about what was asked are read for values of that
-kind, each labelled with what it is a value of; two documents disagree when one gives a value the
-other gives differently for the same thing (``_clash``). Different wording of one value is
-agreement: values are compared normalised ("Mondays" = "Mon" = "monday"; "11:59PM" = "23:59"; a
-dated "May 2, 2025" is also a Friday). When one side is evidently the current one (revised or
-updated in its title, file name or text, a later printed year, or of two documents with the same
-title the later upload), it leads and the note says why.
+sentences of each retrieved document that are about what was asked are read for values of that kind
+(``worker.values``, the one value recogniser the answer uses too), each labelled with what it is a
+value of; two documents disagree when one gives a value the other gives differently for the same
+thing (``_clash``). Different wording of one value is agreement: values are compared normalised
+("Mondays" = "Mon" = "monday"; "11:59PM" = "23:59"; a dated "May 2, 2025" is also a Friday). When
+one side is evidently the current one (revised or updated in its title, file name or text, a later
+printed year, or of two documents with the same title the later upload), it leads and the note says
+why.
 
-Pure functions over hits and text (no I/O), shared by the answer path (:func:`find_conflict`, weighed by ``decision.decide``; :func:`lead_with_conflict`) and the
-teacher's list (:func:`collection_conflicts`).
+Pure functions over hits and text (no I/O), shared by the answer path (:func:`find_conflict`,
+weighed by ``decision.decide``; :func:`lead_with_conflict`) and the teacher's list
+(:func:`collection_conflicts`). The two stay one module (over 700 lines) because they judge and word
+a disagreement with the same helpers (``_clash``, ``_told_apart``, ``_outline_said``): split apart,
+those would cross modules as public names.
 """
 
 from __future__ import annotations
 
-import datetime as _dt
 import functools
 import itertools
 import re
@@ -30,7 +33,6 @@ from syllabot.shared.schema import Answer, Hit
 from syllabot.worker.answerers.base import citation
 from syllabot.worker.answerers.decision import terms
 from syllabot.worker.outlines import (
-    UNITS,
     Outline,
     OutlineAsk,
     Reading,
@@ -40,95 +42,15 @@ from syllabot.worker.outlines import (
     readings_differ,
     same_entry,
 )
+from syllabot.worker.reading import Question, read_question
 from syllabot.worker.sentences import ITEM_START, ROUND_BULLETS, looks_like_code, split_sentences
-from syllabot.worker.text_caches import PER_TEXT
+from syllabot.worker.values import Value, topic_of, values_in
 
 if TYPE_CHECKING:
     from syllabot.worker.answerers.decision import Verdict
-    from syllabot.worker.reading import Question
     from syllabot.worker.retrieval import SearchResult
 
-#: The weekdays and their short forms ("Tue", "Thurs"): one table for the values read here, the words
-#: that are no topic, and the date a value question's sentence must hold (``intent.VALUE_PATTERNS``).
-WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-DAY_SHORT = ("mon", "tue", "tues", "wed", "thu", "thur", "thurs", "fri", "sat", "sun")
-_DAY_WORD = re.compile(
-    rf"\b({'|'.join(DAY_SHORT)})(?:day)?s?\b\.?|\b({'|'.join(WEEKDAYS)})s?\b", re.IGNORECASE
-)
-_MONTHS = {
-    m: i
-    for i, names in enumerate(
-        [
-            ("jan", "january"),
-            ("feb", "february"),
-            ("mar", "march"),
-            ("apr", "april"),
-            ("may",),
-            ("jun", "june"),
-            ("jul", "july"),
-            ("aug", "august"),
-            ("sep", "sept", "september"),
-            ("oct", "october"),
-            ("nov", "november"),
-            ("dec", "december"),
-        ],
-        start=1,
-    )
-    for m in names
-}
-#: The month names, longest first ("september" before "sep"): this module's dates and the intent's.
-MONTH_NAMES = "|".join(sorted(_MONTHS, key=len, reverse=True))
-DATE = re.compile(rf"\b({MONTH_NAMES})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?:,?\s+(\d{{4}}))?", re.IGNORECASE)
-_PERCENT = re.compile(r"(?<![\d.])(\d{1,3}(?:\.\d+)?)\s*(?:%|percent\b)", re.IGNORECASE)
-TIMES = re.compile(
-    r"(?<![\d:])(\d{1,2})(?::(\d{2}))?\s*([ap])\.?m\.?\b|(?<![\d:])(\d{1,2}):(\d{2})(?![\d:])", re.IGNORECASE
-)
-_MULTIPLE = re.compile(r"(?<![\d.])(\d{1,2})\s*[×x]\s+(?=[a-z])", re.IGNORECASE)
-_NUMBER_WORDS = {
-    "one": 1,
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
-    "ten": 10,
-    "twelve": 12,
-    "single": 1,
-}
-_COUNT = re.compile(
-    r"(?<![\d.,:/-])\b(\d{1,3}|" + "|".join(_NUMBER_WORDS) + r")\s+(?:[a-z-]+\s+){0,2}?([a-z]{3,}s)\b",
-    re.IGNORECASE,
-)
-_DURATION = re.compile(
-    r"(?<![\d.,:/-])\b(\d{1,3}|"
-    + "|".join(_NUMBER_WORDS)
-    + r")[\s-]+(?:working\s+|business\s+|calendar\s+)?(day|week|hour|minute|month|year)s?\b",
-    re.IGNORECASE,
-)
-_EDITION = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:ed\.|edition)\b", re.IGNORECASE)
-_MARKS = re.compile(r"\b(CIE|SEE|internal|external)\b\D{0,25}?(\d{2,3})\b(?!\s*%)", re.IGNORECASE)
-_VERSION = re.compile(r"\bversion\s+(\d+\.\d+(?:\.\d+)?)|\bv(\d+\.\d+(?:\.\d+)?)\b", re.IGNORECASE)
 _YEAR = re.compile(r"\b(19[89]\d|20[0-4]\d)\b")
-#: A numbered unit of a schedule or outline ("Week 7", "wk 7", "lecture seven", "Module 3"): the
-#: outlines' one table of unit words (``outlines.UNITS``), in the singular a number follows.
-_UNIT_WORDS = {word: unit for word, unit in UNITS.items() if word[-1] != "s" and word != "weekly"}
-#: The numbers a unit is written with in words ("week seven"): the counts' words, "single" aside.
-_UNIT_NUMBERS = {**{w: n for w, n in _NUMBER_WORDS.items() if w != "single"}, "eleven": 11}
-_UNIT_WORD = "|".join(_UNIT_WORDS)
-NUMBERED_UNIT = re.compile(
-    rf"\b({_UNIT_WORD})\s*[-#]?\s*(\d{{1,2}}|{'|'.join(_UNIT_NUMBERS)})\b", re.IGNORECASE
-)
-#: What a schedule says of one unit: "Week 7: human subjects training, collect data", up to the
-#: next bullet, the next unit, a "Note:" after it, or the end of the sentence.
-_ITEM = re.compile(
-    NUMBERED_UNIT.pattern
-    + rf"\s*[:–—-]\s*(?P<what>[^•▪◦●\n]+?)(?=\s*[•▪◦●\n]|\s+\b(?:{_UNIT_WORD})\s*[-#]?\s*\d{{1,2}}\s*[:–—-]"
-    + r"|\s+(?:Note|NB|N\.B\.)\s*:|[.;](?:\s|$)|$)",
-    re.IGNORECASE,
-)
 #: Two descriptions of one unit agree when they share at least this share of their words
 #: ("implement an experiment" = "implement your experiment"; "collect data" is not "human subjects
 #: training, collect data").
@@ -138,210 +60,6 @@ _NEWER_WORDS = re.compile(
 )
 _OLDER_WORDS = re.compile(r"\b(old(?:er)?|outdated|previous|draft|superseded|archive[d]?)\b", re.IGNORECASE)
 
-#: Words that say nothing about *what* a value is of (the question's and the sentences' own).
-_NOT_A_TOPIC = frozenset(
-    {
-        "many",
-        "much",
-        "number",
-        "day",
-        "date",
-        "time",
-        "due",
-        "deadline",
-        "week",
-        "class",
-        "course",
-        "percent",
-        "worth",
-        "weight",
-        "grade",
-        "edition",
-        "version",
-        "hour",
-        "hr",
-        "hw",
-        "pls",
-        "lol",
-        "nah",
-        "actually",
-        "again",
-        "one",
-        "two",
-        "each",
-        "total",
-        "whole",
-        "entire",
-        "exactly",
-        "wait",
-        # the days a question offers ("due monday or friday?") are the values asked for, not its topic
-        *WEEKDAYS,
-        *DAY_SHORT,
-    }
-)
-
-
-@dataclass(frozen=True)
-class Value:
-    """A value of one kind, normalised for comparison, as printed for quoting, with what it is a
-    value of: the content words around it (a table row's "2 × short presentations (5% each) 10%"
-    gives 2 and 10% to presentations, not to the homework on the same line)."""
-
-    kind: str
-    norm: str
-    text: str
-    label: frozenset[str] = frozenset()
-
-
-#: Words on each side of a value that say what it is a value of, by kind: a count names its noun
-#: after it ("4 graded labs"), a percentage its component before it ("Homework 20%"), a day or a
-#: time the event around it ("snippet due Monday").
-_LABEL_WORDS = {
-    "count": (0, 4),
-    "duration": (6, 8),
-    "percent": (5, 2),
-    "weekday": (8, 8),
-    "time": (8, 8),
-    "date": (8, 8),
-    "edition": (16, 1),
-    "marks": (4, 2),
-    "version": (6, 2),
-}
-
-
-#: Where a clause ends in a list of events: "pitch an idea (Monday), present (Wednesday), • …".
-_CLAUSE_BREAK = re.compile(r"[,;•▪◦●]")
-
-
-def _labelled(sentence: str, values: list[tuple[Value, int, int]]) -> list[Value]:
-    out = []
-    days = sum(1 for value, _, _ in values if value.kind == "weekday")
-    for value, start, end in values:
-        before, after = _LABEL_WORDS[value.kind]
-        head, tail = sentence[:start], sentence[end:]
-        if value.kind == "weekday" and days > 1:
-            # Several days in one sentence are days of several events: each day is labelled by its
-            # own clause only ("come up with an idea (Monday)", not the next bullet's "present").
-            head = _CLAUSE_BREAK.split(head.rstrip(" ("))[-1]
-            tail = _CLAUSE_BREAK.split(tail)[0]
-        left = head.split()[-before:] if before else []
-        right = tail.split()[:after]
-        if value.kind == "count":
-            right = _to_clause_end(right)
-        out.append(Value(value.kind, value.norm, value.text, _topic(" ".join([*left, value.text, *right]))))
-    return out
-
-
-def _to_clause_end(words: list[str]) -> list[str]:
-    """The words up to the end of the clause: what a count counts is its own noun phrase, so
-    "two things: 1) student presentations" counts things, and "2 × short presentations (5% each)"
-    short presentations."""
-    out = []
-    for word in words:
-        if word[:1] in "([{":
-            break
-        out.append(word)
-        if word[-1:] in ":;,)]}.":
-            break
-    return out
-
-
-def _weekday(word: str) -> str:
-    w = word.lower().rstrip(".")
-    return next(d for d in WEEKDAYS if d.startswith(w[:3]))
-
-
-@functools.lru_cache(maxsize=PER_TEXT)
-def values_in(sentence: str) -> tuple[Value, ...]:
-    """Every value of a known kind in ``sentence``, normalised ("Mondays" -> monday; "11:59PM" ->
-    23:59; "May 2, 2025" -> 05-02 and, being dated, also friday). Cached: the same passages come
-    back question after question, and the conflict check reads them for every value question."""
-    found: list[tuple[Value, int, int]] = []
-    for m in _PERCENT.finditer(sentence):
-        found.append((Value("percent", f"{float(m.group(1)):g}%", m.group(0)), m.start(), m.end()))
-    for m in _MULTIPLE.finditer(sentence):
-        found.append((Value("count", str(int(m.group(1))), m.group(0).strip()), m.start(), m.end()))
-    for m in _COUNT.finditer(sentence):
-        number = m.group(1).lower()
-        n = _NUMBER_WORDS.get(number) if not number.isdigit() else int(number)
-        noun = m.group(2).lower()
-        if n is None or noun in ("years", "minutes", "seconds", "hours", "pages", "points", "marks", "days"):
-            continue
-        found.append((Value("count", str(n), m.group(0)), m.start(), m.end()))
-    for m in _DAY_WORD.finditer(sentence):
-        word = m.group(1) or m.group(2)
-        if (
-            word.lower() in ("sat", "sun", "wed", "mon")
-            and m.group(0).lower() == word.lower()
-            and len(word) == 3
-        ):
-            # "sat" and "sun" are words too; "Mon"/"Wed" stay days only before a time or after "on"
-            before = sentence[max(0, m.start() - 4) : m.start()].lower()
-            if "on " not in before and not re.match(r"\s*[&,/-]|\s+\d", sentence[m.end() : m.end() + 3]):
-                continue
-        found.append((Value("weekday", _weekday(word), m.group(0)), m.start(), m.end()))
-    for m in DATE.finditer(sentence):
-        month, day, year = _MONTHS[m.group(1).lower()], int(m.group(2)), m.group(3)
-        if not 1 <= day <= 31:
-            continue
-        found.append((Value("date", f"{month:02d}-{day:02d}", m.group(0)), m.start(), m.end()))
-        if year:
-            try:
-                weekday = WEEKDAYS[_dt.date(int(year), month, day).weekday()]
-            except ValueError:
-                continue
-            found.append(
-                (Value("weekday", weekday, f"{m.group(0)} (a {weekday.capitalize()})"), m.start(), m.end())
-            )
-    for m in TIMES.finditer(sentence):
-        if m.group(4):  # 24-hour "10:10"
-            hour, minute = int(m.group(4)), int(m.group(5))
-        else:
-            hour, minute = (
-                int(m.group(1)) % 12 + (12 if m.group(3).lower() == "p" else 0),
-                int(m.group(2) or 0),
-            )
-        if hour < 24 and minute < 60:
-            found.append((Value("time", f"{hour:02d}:{minute:02d}", m.group(0)), m.start(), m.end()))
-    for m in _DURATION.finditer(sentence):
-        number = m.group(1).lower()
-        n = int(number) if number.isdigit() else _NUMBER_WORDS[number]
-        found.append((Value("duration", f"{n} {m.group(2).lower()}", m.group(0)), m.start(), m.end()))
-    for m in _EDITION.finditer(sentence):
-        found.append((Value("edition", str(int(m.group(1))), m.group(0)), m.start(), m.end()))
-    for m in _MARKS.finditer(sentence):
-        side = {"internal": "cie", "external": "see"}.get(m.group(1).lower(), m.group(1).lower())
-        found.append((Value("marks", f"{side}={int(m.group(2))}", m.group(0)), m.start(), m.end()))
-    for m in _VERSION.finditer(sentence):
-        found.append((Value("version", m.group(1) or m.group(2), m.group(0)), m.start(), m.end()))
-    return (*_labelled(sentence, found), *_items(sentence))
-
-
-def _unit_token(word: str, number: str) -> str:
-    """ "Week", "seven" -> "week7": one token for a numbered unit, however it is written."""
-    n = int(number) if number.isdigit() else _UNIT_NUMBERS[number.lower()]
-    return f"{_UNIT_WORDS[word.lower()]}{n}"
-
-
-def _items(sentence: str) -> list[Value]:
-    """What a schedule or outline says of each numbered unit, labelled with the unit alone (the
-    value is the description's content words; :func:`_same` compares them loosely)."""
-    out = []
-    for m in _ITEM.finditer(sentence):
-        words = sorted(set(terms(m.group("what"))))
-        if words:
-            text = " ".join(m.group(0).split())
-            out.append(Value("item", " ".join(words), text, frozenset({_unit_token(m.group(1), m.group(2))})))
-    return out
-
-
-def _topic(text: str) -> frozenset[str]:
-    """What a question or sentence is about: its content words, without value words or numbers,
-    and each numbered unit it names as one token ("week 7" -> week7)."""
-    words = frozenset(t for t in terms(text) if not t.isdigit() and t not in _NOT_A_TOPIC and len(t) > 2)
-    units = frozenset(_unit_token(m.group(1), m.group(2)) for m in NUMBERED_UNIT.finditer(text))
-    return words | units
-
 
 #: A slide's bullet on a line of its own ("\n•Week 7: Collect data"), as the chunker writes them.
 _BULLET_LINE = re.compile(f"[ \t]*\n[ \t]*(?=[{ROUND_BULLETS}])")
@@ -349,7 +67,7 @@ _BULLET_LINE = re.compile(f"[ \t]*\n[ \t]*(?=[{ROUND_BULLETS}])")
 
 def _statements(text: str) -> list[str]:
     """The sentences the check reads: a slide's bullets read together, as one statement (a schedule
-    is compared by its units, ``_items``, and "wk 7 plan for the final project?" is about the
+    is compared by its units, ``values._items``, and "wk 7 plan for the final project?" is about the
     slide's list, whose "Week 10: project presentations" names the project, not its week-7 line
     alone)."""
     return split_sentences(_BULLET_LINE.sub(" ", text))
@@ -364,7 +82,7 @@ def _roles(sentence: str) -> frozenset[str]:
     """Whose fact a sentence states: a TA's "Office Hours: By appointment" (a staff block) and the
     instructor's "Instructor office hours: by appointment on Tuesdays" are two people's hours, not
     two versions of one (``collection_conflicts`` never pairs disjoint roles)."""
-    return (frozenset(terms(sentence)) | _topic(sentence)) & _ROLES  # "ta" is no topic word
+    return (frozenset(terms(sentence)) | topic_of(sentence)) & _ROLES  # "ta" is no topic word
 
 
 @dataclass(frozen=True)
@@ -446,7 +164,7 @@ def how_current(hit: Hit, texts: Iterable[str]) -> tuple[int, int, str]:
 def _best_sentences(question_topic: frozenset[str], text: str) -> list[tuple[float, str]]:
     scored = []
     for sentence in _statements(text):
-        topic = _topic(sentence)
+        topic = topic_of(sentence)
         shared = len(topic & question_topic)
         if shared:
             scored.append((shared / max(1, len(question_topic)), sentence))
@@ -466,8 +184,6 @@ class _Asked:
 def _read(question: Question | str) -> Question:
     """A question as read once (``worker.reading``); a bare string is read here, without a collection."""
     if isinstance(question, str):
-        from syllabot.worker.reading import read_question  # reading imports this module's values_in
-
         return read_question(question)
     return question
 
@@ -480,7 +196,7 @@ def _asked(question: Question) -> _Asked | None:
 
 @functools.lru_cache(maxsize=1024)
 def _asked_of(text: str, kinds: frozenset[str]) -> _Asked | None:
-    topic = _topic(text)
+    topic = topic_of(text)
     if not kinds or not topic:
         return None
     return _Asked(kinds, topic, 1 if len(topic) <= 2 else 2)
@@ -578,7 +294,7 @@ def lists_in(text: str) -> list[_Listed]:
                 items.append(f"{line[: marker.end() if marker else 0].strip()} {first}".strip())
                 words.append(frozenset(t for t in terms(first) if not t.isdigit()))
             out.append(
-                _Listed(tuple(items), tuple(words), _topic(" ".join(lead[-2:])), frozenset().union(*words))
+                _Listed(tuple(items), tuple(words), topic_of(" ".join(lead[-2:])), frozenset().union(*words))
             )
 
     for raw in text.split("\n"):
@@ -955,7 +671,7 @@ def _everywhere(passages: Sequence[tuple[str, str, str]]) -> frozenset[str]:
     say nothing about which fact a sentence states."""
     docs: dict[str, set[str]] = {}
     for doc_id, _label, text in passages:
-        docs.setdefault(doc_id, set()).update(_topic(text))
+        docs.setdefault(doc_id, set()).update(topic_of(text))
     if len(docs) < 3:
         return frozenset()
     counts: dict[str, int] = {}
@@ -991,7 +707,7 @@ def collection_conflicts(passages: Sequence[tuple[str, str, str]], limit: int = 
             if looks_like_code(sentence) or _CALL.search(sentence):
                 continue
             values = values_in(sentence)
-            topic = _topic(sentence) - everywhere
+            topic = topic_of(sentence) - everywhere
             if values and len(topic) >= _SAME_FACT_SHARED:
                 facts.append((doc_id, label, key[1], topic, values, _roles(sentence)))
     by_term: dict[str, list[int]] = {}

@@ -16,9 +16,9 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from syllabot.worker.conflicts import DATE, DAY_SHORT, MONTH_NAMES, NUMBERED_UNIT, TIMES, WEEKDAYS
 from syllabot.worker.documents import Chunk
 from syllabot.worker.question import references
+from syllabot.worker.values import DATE, DAY_SHORT, MONTH_NAMES, NUMBERED_UNIT, TIMES, WEEKDAYS
 
 _I = re.IGNORECASE
 

@@ -20,12 +20,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from syllabot.shared.threads import Turn
-from syllabot.worker.conflicts import values_in
 from syllabot.worker.conversation import follow_up, switched_course
 from syllabot.worker.intent import Intent, asks_about_a_change, read_intent
 from syllabot.worker.outlines import OutlineAsk, read_ask
 from syllabot.worker.question import clean_question
 from syllabot.worker.spelling import correct_spelling, unknown_words
+from syllabot.worker.values import values_in
 
 if TYPE_CHECKING:
     from syllabot.worker.index import IndexSnapshot
