@@ -31,6 +31,7 @@ MODULES = (
     "worker/retrieval.py",
     "worker/building.py",
     "worker/conflicts.py",
+    "worker/values.py",
     "worker/outlines.py",
     "worker/drift.py",
     "worker/chunking.py",
