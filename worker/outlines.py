@@ -271,7 +271,6 @@ _ASKS = [
         rf"\blast\s+(?:\w+\s+){{0,2}}?(?:in|of|on)\s+the\s+{_Q_UNIT}\s+(?:list|outline|plan|schedule)\b",
     ),
     ("which", rf"\b(?:which|what)\s+{_Q_UNIT}\b(?!\s+(?:plan|list|outline|schedule))"),
-    ("which", rf"\b{_Q_UNIT}\s+(?:no\.?|number|#)\s*(?:what|which)\b"),
     ("covered", rf"\b(?:is|are)\s+there\s+(?:a|an|any)?\s*{_Q_UNIT}\b"),
     # "do we get a lecture on …", "do we def get a machine learning lec"
     (
