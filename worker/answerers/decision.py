@@ -28,23 +28,23 @@ from functools import lru_cache
 from typing import Literal
 
 from syllabot.shared.schema import AnswerStatus, Hit
+from syllabot.worker.keyword import STOPWORDS as KEYWORD_STOPWORDS
 from syllabot.worker.keyword import keyword_stem
 from syllabot.worker.text_caches import PER_TEXT
 from syllabot.worker.vocabulary import vocabulary
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 
-STOPWORDS = frozenset(
+#: The keyword index's function words and the words a question uses to ask rather than to name
+#: its topic ("can someone tell me", "what's the thing about"), which the index keeps (they are
+#: stored in its snapshots) but weigh nothing here.
+STOPWORDS = KEYWORD_STOPWORDS | frozenset(
     """
-    a about above after again all also am an and any are as at be been before being below between both but
-    by can could did do does doing done during each either else etc ever for from further get gets getting
-    got had has have having he her here hers him his how however i if in into is it its itself just let
-    lets may me might more most must my myself need needs no nor not now of off on once one only or other
-    our ours out over own per please same shall she should so some such tell than that the their theirs them
-    then there these they this those through to too under until up upon us very want was way we were what
-    whats when where whether which while who whom whose why will with within without would yes yet you your
-    yours know like make use used using much many long often soon something anything someone anyone
-    stuff thing things actually really located situated
+    above again being below between both doing done during each either else etc ever further get gets
+    getting got having he her here hers him his however itself let lets me myself need needs nor now off
+    once one ours out over per please she tell theirs those through under until up upon want way whats
+    whether whose within know like make use used using much many long often soon something anything
+    someone anyone stuff thing things actually really located situated without yes yet
     """.split()
 )
 
