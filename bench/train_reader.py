@@ -51,6 +51,24 @@ Decision rule, written before any result was seen: the reader is worth integrati
 beats (b) by at least 0.02 AUC pooled over both folds AND costs at most 25 ms of CPU per question
 at p50 (int8). Otherwise it is reported and not shipped. Whatever the result, it is not integrated
 here: this script only measures.
+
+Measured 2026-12-06 on 2 shared cores (AMD EPYC), defaults: 352 s and 322 s of training per fold
+(255 steps of 16 pairs: 3,000 SQuAD + ~1,075 course pairs), the whole run 14 min with searching,
+scoring and timing. The reader barely learned: loss 0.69 -> 0.66, SQuAD check-article pair AUC
+0.506 / 0.521, and 0.625 / 0.515 on its own training courses. Pooled over both folds (735
+questions, 560 answerable), answerable vs unanswerable AUC:
+
+* (a) reader 0.589; (b) shipped calibration 0.829; (b') features refit 0.805; (c) features +
+  reader 0.808. (c) - (b) = -0.021 (95% paired bootstrap -0.036 .. -0.005); (c) - (b') 95%
+  interval -0.002 .. +0.009: the reader adds nothing the signals do not already carry.
+* which top-3 hit holds the evidence (1,651 hits of answerable questions, 641 on the evidence
+  pages): reader AUC 0.523 against 0.615 for the product's own hybrid score; of the 428 questions
+  with evidence in the top 3, the reader's best hit is on it for 245, search's first for 327.
+* CPU per question (3 pairs, fp32 torch, 1 thread): p50 87 ms, p90 163 ms; 223 ms padded to 256.
+
+By the rule above it is not worth integrating (it fails the AUC half; int8 was not timed). A
+diagnostic run with ``--lr 1e-4`` (chosen after seeing these, not for the decision) learned no
+better: SQuAD check 0.536 / 0.612, pooled (a) 0.535, (c) 0.804, (c) - (b) -0.025.
 """
 
 from __future__ import annotations
