@@ -22,7 +22,6 @@ from syllabot.worker.reading import read_question
         ("list of experiments in ADA lab", "lab"),
         ("how is the CIE split in CN, how many tests", "marks"),
         ("marks breakup for internals", "marks"),
-        ("course objectives of AI", "objectives"),
     ],
 )
 def test_list_questions_name_the_block_they_want(question: str, section: str) -> None:

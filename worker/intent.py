@@ -7,7 +7,8 @@ without one does not answer it; "which module covers paging?" wants a module nam
 answerer uses an :class:`Intent` to pick the shape of the reply and the evidence it needs.
 
 Section intents name the kinds of block the chunker keeps whole (``worker/chunking.py``): course
-outcomes, objectives, textbooks, reference books, lab programs, the marks split, the course header.
+outcomes, textbooks, reference books, lab programs, the marks split. (Objectives are kept whole by
+the chunker too, but asking for them as a block bought nothing held out: docs/BENCHMARKS.md.)
 """
 
 from __future__ import annotations
@@ -28,11 +29,6 @@ _SECTIONS: tuple[tuple[str, re.Pattern[str], re.Pattern[str]], ...] = (
         "outcomes",
         re.compile(r"\b(?:course\s+)?outcomes?\b|\bcos\b|\bco'?s\b|\bco\d+\b|\bclos?\s+outcomes?\b", _I),
         re.compile(r"outcome", _I),
-    ),
-    (
-        "objectives",
-        re.compile(r"\bobjectives?\b|\bclos\b|\bclo'?s\b|\bclo\d+\b", _I),
-        re.compile(r"objective", _I),
     ),
     (
         "references",
