@@ -121,7 +121,6 @@ _KINDS: tuple[tuple[str, str | None, tuple[str, ...], re.Pattern[str]], ...] = t
         ("hours", "number", ("time", "weekday"), r"\bhours?\b|\bhrs\b"),
         ("amount", "number", (), r"\bminimum\b|\bhow\s+much\b|\bcredits?\b|\bl\s*:\s*t\s*:\s*p"),
         ("due", None, _WHEN, r"\bdue\b|\bday\s+of\b|\b(?:what|which)\s+days?\b"),
-        ("within", None, ("duration",), r"\bwithin\b"),
         (
             "counted",
             None,
@@ -132,9 +131,7 @@ _KINDS: tuple[tuple[str, str | None, tuple[str, ...], re.Pattern[str]], ...] = t
             # what *each* one is worth depends on how many there are ("1 × … 10%" against "2 × … (5% each)")
             r"|\beach\b.{0,40}\b(?:worth|weigh|count)|\b(?:worth|weigh)\w*\s+each\b",
         ),
-        ("worth", None, ("percent",), r"%|\bpercent|\bweight|\bworth\b|\bcount\s+for\b"),
         ("split", None, ("marks", "percent"), r"\bcie\b|\bsee\b|\binternal\b|\bexternal\b|\bsplit\b"),
-        ("office hours", None, ("time", "weekday"), r"\bo\.?h\.?\b"),
         ("breakdown", None, ("percent", "count"), r"\bbreak\s*down|\bgrading\b|\bgrade\s+split"),
         ("edition", None, ("edition",), r"\bedition\b|\b(?:text\s*)?books?\b"),
         ("version", None, ("version",), r"\bversion\b|\bwhich\s+v\b"),
