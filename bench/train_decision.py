@@ -92,24 +92,24 @@ def fit(x: np.ndarray, y: np.ndarray, l2: float = 1.0, steps: int = 4000) -> tup
     return raw_w, float(b - (mean * raw_w).sum())
 
 
-def family_costs(readings: dict[str, list], thresholds) -> dict[str, tuple[float, float, float, float]]:
+def statuses(readings: dict[str, list], thresholds) -> dict[str, list[tuple[bool, str]]]:
+    """Each family's (answerable, status) under ``thresholds``: every reading decided once, for
+    both the families' costs and the unanswerable questions answered."""
     from syllabot.worker.answerers.decision import decide
 
     return {
-        name: answers.family_cost([(a, decide(reading, thresholds).status) for a, reading in rows])
+        name: [(a, decide(reading, thresholds).status) for a, reading in rows]
         for name, rows in readings.items()
     }
 
 
-def wrongly_answered(readings: dict[str, list], thresholds) -> int:
-    """Unanswerable questions the verdict answers, pooled over the families."""
-    from syllabot.worker.answerers.decision import decide
+def family_costs(decided: dict[str, list[tuple[bool, str]]]) -> dict[str, tuple[float, float, float, float]]:
+    return {name: answers.family_cost(rows) for name, rows in decided.items()}
 
-    return sum(
-        not a and decide(reading, thresholds).status == "answered"
-        for rows in readings.values()
-        for a, reading in rows
-    )
+
+def wrongly_answered(decided: dict[str, list[tuple[bool, str]]]) -> int:
+    """Unanswerable questions the verdict answers, pooled over the families."""
+    return sum(not a and status == "answered" for rows in decided.values() for a, status in rows)
 
 
 def cost(readings: dict[str, list], shipped, bands) -> None:
@@ -173,14 +173,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     x = np.array([features(s) for _, s in rows])
     y = np.array([float(a) for a, _ in rows])
     w, b = fit(x, y)
-    shipped = family_costs(readings, bands)
+    shipped = family_costs(statuses(readings, bands))
     ceiling = None
     if args.as_shipped:
         from syllabot.worker.embedders import get_embedder
 
         base = get_embedder(bench_settings())  # the product's, whatever the env swaps in
         ceiling = wrongly_answered(
-            readings_of(tuning_families(base, bench_settings()), bands), thresholds_for("minilm")
+            statuses(readings_of(tuning_families(base, bench_settings()), bands), thresholds_for("minilm"))
         )
         print(f"the shipped embedder and verdict answer {ceiling} unanswerable tuning questions")
     best = None
@@ -189,15 +189,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         if lo > hi:
             continue
         cal = Calibration(tuple(round(float(v), 4) for v in w), round(b, 4), hi, lo)
-        got = family_costs(readings, dataclasses.replace(bands, calibration=cal))
+        decided = statuses(readings, dataclasses.replace(bands, calibration=cal))
+        got = family_costs(decided)
         if "syllabusqa" in got and any(
             got["syllabusqa"][k] > shipped["syllabusqa"][k] + 1e-9 for k in (1, 2)
         ):
             continue  # SyllabusQA's near misses answered, or its answers denied, more than today
-        if (
-            ceiling is not None
-            and wrongly_answered(readings, dataclasses.replace(bands, calibration=cal)) > ceiling
-        ):
+        if ceiling is not None and wrongly_answered(decided) > ceiling:
             continue
         mean = sum(v[0] for v in got.values()) / len(got)
         if best is None or mean < best[0]:

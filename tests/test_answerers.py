@@ -19,7 +19,7 @@ from syllabot.shared.config import Settings
 from syllabot.shared.schema import NOT_IN_MATERIALS, UNCERTAIN_LEAD
 from syllabot.worker.answerers import get_answerer
 from syllabot.worker.answerers.base import finalise_citations, strip_markers
-from syllabot.worker.answerers.decision import Evidence, Thresholds, bands, evidence, stem, terms
+from syllabot.worker.answerers.decision import Evidence, Thresholds, bands, evidence, terms
 from syllabot.worker.answerers.extractive import ExtractiveAnswerer
 from syllabot.worker.answerers.llm import (
     LLM_UNAVAILABLE_NOTE,
@@ -30,6 +30,7 @@ from syllabot.worker.answerers.llm import (
     parse_reply,
     visible_text,
 )
+from syllabot.worker.keyword import keyword_stem as stem
 from syllabot.worker.reading import read_question
 from syllabot.worker.retrieval import SearchResult
 from tests.conftest import REDIS_URL

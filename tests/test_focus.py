@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from syllabot.worker.answerers.base import narrowed
-from syllabot.worker.answerers.decision import Thresholds, stem
+from syllabot.worker.answerers.decision import Thresholds
 from syllabot.worker.answerers.extractive import ExtractiveAnswerer
 from syllabot.worker.answerers.focus import ELLIPSIS, focus_window
+from syllabot.worker.keyword import keyword_stem as stem
 from syllabot.worker.retrieval import SearchResult
 from tests.queue_helpers import make_hit
 

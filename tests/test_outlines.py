@@ -11,10 +11,10 @@ import pytest
 
 from syllabot.shared.config import Settings
 from syllabot.shared.schema import AskRequest
-from syllabot.worker.answerers.decision import stem
 from syllabot.worker.answerers.extractive import ExtractiveAnswerer
 from syllabot.worker.answerers.pipeline import answer_question
 from syllabot.worker.engine import Engine
+from syllabot.worker.keyword import keyword_stem as stem
 from syllabot.worker.outlines import (
     Outline,
     OutlineAsk,

@@ -81,7 +81,7 @@ _WHEN = ("weekday", "date", "time", "duration")
 #: consumers so they cannot disagree: (kind, the value the answer's sentence must hold, the kinds of
 #: value the conflict check compares, pattern). ``Intent.wants`` is the first matching row's value:
 #: rows run from the most particular ("how many hours" asks a duration before a number). A row with
-#: no value is a hint only ("is it due Monday", "worth", "CIE"): too loose to make a sentence without
+#: no value is a hint only ("is it due Monday", "CIE", "which edition"): too loose to make a sentence without
 #: such a value no answer, enough for the check, which compares only values two passages both give.
 _KINDS: tuple[tuple[str, str | None, tuple[str, ...], re.Pattern[str]], ...] = tuple(
     (kind, wants, compared, re.compile(pattern, _I))
@@ -184,8 +184,9 @@ class Intent:
     where: bool = False  # "which module covers X?": name the module first
     #: the value to find: "duration", "date", "contact", "person", "number" (none for a list or a module)
     wants: str | None = None
-    #: every kind of value the words ask (``_KINDS``), the one reading both ``wants`` and ``compared`` take
-    asks: tuple[str, ...] = ()
+    #: the kinds of value the conflict check compares (``worker.conflicts``): from the same ``_KINDS``
+    #: rows as ``wants``, read once
+    compared: frozenset[str] = frozenset()
     cos: tuple[int, ...] = ()  # specific course outcomes asked ("CO3")
     modules: tuple[str, ...] = ()  # modules named ("Module 3", "Unit II")
     breakdown: bool = False  # "how is the grade broken down?": every graded component and its weight
@@ -194,11 +195,6 @@ class Intent:
     def is_list(self) -> bool:
         """Asks for a whole block: a list section, or "what's in module 3" (not one CO of the list)."""
         return (self.section is not None and not self.cos) or (bool(self.modules) and not self.where)
-
-    @property
-    def compared(self) -> frozenset[str]:
-        """The kinds of value the conflict check compares (``worker.conflicts``), from ``asks``."""
-        return frozenset(k for kind, _, compared, _ in _KINDS if kind in self.asks for k in compared)
 
 
 def section_pattern(section: str) -> re.Pattern[str]:
@@ -228,10 +224,10 @@ def read_intent(question: str) -> Intent:
     if refs.cos and section is None:
         section = "outcomes"
     where = bool(_WHERE.search(question))
-    asks = [(kind, wants) for kind, wants, _, pattern in _KINDS if pattern.search(question)]
+    asks = [(wants, compared) for _, wants, compared, pattern in _KINDS if pattern.search(question)]
     wants = None
     if section is None and not where:
-        wants = next((value for _, value in asks if value), None)
+        wants = next((value for value, _ in asks if value), None)
     # "what % of the grade is the final exam?" asks one component's weight, "… for each" them all
     breakdown = (
         section is None
@@ -243,7 +239,7 @@ def read_intent(question: str) -> Intent:
         section=section,
         where=where,
         wants=wants,
-        asks=tuple(kind for kind, _ in asks),
+        compared=frozenset(kind for _, compared in asks for kind in compared),
         cos=refs.cos,
         modules=refs.modules,
         breakdown=breakdown,

@@ -49,13 +49,6 @@ STOPWORDS = KEYWORD_STOPWORDS | frozenset(
 )
 
 
-#: The keyword index's stemmer: one stemmer for search, the decision and the gap report, so a word
-#: the decision looks up is spelled as the index spells it. (The decision's own, which also undid
-#: doubled consonants and "-ings", was deleted: held out no worse, docs/BENCHMARKS.md. The index's
-#: stemmer is not made heavier, as stored snapshots hold its stems.)
-stem = keyword_stem
-
-
 #: Names of one role or thing that materials and students use for each other: "who r the TAs" is
 #: answered by "Teaching assistants: …", "the prof" (read as "instructor") by "Professor …", "do i
 #: need to buy a textbook" by "All required text … will be freely available".
@@ -72,12 +65,14 @@ _ROLE_WORDS = {
 
 def terms(text: str) -> list[str]:
     """Content words of ``text``, lower-cased and stemmed, stopwords dropped (order kept); a role's
-    or a thing's names read as one (:data:`_ROLE_WORDS`)."""
+    or a thing's names read as one (:data:`_ROLE_WORDS`). Stemmed as the keyword index stems
+    (``keyword_stem``: one stemmer for search, the decision and the gap report), so a word the
+    decision looks up is spelled as the index spells it."""
     out = []
     for raw in _WORD.findall(_ROLE_PHRASE.sub("ta", text.lower())):
         if raw in STOPWORDS or (len(raw) < 2 and not raw.isdigit()):
             continue
-        out.append(stem(_ROLE_WORDS.get(raw, raw)))
+        out.append(keyword_stem(_ROLE_WORDS.get(raw, raw)))
     return out
 
 
@@ -92,7 +87,7 @@ def term_set(text: str) -> frozenset[str]:
     question, and tokenising 18 chunks would otherwise be most of the answerer's time."""
     found = set(terms(text))
     # "re-grade" is also "regrade", "e-mail" "email": a student may type either
-    found.update(stem(a + b) for a, b in _HYPHENATED.findall(text.lower()))
+    found.update(keyword_stem(a + b) for a, b in _HYPHENATED.findall(text.lower()))
     for label in _LABEL.findall(text):
         found.update(_compound_head(label.lower()))
     return frozenset(found)
@@ -108,8 +103,10 @@ def _compound_head(word: str) -> tuple[str, ...]:
     English words of four letters or more, so a label is found by the word a student uses for it
     ("which room r we in")."""
     words = vocabulary()
-    base = stem(word)
-    return tuple(stem(base[k:]) for k in range(4, len(base) - 3) if base[:k] in words and base[k:] in words)
+    base = keyword_stem(word)
+    return tuple(
+        keyword_stem(base[k:]) for k in range(4, len(base) - 3) if base[:k] in words and base[k:] in words
+    )
 
 
 def weights(question_terms: Sequence[str], hits: Sequence[Hit]) -> dict[str, float]:
