@@ -17,6 +17,7 @@ leave SyllabusQA's tuning half no worse than the bands on its two harms.
     SYLLABOT_BENCH_EMBEDDER_ONNX=GRAPH python -m bench.train_decision --as-shipped --left-out
         # another graph's verdict (bench.train_embedder): each tuning course searched with the graph
         # trained without it, no more unanswerable tuning questions answered than today's
+    python -m bench.train_decision --facts    # experiment: fitted to the reply quoting the facts
 
 Pure numpy: ~7 s on 2 cores once the bench's embedding cache holds the tuning courses (a first run
 embeds them, a few minutes). The
@@ -42,21 +43,25 @@ from bench.common import bench_settings, default_embedder
 SEED = 0
 
 
-def tuning_families(embedder, settings, left_out=None) -> dict[str, list]:
+def tuning_families(embedder, settings, left_out=None, quotes: dict | None = None) -> dict[str, list]:
     """Each tuning family's cases (``bench.answers.CASES`` rows): every tuning course apart, VTU
     dev, SyllabusQA's tuning 7. ``left_out(slug)``: the embedder to search a tuning course with
     instead (a graph trained without that course, so a verdict is fitted on the scores it will
-    see on courses it never saw)."""
+    see on courses it never saw). ``quotes``, when given, is filled with each family's
+    ``bench.answers.quotes_answer`` per case (None where nothing can say)."""
     out: dict[str, list] = {}
+
+    def keep(name: str, rows: list) -> None:
+        out[name] = list(answers.CASES)
+        if quotes is not None:
+            quotes[name] = [answers.quotes_answer(r) for r in rows]
+
     for slug in answers.courses_of("dev"):
-        answers.one_course_rows(slug, left_out(slug) if left_out else embedder, settings)
-        out[slug] = list(answers.CASES)
+        keep(slug, answers.one_course_rows(slug, left_out(slug) if left_out else embedder, settings))
     if answers.VTU_QUESTIONS.exists() and answers.SYLLABI.exists():
-        answers.vtu_rows("dev", embedder, settings)
-        out["vtu"] = list(answers.CASES)
+        keep("vtu", answers.vtu_rows("dev", embedder, settings))
     if (answers.SQA / "test.eval.jsonl").exists():
-        answers.sqa_rows("dev", embedder, settings)
-        out["syllabusqa"] = list(answers.CASES)
+        keep("syllabusqa", answers.sqa_rows("dev", embedder, settings))
     return out
 
 
@@ -112,6 +117,20 @@ def wrongly_answered(decided: dict[str, list[tuple[bool, str]]]) -> int:
     return sum(not a and status == "answered" for rows in decided.values() for a, status in rows)
 
 
+def lacking_facts(decided: dict[str, list[tuple[bool, str]]], quotes: dict[str, list]) -> dict[str, float]:
+    """Per family, the share of its answers whose reply does not quote the asked facts (judged
+    answers only): the harm ``--facts`` adds to each family's cost."""
+    out = {}
+    for name, rows in decided.items():
+        judged = [
+            q
+            for (_a, status), q in zip(rows, quotes[name], strict=True)
+            if status == "answered" and q is not None
+        ]
+        out[name] = sum(not q for q in judged) / len(judged) if judged else 0.0
+    return out
+
+
 def cost(readings: dict[str, list], shipped, bands) -> None:
     """CPU per ``decide`` call (``time.process_time_ns``), p50 and p99 over the tuning readings."""
     import time
@@ -146,6 +165,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         "shipped embedder with its shipped verdict (fitting another graph's, SYLLABOT_BENCH_EMBEDDER_ONNX)",
     )
     parser.add_argument(
+        "--facts",
+        action="store_true",
+        help="an experiment: fit to 'the reply quotes the asked facts' instead of 'answerable', and "
+        "count answers lacking them as a harm (4 × over 5%% + the share) in each family's cost",
+    )
+    parser.add_argument(
         "--left-out",
         action="store_true",
         help="search each tuning course with the course-tuned graph trained without it "
@@ -161,7 +186,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         def left_out(slug: str):
             return tuned_embedder(OUT / f"loo-{slug}-mix0.5.int8.onnx")
 
-    families = tuning_families(default_embedder(), bench_settings(), left_out)
+    quotes: dict[str, list] | None = {} if args.facts else None
+    families = tuning_families(default_embedder(), bench_settings(), left_out, quotes)
     if not families:
         print("no tuning data found (../shared/data); nothing to fit")
         return 0
@@ -169,7 +195,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         cost(readings_of(families, bands), thresholds_for("minilm"), bands)
         return 0
     readings = readings_of(families, bands)
-    rows = [(a, r.signals) for cases in readings.values() for a, r in cases if not r.fallback]
+    rows = [
+        (a if quotes is None else a and quotes[name][i], r.signals)
+        for name, cases in readings.items()
+        for i, (a, r) in enumerate(cases)
+        if not r.fallback and (quotes is None or not a or quotes[name][i] is not None)
+    ]
     x = np.array([features(s) for _, s in rows])
     y = np.array([float(a) for a, _ in rows])
     w, b = fit(x, y)
@@ -183,6 +214,21 @@ def main(argv: Sequence[str] | None = None) -> int:
             statuses(readings_of(tuning_families(base, bench_settings()), bands), thresholds_for("minilm"))
         )
         print(f"the shipped embedder and verdict answer {ceiling} unanswerable tuning questions")
+
+    def scored(decided: dict[str, list[tuple[bool, str]]]) -> dict[str, tuple[float, float, float, float]]:
+        """The families' costs; with ``--facts``, answers lacking the asked facts a harm too."""
+        got = family_costs(decided)
+        if quotes is None:
+            return got
+        missing = lacking_facts(decided, quotes)
+        return {k: (v[0] + 4 * max(0.0, missing[k] - 0.05) + missing[k], *v[1:]) for k, v in got.items()}
+
+    if quotes is not None:
+        today = scored(statuses(readings, thresholds_for("minilm")))
+        print(
+            f"the shipped calibration, this cost: mean {sum(v[0] for v in today.values()) / len(today):.4f}"
+        )
+        print("  ", {k: tuple(round(x, 3) for x in v) for k, v in today.items()})
     best = None
     cuts = [round(v, 2) for v in np.arange(0.05, 0.96, 0.05)]
     for lo, hi in itertools.product(cuts, cuts):
@@ -190,7 +236,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             continue
         cal = Calibration(tuple(round(float(v), 4) for v in w), round(b, 4), hi, lo)
         decided = statuses(readings, dataclasses.replace(bands, calibration=cal))
-        got = family_costs(decided)
+        got = scored(decided)
         if "syllabusqa" in got and any(
             got["syllabusqa"][k] > shipped["syllabusqa"][k] + 1e-9 for k in (1, 2)
         ):

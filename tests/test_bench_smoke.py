@@ -197,3 +197,16 @@ def test_an_uncertain_reply_is_judged_by_its_expect_or_by_an_annotated_span(
     assert answers.quotes_answer(row("Your materials say: Office hours are Monday.", [], "s1")) is False
     assert answers.quotes_answer(row("Your materials say: 30 days.", ["30 days"])) is True
     assert answers.quotes_answer(row("Your materials say: Office hours.", [])) is None
+
+
+def test_answers_lacking_the_facts_are_counted_among_judged_answers_only() -> None:
+    """``train_decision --facts`` weighs answers whose reply misses the asked facts; an uncertain
+    reply, or an answer nothing can judge, must not count."""
+    from bench.train_decision import lacking_facts
+
+    decided = {
+        "course": [(True, "answered"), (True, "answered"), (True, "uncertain"), (False, "answered")],
+        "other": [(True, "uncertain")],
+    }
+    quotes = {"course": [True, False, False, None], "other": [False]}
+    assert lacking_facts(decided, quotes) == {"course": 0.5, "other": 0.0}
