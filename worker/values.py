@@ -227,10 +227,9 @@ def values_in(sentence: str) -> tuple[Value, ...]:
     for m in _MULTIPLE.finditer(sentence):
         found.append((Value("count", str(int(m.group(1))), m.group(0).strip()), m.start(), m.end()))
     for m in _COUNT.finditer(sentence):
-        number = m.group(1).lower()
-        n = _NUMBER_WORDS.get(number) if not number.isdigit() else int(number)
+        n = _number(m.group(1))
         noun = m.group(2).lower()
-        if n is None or noun in ("years", "minutes", "seconds", "hours", "pages", "points", "marks", "days"):
+        if noun in ("years", "minutes", "seconds", "hours", "pages", "points", "marks", "days"):
             continue
         found.append((Value("count", str(n), m.group(0)), m.start(), m.end()))
     for m in _DAY_WORD.finditer(sentence):
@@ -269,9 +268,9 @@ def values_in(sentence: str) -> tuple[Value, ...]:
         if hour < 24 and minute < 60:
             found.append((Value("time", f"{hour:02d}:{minute:02d}", m.group(0)), m.start(), m.end()))
     for m in _DURATION.finditer(sentence):
-        number = m.group(1).lower()
-        n = int(number) if number.isdigit() else _NUMBER_WORDS[number]
-        found.append((Value("duration", f"{n} {m.group(2).lower()}", m.group(0)), m.start(), m.end()))
+        found.append(
+            (Value("duration", f"{_number(m.group(1))} {m.group(2).lower()}", m.group(0)), m.start(), m.end())
+        )
     for m in _EDITION.finditer(sentence):
         found.append((Value("edition", str(int(m.group(1))), m.group(0)), m.start(), m.end()))
     for m in _MARKS.finditer(sentence):
@@ -282,10 +281,14 @@ def values_in(sentence: str) -> tuple[Value, ...]:
     return (*_labelled(sentence, found), *_items(sentence))
 
 
+def _number(text: str, words: dict[str, int] = _NUMBER_WORDS) -> int:
+    """A number written in digits or as one of ``words`` ("3", "Three")."""
+    return int(text) if text.isdigit() else words[text.lower()]
+
+
 def _unit_token(word: str, number: str) -> str:
     """ "Week", "seven" -> "week7": one token for a numbered unit, however it is written."""
-    n = int(number) if number.isdigit() else _UNIT_NUMBERS[number.lower()]
-    return f"{_UNIT_WORDS[word.lower()]}{n}"
+    return f"{_UNIT_WORDS[word.lower()]}{_number(number, _UNIT_NUMBERS)}"
 
 
 def _items(sentence: str) -> list[Value]:
