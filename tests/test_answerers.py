@@ -173,7 +173,6 @@ def test_extractive_quotes_keep_their_own_brackets(chunk: str, question: str, ve
     # outside the quotes, the markers are exactly the citations; each cited chunk was quoted
     assert {int(n) for n in re.findall(r"\[(\d+)\]", rest)} == {c.n for c in answer.citations}
     assert answer.citations[0].doc_id == "doc-1"
-    assert all(c.doc_id in ("doc-1", "doc-2", "doc-3") for c in answer.citations)
     assert all(c.doc_id == "doc-1" or c.snippet in answer.text for c in answer.citations)
 
 

@@ -188,6 +188,23 @@ def read_blocks(text: str) -> tuple[Block, ...]:
     return tuple(b for b in out if b.text)
 
 
+def ends_in_item(text: str) -> bool:
+    """Whether ``text``'s last block is a list item (a list its passage may cut short)."""
+    found = read_blocks(text)
+    return bool(found) and found[-1].item
+
+
+def leading_items(text: str) -> list[str]:
+    """The list items ``text`` starts with, one a line as read (``- `` or their own numbers):
+    what continues a list cut at the passage before it; [] when it starts with anything else."""
+    out: list[str] = []
+    for block in read_blocks(text):
+        if not block.item:
+            break
+        out.append(_item_line(block.text))
+    return out
+
+
 def blocks(text: str) -> list[str]:
     """The texts of :func:`read_blocks`."""
     return [b.text for b in read_blocks(text)]
@@ -473,12 +490,106 @@ def _snippet(hit: Hit, limit: int = QUOTE_CHARS) -> str:
 
 
 def closest(question: str, intent: Intent, hits: Sequence[Hit], count: int = 1) -> str:
-    """The closest passages, cited: what an uncertain or not-in reply shows."""
+    """The closest passage, cited: what a not-in reply points at."""
     indices = range(min(len(hits), TOP_HITS))
     chosen = _best_sentences(_rank(question, intent, hits, list(indices), hits), count, 600)
     if not chosen:
         return f"{quotable(_snippet(hits[0]))} {cite_marker(1)}"
     return _quote(chosen)
+
+
+#: An "I can't tell" reply shows the best piece of each of this many passages.
+PIECES = 3
+#: How far down the top course's hits the pieces are looked for.
+PIECE_SCAN = 6
+#: The longest piece, in characters: its best unit and the units beside it that fit.
+PIECE_CHARS = 400
+#: The most characters of quoted pieces in one reply (the status's words come on top, so the
+#: whole reply stays within ~1,200 characters on Discord and Slack).
+PIECES_CHARS = 1100
+#: A piece sharing at least this share of its words with a piece already shown says it again
+#: (overlapping windows of one page, a slide and the syllabus line it restates).
+PIECE_REPEAT = 0.6
+
+
+def _shown_unit(unit: _Unit) -> str:
+    """A unit as a piece shows it: a sentence ended, a list as its lead-in and one item a line."""
+    if not unit.items:
+        return _sentence_end(unit.text)
+    lead = _LEAD_DASH.sub(":", unit.lead) if unit.lead else None
+    lines = [lead if lead.endswith((":", "?")) else f"{lead}:"] if lead else []
+    return "\n".join(lines + [_item_line(_clip(item, 300)) for item in unit.items])
+
+
+def _piece(hits: Sequence[Hit], s: _Sentence, limit: int = PIECE_CHARS, grow: bool = True) -> str:
+    """What a piece quotes of the passage ``s`` is from, cited: the run of its units (sentences,
+    bullets, rows, lists), in the passage's order, that holds ``s`` and the most of the question's
+    words within ``limit`` characters -- of those the longest (``grow``: the whole passage when it
+    fits), else the shortest (a confident answer's quote: the row or sentences that hold it).
+
+    Why not the one unit: the unit that matched the question's words is often next to the fact
+    asked for ("Homework" … "is due every other Friday"), and a short slide or paragraph is best
+    read whole (tuning courses: uncertain replies holding the asked facts 145 → 162 of 260)."""
+    units = _units(hits[s.hit_index])
+    at = units.index(s.unit) if s.unit in units else -1
+    marker = cite_marker(s.hit_index + 1)
+    if at < 0 or len(_shown_unit(s.unit)) > limit:
+        shown_one = s.unit.text if not s.unit.items else _shown_unit(s.unit)
+        return f"{quotable(_sentence_end(focus_window(shown_one, s.weights, limit)))} {marker}"
+    shown = [_shown_unit(u) for u in units]
+    words = [_word_sets(u) for u in units]
+    best: tuple[float, int, int, int] | None = None
+    window = (at, at)
+    for first in range(at, -1, -1):
+        size = sum(len(t) + 1 for t in shown[first:at])
+        if size + len(shown[at]) > limit:
+            break
+        present: set[str] = set()
+        for k in range(first, at):
+            present.update(*words[k])
+        for last in range(at, len(units)):
+            size += len(shown[last]) + 1
+            if size - 1 > limit:
+                break
+            present.update(*words[last])
+            weight = sum(v for t, v in s.weights.items() if t in present)
+            # the most of the question's words; of those the longest (or shortest) run, then the
+            # one reaching least far back
+            key = (weight, size if grow else -size, -(at - first), last)
+            if best is None or key > best:
+                best, window = key, (first, last)
+    return f"{quotable(' '.join(shown[window[0] : window[1] + 1]))} {marker}"
+
+
+def pieces(question: str, intent: Intent, hits: Sequence[Hit], count: int = PIECES) -> str:
+    """The best piece (:func:`_piece`) of each of up to ``count`` passages of the top course, best
+    first, each saying something the ones before it did not, cited: what an "I can't tell" reply
+    shows. Why several: on courses nobody tuned for, the first passage holds the asked facts for
+    about half of the questions and the first three for ~0.7; a student shown the best of each
+    reads the answer the ranking could not pick."""
+    focus = _focus(hits, PIECE_SCAN)
+    chosen: list[str] = []
+    said: list[frozenset[str]] = []
+    used: set[int] = set()
+    size = 0
+    for s in _rank(question, intent, hits, focus, hits):
+        if s.hit_index in used:
+            continue
+        text = _piece(hits, s)
+        words = term_set(text)
+        if (chosen and size + len(text) > PIECES_CHARS) or any(
+            len(words & earlier) >= PIECE_REPEAT * max(1, len(words)) for earlier in said
+        ):
+            continue
+        used.add(s.hit_index)
+        said.append(words)
+        chosen.append(text)
+        size += len(text)
+        if len(chosen) >= count:
+            break
+    if not chosen:
+        return f"{quotable(_snippet(hits[0]))} {cite_marker(1)}"
+    return "\n\n".join(chosen)
 
 
 # --- list answers ------------------------------------------------------------------------------
@@ -914,13 +1025,13 @@ def compose(
             return finding.text
     intent, about = question.intent, question.about
     if verdict.reason == "value":
-        text = _quote(read.with_value[:1])
+        text = _piece(hits, read.with_value[0], grow=False)
     elif verdict.reason == "sentences":
         chosen = _best_sentences(read.ranked, 1 if intent.wants else TOP_HITS)
         focus = read.focus[0]
         text = _quote(chosen) if chosen else f"{quotable(_snippet(hits[focus]))} {cite_marker(focus + 1)}"
     elif verdict.status == "uncertain":
-        text = closest(about, intent, hits, 2)
+        text = pieces(about, intent, hits)
     else:
         text = f"The closest passage I found: {closest(about, intent, hits)}"
     if question.asks_source and verdict.status != "not_in_materials" and not read_list_demoted(verdict):
