@@ -22,6 +22,7 @@ from syllabot.shared.labels import citation_label
 from syllabot.shared.schema import Hit
 from syllabot.shared.threads import Turn
 from syllabot.worker.answerers.breakdown import prints_weights
+from syllabot.worker.answerers.extractive import ends_in_item, leading_items, passage, read_blocks
 from syllabot.worker.conflicts import (
     READ_HITS,
     Candidate,
@@ -148,6 +149,10 @@ def search_snapshot(
         hit_from_chunk(snapshot.chunks[s.row], rank, s.score, s.cosine, s.keyword)
         for rank, s in enumerate(selection.rows, start=1)
     ]
+    hits[:LIST_JOIN_HITS] = [
+        joined_list(snapshot, s.row, hit, excluded)
+        for s, hit in zip(selection.rows[:LIST_JOIN_HITS], hits[:LIST_JOIN_HITS], strict=True)
+    ]
     if intent.breakdown and not selection.fallback:
         extra = weights_of_top_documents(snapshot, [s.row for s in selection.rows], excluded)
         hits += [
@@ -157,6 +162,45 @@ def search_snapshot(
             for n, r in enumerate(extra, start=1)
         ]
     return selection, hits
+
+
+#: How many of the top hits have a list their passage ends in read on into the next passages.
+LIST_JOIN_HITS = 6
+#: The longest a list read on over passages grows (as long as the longest list an answer quotes).
+LIST_JOIN_CHARS = 3000
+
+
+def joined_list(snapshot: IndexSnapshot, row: int, hit: Hit, excluded: np.ndarray | None = None) -> Hit:
+    """``hit`` with the list its passage ends in read on into the passages after it in its document
+    (each continuing it from its first line), across a page break: their leading items appended,
+    its page span and page marks extended. ``hit`` itself when it ends in no list item.
+
+    Why at search: a list cut by a passage boundary (a course outline over two pages, a slide's
+    bullets split by the chunker's window) was answered with its first half, and the half after
+    the cut shares few of the question's words, so it is rarely retrieved beside it. Reading on
+    is structural (the next passage of the same document starts with an item), not a judgement."""
+    chunks = snapshot.chunks
+    if not ends_in_item(passage(hit)):
+        return hit
+    text, page_end, marks = hit.text, hit.page_end or hit.page, list(hit.page_marks)
+    rows = snapshot.document_rows(hit.doc_id)
+    nxt = row + 1
+    while nxt in rows and len(text) < LIST_JOIN_CHARS and not (excluded is not None and excluded[nxt]):
+        follower = hit_from_chunk(chunks[nxt], 0, 0.0, 0.0, 0.0)
+        items = leading_items(passage(follower))
+        if not items:
+            break
+        at = len("".join(text.split()))
+        if follower.page is not None and follower.page != (page_end or follower.page):
+            marks.append((at, follower.page))
+        text += "\n" + "\n".join(items)
+        page_end = follower.page_end or follower.page or page_end
+        if len(items) < len(read_blocks(passage(follower))):
+            break  # the list ends inside this passage
+        nxt += 1
+    if text == hit.text:
+        return hit
+    return hit.model_copy(update={"text": text, "page_end": page_end, "page_marks": marks})
 
 
 #: The most passages a grading-breakdown question adds after its hits.
