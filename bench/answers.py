@@ -471,6 +471,15 @@ def summary(rows: Sequence[Row]) -> dict[str, float | int]:
     out["uncertain_quoting"] = share(sum(judged), len(judged))
     out["uncertain_judged"] = len(judged)
     out["uncertain_quoting_n"] = sum(judged)
+    # what the student reads (issue 55's measure): the reply, confident or not, holds the asked facts
+    out["facts_n"] = len(checked)
+    out["facts_held_n"] = sum(bool(r.expect) and r.status != "not_in_materials" for r in checked)
+    out["facts_held"] = share(int(out["facts_held_n"]), len(checked))
+    out["confident_wrong_share"] = share(int(out["answered_missing"]), len(checked))
+    out["answered_with_facts_n"] = sum(bool(r.expect) and r.status == "answered" for r in checked)
+    lengths = sorted(len(r.text) for r in rows)
+    out["reply_chars_p50"] = lengths[len(lengths) // 2] if lengths else 0
+    out["reply_chars_max"] = lengths[-1] if lengths else 0
     cited = [r for r in ans if r.question.file]
     out["cite_page"] = share(sum(r.cite_page for r in cited), len(cited))
     out["answer_ms_p50"] = round(ms[len(ms) // 2], 2) if ms else 0.0
@@ -560,6 +569,32 @@ def show(rows: Sequence[Row], only_wrong: bool = True) -> None:
         if q.expect:
             print(f"      expect {q.expect}")
         print("      " + r.text.replace("\n", "\n      ")[:900])
+
+
+#: What the student reads, first (the targets count these): the reply holds the asked facts
+#: (answered or uncertain), confident answers lacking them, answered with them, told not-in,
+#: unanswerable answered, lists whole, first citation's page.
+READS_HEADERS = [
+    "set", "answerable / unanswerable", "reply holds the facts", "confident, lacking them",
+    "answered with the facts", "told not-in", "unanswerable answered", "lists whole",
+    "1st citation's page", "reply chars p50 / max",
+]  # fmt: skip
+
+
+def reads_row(name: str, s: dict) -> list:
+    n = s["facts_n"]
+    return [
+        name,
+        f"{s['answerable']} / {s['unanswerable']}",
+        f"{s['facts_held']:.3f} ({s['facts_held_n']}/{n})" if n else "—",
+        f"{s['confident_wrong_share']:.3f} ({s['answered_missing']}/{n})" if n else "—",
+        f"{s['expect_and_answered']:.3f} ({s['answered_with_facts_n']}/{n})" if n else "—",
+        f"{s['ans_told_not_in']:.3f} ({s['ans_not_in_materials']}/{s['answerable']})",
+        f"{s['una_answered_share']:.3f} ({s['una_answered']}/{s['unanswerable']})",
+        f"{s['list_whole']:.3f} (n={s['list_n']})" if s["list_n"] else "—",
+        f"{s['cite_page']:.3f}",
+        f"{s['reply_chars_p50']} / {s['reply_chars_max']}",
+    ]
 
 
 HEADERS = [
@@ -692,6 +727,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"`python -m bench.answers` — {machine_stamp()} Extractive answerer, default embedder, shipped "
         f"settings. Targets on held-out data: ans→not in ≤ 0.05, unans→answered ≤ 0.15, uncertain ≤ 0.25, "
         f"page R@1 ≥ 0.85, expect met ≥ 0.80, answer ≤ 5 ms p50. Whole run {elapsed:.0f} s.",
+        "",
+        "What the student reads (answerable questions with the facts they ask for; the targets count these):",
+        "",
+        markdown_table(READS_HEADERS, [reads_row(name, s) for name, s in results]),
+        "",
+        "Outcomes and retrieval:",
         "",
         markdown_table(HEADERS, [table_row(name, s) for name, s in results]),
         "",
