@@ -17,7 +17,9 @@ leave SyllabusQA's tuning half no worse than the bands on its two harms.
     SYLLABOT_BENCH_EMBEDDER_ONNX=GRAPH python -m bench.train_decision --as-shipped --left-out
         # another graph's verdict (bench.train_embedder): each tuning course searched with the graph
         # trained without it, no more unanswerable tuning questions answered than today's
-    python -m bench.train_decision --facts    # experiment: fitted to the reply quoting the facts
+    python -m bench.train_decision --facts    # fitted to what the student reads (the shipped way):
+        # a confident reply holding the asked facts; confident replies lacking them a harm that must
+        # stay under 5% of answerable questions; prints the facts-held / confident-wrong frontier
 
 Pure numpy: ~7 s on 2 cores once the bench's embedding cache holds the tuning courses (a first run
 embeds them, a few minutes). The
@@ -43,18 +45,18 @@ from bench.common import bench_settings, default_embedder
 SEED = 0
 
 
-def tuning_families(embedder, settings, left_out=None, quotes: dict | None = None) -> dict[str, list]:
+def tuning_families(embedder, settings, left_out=None, rows_of: dict | None = None) -> dict[str, list]:
     """Each tuning family's cases (``bench.answers.CASES`` rows): every tuning course apart, VTU
     dev, SyllabusQA's tuning 7. ``left_out(slug)``: the embedder to search a tuning course with
     instead (a graph trained without that course, so a verdict is fitted on the scores it will
-    see on courses it never saw). ``quotes``, when given, is filled with each family's
-    ``bench.answers.quotes_answer`` per case (None where nothing can say)."""
+    see on courses it never saw). ``rows_of``, when given, is filled with each family's
+    ``bench.answers.Row`` per case (what a reply's facts are judged against)."""
     out: dict[str, list] = {}
 
     def keep(name: str, rows: list) -> None:
         out[name] = list(answers.CASES)
-        if quotes is not None:
-            quotes[name] = [answers.quotes_answer(r) for r in rows]
+        if rows_of is not None:
+            rows_of[name] = rows
 
     for slug in answers.courses_of("dev"):
         keep(slug, answers.one_course_rows(slug, left_out(slug) if left_out else embedder, settings))
@@ -122,18 +124,106 @@ def wrongly_answered(decided: dict[str, list[tuple[bool, str]]]) -> int:
     return sum(not a and status == "answered" for rows in decided.values() for a, status in rows)
 
 
-def lacking_facts(decided: dict[str, list[tuple[bool, str]]], quotes: dict[str, list]) -> dict[str, float]:
-    """Per family, the share of its answers whose reply does not quote the asked facts (judged
-    answers only): the harm ``--facts`` adds to each family's cost."""
+def _forced(bands, answer: bool):
+    """``bands`` with a calibration that decides everything it decides ``answered`` (``answer``)
+    or ``uncertain``: the two replies a student-reads fit composes each case under (structure and
+    conflicts decide as ever)."""
+    from syllabot.worker.answerers.decision import FEATURES, Calibration
+
+    cal = Calibration((0.0,) * len(FEATURES), 0.0, 0.0 if answer else 2.0, 0.0)
+    return dataclasses.replace(bands, calibration=cal)
+
+
+def reads_of(
+    families: dict[str, list], quotes_for, bands
+) -> dict[str, list[tuple[bool | None, bool | None]]]:
+    """Per family, per case: (does its reply hold the asked facts when answered, … when uncertain),
+    None where nothing can say. Why both: a cut moves a question between the two replies, and a
+    confident reply quotes less than an "I can't tell" one (``extractive.pieces``), so what the
+    student reads at each cut is read off these two, composed once each."""
+    from syllabot.worker.answerers.base import finalise_citations
+    from syllabot.worker.answerers.extractive import reply_for
+
+    out: dict[str, list[tuple[bool | None, bool | None]]] = {}
+    for name, cases in families.items():
+        rows = []
+        for k, (_answerable, question, hits, fallback) in enumerate(cases):
+            pair = []
+            for answer in (True, False):
+                reply = reply_for(question, hits, fallback, _forced(bands, answer))
+                pair.append(quotes_for(name, k, finalise_citations(reply.text, hits, brackets=False)[0]))
+            rows.append((pair[0], pair[1]))
+        out[name] = rows
+    return out
+
+
+def student_reads(
+    decided: dict[str, list[tuple[bool, str]]], reads: dict[str, list]
+) -> dict[str, dict[str, float]]:
+    """Per family, what the student reads under a verdict, as shares of the answerable questions
+    whose facts can be judged: the reply (answered or uncertain) holds them, answered with them,
+    answered without them (the harm); and of all answerable told "not in", of all unanswerable answered."""
     out = {}
     for name, rows in decided.items():
-        judged = [
-            q
-            for (_a, status), q in zip(rows, quotes[name], strict=True)
-            if status == "answered" and q is not None
-        ]
-        out[name] = sum(not q for q in judged) / len(judged) if judged else 0.0
+        judged = held = right = wrong = 0
+        for (answerable, status), (when_answered, when_unsure) in zip(rows, reads[name], strict=True):
+            facts = when_answered if status == "answered" else when_unsure
+            if not answerable or facts is None:
+                continue
+            judged += 1
+            held += bool(facts) and status != "not_in_materials"
+            right += bool(facts) and status == "answered"
+            wrong += (not facts) and status == "answered"
+        _cost, not_in, unans, _unsure = answers.family_cost(rows)
+        n = max(judged, 1)
+        out[name] = {
+            "held": held / n, "right": right / n, "wrong": wrong / n, "not_in": not_in, "unans": unans,
+            "judged": judged,
+        }  # fmt: skip
     return out
+
+
+def reads_cost(got: dict[str, dict[str, float]]) -> float:
+    """What a student-reads fit minimises, the mean over the families: each harm beyond its target
+    weighs four times over (confident answers without the facts ≤ 5% of answerable, told "not in"
+    ≤ 3%, unanswerable answered ≤ 1 in 15), and facts the reply misses and answers not given
+    with them count once and half."""
+    total = 0.0
+    for v in got.values():
+        total += (
+            4 * max(0.0, v["wrong"] - 0.05) + v["wrong"]
+            + 4 * max(0.0, v["not_in"] - 0.03) + v["not_in"]
+            + 4 * max(0.0, v["unans"] - 1 / 15) + v["unans"]
+            + (1 - v["held"]) + 0.5 * (1 - v["right"])
+        )  # fmt: skip
+    return total / max(len(got), 1)
+
+
+def pooled_reads(seen: dict[str, dict[str, float]]) -> dict[str, float]:
+    """The tuning courses' shares pooled by their judged questions (VTU and SyllabusQA apart)."""
+    courses = [k for k in seen if k not in ("vtu", "syllabusqa")]
+    n = sum(seen[k]["judged"] for k in courses) or 1
+    return {m: sum(seen[k][m] * seen[k]["judged"] for k in courses) / n for m in ("held", "right", "wrong")}
+
+
+def print_reads(seen: dict[str, dict[str, float]]) -> None:
+    for name, v in [*seen.items(), ("tuning courses pooled", pooled_reads(seen))]:
+        shown = "  ".join(f"{m} {v[m]:.3f}" for m in ("held", "right", "wrong", "not_in", "unans") if m in v)
+        print(f"  {name:>22}: {shown}")
+
+
+def frontier(readings, reads, w, b, bands) -> None:
+    """Facts held against confident replies lacking them at each answer cut (refusing under 0.1),
+    the tuning courses pooled: what a verdict over these signals can trade."""
+    from syllabot.worker.answerers.decision import Calibration
+
+    print("answer_at  held  right  wrong  (tuning courses pooled)")
+    for hi in [round(v, 2) for v in np.arange(0.3, 1.0, 0.05)]:
+        cal = Calibration(tuple(round(float(v), 4) for v in w), round(b, 4), hi, 0.1)
+        share = pooled_reads(
+            student_reads(statuses(readings, dataclasses.replace(bands, calibration=cal)), reads)
+        )
+        print(f"   {hi:.2f}    {share['held']:.3f} {share['right']:.3f} {share['wrong']:.3f}")
 
 
 def cost(readings: dict[str, list], shipped, bands) -> None:
@@ -172,8 +262,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--facts",
         action="store_true",
-        help="an experiment: fit to 'the reply quotes the asked facts' instead of 'answerable', and "
-        "count answers lacking them as a harm (4 × over 5%% + the share) in each family's cost",
+        help="fit to what the student reads: a confident reply that holds the asked facts, with "
+        "confident replies lacking them a harm (reads_cost), each case composed both ways (reads_of)",
     )
     parser.add_argument(
         "--left-out",
@@ -191,9 +281,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         def left_out(slug: str):
             return tuned_embedder(graph_path(f"loo-{slug}", 0.5))
 
-    quotes: dict[str, list] | None = {} if args.facts else None
     embedder = default_embedder()
-    families = tuning_families(embedder, bench_settings(), left_out, quotes)
+    rows_of: dict[str, list] = {}
+    families = tuning_families(embedder, bench_settings(), left_out, rows_of)
     if not families:
         print("no tuning data found (../shared/data); nothing to fit")
         return 0
@@ -201,11 +291,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.cost:
         cost(readings, thresholds_for("minilm"), bands)
         return 0
+    reads = None
+    if args.facts:
+
+        def quotes_for(name: str, k: int, text: str) -> bool | None:
+            from syllabot.worker.evaluation import expect_met
+
+            row = rows_of[name][k]
+            judged = dataclasses.replace(row, text=text)
+            if row.question.expect:
+                judged.expect = expect_met(text, row.question.expect)
+            return answers.quotes_answer(judged)
+
+        reads = reads_of(families, quotes_for, bands)
     rows = [
-        (a if quotes is None else a and quotes[name][i], r.signals)
+        (a if reads is None else a and bool(reads[name][i][0]), r.signals)
         for name, cases in readings.items()
         for i, (a, r) in enumerate(cases)
-        if not r.fallback and (quotes is None or not a or quotes[name][i] is not None)
+        if not r.fallback and (reads is None or not a or reads[name][i][0] is not None)
     ]
     x = np.array([features(s) for _, s in rows])
     y = np.array([float(a) for a, _ in rows])
@@ -221,18 +324,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         ceiling = wrongly_answered(statuses(base_readings, thresholds_for("minilm")))
         print(f"the shipped embedder and verdict answer {ceiling} unanswerable tuning questions")
 
-    def scored(decided: dict[str, list[tuple[bool, str]]]) -> dict[str, tuple[float, float, float, float]]:
-        """The families' costs; with ``--facts``, answers lacking the asked facts a harm too."""
+    def scored(decided: dict[str, list[tuple[bool, str]]]) -> dict[str, tuple[float, ...]]:
+        """The families' costs; with ``--facts``, what the student reads (``reads_cost``) instead."""
         got = family_costs(decided)
-        if quotes is None:
+        if reads is None:
             return got
-        missing = lacking_facts(decided, quotes)
-        return {k: (v[0] + 4 * max(0.0, missing[k] - 0.05) + missing[k], *v[1:]) for k, v in got.items()}
+        seen = student_reads(decided, reads)
+        return {k: (reads_cost({k: seen[k]}), *got[k][1:]) for k in got}
 
-    if quotes is not None:
-        today = scored(statuses(readings, thresholds_for("minilm")))
-        print(f"the shipped calibration, this cost: mean {mean_cost(today):.4f}")
-        print("  ", {k: tuple(round(x, 3) for x in v) for k, v in today.items()})
+    if reads is not None:
+        today = statuses(readings, thresholds_for("minilm"))
+        print(f"the shipped calibration, this cost: mean {mean_cost(scored(today)):.4f}")
+        print_reads(student_reads(today, reads))
+        frontier(readings, reads, w, b, bands)
     best = None
     cuts = [round(v, 2) for v in np.arange(0.05, 0.96, 0.05)]
     for lo, hi in itertools.product(cuts, cuts):
@@ -257,6 +361,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     mean, cal, got = best
     print(f"mean cost {mean:.4f} (bands {mean_cost(shipped):.4f})")
+    if reads is not None:
+        print_reads(student_reads(statuses(readings, dataclasses.replace(bands, calibration=cal)), reads))
     print("calibrated:", {k: tuple(round(x, 3) for x in v) for k, v in got.items()})
     print(f"calibration=Calibration(weights={cal.weights}, bias={cal.bias}, answer_at={cal.answer_at}, "
           f"refuse_below={cal.refuse_below}),")  # fmt: skip
