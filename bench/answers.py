@@ -46,15 +46,13 @@ from bench.common import (
     result_for,
     snapshot_of,
 )
+from bench.courses import course_snapshot, courses_of
 
 VTU_QUESTIONS = ROOT / "bench" / "data" / "vtu_student_questions.jsonl"
 SYLLABI = DATA / "syllabi"
 SQA = DATA / "syllabusqa"
 TUNE_SYLLABI = 7
 COURSES = DATA / "courses"
-#: The real courses from elsewhere (``bench.corpus_labels.COURSE_FOLDERS``: folder and fixed split),
-#: each its own collection. ``dev`` runs the tuning courses, ``test`` the held-out ones.
-COURSE_SPLIT_OF = {"dev": "tune", "test": "heldout"}
 CASES: list = []  # the last run's (answerable, Question, hits, fallback), for --tune
 
 
@@ -495,23 +493,6 @@ def vtu_rows(split: str, embedder, settings) -> list[Row]:
     return run(questions, lambda q: snapshot, embedder, settings)
 
 
-@functools.cache
-def course_chunks(slug: str) -> tuple:
-    """A real course's chunks, all its documents parsed once per process."""
-    from bench.corpus_labels import COURSE_FOLDERS, course_files
-
-    chunks, _ = parse_files(course_files(COURSE_FOLDERS[slug][0]))
-    return tuple(chunks)
-
-
-def course_snapshot(slug: str, embedder):
-    """A real course as one collection, as the answer bench and the embedder training read it."""
-    from bench.corpus_labels import COURSE_FOLDERS
-
-    folder = COURSE_FOLDERS[slug][0]
-    return snapshot_of(list(course_chunks(slug)), embedder, f"course-{folder}", collection=folder)
-
-
 def one_course_rows(slug: str, embedder, settings) -> list[Row]:
     """One real course (all its documents in one collection) against its blind questions."""
     from bench.corpus_labels import questions_path
@@ -519,13 +500,6 @@ def one_course_rows(slug: str, embedder, settings) -> list[Row]:
 
     snapshot = course_snapshot(slug, embedder)
     return run(load_questions(questions_path(slug)), lambda q: snapshot, embedder, settings)
-
-
-def courses_of(split: str) -> list[str]:
-    """The courses of a split (``dev``: tuning, ``test``: held out) whose data is here."""
-    from bench.corpus_labels import COURSE_FOLDERS, available
-
-    return [s for s in available() if COURSE_FOLDERS[s][1] == COURSE_SPLIT_OF[split]]
 
 
 def course_rows(split: str, embedder, settings) -> list[Row]:

@@ -237,15 +237,28 @@ def default_embedder():
     """The product's default embedder (MiniLM), exactly as the worker would build it.
 
     ``SYLLABOT_BENCH_EMBEDDER_ONNX=PATH`` (experiments only): the same MiniLM embedder on another
-    int8 graph, under its own id (``bench.train_embedder.tuned_embedder``)."""
+    int8 graph, under its own id (``tuned_embedder``)."""
     from syllabot.worker.embedders import get_embedder
 
     swapped = os.environ.get("SYLLABOT_BENCH_EMBEDDER_ONNX")
     if swapped:
-        from bench.train_embedder import tuned_embedder
-
         return tuned_embedder(Path(swapped), bench_settings().embed_max_tokens)
     return get_embedder(bench_settings())
+
+
+def tuned_embedder(model_path: Path, max_tokens: int | None = None):
+    """The product's MiniLM embedder (its tokenizer, pooling, checks, one text per call) on another
+    int8 graph, with an id of its own (the file's digest), so no cache mixes its vectors with the shipped."""
+    from syllabot.worker.embedders.build_int8 import sha256_of
+    from syllabot.worker.embedders.minilm import MiniLMEmbedder
+
+    digest = sha256_of(model_path)
+    return MiniLMEmbedder(
+        max_tokens=max_tokens,
+        model_path=model_path,
+        model_sha256=digest,
+        model_id=f"minilm-tuned-{digest[:12]}-int8-dynamic",
+    )
 
 
 def bench_settings(**update):

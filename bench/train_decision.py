@@ -40,7 +40,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from bench import answers
-from bench.common import bench_settings, default_embedder
+from bench.common import bench_settings, default_embedder, tuned_embedder
 
 SEED = 0
 
@@ -276,7 +276,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     bands = dataclasses.replace(thresholds_for("minilm"), calibration=None)
     left_out = None
     if args.left_out:
-        from bench.train_embedder import graph_path, tuned_embedder
+        from bench.train_embedder import graph_path
 
         def left_out(slug: str):
             return tuned_embedder(graph_path(f"loo-{slug}", 0.5))

@@ -59,9 +59,9 @@ from pathlib import Path
 
 import numpy as np
 
-from bench.answers import course_chunks, course_snapshot
-from bench.common import RAW, bench_settings, default_embedder, embed_queries_cached
+from bench.common import RAW, bench_settings, default_embedder, embed_queries_cached, tuned_embedder
 from bench.corpus_labels import COURSE_FOLDERS
+from bench.courses import course_chunks, course_snapshot
 
 #: The corpus's split, from its one definition (``bench.corpus_labels.COURSE_FOLDERS``).
 TRAIN_COURSES = tuple(slug for slug, (_, split) in COURSE_FOLDERS.items() if split == "tune")
@@ -72,21 +72,6 @@ _WORD = re.compile(r"\w+")
 
 
 # --- the bench-only embedder ----------------------------------------------------------------------
-def tuned_embedder(model_path: Path, max_tokens: int | None = None):
-    """The product's MiniLM embedder (its tokenizer, pooling, checks, one text per call) on another
-    int8 graph, with an id of its own (the file's digest), so no cache mixes its vectors with the shipped."""
-    from syllabot.worker.embedders.build_int8 import sha256_of
-    from syllabot.worker.embedders.minilm import MiniLMEmbedder
-
-    digest = sha256_of(model_path)
-    return MiniLMEmbedder(
-        max_tokens=max_tokens,
-        model_path=model_path,
-        model_sha256=digest,
-        model_id=f"minilm-tuned-{digest[:12]}-int8-dynamic",
-    )
-
-
 # --- courses --------------------------------------------------------------------------------------
 def answerable(slug: str) -> list:
     from bench.corpus_labels import questions_path

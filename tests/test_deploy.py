@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import yaml
@@ -120,13 +122,28 @@ def test_the_systemd_install_runs_every_step_into_a_folder(tmp_path: Path) -> No
 def test_a_real_install_by_a_regular_user_is_refused_in_one_line_naming_root(tmp_path: Path) -> None:
     """Without SYLLABOT_ROOT the script writes /opt and /etc: a regular user gets one line saying
     it needs root (and how to make a trial instead), before anything is written. Run as the
-    unprivileged ``nobody`` when the tests run as root (setpriv, util-linux), as the tester otherwise."""
+    unprivileged ``nobody`` when the tests run as root (setpriv, util-linux), as the tester otherwise.
+
+    ``nobody`` cannot read a checkout under a private folder (a clone in /root or a mkdtemp), nor
+    pytest's tmp_path (0700 under /tmp/pytest-of-root): it runs a copy of the script from a folder
+    every user can read, so the refusal is tested wherever the clone lies."""
     env = {k: v for k, v in os.environ.items() if k != "SYLLABOT_ROOT"}
     env["PATH"] = REGULAR_PATH
-    command = ["bash", str(DEPLOY / "install-systemd.sh"), str(DEPLOY.parent)]
-    if os.geteuid() == 0:
-        command = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", *command]
-    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    if os.geteuid() != 0:
+        command = ["bash", str(DEPLOY / "install-systemd.sh"), str(DEPLOY.parent)]
+        done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    else:
+        readable = Path(tempfile.mkdtemp(prefix="syllabot-deploy-", dir="/tmp"))
+        try:
+            readable.chmod(0o755)
+            script = readable / "install-systemd.sh"
+            shutil.copyfile(DEPLOY / "install-systemd.sh", script)
+            script.chmod(0o644)
+            command = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+            command += ["bash", str(script), str(DEPLOY.parent)]
+            done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=60, cwd=readable)
+        finally:
+            shutil.rmtree(readable)
     assert done.returncode == 1
     assert done.stdout == ""
     (line,) = done.stderr.splitlines()

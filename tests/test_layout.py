@@ -252,3 +252,41 @@ def test_the_chunker_keeps_only_general_headings_and_asks_the_families_for_their
     from syllabot.worker import chunking
 
     assert not hasattr(chunking, "_preceding_code")
+
+
+def _bench_imports(path: Path) -> set[str]:
+    """The bench modules ``path`` imports (``from bench import answers`` included), at any level."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+        if isinstance(node, ast.Import):
+            names.update(a.name for a in node.names if a.name.startswith("bench."))
+        elif isinstance(node, ast.ImportFrom) and node.module == "bench":
+            names.update(f"bench.{a.name}" for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("bench."):
+            names.add(node.module)
+    return names
+
+
+def test_the_benches_import_one_another_without_a_loop() -> None:
+    """A loop (the answer bench, ``bench.common`` and the embedder training once imported each other)
+    works only in the order Python happens to meet it: shared loading has one home the others import
+    (the courses in ``bench.courses``). Function-level imports count: they close a loop just the same."""
+    graph = {
+        f"bench.{p.stem}": _bench_imports(p) for p in _python_files("bench") if p.parent == REPO / "bench"
+    }
+    loops: list[str] = []
+    done: set[str] = set()
+
+    def visit(name: str, trail: list[str]) -> None:
+        if name in trail:
+            loops.append(" -> ".join([*trail[trail.index(name) :], name]))
+            return
+        if name in done:
+            return
+        for other in sorted(graph.get(name, ())):
+            visit(other, [*trail, name])
+        done.add(name)
+
+    for name in sorted(graph):
+        visit(name, [])
+    assert not loops, "bench modules import one another in a loop:\n" + "\n".join(loops)

@@ -1,7 +1,7 @@
 """A document's own title with its course, read from its first page: what a citation should name.
 
 Why: a slide deck or a set of notes rarely carries PDF metadata, so citations named the file stem
-("lecture17, pp. 5-8", "intro_and_overview"). A student looks for "STAT 632 — Lecture 11: F-test",
+("lecture17, pp. 5-8", "week1_overview"). A student looks for "GEOL 415 — Lecture 11: Plate Margins",
 which the title slide prints. Decks and notes of any school open the same way: a title (often
 "Lecture N: ..."), the course ("BIOL 210: Field Methods in Ecology", "Northfield
 College | HIST 330"), the instructor. Pure functions on the first page's text; syllabi with a VTU-style
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-#: "BIOL 210", "HIST 330", "BIOCHEM 320", "LEGAL297BL", "STAT 632": a department and a number.
+#: "BIOL 210", "HIST 330", "CHEMBIO 215", "ARTS118QX", "GEOL 415": a department and a number.
 _CODE = re.compile(r"(?<![A-Za-z0-9])(?P<dept>[A-Z]{2,8})[ \t]?(?P<num>\d{2,4}[A-Z]{0,2})(?![A-Za-z0-9])")
 _NOT_DEPT = frozenset(
     {"SPRING", "FALL", "SUMMER", "WINTER", "ROOM", "PAGE", "WEEK", "LECTURE", "UNIT", "MODULE", "AM", "PM"}
