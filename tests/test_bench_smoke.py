@@ -199,14 +199,26 @@ def test_an_uncertain_reply_is_judged_by_its_expect_or_by_an_annotated_span(
     assert answers.quotes_answer(row("Your materials say: Office hours.", [])) is None
 
 
-def test_answers_lacking_the_facts_are_counted_among_judged_answers_only() -> None:
-    """``train_decision --facts`` weighs answers whose reply misses the asked facts; an uncertain
-    reply, or an answer nothing can judge, must not count."""
-    from bench.train_decision import lacking_facts
+def test_what_the_student_reads_is_read_off_the_reply_of_the_status_decided() -> None:
+    """``train_decision --facts`` scores each case by the reply its status gives: a confident reply
+    lacking the facts is the harm, an uncertain one holding them is no failure, a "not in" reply
+    holds nothing, and a question nothing can judge counts nowhere."""
+    from bench.train_decision import student_reads
 
     decided = {
-        "course": [(True, "answered"), (True, "answered"), (True, "uncertain"), (False, "answered")],
-        "other": [(True, "uncertain")],
+        "course": [
+            (True, "answered"),  # answered reply holds the facts
+            (True, "answered"),  # answered reply lacks them, though the pieces hold them
+            (True, "uncertain"),  # the pieces hold them
+            (True, "not_in_materials"),
+            (True, "answered"),  # nothing can judge it
+            (False, "answered"),
+        ],
     }
-    quotes = {"course": [True, False, False, None], "other": [False]}
-    assert lacking_facts(decided, quotes) == {"course": 0.5, "other": 0.0}
+    reads = {
+        "course": [(True, False), (False, True), (False, True), (True, True), (None, None), (None, None)]
+    }
+    got = student_reads(decided, reads)["course"]
+    assert got["judged"] == 4
+    assert (got["held"], got["right"], got["wrong"]) == (0.5, 0.25, 0.25)
+    assert got["unans"] == 1.0
