@@ -143,3 +143,13 @@ def test_search_returns_a_cut_list_whole(settings: Settings) -> None:
     _selection, hits = search_snapshot(snapshot, vector, question, settings)
     top = next(h for h in hits if h.text.startswith("Course topics"))
     assert all(f"{n}." in top.text for n in range(1, 7))
+
+
+def test_items_an_overlapping_window_repeats_are_read_on_once() -> None:
+    repeat = "2. Centering on the wheel\n3. Pulling walls\n" + TOPICS_P2
+    chunks = [_chunk(0, TOPICS_P1, 1), _chunk(1, repeat, 2)]
+    snapshot, _ = _snapshot(chunks)
+    first = make_hit(1, TOPICS_P1, doc_id="plan", file="plan.pdf", page=1)
+    joined = joined_list(snapshot, 0, first)
+    assert joined.text.count("Pulling walls") == 1
+    assert "6. Firing the kiln" in joined.text

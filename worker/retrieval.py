@@ -183,24 +183,33 @@ def joined_list(snapshot: IndexSnapshot, row: int, hit: Hit, excluded: np.ndarra
     if not ends_in_item(passage(hit)):
         return hit
     text, page_end, marks = hit.text, hit.page_end or hit.page, list(hit.page_marks)
+    seen = {_squash(b.text) for b in read_blocks(passage(hit)) if b.item}
     rows = snapshot.document_rows(hit.doc_id)
     nxt = row + 1
     while nxt in rows and len(text) < LIST_JOIN_CHARS and not (excluded is not None and excluded[nxt]):
         follower = hit_from_chunk(chunks[nxt], 0, 0.0, 0.0, 0.0)
-        items = leading_items(passage(follower))
-        if not items:
+        leading = leading_items(passage(follower))
+        # overlapping windows repeat the items before the cut: only the new ones are read on
+        items = [i for i in leading if _squash(read_blocks(i)[0].text) not in seen]
+        seen.update(_squash(read_blocks(i)[0].text) for i in items)
+        if not leading:
             break
-        at = len("".join(text.split()))
-        if follower.page is not None and follower.page != (page_end or follower.page):
-            marks.append((at, follower.page))
-        text += "\n" + "\n".join(items)
-        page_end = follower.page_end or follower.page or page_end
-        if len(items) < len(read_blocks(passage(follower))):
+        if items:
+            at = len("".join(text.split()))
+            if follower.page is not None and follower.page != (page_end or follower.page):
+                marks.append((at, follower.page))
+            text += "\n" + "\n".join(items)
+            page_end = follower.page_end or follower.page or page_end
+        if len(leading) < len(read_blocks(passage(follower))):
             break  # the list ends inside this passage
         nxt += 1
     if text == hit.text:
         return hit
     return hit.model_copy(update={"text": text, "page_end": page_end, "page_marks": marks})
+
+
+def _squash(text: str) -> str:
+    return " ".join(text.lower().split())
 
 
 #: The most passages a grading-breakdown question adds after its hits.
