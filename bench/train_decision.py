@@ -186,15 +186,15 @@ def student_reads(
 def reads_cost(got: dict[str, dict[str, float]]) -> float:
     """What a student-reads fit minimises, the mean over the families: each harm beyond its target
     weighs four times over (confident answers without the facts ≤ 5% of answerable, told "not in"
-    ≤ 3%, unanswerable answered ≤ 1 in 15), and facts the reply misses and answers not given
-    with them count once and half."""
+    ≤ 3%, unanswerable answered ≤ 1 in 15), and the two shares the targets ask to be high -- the
+    reply holds the facts, answered with them -- count once each."""
     total = 0.0
     for v in got.values():
         total += (
             4 * max(0.0, v["wrong"] - 0.05) + v["wrong"]
             + 4 * max(0.0, v["not_in"] - 0.03) + v["not_in"]
             + 4 * max(0.0, v["unans"] - 1 / 15) + v["unans"]
-            + (1 - v["held"]) + 0.5 * (1 - v["right"])
+            + (1 - v["held"]) + (1 - v["right"])
         )  # fmt: skip
     return total / max(len(got), 1)
 
