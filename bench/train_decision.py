@@ -212,18 +212,48 @@ def print_reads(seen: dict[str, dict[str, float]]) -> None:
         print(f"  {name:>22}: {shown}")
 
 
-def frontier(readings, reads, w, b, bands) -> None:
-    """Facts held against confident replies lacking them at each answer cut (refusing under 0.1),
+def frontier(readings, reads, w, b, bands) -> list[tuple[float, dict[str, float]]]:
+    """Facts held against confident replies lacking them at each answer cut (refusing under 0.05),
     the tuning courses pooled: what a verdict over these signals can trade."""
     from syllabot.worker.answerers.decision import Calibration
 
     print("answer_at  held  right  wrong  (tuning courses pooled)")
+    points = []
     for hi in [round(v, 2) for v in np.arange(0.3, 1.0, 0.05)]:
-        cal = Calibration(tuple(round(float(v), 4) for v in w), round(b, 4), hi, 0.1)
-        share = pooled_reads(
-            student_reads(statuses(readings, dataclasses.replace(bands, calibration=cal)), reads)
-        )
+        cal = Calibration(tuple(round(float(v), 4) for v in w), round(b, 4), hi, 0.05)
+        decided = statuses(readings, dataclasses.replace(bands, calibration=cal))
+        share = pooled_reads(student_reads(decided, reads))
         print(f"   {hi:.2f}    {share['held']:.3f} {share['right']:.3f} {share['wrong']:.3f}")
+        points.append((hi, share))
+    return points
+
+
+def plot_frontier(points: list[tuple[float, dict[str, float]]], chosen: float, path) -> None:
+    """The frontier as a picture: confident replies lacking the facts (x) against the reply holding
+    them and answering with them (y), one point per answer cut, the fitted cut marked."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 4))
+    wrong = [p["wrong"] for _, p in points]
+    for key, label in (
+        ("held", "the reply holds the asked facts"),
+        ("right", "answered with the asked facts"),
+    ):
+        ax.plot(wrong, [p[key] for _, p in points], marker="o", label=label)
+    for hi, p in points:
+        if abs(hi - chosen) < 1e-9:
+            ax.axvline(p["wrong"], color="grey", linestyle=":", label=f"fitted cut (answer from p = {hi})")
+    ax.axvline(0.05, color="red", linestyle="--", label="target: confident without the facts ≤ 5%")
+    ax.set_xlabel("confident answers lacking the asked facts (share of answerable)")
+    ax.set_ylabel("share of answerable questions")
+    ax.set_title("Six tuning courses pooled: what each answer cut buys")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    print(f"wrote {path}")
 
 
 def cost(readings: dict[str, list], shipped, bands) -> None:
@@ -271,6 +301,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="search each tuning course with the course-tuned graph trained without it "
         "(bench.train_embedder loo --mix 0.5 makes them), as the graph trained on all six learned from them",
     )
+    parser.add_argument("--plot", action="store_true", help="with --facts: draw the frontier (docs/plots)")
     args = parser.parse_args(argv)
     np.random.seed(SEED)
     bands = dataclasses.replace(thresholds_for("minilm"), calibration=None)
@@ -292,6 +323,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         cost(readings, thresholds_for("minilm"), bands)
         return 0
     reads = None
+    points: list = []
     if args.facts:
 
         def quotes_for(name: str, k: int, text: str) -> bool | None:
@@ -336,7 +368,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         today = statuses(readings, thresholds_for("minilm"))
         print(f"the shipped calibration, this cost: mean {mean_cost(scored(today)):.4f}")
         print_reads(student_reads(today, reads))
-        frontier(readings, reads, w, b, bands)
+        points = frontier(readings, reads, w, b, bands)
     best = None
     cuts = [round(v, 2) for v in np.arange(0.05, 0.96, 0.05)]
     for lo, hi in itertools.product(cuts, cuts):
@@ -363,6 +395,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"mean cost {mean:.4f} (bands {mean_cost(shipped):.4f})")
     if reads is not None:
         print_reads(student_reads(statuses(readings, dataclasses.replace(bands, calibration=cal)), reads))
+        if args.plot:
+            from bench.common import PLOTS
+
+            plot_frontier(points, cal.answer_at, PLOTS / "facts_frontier.png")
     print("calibrated:", {k: tuple(round(x, 3) for x in v) for k, v in got.items()})
     print(f"calibration=Calibration(weights={cal.weights}, bias={cal.bias}, answer_at={cal.answer_at}, "
           f"refuse_below={cal.refuse_below}),")  # fmt: skip
