@@ -80,11 +80,6 @@ def test_layout_debris_is_dropped_and_counted_but_ellipses_and_r_output_stay() -
         "Contents\nRequirements \nGetting started: SQLite \n",
         Dropped(dot_leaders=2),
     )
-    assert drop_layout_debris("Scatter ● ● ●● ● plot") == ("Scatter plot", Dropped(plot_glyphs=5))
-    assert drop_layout_debris("Growth\n0 25 50 75 100\nover time") == (
-        "Growth\nover time",
-        Dropped(plot_glyphs=5),
-    )
     assert drop_layout_debris("Grading\nHomework 80%\n8 / 48", page=8) == (
         "Grading\nHomework 80%",
         Dropped(page_labels=1),
@@ -105,16 +100,25 @@ def test_a_header_and_footer_on_most_pages_are_dropped_and_counted() -> None:
     assert kept[2] == "About testing\nWhat testing is for."
 
 
+def test_a_footer_naming_the_page_number_twice_is_dropped_on_that_page_too() -> None:
+    # "Lecture 5" on page 5: the footer's own "5 / 6" is the page's number, not the lecture's
+    topics = ["loam", "clay", "sand", "peat", "silt", "chalk"]
+    pages = [f"About {t}\nHow {t} holds water.\nLecture 5: Soil water {n} / 6" for n, t in enumerate(topics, 1)]
+    kept, dropped = drop_running_lines(pages)
+    assert dropped == 6
+    assert kept[4] == "About silt\nHow silt holds water."
+
+
 def test_a_line_a_short_document_repeats_is_kept() -> None:
     pages = ["Title\nbody one", "Title\nbody two", "Title\nbody three"]
     assert drop_running_lines(pages) == (pages, 0)
 
 
 def test_repair_pages_counts_everything_for_the_ingest_report() -> None:
-    pages = [f"Course notes\nThe {M}nal exam, part {w} ● ● ● ●\n{n} / 4" for n, w in enumerate("ABCD", 1)]
+    pages = [f"Course notes\nThe {M}nal exam, part {w}\n{n} / 4" for n, w in enumerate("ABCD", 1)]
     repaired, dropped = repair_pages(pages)
-    assert repaired[0] == "The final exam, part A "
-    assert dropped.as_report() == {"plot_glyphs": 16, "page_labels": 4, "running_lines": 4}
+    assert repaired[0] == "The final exam, part A"
+    assert dropped.as_report() == {"page_labels": 4, "running_lines": 4}
 
 
 def test_the_real_vtu_syllabi_pass_through_unchanged() -> None:

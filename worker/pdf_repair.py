@@ -5,8 +5,9 @@ glyphs, and PDFium (``pdf_text``) writes U+FFFE for each glyph it could not map:
 "work\\ufffeow", "bene\\ufffet". It writes the same mark for a hyphen that broke a word at a line's
 end ("ob\\ufffejectives"). The word a student types ("final") then never matches, and the quoted
 sentence reads as garbage. Notes typeset from R Markdown or LaTeX open with a table of contents whose
-dot leaders (". . . . . 3") split into one-dot "sentences"; plots leave runs of marker glyphs
-("● ● ●"); slides print "12 / 48" and a running header or footer on every page. None of this is
+dot leaders (". . . . . 3") split into one-dot "sentences"; slides print "12 / 48" and a running
+header or footer on every page. (What plots draw as text is left out earlier, where PDFium still
+says where each character lies: ``pdf_figures``.) None of this is
 specific to one course: each repair is a shape of text, checked against the English words the
 worker already ships (``worker.vocabulary``, ~21,700 whole words) and the document's own words, so
 nothing is downloaded and no course's words are listed here.
@@ -24,7 +25,6 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, fields
 from functools import cache, cached_property
-from itertools import pairwise
 
 from syllabot.worker.vocabulary import known, vocabulary
 
@@ -38,14 +38,9 @@ _LINE_END_MARK = re.compile(r"([A-Za-z]*)[\ufffe\u00ad][ \t]*\n[ \t]*([A-Za-z]+)
 _LINE_END_HYPHEN = re.compile(r"([A-Za-z]{2,})-[ \t]*\n[ \t]*([a-z]{2,})")
 _IN_WORD_MARK = re.compile(r"([A-Za-z]*)\ufffe+([A-Za-z]*)")
 _DOT_LEADER = re.compile(r"[ \t]*(?:\.[ \t]*){5,}(?:\d{1,4}\b)?")
-_GLYPH_RUN = re.compile(r"[ \t]*(?:[●○■□▲△▼▽◆◇★☆▪▫◦⋅∙•✕✖×+][ \t]*){3,}")
-# Cheap first looks: the patterns above start with optional spaces, so the engine tries them at every
-# position of a page; most pages have neither two dots in a row nor three glyphs.
+# A cheap first look: the pattern above starts with optional spaces, so the engine tries it at every
+# position of a page; most pages have no two dots in a row.
 _DOT_PAIR = re.compile(r"\.[ \t]*\.")
-_GLYPH_PAIR = re.compile(r"[●○■□▲△▼▽◆◇★☆▪▫◦⋅∙•✕✖×+][ \t]*[●○■□▲△▼▽◆◇★☆▪▫◦⋅∙•✕✖×+]")
-_GLYPH = re.compile(r"[^ \t]")
-# A line of axis ticks: numbers and nothing else, several of them ("0 25 50 75 100", "2000 2010 2020").
-_TICK_LINE = re.compile(r"^[ \t]*(?:-?\d+(?:\.\d+)?[ \t]+){3,}-?\d+(?:\.\d+)?[ \t]*$")
 _PAGE_LABEL = re.compile(r"^[ \t]*(?P<n>\d{1,4})[ \t]*/[ \t]*(?P<of>\d{1,4})[ \t]*$")
 _DIGITS = re.compile(r"\d+")
 #: A line on at least this share of a document's pages (and on :data:`RUNNING_MIN_PAGES` or more)
@@ -60,7 +55,8 @@ _EDGE_LINES = 2
 class Dropped:
     """What the repairs left out of the indexed text, counted for the ingest report."""
 
-    plot_glyphs: int = 0  # marker glyphs of runs ("● ● ●") and axis-tick lines' numbers
+    plot_glyphs: int = 0  # characters of plots: marks ("● ● ●"), legends, tick labels (``pdf_figures``)
+    symbol_glyphs: int = 0  # glyphs no font maps to Unicode, read as a bullet or left out (``pdf_figures``)
     page_labels: int = 0  # a slide's "12 / 48"
     dot_leaders: int = 0  # a table of contents' ". . . . . 3"
     running_lines: int = 0  # a header or footer repeated on most pages
@@ -173,27 +169,16 @@ def _is_page_label(line: str, page: int | None) -> bool:
 
 
 def drop_layout_debris(text: str, page: int | None = None) -> tuple[str, Dropped]:
-    """Dot leaders, plot-marker runs, axis-tick lines and the slide's "12 / 48" label, counted."""
+    """Dot leaders and the slide's "12 / 48" label, counted."""
     dropped = Dropped()
 
     def leader(m: re.Match[str]) -> str:
         dropped.dot_leaders += 1
         return " "
 
-    def glyphs(m: re.Match[str]) -> str:
-        dropped.plot_glyphs += len(_GLYPH.findall(m.group(0)))
-        return " "
-
     if _DOT_PAIR.search(text):
         text = _DOT_LEADER.sub(leader, text)
-    if _GLYPH_PAIR.search(text):
-        text = _GLYPH_RUN.sub(glyphs, text)
-    lines = []
-    for line in text.split("\n"):
-        if _TICK_LINE.match(line) and not _looks_like_data(line):
-            dropped.plot_glyphs += len(line.split())
-            continue
-        lines.append(line)
+    lines = text.split("\n")
     last = max((i for i, ln in enumerate(lines) if ln.strip()), default=None)
     if last is not None and _is_page_label(lines[last], page):
         del lines[last]
@@ -201,22 +186,16 @@ def drop_layout_debris(text: str, page: int | None = None) -> tuple[str, Dropped
     return "\n".join(lines), dropped
 
 
-def _looks_like_data(line: str) -> bool:
-    """Numbers that are not evenly spaced ticks: a table's row of marks or a printed vector."""
-    try:
-        values = [float(v) for v in line.split()]
-    except ValueError:
-        return True
-    steps = {round(b - a, 6) for a, b in pairwise(values)}
-    return len(steps) != 1 or steps == {0}
-
-
-def _key(line: str, page: int) -> str:
-    """The line with the page's own number read as "#": "Page 3 of 12" on page 3 is "Page # of 12"."""
-    for m in _DIGITS.finditer(line):
-        if int(m.group(0)) == page:
-            return (line[: m.start()] + "#" + line[m.end() :]).strip()
-    return line.strip()
+def _keys(line: str, page: int) -> frozenset[str]:
+    """The line with the page's own number read as "#": "Page 3 of 12" on page 3 is "Page # of 12".
+    One reading for each place the number appears: on page 5 of a deck whose footer is "Lecture 5:
+    Soil water 3 / 9" on page 3, the footer's "5 / 9" is the page's, not the lecture's."""
+    keys = {
+        (line[: m.start()] + "#" + line[m.end() :]).strip()
+        for m in _DIGITS.finditer(line)
+        if int(m.group(0)) == page
+    }
+    return frozenset(keys or {line.strip()})
 
 
 def _edges(lines: list[str]) -> set[int]:
@@ -236,7 +215,9 @@ def drop_running_lines(pages: list[str]) -> tuple[list[str], int]:
         return pages, 0
     split = [text.split("\n") for text in pages]
     seen = Counter(
-        key for n, lines in enumerate(split, 1) for key in {_key(lines[i], n) for i in _edges(lines)}
+        key
+        for n, lines in enumerate(split, 1)
+        for key in set().union(*(_keys(lines[i], n) for i in _edges(lines)))
     )
     running = {key for key, n in seen.items() if n >= max(RUNNING_MIN_PAGES, RUNNING_SHARE * len(pages))}
     if not running:
@@ -246,7 +227,7 @@ def drop_running_lines(pages: list[str]) -> tuple[list[str], int]:
         edge = _edges(lines)
         kept = []
         for i, line in enumerate(lines):
-            if i in edge and _key(line, number) in running:
+            if i in edge and not running.isdisjoint(_keys(line, number)):
                 dropped += 1
                 continue
             kept.append(line)
