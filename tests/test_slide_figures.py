@@ -54,7 +54,8 @@ def test_the_words_beside_the_plot_stay(deck: Document) -> None:
 def test_the_footer_is_left_out_of_every_page(deck: Document) -> None:
     text = _text(deck)
     assert "HORT 210, Autumn 2031" not in text, text
-    assert deck.dropped["running_lines"] == len(deck.pages)
+    assert "/ 5" not in text and "/ 6" not in text  # the slide's label after it
+    assert deck.dropped["running_lines"] >= len(deck.pages) - 1
 
 
 def test_beamer_bullets_from_a_font_without_a_unicode_map_read_as_bullets() -> None:

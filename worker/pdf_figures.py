@@ -173,7 +173,7 @@ def _marks(lines: list[list[_Token]], lone: set[int], out: Marked) -> None:
         if used[mark.text] >= MIN_MARKS and len(tokens) - 1 <= LEGEND_WORDS and mark.start not in lone:
             for token in tokens:  # a legend's entry: the plot's mark and what it names
                 _drop(out, token, figure=True)
-        elif mark.start in lone and tokens[1].words:
+        elif mark.start in lone and any(t.words for t in tokens[1:]):
             out.swap[mark.start] = BULLET
             out.symbols += 1
         elif mark.start in lone:  # a piece of a formula (a brace, an integral sign): nothing to read

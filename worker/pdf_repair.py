@@ -42,7 +42,10 @@ _DOT_LEADER = re.compile(r"[ \t]*(?:\.[ \t]*){5,}(?:\d{1,4}\b)?")
 # position of a page; most pages have no two dots in a row.
 _DOT_PAIR = re.compile(r"\.[ \t]*\.")
 _PAGE_LABEL = re.compile(r"^[ \t]*(?P<n>\d{1,4})[ \t]*/[ \t]*(?P<of>\d{1,4})[ \t]*$")
+_TRAILING_LABEL = re.compile(r"(?<=\S)[ \t]+(?P<n>\d{1,4})[ \t]*/[ \t]*(?P<of>\d{1,4})[ \t]*$")
 _DIGITS = re.compile(r"\d+")
+_PAGE_OF = re.compile(r"^(?:page|p\.|slide)\s*\d{1,4}(?:\s*(?:of|/)\s*\d{1,4})?$", re.I)
+_TRAILING_NUMBER = re.compile(r"[\s,.:;|-]*\d{1,4}(?:\s*/\s*\d{1,4})?\s*$")
 #: A line on at least this share of a document's pages (and on :data:`RUNNING_MIN_PAGES` or more)
 #: is a running header or footer.
 RUNNING_SHARE = 0.6
@@ -183,19 +186,26 @@ def drop_layout_debris(text: str, page: int | None = None) -> tuple[str, Dropped
     if last is not None and _is_page_label(lines[last], page):
         del lines[last]
         dropped.page_labels += 1
+    if page is not None:  # "Bias and variance 4/27": a frame's title with the slide's label after it
+        for i in _edges(lines):
+            m = _TRAILING_LABEL.search(lines[i])
+            if m and int(m.group("n")) == page <= int(m.group("of")):
+                lines[i] = lines[i][: m.start()]
+                dropped.page_labels += 1
     return "\n".join(lines), dropped
 
 
 def _keys(line: str, page: int) -> frozenset[str]:
     """The line with the page's own number read as "#": "Page 3 of 12" on page 3 is "Page # of 12".
-    One reading for each place the number appears: on page 5 of a deck whose footer is "Lecture 5:
-    Soil water 3 / 9" on page 3, the footer's "5 / 9" is the page's, not the lecture's."""
+    One reading for each place the number appears, and the line as printed: on page 5 of a deck
+    whose footer is "Lecture 5: Soil water 3 / 9" on page 3, the footer's "5 / 9" is the page's,
+    not the lecture's; and a footer whose label was cut off is the same line on every page."""
     keys = {
         (line[: m.start()] + "#" + line[m.end() :]).strip()
         for m in _DIGITS.finditer(line)
         if int(m.group(0)) == page
     }
-    return frozenset(keys or {line.strip()})
+    return frozenset(keys | {line.strip()})
 
 
 def _edges(lines: list[str]) -> set[int]:
@@ -233,6 +243,37 @@ def drop_running_lines(pages: list[str]) -> tuple[list[str], int]:
             kept.append(line)
         out.append("\n".join(kept))
     return out, dropped
+
+
+def _plain(text: str) -> str:
+    return "".join(c for c in text.lower() if c.isalnum())
+
+
+def is_furniture(line: str, names: Iterable[str] = ()) -> bool:
+    """A line that is slide furniture, not something the materials say: one of the document's
+    ``names`` (its file stem "lecture03", its title) alone or with a page number, a page label
+    ("12 / 48", "Page 3 of 12"), or symbols without a letter or digit ("● ● ●", "▶"). A table row
+    ("| 10 | 20 |") and a line of numbers (a schedule's "9:00-10:15") are not furniture.
+
+    Why here, beside the page-label and running-line repairs: what those leave in a passage
+    (a stem a deck prints, a label inside a line) must still never start or make up a quote, and
+    the answerer asks this one predicate (``answerers.extractive.passage``)."""
+    text = line.strip()
+    if not text or text.startswith("|"):
+        return False
+    if not any(c.isalnum() for c in text):
+        return True
+    if _PAGE_LABEL.match(text) or _PAGE_OF.match(text):
+        return True
+    forms = {_plain(text), _plain(_TRAILING_NUMBER.sub("", text))} - {""}
+    return any(_plain(name) in forms for name in names if name)
+
+
+def without_furniture(text: str, names: Iterable[str] = ()) -> str:
+    """``text`` without its furniture lines (:func:`is_furniture`); unchanged when it has none."""
+    lines = text.split("\n")
+    kept = [ln for ln in lines if not is_furniture(ln, names)]
+    return text if len(kept) == len(lines) else "\n".join(kept)
 
 
 def repair_pages(pages: list[str]) -> tuple[list[str], Dropped]:
