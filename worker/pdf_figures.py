@@ -157,14 +157,14 @@ def _marks(lines: list[list[_Token]], lone: set[int], out: Marked) -> None:
     used: Counter[str] = Counter()  # how often the page sets each glyph as a plot's mark
     openers: list[tuple[list[_Token], _Token]] = []
     for tokens in lines:
-        marks = [_is_mark(t, lone) for t in tokens]
+        marked = [_is_mark(t, lone) for t in tokens]
         wordless = not any(t.words for t in tokens)
-        for k, (token, mark) in enumerate(zip(tokens, marks, strict=True)):
-            if not mark:
+        for k, (token, is_mark) in enumerate(zip(tokens, marked, strict=True)):
+            if not is_mark:
                 continue
-            if k == 0 and len(tokens) > 1 and not marks[1] and _value(tokens[1].text) is None:
+            if k == 0 and len(tokens) > 1 and not marked[1] and _value(tokens[1].text) is None:
                 openers.append((tokens, token))  # a bullet, or a legend's entry
-            elif wordless or (k > 0 and marks[k - 1]) or (k + 1 < len(tokens) and marks[k + 1]):
+            elif wordless or (k > 0 and marked[k - 1]) or (k + 1 < len(tokens) and marked[k + 1]):
                 _drop(out, token, figure=token.start not in lone)
                 used[token.text] += 1
             elif token.start in lone:  # an unmapped glyph inside a line: nothing to read
