@@ -192,8 +192,7 @@ class FileReport(BaseModel):
     dropped: dict[str, int] = Field(
         default_factory=dict,
         description="What extraction left out of the indexed text, by kind: plot_glyphs (characters of "
-        "plots: marks, legends, tick labels), symbol_glyphs (glyphs no font maps, read as a bullet or "
-        "left out), page_labels, dot_leaders, running_lines, hidden_chars (text no reader sees), "
+        "plots: marks, legends, tick labels), page_labels, dot_leaders, running_lines, hidden_chars (text no reader sees), "
         "unmended_marks.",
     )
     error: str | None = None

@@ -1,9 +1,8 @@
 """Slides from elsewhere read as their words: plots' marks, legends and tick labels out, symbol-font
-bullets read as bullets, footers out (worker/pdf_figures.py, worker/pdf_repair.py).
+footers out (worker/pdf_figures.py, worker/pdf_repair.py).
 
 The decks are our own (bench/slide_decks.py; a made-up horticulture course): one built by fpdf2 here,
-and a Beamer deck built by pdflatex and committed (tests/fixtures/slides/soil_water.tex, its source),
-whose bullets come from the msam maths font drawn as a bitmap, with no Unicode map.
+and a Beamer deck built by pdflatex and committed (tests/fixtures/slides/soil_water.tex, its source).
 """
 
 from __future__ import annotations
@@ -58,13 +57,8 @@ def test_the_footer_is_left_out_of_every_page(deck: Document) -> None:
     assert deck.dropped["running_lines"] >= len(deck.pages) - 1
 
 
-def test_beamer_bullets_from_a_font_without_a_unicode_map_read_as_bullets() -> None:
-    document = load_document(beamer_deck(), "lecture05.pdf", _LIMIT)
-    text = _text(document)
-    assert re.search(r"(?m)^I ", text) is None, text
-    assert "\u2022 Reading a moisture probe" in text
-    assert "\u2022 Sandy loam against clay" in text  # the nested list's smaller triangle too
-    assert document.dropped["symbol_glyphs"] >= 10
+def test_a_slides_maths_and_numbered_items_stay_beside_a_plot_deck() -> None:
+    text = _text(load_document(beamer_deck(), "lecture05.pdf", _LIMIT))
     # a maths symbol PDFium maps stays where it is, and numbered items keep their numbers
     assert "dry when \u03b8 \u2264 0.2 and the top 5 cm crumble" in text
     assert "1. Probe\n2. Record" in text

@@ -8,7 +8,7 @@ axis is read as a second grading scheme. None of it is found by listing symbols 
 rule below is a shape any plot has, read from where PDFium placed the characters:
 
 * **marks off any line of words**: a lone symbol glyph (Unicode "other symbol", a bullet, or a
-  glyph PDFium could not map) on a line that holds no word, or beside another such glyph;
+  private-use icon) on a line that holds no word, or beside another such glyph;
 * **legends**: a line that opens with a glyph the same page uses as a mark and says a few words;
 * **axis ticks**: three or more numbers in a row, one step apart in value (or one ratio, a log
   axis), laid out evenly along one line: across a line, more than a letter's height apart (an x
@@ -17,15 +17,12 @@ rule below is a shape any plot has, read from where PDFium placed the characters
 What the slide says in words beside the plot stays: a line with words keeps them, and a glyph
 starting a line of words is a bullet.
 
-Symbol fonts: a glyph PDFium could not map to Unicode (``FPDFText_HasUnicodeMapError``: a font with
-no ToUnicode map and glyph names it does not know, as TeX's msam maths font drawn as a bitmap, or
-an icon font) is reported as the character of its slot, so Beamer's default triangle bullet reads
-as a capital "I" ("I Download LaTeX"). Such a glyph, standing alone, is a bullet "•" when it opens
-a line of words and nothing elsewhere. A symbol font that PDFium does map (ZapfDingbats, cmsy's
-"≤") reads as what it is.
+Not here: symbol-font bullets PDFium cannot map (Beamer's msam triangle read as "I"). Reading them
+as "•" was built and measured, and cost the held-out courses answers (``docs/benchmarks/
+extraction.md``), so it is not shipped.
 
-Everything here costs a regular expression over the page's text unless the page has a symbol, a
-lone glyph before a word, or a number beside a number; only then are characters looked at.
+Everything here costs a regular expression over the page's text unless the page has a symbol or
+three numbers in a row; only then are characters looked at.
 """
 
 from __future__ import annotations
@@ -37,8 +34,6 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any
 
-#: A bullet PDFium could not map, as the index reads it.
-BULLET = "\u2022"
 #: Bullets drawn as text, read as marks only when they stand where a plot puts its points.
 _BULLETS = "\u2022\u25e6"
 #: Glyphs that can be a plot's marks: symbols ("●", "▲", "❍", "★"), those bullets, and the Private
@@ -54,8 +49,6 @@ _LABEL = r"[-\u2212]?\d+(?:[.,]\d+)?%?"
 #: Three or more numbers in a row on one line, and three or more lines holding one number each.
 _ROW = re.compile(rf"(?<!\S){_LABEL}(?:[ \t]+{_LABEL}){{2,}}(?!\S)")
 _COLUMN = re.compile(rf"(?m)^[ \t]*{_LABEL}[ \t]*\r?$(?:\n[ \t]*{_LABEL}[ \t]*\r?$){{2,}}")
-#: A lone glyph opening a line, or before a capitalised word: where an unmapped bullet may be.
-_LONE = re.compile(r"^[ \t]*(\S)(?=[ \t]+\S)|(?<=[ \t])(\S)(?=[ \t]+[A-Z])", re.M)
 _TOKEN = re.compile(r"\S+")
 _LETTER = re.compile(r"[^\W\d_]{2,}")
 #: The fewest ticks an axis is read from, and how unevenly they may lie (share of their spacing).
@@ -69,14 +62,11 @@ MIN_MARKS = 3
 
 @dataclass
 class Marked:
-    """What to leave out of a page's text (character indices) and what to read differently."""
+    """What to leave out of a page's text (character indices), and how many characters of figures."""
 
     drop: set[int] = field(default_factory=set)
-    swap: dict[int, str] = field(default_factory=dict)
     #: characters of figures left out: marks, legends' marks and words, tick labels
     figure: int = 0
-    #: unmapped symbol glyphs read as a bullet or left out
-    symbols: int = 0
 
 
 @dataclass
@@ -104,60 +94,37 @@ def mark_page(textpage: Any, raw: str) -> Marked:
     Only lines that hold a symbol or an unmapped glyph are split into tokens, and only runs of
     numbers are measured: most pages cost three regular expressions."""
     out = Marked()
-    lone = _unmapped(textpage, raw)
-    starts = {m.start() for m in _SYMBOL.finditer(raw)} | lone
+    starts = {m.start() for m in _SYMBOL.finditer(raw)}
     if starts:
         lines: dict[int, list[_Token]] = {}
         for at in sorted(starts):
             first = raw.rfind("\n", 0, at) + 1
             if first not in lines:
                 lines[first] = _line(raw, at)
-        _marks(list(lines.values()), lone, out)
-    _ticks(textpage, _blanked(raw, out.drop) if out.drop else raw, out)
+        _marks(list(lines.values()), out)
+    _ticks(textpage, blanked(raw, out.drop) if out.drop else raw, out)
     return out
 
 
-def _blanked(raw: str, drop: set[int]) -> str:
+def blanked(raw: str, drop: set[int]) -> str:
+    """``raw`` with the characters at ``drop`` as spaces: the same length, so that character indices
+    still point where PDFium's do, and the words either side stay apart."""
     chars = list(raw)
     for i in drop:
         chars[i] = " "
     return "".join(chars)
 
 
-def _unmapped(textpage: Any, raw: str) -> set[int]:
-    """Indices of lone glyphs PDFium could not map, where a bullet stands: at a line's start or
-    before a capitalised word."""
-    import pypdfium2.raw as pdfium_c
-
-    from syllabot.worker.pdf_text import address
-
-    error, owner = pdfium_c.FPDFText_HasUnicodeMapError, pdfium_c.FPDFText_GetTextObject
-    handle = textpage.raw
-    out = set()
-    for m in _LONE.finditer(raw):
-        at = m.start(1) if m.group(1) is not None else m.start(2)
-        if error(handle, at) != 1:
-            continue
-        after = at + 1
-        while after < len(raw) and raw[after].isspace():
-            after += 1
-        # a glyph set in a font of its own: a word of a text font without a map ("I think", in a
-        # bitmap font) shares its object with the words after it
-        if after >= len(raw) or address(owner(handle, at)) != address(owner(handle, after)):
-            out.add(at)
-    return out
+def _is_mark(token: _Token) -> bool:
+    """A token of symbols only ("●", "••")."""
+    return len(token.text) <= 3 and all(c in _SYMBOLS for c in token.text)
 
 
-def _is_mark(token: _Token, lone: set[int]) -> bool:
-    """A lone glyph PDFium could not map, or a token of symbols only ("●", "••")."""
-    return token.start in lone or (len(token.text) <= 3 and all(c in _SYMBOLS for c in token.text))
-
-
-def _marks(lines: list[list[_Token]], lone: set[int], out: Marked) -> None:
+def _marks(lines: list[list[_Token]], out: Marked) -> None:
     used: Counter[str] = Counter()  # how often the page sets each glyph as a plot's mark
     openers: list[tuple[list[_Token], _Token]] = []
     for tokens in lines:
-        marked = [_is_mark(t, lone) for t in tokens]
+        marked = [_is_mark(t) for t in tokens]
         wordless = not any(t.words for t in tokens)
         for k, (token, is_mark) in enumerate(zip(tokens, marked, strict=True)):
             if not is_mark:
@@ -165,27 +132,17 @@ def _marks(lines: list[list[_Token]], lone: set[int], out: Marked) -> None:
             if k == 0 and len(tokens) > 1 and not marked[1] and _value(tokens[1].text) is None:
                 openers.append((tokens, token))  # a bullet, or a legend's entry
             elif wordless or (k > 0 and marked[k - 1]) or (k + 1 < len(tokens) and marked[k + 1]):
-                _drop(out, token, figure=token.start not in lone)
+                _drop(out, token)
                 used[token.text] += 1
-            elif token.start in lone:  # an unmapped glyph inside a line: nothing to read
-                _drop(out, token, figure=False)
     for tokens, mark in openers:
-        if used[mark.text] >= MIN_MARKS and len(tokens) - 1 <= LEGEND_WORDS and mark.start not in lone:
+        if used[mark.text] >= MIN_MARKS and len(tokens) - 1 <= LEGEND_WORDS:
             for token in tokens:  # a legend's entry: the plot's mark and what it names
-                _drop(out, token, figure=True)
-        elif mark.start in lone and any(t.words for t in tokens[1:]):
-            out.swap[mark.start] = BULLET
-            out.symbols += 1
-        elif mark.start in lone:  # a piece of a formula (a brace, an integral sign): nothing to read
-            _drop(out, mark, figure=False)
+                _drop(out, token)
 
 
-def _drop(out: Marked, token: _Token, *, figure: bool) -> None:
+def _drop(out: Marked, token: _Token) -> None:
     out.drop.update(range(token.start, token.end))
-    if figure:
-        out.figure += token.end - token.start
-    else:
-        out.symbols += token.end - token.start
+    out.figure += token.end - token.start
 
 
 def _value(text: str) -> float | None:
@@ -211,7 +168,7 @@ def _ticks(textpage: Any, text: str, out: Marked) -> None:
         for ticks in _even_steps(run, least):
             if _evenly_laid(textpage, ticks):
                 for token in ticks:
-                    _drop(out, token, figure=True)
+                    _drop(out, token)
 
 
 def _even_steps(run: list[_Token], least: int) -> list[list[_Token]]:

@@ -59,7 +59,6 @@ class Dropped:
     """What the repairs left out of the indexed text, counted for the ingest report."""
 
     plot_glyphs: int = 0  # characters of plots: marks ("● ● ●"), legends, tick labels (``pdf_figures``)
-    symbol_glyphs: int = 0  # glyphs no font maps to Unicode, read as a bullet or left out (``pdf_figures``)
     page_labels: int = 0  # a slide's "12 / 48"
     dot_leaders: int = 0  # a table of contents' ". . . . . 3"
     running_lines: int = 0  # a header or footer repeated on most pages

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from syllabot.worker.ingest_errors import CorruptFile, EmptyDocument, EncryptedFile, short
-from syllabot.worker.pdf_figures import Marked, mark_page
+from syllabot.worker.pdf_figures import Marked, blanked, mark_page
 
 log = logging.getLogger("syllabot.pdf_text")
 
@@ -49,8 +49,6 @@ class PdfText:
     hidden_chars: int = 0
     #: Characters of plots left out (marks, legends, tick labels: ``pdf_figures``).
     figure_chars: int = 0
-    #: Glyphs no font maps to Unicode, read as a bullet or left out (``pdf_figures``).
-    symbol_glyphs: int = 0
     title: str | None = None
 
 
@@ -87,7 +85,6 @@ def read_pdf(
                 out.pages.append(text.replace("\r\n", "\n").replace("\r", "\n"))
                 out.hidden_chars += hidden
                 out.figure_chars += marked.figure
-                out.symbol_glyphs += marked.symbols
                 total += len(text)
                 on_page(total)
             return out
@@ -128,8 +125,8 @@ def _title(pdf: Any) -> str | None:
 
 
 def _page_text(pdf: Any, index: int) -> tuple[str, int, Marked]:
-    """The page's text, how many hidden characters were left out of it, and what of its plots and
-    symbol glyphs was left out or read differently (``pdf_figures``); a blank line where the page
+    """The page's text, how many hidden characters were left out of it, and what of its plots was
+    left out (``pdf_figures``); a blank line where the page
     leaves more space between two lines than between the lines of a paragraph."""
     page = pdf[index]
     try:
@@ -142,8 +139,8 @@ def _page_text(pdf: Any, index: int) -> tuple[str, int, Marked]:
             if hidden:
                 text, dropped = _text_without(textpage, hidden, breaks, marked)
                 return text, dropped, marked
-            if marked.drop or marked.swap:
-                return _with_breaks(_swapped(raw, marked), breaks), 0, marked
+            if marked.drop:
+                return _with_breaks(blanked(raw, marked.drop), breaks), 0, marked
             return _with_breaks(raw, breaks), 0, marked
         finally:
             textpage.close()
@@ -370,17 +367,6 @@ def _over_any(
     return any(left <= x <= right and bottom <= y <= top for left, bottom, right, top in grounds)
 
 
-def _swapped(raw: str, marked: Marked) -> str:
-    """``raw`` with the characters ``marked`` drops left out and those it swaps replaced: the same
-    length, so that character indices still point where PDFium's do (a dropped one is a space)."""
-    chars = list(raw)
-    for i in marked.drop:
-        chars[i] = " "
-    for i, char in marked.swap.items():
-        chars[i] = char
-    return "".join(chars)
-
-
 def _text_without(textpage: Any, hidden: set[int], breaks: set[int], marked: Marked) -> tuple[str, int]:
     """The page's text character by character, leaving out those of the ``hidden`` objects and
     those ``marked`` drops, with a blank line before each line in ``breaks``."""
@@ -399,5 +385,5 @@ def _text_without(textpage: Any, hidden: set[int], breaks: set[int], marked: Mar
             continue
         if i in marked.drop:
             continue
-        kept.append(marked.swap.get(i, char))
+        kept.append(char)
     return "".join(kept), dropped
