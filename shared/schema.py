@@ -191,8 +191,9 @@ class FileReport(BaseModel):
     warnings: list[str] = Field(default_factory=list)
     dropped: dict[str, int] = Field(
         default_factory=dict,
-        description="What extraction left out of the indexed text, by kind: plot_glyphs, page_labels, "
-        "dot_leaders, running_lines, hidden_chars (text no reader sees), unmended_marks.",
+        description="What extraction left out of the indexed text, by kind: plot_glyphs (characters of "
+        "plots: marks, legends, tick labels), page_labels, dot_leaders, running_lines, hidden_chars (text no reader sees), "
+        "unmended_marks.",
     )
     error: str | None = None
     replaced: str | None = Field(

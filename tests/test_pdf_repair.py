@@ -80,11 +80,6 @@ def test_layout_debris_is_dropped_and_counted_but_ellipses_and_r_output_stay() -
         "Contents\nRequirements \nGetting started: SQLite \n",
         Dropped(dot_leaders=2),
     )
-    assert drop_layout_debris("Scatter ● ● ●● ● plot") == ("Scatter plot", Dropped(plot_glyphs=5))
-    assert drop_layout_debris("Growth\n0 25 50 75 100\nover time") == (
-        "Growth\nover time",
-        Dropped(plot_glyphs=5),
-    )
     assert drop_layout_debris("Grading\nHomework 80%\n8 / 48", page=8) == (
         "Grading\nHomework 80%",
         Dropped(page_labels=1),
@@ -105,16 +100,27 @@ def test_a_header_and_footer_on_most_pages_are_dropped_and_counted() -> None:
     assert kept[2] == "About testing\nWhat testing is for."
 
 
+def test_a_footer_naming_the_page_number_twice_is_dropped_on_that_page_too() -> None:
+    # "Lecture 5" on page 5: the footer's own "5 / 6" is the page's number, not the lecture's
+    topics = ["loam", "clay", "sand", "peat", "silt", "chalk"]
+    pages = [
+        f"About {t}\nHow {t} holds water.\nLecture 5: Soil water {n} / 6" for n, t in enumerate(topics, 1)
+    ]
+    kept, dropped = drop_running_lines(pages)
+    assert dropped == 6
+    assert kept[4] == "About silt\nHow silt holds water."
+
+
 def test_a_line_a_short_document_repeats_is_kept() -> None:
     pages = ["Title\nbody one", "Title\nbody two", "Title\nbody three"]
     assert drop_running_lines(pages) == (pages, 0)
 
 
 def test_repair_pages_counts_everything_for_the_ingest_report() -> None:
-    pages = [f"Course notes\nThe {M}nal exam, part {w} ● ● ● ●\n{n} / 4" for n, w in enumerate("ABCD", 1)]
+    pages = [f"Course notes\nThe {M}nal exam, part {w}\n{n} / 4" for n, w in enumerate("ABCD", 1)]
     repaired, dropped = repair_pages(pages)
-    assert repaired[0] == "The final exam, part A "
-    assert dropped.as_report() == {"plot_glyphs": 16, "page_labels": 4, "running_lines": 4}
+    assert repaired[0] == "The final exam, part A"
+    assert dropped.as_report() == {"page_labels": 4, "running_lines": 4}
 
 
 def test_the_real_vtu_syllabi_pass_through_unchanged() -> None:
@@ -171,3 +177,21 @@ def test_a_decks_slide_labels_are_dropped_and_counted() -> None:
     assert "Quadrats are placed at random" in text
     assert "3 / 12" not in text and "12 / 12" not in text
     assert doc.dropped.get("page_labels", 0) >= 10
+
+
+def test_a_slide_label_after_a_frame_title_is_dropped() -> None:
+    text, dropped = drop_layout_debris("Bias and variance 4/27\nThe error splits in two.", page=4)
+    assert (text, dropped.page_labels) == ("Bias and variance\nThe error splits in two.", 1)
+    assert drop_layout_debris("Seats 4/27 left", page=4)[0] == "Seats 4/27 left"  # not at the end
+    assert drop_layout_debris("Deadline 3/27\nbody", page=4)[0] == "Deadline 3/27\nbody"  # a date
+
+
+def test_furniture_lines_never_reach_a_quote() -> None:
+    from syllabot.worker.pdf_repair import is_furniture, without_furniture
+
+    names = ("lecture07", "Soil water")
+    text = "lecture07\nSoil holds water in its pores.\n7 / 30\n\u25cf \u25cf \u25cf\n| 10 | 20 |\n9:00-10:15"
+    assert without_furniture(text, names) == "Soil holds water in its pores.\n| 10 | 20 |\n9:00-10:15"
+    assert is_furniture("Soil water 12", names) and is_furniture("Page 3 of 12")
+    assert not is_furniture("Soil water holds nutrients", names)
+    assert without_furniture("Nothing to drop here.", names) == "Nothing to drop here."

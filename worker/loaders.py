@@ -487,6 +487,7 @@ def _load_pdf(
         )
     texts, dropped = repair_pages(raw)
     dropped.hidden_chars = read.hidden_chars
+    dropped.plot_glyphs = read.figure_chars
     pages = [Page(number, text) for number, text in enumerate(texts, start=1)]
     warnings: list[str] = []
     if failed:

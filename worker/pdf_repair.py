@@ -5,8 +5,9 @@ glyphs, and PDFium (``pdf_text``) writes U+FFFE for each glyph it could not map:
 "work\\ufffeow", "bene\\ufffet". It writes the same mark for a hyphen that broke a word at a line's
 end ("ob\\ufffejectives"). The word a student types ("final") then never matches, and the quoted
 sentence reads as garbage. Notes typeset from R Markdown or LaTeX open with a table of contents whose
-dot leaders (". . . . . 3") split into one-dot "sentences"; plots leave runs of marker glyphs
-("● ● ●"); slides print "12 / 48" and a running header or footer on every page. None of this is
+dot leaders (". . . . . 3") split into one-dot "sentences"; slides print "12 / 48" and a running
+header or footer on every page. (What plots draw as text is left out earlier, where PDFium still
+says where each character lies: ``pdf_figures``.) None of this is
 specific to one course: each repair is a shape of text, checked against the English words the
 worker already ships (``worker.vocabulary``, ~21,700 whole words) and the document's own words, so
 nothing is downloaded and no course's words are listed here.
@@ -24,7 +25,6 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, fields
 from functools import cache, cached_property
-from itertools import pairwise
 
 from syllabot.worker.vocabulary import known, vocabulary
 
@@ -38,16 +38,14 @@ _LINE_END_MARK = re.compile(r"([A-Za-z]*)[\ufffe\u00ad][ \t]*\n[ \t]*([A-Za-z]+)
 _LINE_END_HYPHEN = re.compile(r"([A-Za-z]{2,})-[ \t]*\n[ \t]*([a-z]{2,})")
 _IN_WORD_MARK = re.compile(r"([A-Za-z]*)\ufffe+([A-Za-z]*)")
 _DOT_LEADER = re.compile(r"[ \t]*(?:\.[ \t]*){5,}(?:\d{1,4}\b)?")
-_GLYPH_RUN = re.compile(r"[ \t]*(?:[●○■□▲△▼▽◆◇★☆▪▫◦⋅∙•✕✖×+][ \t]*){3,}")
-# Cheap first looks: the patterns above start with optional spaces, so the engine tries them at every
-# position of a page; most pages have neither two dots in a row nor three glyphs.
+# A cheap first look: the pattern above starts with optional spaces, so the engine tries it at every
+# position of a page; most pages have no two dots in a row.
 _DOT_PAIR = re.compile(r"\.[ \t]*\.")
-_GLYPH_PAIR = re.compile(r"[●○■□▲△▼▽◆◇★☆▪▫◦⋅∙•✕✖×+][ \t]*[●○■□▲△▼▽◆◇★☆▪▫◦⋅∙•✕✖×+]")
-_GLYPH = re.compile(r"[^ \t]")
-# A line of axis ticks: numbers and nothing else, several of them ("0 25 50 75 100", "2000 2010 2020").
-_TICK_LINE = re.compile(r"^[ \t]*(?:-?\d+(?:\.\d+)?[ \t]+){3,}-?\d+(?:\.\d+)?[ \t]*$")
 _PAGE_LABEL = re.compile(r"^[ \t]*(?P<n>\d{1,4})[ \t]*/[ \t]*(?P<of>\d{1,4})[ \t]*$")
+_TRAILING_LABEL = re.compile(r"(?<=\S)[ \t]+(?P<n>\d{1,4})[ \t]*/[ \t]*(?P<of>\d{1,4})[ \t]*$")
 _DIGITS = re.compile(r"\d+")
+_PAGE_OF = re.compile(r"^(?:page|p\.|slide)\s*\d{1,4}(?:\s*(?:of|/)\s*\d{1,4})?$", re.I)
+_TRAILING_NUMBER = re.compile(r"[\s,.:;|-]*\d{1,4}(?:\s*/\s*\d{1,4})?\s*$")
 #: A line on at least this share of a document's pages (and on :data:`RUNNING_MIN_PAGES` or more)
 #: is a running header or footer.
 RUNNING_SHARE = 0.6
@@ -60,7 +58,7 @@ _EDGE_LINES = 2
 class Dropped:
     """What the repairs left out of the indexed text, counted for the ingest report."""
 
-    plot_glyphs: int = 0  # marker glyphs of runs ("● ● ●") and axis-tick lines' numbers
+    plot_glyphs: int = 0  # characters of plots: marks ("● ● ●"), legends, tick labels (``pdf_figures``)
     page_labels: int = 0  # a slide's "12 / 48"
     dot_leaders: int = 0  # a table of contents' ". . . . . 3"
     running_lines: int = 0  # a header or footer repeated on most pages
@@ -173,50 +171,40 @@ def _is_page_label(line: str, page: int | None) -> bool:
 
 
 def drop_layout_debris(text: str, page: int | None = None) -> tuple[str, Dropped]:
-    """Dot leaders, plot-marker runs, axis-tick lines and the slide's "12 / 48" label, counted."""
+    """Dot leaders and the slide's "12 / 48" label, counted."""
     dropped = Dropped()
 
     def leader(m: re.Match[str]) -> str:
         dropped.dot_leaders += 1
         return " "
 
-    def glyphs(m: re.Match[str]) -> str:
-        dropped.plot_glyphs += len(_GLYPH.findall(m.group(0)))
-        return " "
-
     if _DOT_PAIR.search(text):
         text = _DOT_LEADER.sub(leader, text)
-    if _GLYPH_PAIR.search(text):
-        text = _GLYPH_RUN.sub(glyphs, text)
-    lines = []
-    for line in text.split("\n"):
-        if _TICK_LINE.match(line) and not _looks_like_data(line):
-            dropped.plot_glyphs += len(line.split())
-            continue
-        lines.append(line)
+    lines = text.split("\n")
     last = max((i for i, ln in enumerate(lines) if ln.strip()), default=None)
     if last is not None and _is_page_label(lines[last], page):
         del lines[last]
         dropped.page_labels += 1
+    if page is not None:  # "Bias and variance 4/27": a frame's title with the slide's label after it
+        for i in _edges(lines):
+            m = _TRAILING_LABEL.search(lines[i])
+            if m and int(m.group("n")) == page <= int(m.group("of")):
+                lines[i] = lines[i][: m.start()]
+                dropped.page_labels += 1
     return "\n".join(lines), dropped
 
 
-def _looks_like_data(line: str) -> bool:
-    """Numbers that are not evenly spaced ticks: a table's row of marks or a printed vector."""
-    try:
-        values = [float(v) for v in line.split()]
-    except ValueError:
-        return True
-    steps = {round(b - a, 6) for a, b in pairwise(values)}
-    return len(steps) != 1 or steps == {0}
-
-
-def _key(line: str, page: int) -> str:
-    """The line with the page's own number read as "#": "Page 3 of 12" on page 3 is "Page # of 12"."""
-    for m in _DIGITS.finditer(line):
-        if int(m.group(0)) == page:
-            return (line[: m.start()] + "#" + line[m.end() :]).strip()
-    return line.strip()
+def _keys(line: str, page: int) -> frozenset[str]:
+    """The line with the page's own number read as "#": "Page 3 of 12" on page 3 is "Page # of 12".
+    One reading for each place the number appears, and the line as printed: on page 5 of a deck
+    whose footer is "Lecture 5: Soil water 3 / 9" on page 3, the footer's "5 / 9" is the page's,
+    not the lecture's; and a footer whose label was cut off is the same line on every page."""
+    keys = {
+        (line[: m.start()] + "#" + line[m.end() :]).strip()
+        for m in _DIGITS.finditer(line)
+        if int(m.group(0)) == page
+    }
+    return frozenset(keys | {line.strip()})
 
 
 def _edges(lines: list[str]) -> set[int]:
@@ -236,7 +224,9 @@ def drop_running_lines(pages: list[str]) -> tuple[list[str], int]:
         return pages, 0
     split = [text.split("\n") for text in pages]
     seen = Counter(
-        key for n, lines in enumerate(split, 1) for key in {_key(lines[i], n) for i in _edges(lines)}
+        key
+        for n, lines in enumerate(split, 1)
+        for key in set().union(*(_keys(lines[i], n) for i in _edges(lines)))
     )
     running = {key for key, n in seen.items() if n >= max(RUNNING_MIN_PAGES, RUNNING_SHARE * len(pages))}
     if not running:
@@ -246,12 +236,43 @@ def drop_running_lines(pages: list[str]) -> tuple[list[str], int]:
         edge = _edges(lines)
         kept = []
         for i, line in enumerate(lines):
-            if i in edge and _key(line, number) in running:
+            if i in edge and not running.isdisjoint(_keys(line, number)):
                 dropped += 1
                 continue
             kept.append(line)
         out.append("\n".join(kept))
     return out, dropped
+
+
+def _plain(text: str) -> str:
+    return "".join(c for c in text.lower() if c.isalnum())
+
+
+def is_furniture(line: str, names: Iterable[str] = ()) -> bool:
+    """A line that is slide furniture, not something the materials say: one of the document's
+    ``names`` (its file stem "lecture03", its title) alone or with a page number, a page label
+    ("12 / 48", "Page 3 of 12"), or symbols without a letter or digit ("● ● ●", "▶"). A table row
+    ("| 10 | 20 |") and a line of numbers (a schedule's "9:00-10:15") are not furniture.
+
+    Why here, beside the page-label and running-line repairs: what those leave in a passage
+    (a stem a deck prints, a label inside a line) must still never start or make up a quote, and
+    the answerer asks this one predicate (``answerers.extractive.passage``)."""
+    text = line.strip()
+    if not text or text.startswith("|"):
+        return False
+    if not any(c.isalnum() for c in text):
+        return True
+    if _PAGE_LABEL.match(text) or _PAGE_OF.match(text):
+        return True
+    forms = {_plain(text), _plain(_TRAILING_NUMBER.sub("", text))} - {""}
+    return any(_plain(name) in forms for name in names if name)
+
+
+def without_furniture(text: str, names: Iterable[str] = ()) -> str:
+    """``text`` without its furniture lines (:func:`is_furniture`); unchanged when it has none."""
+    lines = text.split("\n")
+    kept = [ln for ln in lines if not is_furniture(ln, names)]
+    return text if len(kept) == len(lines) else "\n".join(kept)
 
 
 def repair_pages(pages: list[str]) -> tuple[list[str], Dropped]:

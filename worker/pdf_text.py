@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from syllabot.worker.ingest_errors import CorruptFile, EmptyDocument, EncryptedFile, short
+from syllabot.worker.pdf_figures import Marked, blanked, mark_page
 
 log = logging.getLogger("syllabot.pdf_text")
 
@@ -46,6 +47,8 @@ class PdfText:
     failed: list[int] = field(default_factory=list)
     #: Characters of hidden text left out (white on nothing, invisible, zero-size).
     hidden_chars: int = 0
+    #: Characters of plots left out (marks, legends, tick labels: ``pdf_figures``).
+    figure_chars: int = 0
     title: str | None = None
 
 
@@ -74,13 +77,14 @@ def read_pdf(
                 if check is not None:
                     check()
                 try:
-                    text, hidden = _page_text(pdf, index)
+                    text, hidden, marked = _page_text(pdf, index)
                 except Exception:  # a single broken content stream must not lose the other pages
                     log.warning("%s: page %d unreadable", name, index + 1, exc_info=True)
                     out.failed.append(index + 1)
-                    text, hidden = "", 0
+                    text, hidden, marked = "", 0, Marked()
                 out.pages.append(text.replace("\r\n", "\n").replace("\r", "\n"))
                 out.hidden_chars += hidden
+                out.figure_chars += marked.figure
                 total += len(text)
                 on_page(total)
             return out
@@ -120,19 +124,24 @@ def _title(pdf: Any) -> str | None:
     return " ".join(str(title).split()) or None
 
 
-def _page_text(pdf: Any, index: int) -> tuple[str, int]:
-    """The page's text and how many hidden characters were left out of it, a blank line where the
-    page leaves more space between two lines than between the lines of a paragraph."""
+def _page_text(pdf: Any, index: int) -> tuple[str, int, Marked]:
+    """The page's text, how many hidden characters were left out of it, and what of its plots was
+    left out (``pdf_figures``); a blank line where the page
+    leaves more space between two lines than between the lines of a paragraph."""
     page = pdf[index]
     try:
         textpage = page.get_textpage()
         try:
             raw = textpage.get_text_range()
             breaks = _paragraph_breaks(textpage, raw)
+            marked = mark_page(textpage, raw)
             hidden = _hidden_objects(page)
-            if not hidden:
-                return _with_breaks(raw, breaks), 0
-            return _text_without(textpage, hidden, breaks)
+            if hidden:
+                text, dropped = _text_without(textpage, hidden, breaks, marked)
+                return text, dropped, marked
+            if marked.drop:
+                return _with_breaks(blanked(raw, marked.drop), breaks), 0, marked
+            return _with_breaks(raw, breaks), 0, marked
         finally:
             textpage.close()
     finally:
@@ -196,7 +205,7 @@ def _with_breaks(raw: str, breaks: set[int]) -> str:
 _VOID_AT = ctypes.c_void_p.from_buffer
 
 
-def _address(handle: Any) -> int:
+def address(handle: Any) -> int:
     """Where PDFium keeps an object: the key its characters are matched against (read straight
     from the pointer, 3x cheaper than ``ctypes.cast`` on a page of thousands)."""
     return _VOID_AT(handle).value or 0
@@ -249,7 +258,7 @@ class _Probe:
         first = c.FPDFClipPath_GetPathSegment(clip, path, 0)
         if not first:
             return None
-        key = _address(first)
+        key = address(first)
         if key in self.areas:
             return self.areas[key]
         count = c.FPDFClipPath_CountPathSegments(clip, path)
@@ -310,7 +319,7 @@ def _hidden_objects(page: Any) -> set[int]:
             if get_size(obj, size) and get_matrix(obj, m):
                 scale = size.value**2 * abs(m.a * m.d - m.b * m.c)
                 if scale < tiny:
-                    hidden.add(_address(obj))
+                    hidden.add(address(obj))
                     continue
             if get_mode(obj) == invisible or (
                 get_fill(obj, r, g, b, a)
@@ -318,7 +327,7 @@ def _hidden_objects(page: Any) -> set[int]:
             ):
                 suspects.append(obj)
             elif nested and probe.clipped(obj):
-                hidden.add(_address(obj))  # a page placed under another, clipped to its letterhead
+                hidden.add(address(obj))  # a page placed under another, clipped to its letterhead
         level = [c.FPDFFormObj_GetObject(f, i) for f in forms for i in range(c.FPDFFormObj_CountObjects(f))]
         nested = True
     if suspects:
@@ -328,7 +337,7 @@ def _hidden_objects(page: Any) -> set[int]:
             # the same form (a plot's dark panel under its white labels).
             box = probe.bounds(obj)
             if box is not None and not _over_any(box, grounds):
-                hidden.add(_address(obj))
+                hidden.add(address(obj))
     return hidden
 
 
@@ -358,9 +367,9 @@ def _over_any(
     return any(left <= x <= right and bottom <= y <= top for left, bottom, right, top in grounds)
 
 
-def _text_without(textpage: Any, hidden: set[int], breaks: set[int]) -> tuple[str, int]:
-    """The page's text character by character, leaving out those of the ``hidden`` objects, with a
-    blank line before each line in ``breaks``."""
+def _text_without(textpage: Any, hidden: set[int], breaks: set[int], marked: Marked) -> tuple[str, int]:
+    """The page's text character by character, leaving out those of the ``hidden`` objects and
+    those ``marked`` drops, with a blank line before each line in ``breaks``."""
     import pypdfium2.raw as pdfium_c
 
     kept: list[str] = []
@@ -371,8 +380,10 @@ def _text_without(textpage: Any, hidden: set[int], breaks: set[int]) -> tuple[st
         char = chr(code)
         if i in breaks:
             kept.append("\n")
-        if owner and not char.isspace() and _address(owner) in hidden:
+        if owner and not char.isspace() and address(owner) in hidden:
             dropped += 1  # its spaces stay: the words either side of a hidden one stay apart
+            continue
+        if i in marked.drop:
             continue
         kept.append(char)
     return "".join(kept), dropped

@@ -30,6 +30,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from pathlib import PurePath
 from typing import TYPE_CHECKING
 
 from syllabot.shared.schema import Answer, AnswerStatus, Hit
@@ -62,6 +63,7 @@ from syllabot.worker.chunking import RECORD_JOIN, context_line, field_key
 from syllabot.worker.conflicts import conflict_of, how_current, lead_with_conflict
 from syllabot.worker.intent import VALUE_PATTERNS, Intent, section_pattern
 from syllabot.worker.outlines import Entry, OutlineAsk, outlines_by_document, read_for
+from syllabot.worker.pdf_repair import without_furniture
 from syllabot.worker.reading import Question, read_question
 from syllabot.worker.sentences import NUMBERED_ITEM, split_sentences
 from syllabot.worker.text_caches import PER_TEXT
@@ -116,10 +118,13 @@ def _name(hit: Hit) -> str:
 
 
 def passage(hit: Hit) -> str:
-    """The chunk's text without the context line the chunker puts first for the embedder."""
+    """The chunk's text without the context line the chunker puts first for the embedder, and
+    without slide furniture (its file stem, a page label, a line of symbols: ``is_furniture``),
+    which is never quoted."""
     first, _, rest = hit.text.partition("\n")
     expected = context_line(hit.subject or hit.title, hit.module or hit.section)
-    return rest if rest and first.strip() == expected else hit.text
+    body = rest if rest and first.strip() == expected else hit.text
+    return without_furniture(body, (PurePath(hit.file).stem, hit.title))
 
 
 @dataclass(frozen=True)
