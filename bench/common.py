@@ -321,6 +321,7 @@ def result_for(
         question,
         prepared,
         related=related_hits(snapshot, prepared, hits) if related else [],
+        embedder_id=snapshot.embedder_id,
     )
 
 

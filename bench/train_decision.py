@@ -167,7 +167,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--as-shipped",
         action="store_true",
         help="keep only cuts that answer no more unanswerable tuning questions, pooled, than the "
-        "shipped embedder with its shipped verdict (fitting another graph's, SYLLABOT_BENCH_EMBEDDER_ONNX)",
+        "embedder --against names with its shipped verdict",
+    )
+    parser.add_argument(
+        "--against",
+        default="minilm",
+        help="with --as-shipped: the SYLLABOT_EMBEDDER value whose verdict sets that ceiling "
+        "(default: the product's default; minilm-base: the base graph the course-tuned one replaced)",
     )
     parser.add_argument(
         "--facts",
@@ -183,7 +189,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     np.random.seed(SEED)
-    bands = dataclasses.replace(thresholds_for("minilm"), calibration=None)
+    embedder = default_embedder()
+    shipped_verdict = thresholds_for(embedder.id)  # what the product decides this embedder's indexes with
+    bands = dataclasses.replace(shipped_verdict, calibration=None)
     left_out = None
     if args.left_out:
         from bench.train_embedder import graph_path, tuned_embedder
@@ -192,14 +200,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             return tuned_embedder(graph_path(f"loo-{slug}", 0.5))
 
     quotes: dict[str, list] | None = {} if args.facts else None
-    embedder = default_embedder()
     families = tuning_families(embedder, bench_settings(), left_out, quotes)
     if not families:
         print("no tuning data found (../shared/data); nothing to fit")
         return 0
     readings = readings_of(families, bands)
     if args.cost:
-        cost(readings, thresholds_for("minilm"), bands)
+        cost(readings, shipped_verdict, bands)
         return 0
     rows = [
         (a if quotes is None else a and quotes[name][i], r.signals)
@@ -215,11 +222,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.as_shipped:
         from syllabot.worker.embedders import get_embedder
 
-        base = get_embedder(bench_settings())  # the product's, whatever the env swaps in
-        same = left_out is None and base.id == embedder.id  # the readings above are the product's own
+        base = get_embedder(bench_settings(embedder=args.against))  # whatever the env swaps in
+        same = left_out is None and base.id == embedder.id  # the readings above are its own
         base_readings = readings if same else readings_of(tuning_families(base, bench_settings()), bands)
-        ceiling = wrongly_answered(statuses(base_readings, thresholds_for("minilm")))
-        print(f"the shipped embedder and verdict answer {ceiling} unanswerable tuning questions")
+        ceiling = wrongly_answered(statuses(base_readings, thresholds_for(base.id)))
+        print(f"{base.id} with its shipped verdict answers {ceiling} unanswerable tuning questions")
 
     def scored(decided: dict[str, list[tuple[bool, str]]]) -> dict[str, tuple[float, float, float, float]]:
         """The families' costs; with ``--facts``, answers lacking the asked facts a harm too."""
@@ -230,7 +237,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return {k: (v[0] + 4 * max(0.0, missing[k] - 0.05) + missing[k], *v[1:]) for k, v in got.items()}
 
     if quotes is not None:
-        today = scored(statuses(readings, thresholds_for("minilm")))
+        today = scored(statuses(readings, shipped_verdict))
         print(f"the shipped calibration, this cost: mean {mean_cost(today):.4f}")
         print("  ", {k: tuple(round(x, 3) for x in v) for k, v in today.items()})
     best = None

