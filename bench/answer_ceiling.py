@@ -37,12 +37,12 @@ import numpy as np
 
 from bench import answers
 from bench.common import bench_settings, default_embedder, embed_cached, embed_queries_cached, markdown_table
-from syllabot.worker.answerers.decision import Signals, thresholds_for
+from syllabot.worker.answerers.decision import DEFAULT_THRESHOLDS, Signals
 from syllabot.worker.answerers.extractive import read_sentences
 from syllabot.worker.evaluation import expect_met
 
-#: The shipped thresholds and calibration: what the sentence reading and the facts AUC read with.
-THRESHOLDS = thresholds_for("minilm")
+#: The default embedder's thresholds and calibration: what the sentence reading and the facts AUC read with.
+THRESHOLDS = DEFAULT_THRESHOLDS
 
 #: The columns of the table, in the order the facts are lost.
 STAGES = ("reply", "unit 1st", "any unit", "top 1", "top 3", "top 5", "top k")

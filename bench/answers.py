@@ -652,7 +652,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.tune:
         from syllabot.worker.answerers.decision import thresholds_for
 
-        tune(family_cases("dev", default_embedder(), bench_settings()), thresholds_for("minilm"))
+        embedder = default_embedder()
+        tune(family_cases("dev", embedder, bench_settings()), thresholds_for(embedder.id))
         return 0
     embedder = default_embedder()
     settings = bench_settings() if args.alpha is None else bench_settings(hybrid_alpha=args.alpha)

@@ -250,14 +250,11 @@ def tuned_embedder(model_path: Path, max_tokens: int | None = None):
     """The product's MiniLM embedder (its tokenizer, pooling, checks, one text per call) on another
     int8 graph, with an id of its own (the file's digest), so no cache mixes its vectors with the shipped."""
     from syllabot.worker.embedders.build_int8 import sha256_of
-    from syllabot.worker.embedders.minilm import MiniLMEmbedder
+    from syllabot.worker.embedders.minilm import Graph, MiniLMEmbedder
 
     digest = sha256_of(model_path)
     return MiniLMEmbedder(
-        max_tokens=max_tokens,
-        model_path=model_path,
-        model_sha256=digest,
-        model_id=f"minilm-tuned-{digest[:12]}-int8-dynamic",
+        graph=Graph(f"minilm-tuned-{digest[:12]}-int8-dynamic", digest, model_path), max_tokens=max_tokens
     )
 
 
@@ -334,6 +331,7 @@ def result_for(
         question,
         prepared,
         related=related_hits(snapshot, prepared, hits) if related else [],
+        embedder_id=snapshot.embedder_id,
     )
 
 

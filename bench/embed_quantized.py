@@ -40,10 +40,12 @@ def _rss_mb() -> float:
 def measure(int8: bool, model: Path | None = None) -> tuple[dict[str, float], np.ndarray, np.ndarray]:
     """CPU ms per question and per passage, the session's memory; the vectors. ``model``: an int8
     build that is not the shipped file (its session replaces the shipped one's)."""
-    from syllabot.worker.embedders.minilm import MiniLMEmbedder
+    from syllabot.worker.embedders.minilm import GRAPHS, MiniLMEmbedder
 
     before = _rss_mb()
-    embedder = MiniLMEmbedder(int8_arithmetic=int8)  # the shipped files, checked
+    embedder = MiniLMEmbedder(
+        graph=GRAPHS["minilm-base" if int8 else "minilm-fp32"]
+    )  # the shipped files, checked
     loaded = _rss_mb() - before
     if model is not None:
         before = _rss_mb()

@@ -147,7 +147,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     rules.append(f"baseline `not fallback`, {thresholded[0][0]}")
     decisions = []
     for i, q in enumerate(questions):
-        said = [status_of(q.question, results[i], "minilm") == "answered" for _, results in thresholded]
+        said = [status_of(q.question, results[i]) == "answered" for _, results in thresholded]
         decisions.append((q.extra["syllabus"], q.answerable, *said, not thresholded[0][1][i].fallback))
     evidence_rows = []
     for q, r in zip(questions, thresholded[0][1], strict=True):

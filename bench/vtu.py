@@ -86,10 +86,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         rows_out.append((label, m["recall@1_page"], m["recall@5_page"], m["recall@18_page"], module_acc))
         print(f"  {label:<58} page R@5 {m['recall@5_page']:.3f}  module acc {module_acc:.3f}", flush=True)
         if threshold is None:
-            said = [
-                status_of(q.question, r, "minilm") == "answered"
-                for q, r in zip(questions, results, strict=True)
-            ]
+            said = [status_of(q.question, r) == "answered" for q, r in zip(questions, results, strict=True)]
             unans = [s for q, s in zip(questions, said, strict=True) if not q.answerable]
             ans = [s for q, s in zip(questions, said, strict=True) if q.answerable]
             decisions.append(

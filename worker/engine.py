@@ -176,7 +176,14 @@ class Engine:
         snapshot = self.snapshot(collection)
         if snapshot is None or len(snapshot) == 0:
             return SearchResult(
-                [], snapshot.version if snapshot else None, 0.0, 0.0, True, collection, question
+                [],
+                snapshot.version if snapshot else None,
+                0.0,
+                0.0,
+                True,
+                collection,
+                question,
+                embedder_id=snapshot.embedder_id if snapshot else None,
             )
         embedder = self.embedder_for(snapshot)
         return PendingSearch(
@@ -191,8 +198,9 @@ class Engine:
     def embedder_for(self, snapshot: IndexSnapshot) -> Embedder:
         """The embedder whose vectors ``snapshot`` holds.
 
-        The engine's own, or, for a collection built with the earlier default (MiniLM computing in
-        fp32, before the int8 model shipped), that model: its questions are answered as before, with
+        The engine's own, or, for a collection built with an earlier default (the base MiniLM in
+        int8 or in fp32, ``worker.embedders.EARLIER``), that model: its questions are answered as
+        before, and decided on that model's scale (the result carries the index's embedder id), with
         a warning once per collection, until it is re-indexed (``syllabot index --reindex --all``;
         ``doctor`` lists such collections). Any other mismatch is refused with what to run.
         """
@@ -240,6 +248,7 @@ class Engine:
             tuple(t.question for t in pending.turns),
             vector=query_vector,
             related=related_hits(pending.snapshot, query, hits),
+            embedder_id=pending.snapshot.embedder_id,
         )
 
     def collections(self) -> list[CollectionInfo]:

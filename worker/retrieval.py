@@ -57,6 +57,10 @@ class SearchResult:
     earlier: tuple[str, ...] = ()  # the conversation's earlier questions, oldest first (LLM context)
     vector: np.ndarray | None = None  # the unit query vector searched with (the gap report groups these)
     related: list[Hit] = field(default_factory=list)  # the course's other passages on the asked value
+    #: the embedder that built the index searched (``IndexSnapshot.embedder_id``): the verdict is
+    #: decided on that model's cosine scale (``decision.thresholds_for``); None: not known (a
+    #: stand-in result), the default embedder's scale
+    embedder_id: str | None = None
 
     @functools.cached_property
     def asked(self) -> Question:

@@ -28,6 +28,9 @@ from functools import lru_cache
 from typing import Literal
 
 from syllabot.shared.schema import AnswerStatus, Hit
+from syllabot.worker.embedders.hashing import DEFAULT_DIM as HASHING_DIM
+from syllabot.worker.embedders.hashing import HashingEmbedder
+from syllabot.worker.embedders.minilm import GRAPHS
 from syllabot.worker.keyword import STOPWORDS as KEYWORD_STOPWORDS
 from syllabot.worker.keyword import keyword_stem
 from syllabot.worker.text_caches import PER_TEXT
@@ -198,17 +201,27 @@ class Thresholds:
     calibration: Calibration | None = None
 
 
-#: Calibrated per embedder; see docs/ANSWERING.md.
+#: The bands every MiniLM graph shares (the calibration decides; these bound it and refine the
+#: sentence reading). python -m bench.answers --tune (SyllabusQA's first 7 syllabi + VTU dev), 2026-11-30
+_MINILM_BANDS = Thresholds(
+    min_cosine=0.35,
+    min_coverage=0.60,
+    sure_cosine=0.65,
+    floor_cosine=0.20,
+    floor_coverage=0.10,
+    value_overlap=0.5,
+)
+
+#: Calibrated per embedder id (``IndexSnapshot.embedder_id``; cosine scales differ between models,
+#: so a collection still served with an earlier model is decided on that model's scale). See
+#: docs/ANSWERING.md. Each ``calibration`` is printed by one command; refitting one is pasting its output.
 THRESHOLDS: dict[str, Thresholds] = {
-    # python -m bench.answers --tune (SyllabusQA's first 7 syllabi + VTU dev questions), 2026-11-30
-    "minilm": Thresholds(
-        min_cosine=0.35,
-        min_coverage=0.60,
-        sure_cosine=0.65,
-        floor_cosine=0.20,
-        floor_coverage=0.10,
-        value_overlap=0.5,
-        # python -m bench.train_decision (the six tuning courses, VTU dev, SyllabusQA's first 7), 2026-12-04
+    # The course-tuned graph (the default). Fitted on the tuning families, each tuning course
+    # searched with the graph trained without it, answering no more unanswerable tuning questions
+    # than the base graph with its verdict:
+    #   python -m bench.train_decision --left-out --as-shipped --against minilm-base     (2026-12-06)
+    GRAPHS["minilm"].id: dataclasses.replace(
+        _MINILM_BANDS,
         calibration=Calibration(
             weights=(2.3334, -0.1833, -1.0958, -1.4843, -0.5733, 0.4164, 1.8318, 4.4682, -1.1731),
             bias=-2.72,
@@ -216,18 +229,33 @@ THRESHOLDS: dict[str, Thresholds] = {
             refuse_below=0.1,
         ),
     ),
-    "hashing": Thresholds(
+    # The base graph in int8 (minilm-base), and in fp32 (minilm-fp32) with it: fitted for the base
+    # weights by python -m bench.train_decision (the six tuning courses, VTU dev, SyllabusQA's first 7), 2026-12-04
+    GRAPHS["minilm-base"].id: dataclasses.replace(
+        _MINILM_BANDS,
+        calibration=Calibration(
+            weights=(2.3334, -0.1833, -1.0958, -1.4843, -0.5733, 0.4164, 1.8318, 4.4682, -1.1731),
+            bias=-2.72,
+            answer_at=0.7,
+            refuse_below=0.1,
+        ),
+    ),
+    HashingEmbedder(HASHING_DIM).id: Thresholds(
         min_cosine=0.20, min_coverage=0.40, sure_cosine=0.60, floor_cosine=0.1, floor_coverage=0.2
     ),
 }
-DEFAULT_THRESHOLDS = THRESHOLDS["minilm"]
+THRESHOLDS[GRAPHS["minilm-fp32"].id] = THRESHOLDS[GRAPHS["minilm-base"].id]
+#: The default embedder's: for a result whose index is not known, and for embedders never
+#: calibrated (nano-e5, OpenAI-compatible APIs).
+DEFAULT_THRESHOLDS = THRESHOLDS[GRAPHS["minilm"].id]
 
 #: How many of the top hits the coverage looks at.
 TOP_HITS = 3
 
 
-def thresholds_for(embedder: str) -> Thresholds:
-    return THRESHOLDS.get(embedder, DEFAULT_THRESHOLDS)
+def thresholds_for(embedder_id: str | None) -> Thresholds:
+    """The verdict's thresholds for an index built by ``embedder_id`` (the default's when unknown)."""
+    return THRESHOLDS.get(embedder_id or "", DEFAULT_THRESHOLDS)
 
 
 def coverage_of(question: str, hits: Sequence[Hit], among: Sequence[Hit]) -> float:

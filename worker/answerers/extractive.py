@@ -1072,9 +1072,12 @@ class ExtractiveAnswerer:
     """Quotes the retrieved material; decides the outcome from structure and retrieval evidence."""
 
     def __init__(self, settings: Settings | None = None, thresholds: Thresholds | None = None) -> None:
+        """``thresholds``: decide every question on these (tests, benchmarks); by default each is
+        decided on the thresholds of the embedder that built the index it was searched in
+        (``SearchResult.embedder_id``), so a collection still served with an earlier model is
+        read on that model's cosine scale."""
         self.settings = settings
-        embedder = settings.embedder if settings is not None else "minilm"
-        self.thresholds = thresholds or thresholds_for(embedder)
+        self.thresholds = thresholds
 
     async def answer(self, question: str, result: SearchResult, collection: str) -> Answer:
         return self.answer_sync(question, result, collection)
@@ -1082,13 +1085,14 @@ class ExtractiveAnswerer:
     def answer_sync(self, question: str, result: SearchResult, collection: str) -> Answer:
         """Pure CPU and fast (about a millisecond for 18 hits), so no thread hop is needed."""
         hits = list(result.hits)
+        thresholds = self.thresholds or thresholds_for(result.embedder_id)
         base: AnswerContext = {
             "collection": collection,
             "index_version": result.index_version,
             "question": question,
         }
         if not hits:
-            verdict = decide(Reading(True), self.thresholds)
+            verdict = decide(Reading(True), thresholds)
             text = (
                 f"The collection '{collection}' has no indexed documents yet."
                 if result.index_version is None
@@ -1098,13 +1102,12 @@ class ExtractiveAnswerer:
         # a result built without a reading (a stand-in engine's) is read here, from the question asked
         asked = result.read if result.read is not None else read_question(question)
         conflict = conflict_of(result, asked)
-        reply = reply_for(asked, hits, result.fallback, self.thresholds, result.related, conflict is not None)
+        reply = reply_for(asked, hits, result.fallback, thresholds, result.related, conflict is not None)
         text, citations = finalise_citations(reply.text, result.passages, brackets=False)
         answer = Answer(text=text, status=reply.status, citations=citations, **base)
         return lead_with_conflict(answer, conflict, reply.verdict)
 
 
-def status_of(question: str, result: SearchResult, embedder: str = "minilm") -> AnswerStatus:
+def status_of(question: str, result: SearchResult) -> AnswerStatus:
     """The extractive answerer's outcome alone, for benchmarks that need only that."""
-    answerer = ExtractiveAnswerer(thresholds=thresholds_for(embedder))
-    return answerer.answer_sync(question, result, result.collection).status
+    return ExtractiveAnswerer().answer_sync(question, result, result.collection).status

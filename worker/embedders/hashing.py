@@ -11,12 +11,14 @@ import numpy as np
 from syllabot.worker.embedders.base import Embedder
 
 _WORD = re.compile(r"\w+", re.UNICODE)
+#: The dimension ``SYLLABOT_EMBEDDER=hashing`` builds (its id, ``hashing-trigram-256``, keys its thresholds).
+DEFAULT_DIM = 256
 
 
 class HashingEmbedder(Embedder):
     """Bag of crc32-hashed character trigrams (per lower-cased word, with boundary marks)."""
 
-    def __init__(self, dim: int = 256) -> None:
+    def __init__(self, dim: int = DEFAULT_DIM) -> None:
         self.dim = dim
         self.id = f"hashing-trigram-{dim}"
 

