@@ -183,6 +183,11 @@ def student_reads(
     return out
 
 
+#: Confident answers lacking the asked facts, the most a student-reads fit allows on the tuning
+#: courses pooled (a share of their answerable questions): the target, held as a constraint.
+WRONG_AT_MOST = 0.05
+
+
 def reads_cost(got: dict[str, dict[str, float]]) -> float:
     """What a student-reads fit minimises, the mean over the families: each harm beyond its target
     weighs four times over (confident answers without the facts ≤ 5% of answerable, told "not in"
@@ -390,6 +395,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             continue  # SyllabusQA's near misses answered, or its answers denied, more than today
         if ceiling is not None and wrongly_answered(decided) > ceiling:
             continue
+        if reads is not None and pooled_reads(student_reads(decided, reads))["wrong"] > WRONG_AT_MOST:
+            continue  # the harm that must stay under its target on the tuning courses, pooled
         mean = mean_cost(got)
         if best is None or mean < best[0]:
             best = (mean, cal, got)

@@ -216,17 +216,18 @@ _MINILM_BANDS = Thresholds(
 #: so a collection still served with an earlier model is decided on that model's scale). See
 #: docs/ANSWERING.md. Each ``calibration`` is printed by one command; refitting one is pasting its output.
 THRESHOLDS: dict[str, Thresholds] = {
-    # The course-tuned graph (the default). Fitted on the tuning families, each tuning course
-    # searched with the graph trained without it, answering no more unanswerable tuning questions
-    # than the base graph with its verdict:
-    #   python -m bench.train_decision --left-out --as-shipped --against minilm-base     (2026-12-06)
+    # The course-tuned graph (the default). Fitted to what the student reads on the tuning families
+    # (a confident reply holding the asked facts; confident replies lacking them at most 5% of the
+    # tuning courses' answerable questions), each tuning course searched with the graph trained
+    # without it, answering no more unanswerable tuning questions than the base graph with its verdict:
+    #   python -m bench.train_decision --facts --left-out --as-shipped --against minilm-base  (2026-12-06)
     GRAPHS["minilm"].id: dataclasses.replace(
         _MINILM_BANDS,
         calibration=Calibration(
-            weights=(2.3334, -0.1833, -1.0958, -1.4843, -0.5733, 0.4164, 1.8318, 4.4682, -1.1731),
-            bias=-2.72,
-            answer_at=0.7,
-            refuse_below=0.1,
+            weights=(-2.8839, -0.1837, 0.0823, -1.3182, 0.3731, 0.7239, 1.5553, 6.5194, 0.0337),
+            bias=-2.1125,
+            answer_at=0.75,
+            refuse_below=0.05,
         ),
     ),
     # The base graph in int8 (minilm-base), and in fp32 (minilm-fp32) with it: fitted for the base
