@@ -223,8 +223,8 @@ THRESHOLDS: dict[str, Thresholds] = {
     GRAPHS["minilm"].id: dataclasses.replace(
         _MINILM_BANDS,
         calibration=Calibration(
-            weights=(2.3334, -0.1833, -1.0958, -1.4843, -0.5733, 0.4164, 1.8318, 4.4682, -1.1731),
-            bias=-2.72,
+            weights=(1.835, -0.7625, -0.719, -1.2819, -0.6578, 0.9747, 2.2439, 7.1215, -1.1516),
+            bias=-3.5969,
             answer_at=0.7,
             refuse_below=0.1,
         ),
