@@ -14,12 +14,20 @@ leave SyllabusQA's tuning half no worse than the bands on its two harms.
 
     python -m bench.train_decision            # prints the Calibration to paste into decision.py
     python -m bench.train_decision --cost     # CPU per verdict, the shipped calibration against the bands
-    SYLLABOT_BENCH_EMBEDDER_ONNX=GRAPH python -m bench.train_decision --as-shipped --left-out
-        # another graph's verdict (bench.train_embedder): each tuning course searched with the graph
-        # trained without it, no more unanswerable tuning questions answered than today's
-    python -m bench.train_decision --facts    # fitted to what the student reads (the shipped way):
-        # a confident reply holding the asked facts; confident replies lacking them a harm that must
-        # stay under 5% of answerable questions; prints the facts-held / confident-wrong frontier
+    python -m bench.train_decision --facts --left-out --as-shipped --against minilm-base [--plot]
+        # the default (course-tuned) graph's verdict, as shipped: fitted to what the student reads
+        # (a confident reply holding the asked facts; confident replies lacking them at most 5% of
+        # the tuning courses' answerable questions), each tuning course searched with the graph
+        # trained without it (bench.train_embedder loo --mix 0.5 makes them), no more unanswerable
+        # tuning questions answered than the base graph with its verdict; prints (and draws) the
+        # facts-held / confident-wrong frontier
+    python -m bench.train_decision --left-out --as-shipped --against minilm-base
+        # the same fitted to "answerable" (last turn's way)
+    SYLLABOT_BENCH_EMBEDDER_ONNX=GRAPH python -m bench.train_decision …   # another graph's verdict
+
+The fit is for the embedder ``bench.common.default_embedder`` returns (the product's default, or
+the graph the environment names); its last line is the ``calibration=`` to paste into that
+embedder's entry of ``THRESHOLDS`` in ``worker/answerers/decision.py``.
 
 Pure numpy: ~7 s on 2 cores once the bench's embedding cache holds the tuning courses (a first run
 embeds them, a few minutes). The
@@ -320,10 +328,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     bands = dataclasses.replace(shipped_verdict, calibration=None)
     left_out = None
     if args.left_out:
-        from bench.train_embedder import graph_path
+        from bench.train_embedder import TRAIN_COURSES, graph_path
+
+        folds = {c: graph_path(f"loo-{c}", 0.5) for c in TRAIN_COURSES}
+        missing = [str(path) for path in folds.values() if not path.exists()]
+        if missing:  # the fold graphs are bench results (gitignored): say how to make them
+            print("--left-out needs the fold graphs of `python -m bench.train_embedder loo --mix 0.5`:")
+            print("\n".join(f"  missing {m}" for m in missing))
+            return 2
 
         def left_out(slug: str):
-            return tuned_embedder(graph_path(f"loo-{slug}", 0.5))
+            return tuned_embedder(folds[slug])
 
     rows_of: dict[str, list] = {}
     families = tuning_families(embedder, bench_settings(), left_out, rows_of)

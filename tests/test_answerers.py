@@ -288,9 +288,10 @@ THEMES = "Every week is built around one big idea:\n" + "\n".join(
     ("question", "answered"), [("what r the 5 weekly themes", True), ("what r the 4 weekly themes", False)]
 )
 def test_a_list_of_as_many_items_as_the_question_counts_answers_it(question: str, answered: bool) -> None:
-    # the lead-in says "idea", the student "themes": the count is what names the list
+    # the lead-in says "idea", the student "themes": the count is what names the list (a middling
+    # cosine on the default graph's scale, where the count decides)
     hits = [
-        make_hit(1, THEMES, score=0.5, cosine=0.5),
+        make_hit(1, THEMES, score=0.45, cosine=0.45),
         make_hit(2, "Labs are due on Fridays.", score=0.2, cosine=0.2),
     ]
     answer = ExtractiveAnswerer().answer_sync(question, result(hits), "c")

@@ -141,7 +141,7 @@ GRAPHS: dict[str, Graph] = {
         INT8_MODEL_ID,
         INT8_MODEL_SHA256,
         INT8_MODEL_FILE,
-        reindex_gain="weaker retrieval: the evidence page first less often (docs/MODEL_CARD.md)",
+        reindex_gain="weaker retrieval on course questions; docs/MODEL_CARD.md",
     ),
     "minilm": Graph(TUNED_MODEL_ID, TUNED_MODEL_SHA256, TUNED_MODEL_FILE),
 }
