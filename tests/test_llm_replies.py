@@ -4,8 +4,9 @@
 model) behind a real worker (findings in docs/ANSWERING.md). Three things it did that no fake had
 done: it rambled until the timeout (nothing bounded the reply), it took longer to read our
 ~3,500-token prompt than the stall limit allows a stream to be silent, and it continued the prompt
-instead of answering it, repeating our ask line, "Not in your materials" included. Here the fake
-(``tests/fake_openai.py``) replies the same way, streamed and not.
+instead of answering it: repeating our ask line, "Not in your materials" included, or copying the
+passages under their numbered headings ("[2] Returns policy — …", which reads as a citation).
+Here the fake (``tests/fake_openai.py``) replies the same way, streamed and not.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import pytest
 
 from syllabot.shared.config import Settings
 from syllabot.shared.schema import Answer
+from syllabot.worker.answerers.base import hit_label
 from syllabot.worker.answerers.llm import ASK_LINE, LLM_UNAVAILABLE_NOTE, LLMAnswerer
 from syllabot.worker.answerers.streaming import CUT_MESSAGE, streaming_to
 from tests.fake_openai import StreamingLLM
@@ -104,3 +106,15 @@ async def test_a_reply_that_continues_the_prompt_is_never_shown(
     assert answer.note == LLM_UNAVAILABLE_NOTE and "repeats the prompt's instructions" in _logged(caplog)
     assert answer.general_knowledge is None and "UNSURE" not in answer.text and shown == []
     assert answer.status == "answered" and "30 days" in answer.text  # the extractive answer
+
+
+@pytest.mark.parametrize("stream", [True, False])
+async def test_a_reply_copying_the_materials_under_their_headings_is_never_shown(
+    llm: StreamingLLM, stream: bool, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A base model copied the fenced passages, headings and all; "[2]" read as a citation, so the
+    copy grew on screen as a cited answer until the reply was cut and replaced."""
+    llm.reply = "\n".join(f"[{n}] {hit_label(hit)}\n{hit.text}\n" for n, hit in [(2, HITS[1]), (1, HITS[0])])
+    answer, shown = await _answer(llm, stream)
+    assert answer.note == LLM_UNAVAILABLE_NOTE and "under their headings" in _logged(caplog)
+    assert shown == [] and "30 days" in answer.text and not answer.text.startswith("[")

@@ -142,11 +142,24 @@ def _spans(text: str) -> frozenset[tuple[str, ...]]:
     )
 
 
-def leak_in(reply: str, nonce: str) -> str | None:
-    """Why ``reply`` must not be shown -- it carries the fence's nonce or delimiter, or a span of
-    our instructions (the system prompt, the ask line) -- or None. A model that obeyed an instruction planted in a document would
-    otherwise have its echo of the prompt shown as a cited answer. The prompt's spans are the same
-    for every request but for its nonce, which is checked on its own."""
+#: "[2] Returns policy — Returning a bike": a passage's numbered heading in the fence, any number.
+_HEADING = re.compile(r"\[\d+\] (.+)")
+
+
+def _heading_of(line: str, hits: Sequence[Hit]) -> bool:
+    """True when ``line`` is ``[n] LABEL`` with the label of one of ``hits`` (a fence heading)."""
+    found = _HEADING.fullmatch(line.strip())
+    return found is not None and any(found.group(1).strip() == hit_label(hit) for hit in hits)
+
+
+def leak_in(reply: str, nonce: str, hits: Sequence[Hit] = ()) -> str | None:
+    """Why ``reply`` must not be shown -- it carries the fence's nonce or delimiter, a span of our
+    instructions (the system prompt, the ask line), or it opens with a passage's numbered heading
+    as the fence shows it -- or None. A model that obeyed an instruction planted in a document would
+    otherwise have its echo of the prompt shown as a cited answer, and a base model that continues
+    the prompt copies the materials under their headings: "[2] Returns policy — Returning a bike"
+    reads as a citation, and the copy grew on screen as an answer (``bench/llm_server.py``). The
+    prompt's spans are the same for every request but for its nonce, which is checked on its own."""
     if nonce and nonce in reply:
         return "the reply repeats the materials fence's nonce"
     if "<<<MATERIALS" in reply or "<<<END MATERIALS" in reply:
@@ -155,12 +168,14 @@ def leak_in(reply: str, nonce: str) -> str | None:
     for i in range(len(words) - PROMPT_SPAN_WORDS + 1):
         if tuple(words[i : i + PROMPT_SPAN_WORDS]) in _PROMPT_SPANS:
             return "the reply repeats the prompt's instructions"
+    if _heading_of(reply.strip().split("\n", 1)[0], hits):
+        return "the reply repeats the materials under their headings"
     return None
 
 
-def _refuse_leak(reply: str, nonce: str) -> None:
+def _refuse_leak(reply: str, nonce: str, hits: Sequence[Hit]) -> None:
     """:class:`LLMError` when :func:`leak_in` finds the reply leaking the fence or the prompt."""
-    leak = leak_in(reply, nonce)
+    leak = leak_in(reply, nonce, hits)
     if leak is not None:
         raise LLMError(leak)
 
@@ -332,12 +347,15 @@ def visible_text(reply: str, hits: Sequence[Hit]) -> str | None:
     growing. A marker or tag after a citation does not count (:func:`find_marker`).
     The text is what :func:`parse_reply` would make of it so far: citations naming no retrieved
     chunk removed, the rest renumbered by first use (so numbers never change as it grows), a
-    half-written marker at the end held back. Nothing from a fence delimiter on is shown.
+    half-written marker at the end held back. Nothing from a fence delimiter on is shown, and
+    nothing while the first line may still be a passage's numbered heading (:func:`leak_in`).
     """
     body = reply.strip()
     fence = body.find("<<<")
     if fence >= 0:
         body = body[:fence].rstrip()
+    if body.startswith("[") and "\n" not in body:  # a first line opening with "[" may be a heading
+        return None
     said, _ = find_outcome(body)
     if said != "answers" or not _ANY_CITATION.search(body):
         return None
@@ -501,13 +519,13 @@ class LLMAnswerer:
         else:
 
             async def show(reply: str) -> None:
-                _refuse_leak(reply, nonce)
+                _refuse_leak(reply, nonce, hits)
                 visible = visible_text(reply, hits)
                 if visible:
                     await sink(visible)
 
             reply = await self.complete_streaming(messages, show)
-        _refuse_leak(reply, nonce)
+        _refuse_leak(reply, nonce, hits)
         return reply
 
     async def answer(self, question: str, result: SearchResult, collection: str) -> Answer:
