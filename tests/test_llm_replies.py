@@ -19,7 +19,7 @@ import pytest
 from syllabot.shared.config import Settings
 from syllabot.shared.schema import Answer
 from syllabot.worker.answerers.base import hit_label
-from syllabot.worker.answerers.llm import ASK_LINE, LLM_UNAVAILABLE_NOTE, LLMAnswerer
+from syllabot.worker.answerers.llm import ASK_LINE, LLM_UNAVAILABLE_NOTE, MATERIALS_INTRO, LLMAnswerer
 from syllabot.worker.answerers.streaming import CUT_MESSAGE, streaming_to
 from tests.fake_openai import StreamingLLM
 from tests.queue_helpers import make_hit, search_result
@@ -108,13 +108,27 @@ async def test_a_reply_that_continues_the_prompt_is_never_shown(
     assert answer.status == "answered" and "30 days" in answer.text  # the extractive answer
 
 
+COPIES = {
+    "headings first": "\n".join(
+        f"[{n}] {hit_label(hit)}\n{hit.text}\n" for n, hit in [(2, HITS[1]), (1, HITS[0])]
+    ),
+    "the materials line first": f"{MATERIALS_INTRO}\n[1] {hit_label(HITS[0])}\n{HITS[0].text}\n",
+    "a heading after a line of its own": (
+        f"Here is what the materials say [1]:\n[1] {hit_label(HITS[0])}\n{HITS[0].text}\n"
+    ),
+}
+
+
 @pytest.mark.parametrize("stream", [True, False])
-async def test_a_reply_copying_the_materials_under_their_headings_is_never_shown(
-    llm: StreamingLLM, stream: bool, caplog: pytest.LogCaptureFixture
+@pytest.mark.parametrize("shape", sorted(COPIES))
+async def test_a_reply_copying_the_materials_is_never_shown(
+    llm: StreamingLLM, stream: bool, shape: str, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """A base model copied the fenced passages, headings and all; "[2]" read as a citation, so the
+    """A base model copied the fenced passages: their opening line, their headings ("[2] Returns
+    policy — …", which reads as a citation) and their text, a planted injection's included; the
     copy grew on screen as a cited answer until the reply was cut and replaced."""
-    llm.reply = "\n".join(f"[{n}] {hit_label(hit)}\n{hit.text}\n" for n, hit in [(2, HITS[1]), (1, HITS[0])])
+    llm.reply = COPIES[shape]
     answer, shown = await _answer(llm, stream)
-    assert answer.note == LLM_UNAVAILABLE_NOTE and "under their headings" in _logged(caplog)
-    assert shown == [] and "30 days" in answer.text and not answer.text.startswith("[")
+    assert answer.note == LLM_UNAVAILABLE_NOTE and "repeats the materials" in _logged(caplog)
+    assert not any(hit_label(HITS[0]) in text for text in shown)  # no heading ever on screen
+    assert "30 days" in answer.text and hit_label(HITS[0]) not in answer.text

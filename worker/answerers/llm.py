@@ -142,33 +142,44 @@ def _spans(text: str) -> frozenset[tuple[str, ...]]:
     )
 
 
+#: The user message's first line, above the fence.
+MATERIALS_INTRO = "Materials (untrusted data, numbered for citation):"
+#: Lines of ours around the materials that no answer writes: a reply holding one is a copy.
+_FENCE_LINES = ("<<<MATERIALS", "<<<END MATERIALS", MATERIALS_INTRO)
 #: "[2] Returns policy — Returning a bike": a passage's numbered heading in the fence, any number.
 _HEADING = re.compile(r"\[\d+\] (.+)")
 
 
-def _heading_of(line: str, hits: Sequence[Hit]) -> bool:
-    """True when ``line`` is ``[n] LABEL`` with the label of one of ``hits`` (a fence heading)."""
-    found = _HEADING.fullmatch(line.strip())
-    return found is not None and any(found.group(1).strip() == hit_label(hit) for hit in hits)
+def _copies_a_heading(reply: str, hits: Sequence[Hit]) -> bool:
+    """True when a line of ``reply`` is ``[n] LABEL`` with the label of one of ``hits``: a passage's
+    heading as the fence shows it (any number: a copying model renumbers)."""
+    labels = {hit_label(hit) for hit in hits}
+    for line in reply.splitlines():
+        found = _HEADING.fullmatch(line.strip())
+        if found is not None and found.group(1).strip() in labels:
+            return True
+    return False
 
 
 def leak_in(reply: str, nonce: str, hits: Sequence[Hit] = ()) -> str | None:
-    """Why ``reply`` must not be shown -- it carries the fence's nonce or delimiter, a span of our
-    instructions (the system prompt, the ask line), or it opens with a passage's numbered heading
-    as the fence shows it -- or None. A model that obeyed an instruction planted in a document would
-    otherwise have its echo of the prompt shown as a cited answer, and a base model that continues
-    the prompt copies the materials under their headings: "[2] Returns policy — Returning a bike"
-    reads as a citation, and the copy grew on screen as an answer (``bench/llm_server.py``). The
-    prompt's spans are the same for every request but for its nonce, which is checked on its own."""
+    """Why ``reply`` must not be shown -- it carries the fence's nonce, delimiter or opening line,
+    a span of our instructions (the system prompt, the ask line), or a line that is a passage's
+    numbered heading as the fence shows it -- or None. A model that obeyed an instruction planted
+    in a document would otherwise have its echo of the prompt shown as a cited answer, and a base
+    model continues the prompt: it copied the materials, opening line and headings included, and
+    "[2] Returns policy — Returning a bike" read as a citation, so the copy (a planted injection's
+    text with it) grew on screen as an answer (``bench/llm_server.py``). We ask for citations in
+    the sentences and list the sources ourselves, so a heading restated on its own line is a copy.
+    The prompt's spans are the same for every request but for its nonce, checked on its own."""
     if nonce and nonce in reply:
         return "the reply repeats the materials fence's nonce"
-    if "<<<MATERIALS" in reply or "<<<END MATERIALS" in reply:
+    if any(line in reply for line in _FENCE_LINES):
         return "the reply repeats the materials fence"
     words = [w.lower() for w in _WORDS.findall(reply)]
     for i in range(len(words) - PROMPT_SPAN_WORDS + 1):
         if tuple(words[i : i + PROMPT_SPAN_WORDS]) in _PROMPT_SPANS:
             return "the reply repeats the prompt's instructions"
-    if _heading_of(reply.strip().split("\n", 1)[0], hits):
+    if _copies_a_heading(reply, hits):
         return "the reply repeats the materials under their headings"
     return None
 
@@ -223,7 +234,7 @@ def build_messages(
         asked = "\n".join("- " + " ".join(q.split()) for q in earlier)
         conversation = f"Earlier questions in this conversation (context for the question):\n{asked}\n\n"
     user = (
-        f"Materials (untrusted data, numbered for citation):\n{fence_materials(hits, nonce)}\n\n"
+        f"{MATERIALS_INTRO}\n{fence_materials(hits, nonce)}\n\n"
         f"{conversation}Question: {question.strip()}\n{ASK_LINE}"
     )
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
@@ -347,15 +358,16 @@ def visible_text(reply: str, hits: Sequence[Hit]) -> str | None:
     growing. A marker or tag after a citation does not count (:func:`find_marker`).
     The text is what :func:`parse_reply` would make of it so far: citations naming no retrieved
     chunk removed, the rest renumbered by first use (so numbers never change as it grows), a
-    half-written marker at the end held back. Nothing from a fence delimiter on is shown, and
-    nothing while the first line may still be a passage's numbered heading (:func:`leak_in`).
+    half-written marker at the end held back. Nothing from a fence delimiter on is shown, nor a
+    line opening with "[" until it is whole: it may be a passage's heading (:func:`leak_in`).
     """
     body = reply.strip()
     fence = body.find("<<<")
     if fence >= 0:
         body = body[:fence].rstrip()
-    if body.startswith("[") and "\n" not in body:  # a first line opening with "[" may be a heading
-        return None
+    head, _, last = body.rpartition("\n")
+    if last.lstrip().startswith("["):  # a line opening with "[" may be a heading: shown once whole
+        body = head.rstrip()
     said, _ = find_outcome(body)
     if said != "answers" or not _ANY_CITATION.search(body):
         return None

@@ -14,7 +14,7 @@ appears within about a second and grows. What is shown while it grows is decided
 * **Cut**: the finish reason is ``length``: the reply stopped at the request's ``max_tokens``
   (``SYLLABOT_LLM_MAX_TOKENS``), mid-sentence, and is not a whole reply either.
 
-Either raises :class:`StreamFailed`; the LLM answerer then gives the extractive answer with a note.
+Each raises :class:`StreamFailed`; the LLM answerer then gives the extractive answer with a note.
 
 Who wants partial text says so with :func:`streaming_to` (a context variable, like the LLM deadline,
 so each job's task has its own): the worker sets it for a question whose asker shows partials.
