@@ -10,7 +10,8 @@ a second after ``first_token_s``; ``mode`` scripts what goes wrong:
 * ``no_done``: every token, then the stream ends cleanly without ``[DONE]`` or a finish reason.
 
 ``finish_reason`` is the stop reason the reply ends with (``"length"``: cut at ``max_tokens``, as a
-real server says of a model that rambled until its limit).
+real server says of a model that rambled until its limit). ``status`` other than 200 answers every
+request with that status and an OpenAI-style ``{"error": {"message": error_message}}``.
 
 A request without ``"stream": true`` gets the whole reply as one chat completion, once all its
 tokens would have been written.
@@ -60,6 +61,8 @@ class StreamingLLM:
     tokens_per_s: float = 200.0
     stall_after: int = 5
     finish_reason: str = "stop"
+    status: int = 200
+    error_message: str = ""
     keepalive_s: float = 0.2
     requests: list[dict] = field(default_factory=list)
     #: time.monotonic() of each token sent, per request (the bench measures against them).
@@ -91,6 +94,9 @@ class StreamingLLM:
         body = await request.json()
         self.requests.append(body)
         text = self.text_for(body)
+        if self.status != 200:
+            error = {"error": {"message": self.error_message, "type": "invalid_request_error"}}
+            return web.json_response(error, status=self.status)
         if not body.get("stream"):  # the model writes every token before the reply is sent
             await self._pause(self.first_token_s + len(tokens(text)) / self.tokens_per_s)
             message = {"role": "assistant", "content": text}

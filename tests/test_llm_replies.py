@@ -132,3 +132,21 @@ async def test_a_reply_copying_the_materials_is_never_shown(
     assert answer.note == LLM_UNAVAILABLE_NOTE and "repeats the materials" in _logged(caplog)
     assert not any(hit_label(HITS[0]) in text for text in shown)  # no heading ever on screen
     assert "30 days" in answer.text and hit_label(HITS[0]) not in answer.text
+
+
+@pytest.mark.parametrize("stream", [True, False])
+async def test_a_refused_request_logs_the_servers_reason_without_the_key(
+    llm: StreamingLLM, stream: bool, caplog: pytest.LogCaptureFixture
+) -> None:
+    """llama.cpp's server started with a 2,048-token context refuses our ~3,500-token prompt with
+    HTTP 400 and says why; the log said only "HTTP 400"."""
+    key = "sk-planted-key-1234"
+    llm.status = 400
+    llm.error_message = (
+        f"This model's maximum context length is 2048 tokens. However, you requested 3020 tokens. (key {key})"
+    )
+    answer, shown = await _answer(llm, stream, llm_api_key=key)
+    assert answer.note == LLM_UNAVAILABLE_NOTE and not shown and "context length" not in answer.text
+    logged = _logged(caplog)
+    assert "HTTP 400" in logged and "maximum context length is 2048 tokens" in logged
+    assert key not in logged and "***" in logged

@@ -67,6 +67,8 @@ LLM_UNAVAILABLE_NOTE = (
 #: Connections per pooled HTTP client (see LLMAnswerer._http for why there are several). 4, not 16:
 #: 200 answers at once cost the worker 5.5 instead of 5.8 ms of CPU each (2 gave the same as 4).
 CONNECTIONS_PER_CLIENT = 4
+#: Most characters of an endpoint's error message kept for the log line of a failed request.
+ERROR_DETAIL_CHARS = 200
 #: Longest chunk text put in the prompt; the hits are already the best 18, de-duplicated.
 MAX_CHUNK_CHARS = 1500
 
@@ -448,7 +450,7 @@ class LLMAnswerer:
                     response = await client.post(self.url, json=payload)
         except (TimeoutError, httpx.HTTPError) as exc:
             raise self._request_failed(exc, budget) from exc
-        self._check_status(response)
+        await self._check_status(response)
         try:
             choice = response.json()["choices"][0]
             content = choice["message"]["content"]
@@ -481,9 +483,22 @@ class LLMAnswerer:
             return LLMError(f"no reply within {budget:.3g} s")
         return LLMError(f"could not reach {describe(self.settings.llm_base_url)} ({type(exc).__name__})")
 
-    def _check_status(self, response: httpx.Response) -> None:
-        if response.status_code != 200:
-            raise LLMError(f"HTTP {response.status_code} from {describe(self.settings.llm_base_url)}")
+    async def _check_status(self, response: httpx.Response) -> None:
+        """:class:`LLMError` for any status but 200, with the endpoint's own error message when it
+        gives one (``{"error": {"message": …}}``, cut to :data:`ERROR_DETAIL_CHARS`, the API key
+        masked), for the log: "HTTP 400" alone did not tell that the prompt was longer than the
+        server's context window (llama.cpp's server started with a 2,048-token context)."""
+        if response.status_code == 200:
+            return
+        detail = ""
+        with contextlib.suppress(httpx.HTTPError, ValueError, KeyError, IndexError, TypeError):
+            await response.aread()
+            message = response.json()["error"]["message"]
+            if isinstance(message, str) and message.strip():
+                detail = ": " + " ".join(message.split())[:ERROR_DETAIL_CHARS]
+                if self.settings.llm_api_key:
+                    detail = detail.replace(self.settings.llm_api_key, "***")
+        raise LLMError(f"HTTP {response.status_code} from {describe(self.settings.llm_base_url)}{detail}")
 
     async def complete_streaming(
         self, messages: list[dict[str, str]], on_text: Callable[[str], Awaitable[None]]
@@ -510,7 +525,7 @@ class LLMAnswerer:
                 async with asyncio.timeout(left):
                     request = client.stream("POST", self.url, json=payload)
                     response = await stack.enter_async_context(request)
-                self._check_status(response)
+                    await self._check_status(response)
                 left = budget - (loop.time() - started)
                 async for text in read_text(lines_of(response), stall_s, left):
                     await on_text(text)
