@@ -116,6 +116,9 @@ COPIES = {
     "a heading after a line of its own": (
         f"Here is what the materials say [1]:\n[1] {hit_label(HITS[0])}\n{HITS[0].text}\n"
     ),
+    "headings of its own": "".join(
+        f"[{n}] {HITS[0].subject} — Course objectives, p. {n + 4}\n" for n in range(1, 6)
+    ),
 }
 
 
@@ -130,7 +133,7 @@ async def test_a_reply_copying_the_materials_is_never_shown(
     llm.reply = COPIES[shape]
     answer, shown = await _answer(llm, stream)
     assert answer.note == LLM_UNAVAILABLE_NOTE and "repeats the materials" in _logged(caplog)
-    assert not any(hit_label(HITS[0]) in text for text in shown)  # no heading ever on screen
+    assert not any(f"{HITS[0].subject} —" in text for text in shown)  # no heading ever on screen
     assert "30 days" in answer.text and hit_label(HITS[0]) not in answer.text
 
 

@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 import httpx
 
 from syllabot.shared.deadline import llm_budget
+from syllabot.shared.labels import citation_head
 from syllabot.shared.redis_conn import describe
 from syllabot.shared.schema import NOT_IN_MATERIALS, Answer, Hit
 from syllabot.worker.answerers.base import AnswerContext, finalise_citations, hit_label, strip_markers
@@ -153,12 +154,20 @@ _HEADING = re.compile(r"\[\d+\] (.+)")
 
 
 def _copies_a_heading(reply: str, hits: Sequence[Hit]) -> bool:
-    """True when a line of ``reply`` is ``[n] LABEL`` with the label of one of ``hits``: a passage's
-    heading as the fence shows it (any number: a copying model renumbers)."""
+    """True when a line of ``reply`` is a passage's heading as the fence shows it, ``[n] LABEL``:
+    any number (a copying model renumbers), and the label of one of ``hits`` or one naming a
+    document of theirs first ("[3] 21CS47 Cloud Computing — Course objectives": a base model
+    wrote such headings of its own, with sections and pages the materials do not have)."""
     labels = {hit_label(hit) for hit in hits}
+    heads = {citation_head(hit) for hit in hits}
     for line in reply.splitlines():
         found = _HEADING.fullmatch(line.strip())
-        if found is not None and found.group(1).strip() in labels:
+        if found is None:
+            continue
+        named = found.group(1).strip()
+        if named in labels or any(
+            named == head or named.startswith((f"{head} — ", f"{head}, p")) for head in heads
+        ):
             return True
     return False
 
