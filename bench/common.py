@@ -1,5 +1,10 @@
-"""What every benchmark shares: machine stamp, result sections in docs/BENCHMARKS.md, the embedding
-cache, in-memory snapshots and the product's search path.
+"""What every benchmark shares: machine stamp, result sections in docs/benchmarks/results.md, the
+embedding cache, in-memory snapshots and the product's search path.
+
+Why a results page of its own: docs/BENCHMARKS.md is the one page a newcomer reads (today's
+figures, targets, the command for each, written by hand); the tables the benches write, whole and
+regenerated at will, go to docs/benchmarks/results.md, each between its ``<!-- bench:NAME -->``
+markers, and the page's figures are read from there.
 
 Why a cache: embedding SciFact's 5,183 abstracts with MiniLM takes minutes on two cores, and the
 vectors only change when the embedder or the corpus does, so they are stored under
@@ -23,31 +28,41 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 RAW = ROOT / "bench" / "results" / "raw"
-DOCS = ROOT / "docs" / "BENCHMARKS.md"
+DOCS = ROOT / "docs" / "benchmarks" / "results.md"
 PLOTS = ROOT / "docs" / "plots"
 DATA = Path(os.environ.get("SYLLABOT_BENCH_DATA", ROOT.parent / "shared" / "data"))
 
-DOC_HEADER = """# Benchmarks
+DOC_HEADER = """# Benchmarks: the tables the benches write
 
-Every table below is written by a script in `bench/` (regenerate all with `bench/run_all`, or one
-with the command shown above its table). Each table carries the machine and date it was measured
-on. Figures were measured on a **shared 2-core machine** while other jobs ran: latencies are noisy
-and throughputs are lower bounds; ratios measured in one run (ours / floor / faiss) are the robust
-numbers. Targets are printed beside the figures; CI does not gate on them.
+Every section below is written by a script in `bench/` between its `<!-- bench:NAME -->` markers
+(regenerate all with `bench/run_all`, or one with the command shown above its table); edit the
+script, not the section. Each table carries the machine and date it was measured on, on a
+**shared 2-core machine** while other jobs ran: latencies are noisy and throughputs are lower
+bounds. Today's headline figures, with their targets, are on [../BENCHMARKS.md](../BENCHMARKS.md);
+what was tried before is in [history.md](history.md).
 """
 
-#: Sections of docs/BENCHMARKS.md in reading order, with the command that writes each.
+#: Sections of docs/benchmarks/results.md in reading order (quality, then speed, load and the
+#: rest), with the command that writes each.
 SECTION_ORDER = [
+    ("answers", "python -m bench.answers"),
     ("scifact", "python -m bench.scifact"),
     ("syllabusqa", "python -m bench.syllabusqa"),
     ("vtu", "python -m bench.vtu"),
     ("followups", "python -m bench.followups"),
+    ("conflicts", "python -m bench.conflicts"),
     ("search_scale", "python -m bench.search_scale"),
     ("indexing", "python -m bench.indexing"),
     ("queue", "python bench/queue_latency.py"),
     ("streaming", "python -m bench.streaming"),
-    ("load_bursts", "python -m bench.load --section bursts"),
     ("cache", "python -m bench.cache"),
+    ("job_finish", "python -m bench.job_finish"),
+    ("cpu_stages", "python -m bench.cpu_stages"),
+    ("embed_batches", "python -m bench.embed_speed --batches"),
+    ("embed_quantized", "python -m bench.embed_quantized"),
+    ("load_bursts", "python -m bench.load --section bursts"),
+    ("load_collections", "python -m bench.load --section collections"),
+    ("load_ingest", "python -m bench.load --section ingest"),
     ("gaps", "python -m bench.gaps"),
     ("upload_bombs", "python -m bench.upload_bombs"),
 ]
@@ -95,7 +110,7 @@ def time_ms(call: Callable[[], object], repeats: int, warmup: int = 2) -> list[f
     return out
 
 
-# --- docs/BENCHMARKS.md ----------------------------------------------------------------------------
+# --- docs/benchmarks/results.md ---------------------------------------------------------------------
 def pyplot() -> Any:
     """matplotlib's pyplot drawing to files (the Agg backend), or None when matplotlib is not
     installed (it comes with the ``bench`` extra): a bench then writes its table without the plot."""
@@ -132,8 +147,12 @@ def write_section(name: str, body: str, path: Path = DOCS) -> None:
     """Replace the text between ``<!-- bench:name -->`` and ``<!-- /bench:name -->``, or append it.
 
     Only that span is touched, so sections written by other scripts (the queue benchmark's) survive.
+    A section names its plots ``plots/NAME.png`` (files under :data:`PLOTS`); the link is made
+    relative to the page it lands on.
     """
     start, end = f"<!-- bench:{name} -->", f"<!-- /bench:{name} -->"
+    plots = Path(os.path.relpath(PLOTS, path.parent)).as_posix()
+    body = body.replace("](plots/", f"]({plots}/")
     block = f"{start}\n{body.strip()}\n{end}"
     text = path.read_text(encoding="utf-8") if path.exists() else _new_document()
     pattern = re.compile(re.escape(start) + r".*?" + re.escape(end), re.DOTALL)

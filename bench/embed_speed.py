@@ -3,7 +3,7 @@
 * Padding: the shipped tokenizer.json pads every input to 128 tokens, which makes a ~10-token chat
   question cost as much as a full passage. The default mode shows what padding to the longest text
   saves: ``python -m bench.embed_speed [--threads N] [--repeats 3]``.
-* Texts per call (``--batches``; writes the "embed_batches" section of docs/BENCHMARKS.md):
+* Texts per call (``--batches``; writes the "embed_batches" section of docs/benchmarks/results.md):
   CPU and wall milliseconds per text for calls of 1..32 texts, length-sorted as the embedder sorts
   them, on the sample questions and on the shipped sample corpus's passages, with 1 thread and
   with the default threads; questions also two calls at a time, as a worker's two CPU threads run

@@ -4,7 +4,7 @@
     python -m bench.load --list                           # the sections there are
 
 Each section is a module ``bench/load_<section>.py`` exposing ``main(argv) -> int`` (its own
-argument parser, its own ``<!-- bench:load_<section> -->`` block of docs/BENCHMARKS.md). The
+argument parser, its own ``<!-- bench:load_<section> -->`` block of docs/benchmarks/results.md). The
 sections are found by file name, so adding one needs no change here.
 """
 

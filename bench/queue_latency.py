@@ -1,7 +1,7 @@
 """Queue round trip: our client + worker against plain arq with default settings, end-to-end ``ask``
 with the default model, and a burst of questions through 1 and 2 workers whose LLM takes 1 s.
 
-    python bench/queue_latency.py            # writes the "queue" section of docs/BENCHMARKS.md
+    python bench/queue_latency.py            # writes the "queue" section of docs/benchmarks/results.md
 
 Takes about 3 minutes on two cores (2 min 44 s measured): 100 s of it plain arq's 200 sequential
 round trips, ~40 s the eight 200-question bursts, the rest worker start-ups and indexing the sample

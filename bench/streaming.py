@@ -1,6 +1,6 @@
 """Streamed LLM answers: time to first visible text, from the slash command, on Discord and Slack.
 
-    python -m bench.streaming                 # writes the "streaming" section of docs/BENCHMARKS.md
+    python -m bench.streaming                 # writes the "streaming" section of docs/benchmarks/results.md
     python -m bench.streaming --questions 5 --no-write
 
 What runs (about a minute): a fake OpenAI-compatible LLM on loopback (``tests/fake_openai.py``) that

@@ -5,7 +5,7 @@
 Each DOCX is built here (a real Word file whose ``word/document.xml`` is padded with one paragraph
 repeated: deflate shrinks it about a thousand times), then loaded by ``load_document`` in a fresh
 process, which reports its peak RSS (``ru_maxrss``) before and after and the seconds it took.
-Writes the ``upload_bombs`` section of docs/BENCHMARKS.md.
+Writes the ``upload_bombs`` section of docs/benchmarks/results.md.
 """
 
 from __future__ import annotations

@@ -178,6 +178,14 @@ class Settings(BaseSettings):
     llm_api_key: str | None = Field(default=None, validation_alias=_alias("SYLLABOT_LLM_API_KEY"))
     llm_temperature: float = Field(default=0.1, validation_alias=_alias("SYLLABOT_LLM_TEMPERATURE"))
     llm_timeout_s: float = Field(default=30.0, validation_alias=_alias("SYLLABOT_LLM_TIMEOUT_S"))
+    llm_max_tokens: int = Field(
+        default=1024,
+        ge=0,
+        validation_alias=_alias("SYLLABOT_LLM_MAX_TOKENS"),
+        description="Most tokens the LLM may write for one answer (sent as max_tokens): a model that "
+        "rambles stops there rather than at the timeout, and a reply cut there is not used (the "
+        "extractive answer is given, with a note); 0: not sent, for an endpoint that refuses the field.",
+    )
     llm_stream: bool = Field(
         default=True,
         validation_alias=_alias("SYLLABOT_LLM_STREAM"),
@@ -189,7 +197,8 @@ class Settings(BaseSettings):
         gt=0.0,
         validation_alias=_alias("SYLLABOT_LLM_STALL_S"),
         description="A streamed reply with no new text for this long has stalled: the extractive answer "
-        "is given instead, with a note.",
+        "is given instead, with a note. The wait for its first text is bounded by SYLLABOT_LLM_TIMEOUT_S "
+        "alone (a server may take a while to read the prompt).",
     )
     llm_max_concurrency: int = Field(
         default=256,

@@ -19,6 +19,12 @@ class Citable(Protocol):
     page_end: int | None
 
 
+def citation_head(item: Citable) -> str:
+    """The document a label names first: its subject, else its display title ("BIOL 210 — Sampling
+    a meadow") over its file's own name."""
+    return item.subject or getattr(item, "cite_title", None) or item.title or item.file
+
+
 def citation_label(item: Citable) -> str:
     """What a student needs to find the passage in their own copy.
 
@@ -28,8 +34,7 @@ def citation_label(item: Citable) -> str:
     ready = getattr(item, "label", "")
     if ready:
         return ready
-    # A document's display title ("BIOL 210 — Sampling a meadow") over its file's own name.
-    head = item.subject or getattr(item, "cite_title", None) or item.title or item.file
+    head = citation_head(item)
     module = item.module
     if module and not module.lower().startswith(("module", "unit", "chapter", "part")):
         module = f"Module {module}"  # a bare "3" from an older worker or a hand-made citation

@@ -9,6 +9,10 @@ a second after ``first_token_s``; ``mode`` scripts what goes wrong:
 * ``break``: ``stall_after`` tokens, then the connection is cut mid-stream;
 * ``no_done``: every token, then the stream ends cleanly without ``[DONE]`` or a finish reason.
 
+``finish_reason`` is the stop reason the reply ends with (``"length"``: cut at ``max_tokens``, as a
+real server says of a model that rambled until its limit). ``status`` other than 200 answers every
+request with that status and an OpenAI-style ``{"error": {"message": error_message}}``.
+
 A request without ``"stream": true`` gets the whole reply as one chat completion, once all its
 tokens would have been written.
 """
@@ -20,7 +24,7 @@ import contextlib
 import json
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,6 +38,21 @@ def tokens(text: str) -> list[str]:
     return _TOKEN.findall(text)
 
 
+async def serve_chat_completions(
+    handle: Callable[[web.Request], Awaitable[web.StreamResponse]],
+) -> tuple[web.AppRunner, str]:
+    """``handle`` answering ``POST /v1/chat/completions`` on 127.0.0.1 at a free port: the app's
+    runner (to clean up) and the base URL a client is given (``http://127.0.0.1:PORT/v1``)."""
+    app = web.Application()
+    app.router.add_post("/v1/chat/completions", handle)
+    runner = web.AppRunner(app, access_log=None, shutdown_timeout=1.0)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    return runner, f"http://127.0.0.1:{port}/v1"
+
+
 @dataclass
 class StreamingLLM:
     reply: str | Callable[[dict], str] = "A semaphore is an integer variable [1]."
@@ -41,6 +60,9 @@ class StreamingLLM:
     first_token_s: float = 0.0
     tokens_per_s: float = 200.0
     stall_after: int = 5
+    finish_reason: str = "stop"
+    status: int = 200
+    error_message: str = ""
     keepalive_s: float = 0.2
     requests: list[dict] = field(default_factory=list)
     #: time.monotonic() of each token sent, per request (the bench measures against them).
@@ -53,14 +75,7 @@ class StreamingLLM:
         return self.reply(body) if callable(self.reply) else self.reply
 
     async def start(self) -> StreamingLLM:
-        app = web.Application()
-        app.router.add_post("/v1/chat/completions", self.handle)
-        self._runner = web.AppRunner(app, access_log=None, shutdown_timeout=1.0)
-        await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
-        await site.start()
-        port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-        self.url = f"http://127.0.0.1:{port}/v1"
+        self._runner, self.url = await serve_chat_completions(self.handle)
         return self
 
     async def stop(self) -> None:
@@ -79,13 +94,16 @@ class StreamingLLM:
         body = await request.json()
         self.requests.append(body)
         text = self.text_for(body)
+        if self.status != 200:
+            error = {"error": {"message": self.error_message, "type": "invalid_request_error"}}
+            return web.json_response(error, status=self.status)
         if not body.get("stream"):  # the model writes every token before the reply is sent
             await self._pause(self.first_token_s + len(tokens(text)) / self.tokens_per_s)
             message = {"role": "assistant", "content": text}
             return web.json_response(
                 {
                     "object": "chat.completion",
-                    "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+                    "choices": [{"index": 0, "message": message, "finish_reason": self.finish_reason}],
                 }
             )
         response = web.StreamResponse(
@@ -114,7 +132,9 @@ class StreamingLLM:
             if not await self._pause(1.0 / self.tokens_per_s):
                 return response
         if self.mode != "no_done":
-            done: dict[str, Any] = {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
+            done: dict[str, Any] = {
+                "choices": [{"index": 0, "delta": {}, "finish_reason": self.finish_reason}]
+            }
             await response.write(f"data: {json.dumps(done)}\n\ndata: [DONE]\n\n".encode())
         await response.write_eof()
         return response

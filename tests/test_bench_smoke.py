@@ -222,3 +222,16 @@ def test_what_the_student_reads_is_read_off_the_reply_of_the_status_decided() ->
     assert got["judged"] == 4
     assert (got["held"], got["right"], got["wrong"]) == (0.5, 0.25, 0.25)
     assert got["unans"] == 1.0
+
+
+def test_a_sections_plot_links_resolve_from_the_page_it_lands_on(tmp_path) -> None:
+    """Sections name their plots ``plots/NAME.png`` (files in ``bench.common.PLOTS``); the results
+    page lives one folder below the plots' parent, so the link is rewritten for where it lands."""
+    from bench.common import DOCS, PLOTS
+
+    page = tmp_path / "deeper" / "R.md"
+    write_section("search_scale", "table\n\n![latency](plots/search_scale.png)", page)
+    (link,) = [line for line in page.read_text().splitlines() if line.startswith("![")]
+    target = (page.parent / link[link.index("(") + 1 : -1]).resolve()
+    assert target == (PLOTS / "search_scale.png").resolve()
+    assert DOCS.name == "results.md" and (DOCS.parent / "../plots/search_scale.png").resolve() == target

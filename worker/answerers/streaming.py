@@ -4,12 +4,17 @@ Why: a student waiting 10 s for a model to finish sees nothing; with the reply s
 appears within about a second and grows. What is shown while it grows is decided elsewhere
 (``llm.py::visible_text``); this module only reads the stream and says when it failed:
 
-* **Stalled**: no new text for ``SYLLABOT_LLM_STALL_S`` (keep-alive comments and empty deltas do
-  not count), or the question's LLM budget (``shared/deadline.py``) ran out.
+* **Stalled**: no new text for ``SYLLABOT_LLM_STALL_S`` once the reply has begun (keep-alive
+  comments and empty deltas do not count), or the question's LLM budget (``shared/deadline.py``)
+  ran out. The wait for the first text is bounded by the budget alone: a server on a CPU reads a
+  long prompt before it writes (llama.cpp with a small model on two shared cores: 20-70 s for our
+  ~3,500-token prompt, ``bench/llm_server.py``), and the same server answers when not streamed.
 * **Broken**: the connection dropped, an ``error`` event came, or the stream ended without
   ``data: [DONE]`` or a ``finish_reason`` (a truncated reply must not pass for a whole one).
+* **Cut**: the finish reason is ``length``: the reply stopped at the request's ``max_tokens``
+  (``SYLLABOT_LLM_MAX_TOKENS``), mid-sentence, and is not a whole reply either.
 
-Either raises :class:`StreamFailed`; the LLM answerer then gives the extractive answer with a note.
+Each raises :class:`StreamFailed`; the LLM answerer then gives the extractive answer with a note.
 
 Who wants partial text says so with :func:`streaming_to` (a context variable, like the LLM deadline,
 so each job's task has its own): the worker sets it for a question whose asker shows partials.
@@ -34,6 +39,12 @@ class StreamFailed(RuntimeError):
     """The stream stalled or broke; the message says which, in words fit for an operator note."""
 
 
+#: The finish reason of a reply that stopped at the request's ``max_tokens``, streamed or not.
+CUT_REASON = "length"
+#: Why such a reply is not used (the LLM answerer's log line).
+CUT_MESSAGE = "the reply was cut at its token limit (SYLLABOT_LLM_MAX_TOKENS)"
+
+
 @contextlib.contextmanager
 def streaming_to(sink: TextSink | None) -> Iterator[None]:
     """Within the block, an answerer that can stream passes the visible text so far to ``sink``."""
@@ -52,7 +63,8 @@ def partial_sink() -> TextSink | None:
 def parse_event(data: str) -> tuple[str, bool]:
     """One SSE ``data:`` payload → (text it adds, whether the reply is complete).
 
-    ``[DONE]`` and a ``finish_reason`` complete the reply; an ``error`` object is a broken stream.
+    ``[DONE]`` and a ``finish_reason`` complete the reply; an ``error`` object is a broken stream,
+    and the ``length`` finish reason a cut one (:data:`CUT_REASON`).
     """
     if data.strip() == "[DONE]":
         return "", True
@@ -68,6 +80,8 @@ def parse_event(data: str) -> tuple[str, bool]:
     if not choices or not isinstance(choices[0], dict):
         return "", False  # e.g. a usage-only event
     choice = choices[0]
+    if choice.get("finish_reason") == CUT_REASON:
+        raise StreamFailed(CUT_MESSAGE)
     delta = choice.get("delta") or {}
     text = delta.get("content") if isinstance(delta, dict) else None
     return (text if isinstance(text, str) else ""), bool(choice.get("finish_reason"))
@@ -75,14 +89,15 @@ def parse_event(data: str) -> tuple[str, bool]:
 
 async def read_text(lines: AsyncIterator[str], stall_s: float, budget_s: float) -> AsyncIterator[str]:
     """Yield the reply so far each time a delta adds text; :class:`StreamFailed` on a stall or a
-    break. ``lines``: the response's lines (``httpx.Response.aiter_lines()``)."""
+    break. ``lines``: the response's lines (``httpx.Response.aiter_lines()``). Until the first
+    text only ``budget_s`` bounds the wait (the server may still be reading the prompt)."""
     loop = asyncio.get_running_loop()
     end = loop.time() + budget_s
-    stall_at = loop.time() + stall_s
+    stall_at = end
     text = ""
     complete = False
     while True:
-        stalled = stall_at <= end  # which limit comes first
+        stalled = stall_at < end  # which limit comes first
         try:
             async with asyncio.timeout_at(min(stall_at, end)):
                 line = await anext(lines)
@@ -91,6 +106,8 @@ async def read_text(lines: AsyncIterator[str], stall_s: float, budget_s: float) 
         except TimeoutError as exc:
             if stalled:
                 raise StreamFailed(f"the stream stalled: no text for {stall_s:.3g} s") from exc
+            if not text:
+                raise StreamFailed(f"no text within {budget_s:.3g} s") from exc
             raise StreamFailed(f"no complete reply within {budget_s:.3g} s") from exc
         if not line.startswith("data:"):
             continue  # blank separators, ": keep-alive" comments, event names
