@@ -98,27 +98,35 @@ def resolve(course: str, name: str) -> Path:
 class Case:
     question: dict
     conflict: bool
-    found: object  # Conflict | None
+    found: object  # the Conflict the answer leads with (question-time check or record), or None
     note: str | None
     status: str
     ms: float
     related_ms: float = 0.0  # reading the course's other passages (``retrieval.related_hits``)
+    cited: tuple[str, ...] = ()  # the files the answer cites
+    source: str = ""  # "check" (question time) or "record" (versions aligned at index time)
+
+
+#: A label's note of which term a side is from ("… 12:30am–3:20pm (Fall 2018)"): not part of the value.
+_TERM_NOTE = re.compile(r"\((?:(?:fall|spring|summer|winter)\s+)?(?:19|20)\d\d\)", re.IGNORECASE)
 
 
 def _digits_and_days(text: str) -> set[str]:
+    text = _TERM_NOTE.sub("", text)
     return set(re.findall(r"\d+|monday|tuesday|wednesday|thursday|friday|saturday|sunday", text.lower()))
 
 
 def names_both(case: Case) -> bool:
-    """The note names each expected side's document and its value (its numbers and days)."""
+    """The answer says the materials disagree, and its note names each expected side's document
+    and value (its numbers and days), both documents cited."""
     conflict = case.found
-    if conflict is None:
+    if conflict is None or case.note is None:
         return False
     by_file = {side.file: side for side in conflict.sides}  # type: ignore[attr-defined]
     matched = 0
     for side in case.question["sides"]:
         found = by_file.get(side["file"])
-        if found is None:
+        if found is None or side["file"] not in case.cited:
             continue
         wanted = _digits_and_days(side["value"])
         if wanted <= _digits_and_days(found.sentence) | _digits_and_days(" ".join(found.quoted)):
@@ -126,37 +134,70 @@ def names_both(case: Case) -> bool:
     return matched >= 2
 
 
-def run_cases(questions: Sequence[dict], embedder, settings) -> list[Case]:
-    from syllabot.worker.answerers.extractive import ExtractiveAnswerer
-    from syllabot.worker.conflicts import conflict_of, render_conflict
-    from syllabot.worker.reading import read_question
-    from syllabot.worker.retrieval import related_hits
+#: Switches for measuring each mechanism on and off (`--off check`, `--off record`).
+OFF: set[str] = set()
 
-    answerer = ExtractiveAnswerer(settings)
+
+def _snapshot(q: dict, embedder, snapshots: dict):
+    """The question's collection, built once: a real course's whole folder as ``bench.answers``
+    builds it (sharing its embedding cache), else the files the question names."""
+    from bench.answers import course_snapshot
+    from bench.corpus_labels import COURSE_FOLDERS
+
+    files = tuple(sorted(q["collection_files"]))
+    if files not in snapshots:
+        slug = q["course"]
+        whole = slug in COURSE_FOLDERS and files == tuple(
+            sorted(p.name for p in course_files(COURSE_FOLDERS[slug][0]))
+        )
+        if whole:
+            snapshots[files] = course_snapshot(slug, embedder)
+        else:
+            chunks, _ = parse_files([resolve(q["course"], f) for f in files])
+            snapshots[files] = snapshot_of(chunks, embedder, f"conflicts-{slug}", collection=slug)
+    return snapshots[files]
+
+
+def run_cases(questions: Sequence[dict], embedder, settings) -> list[Case]:
+    from syllabot.worker.answerers import extractive
+    from syllabot.worker.conflicts import DISAGREE_LEAD, conflict_of, render_conflict
+    from syllabot.worker.reading import read_question
+    from syllabot.worker.retrieval import recorded_for, related_hits
+
+    answerer = extractive.ExtractiveAnswerer(settings)
+    check = extractive.conflict_of
+    extractive.conflict_of = (lambda result, asked=None: None) if "check" in OFF else check  # type: ignore[assignment]
     snapshots: dict[tuple[str, ...], object] = {}
     cases = []
-    for q in questions:
-        files = tuple(sorted(q["collection_files"]))
-        if files not in snapshots:
-            chunks, _ = parse_files([resolve(q["course"], f) for f in files])
-            snapshots[files] = snapshot_of(
-                chunks, embedder, f"conflicts-{q['course']}", collection=q["course"]
+    try:
+        for q in questions:
+            snapshot = _snapshot(q, embedder, snapshots)
+            prepared = read_question(q["question"], snapshot)
+            (vector,) = embed_queries_cached(embedder, [prepared.text], "conflicts")
+            result = result_for(
+                snapshot, q["question"], prepared, vector, settings, settings.top_k, related=False
             )
-        snapshot = snapshots[files]
-        prepared = read_question(q["question"], snapshot)
-        (vector,) = embed_queries_cached(embedder, [prepared.text], "conflicts")
-        result = result_for(
-            snapshot, q["question"], prepared, vector, settings, settings.top_k, related=False
-        )
-        t_related = time.perf_counter()
-        result.related = related_hits(snapshot, prepared.text, result.hits)  # timed alone
-        related_ms = (time.perf_counter() - t_related) * 1000
-        t0 = time.perf_counter()
-        answer = answerer.answer_sync(q["question"], result, snapshot.collection)
-        conflict = conflict_of(result)  # as the worker's answer reads it
-        ms = (time.perf_counter() - t0) * 1000
-        note = render_conflict(conflict) if conflict is not None else None
-        cases.append(Case(q, bool(q.get("conflict")), conflict, note, answer.status, ms, related_ms))
+            t_related = time.perf_counter()
+            result.related = related_hits(snapshot, prepared.text, result.hits)  # timed alone
+            related_ms = (time.perf_counter() - t_related) * 1000
+            t0 = time.perf_counter()
+            result.recorded = [] if "record" in OFF else recorded_for(snapshot, result.passages)
+            answer = answerer.answer_sync(q["question"], result, snapshot.collection)
+            ms = (time.perf_counter() - t0) * 1000
+            found, source = None, ""
+            if DISAGREE_LEAD in answer.text:
+                checked = None if "check" in OFF else conflict_of(result)
+                for conflict, where in [(checked, "check"), *((c, "record") for c in result.recorded)]:
+                    if conflict is not None and render_conflict(conflict) in answer.text:
+                        found, source = conflict, where
+                        break
+            note = answer.text if DISAGREE_LEAD in answer.text else None
+            cited = tuple(dict.fromkeys(c.file for c in answer.citations))
+            cases.append(
+                Case(q, bool(q.get("conflict")), found, note, answer.status, ms, related_ms, cited, source)
+            )
+    finally:
+        extractive.conflict_of = check  # type: ignore[assignment]
     return cases
 
 
@@ -291,7 +332,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--no-write", action="store_true")
     parser.add_argument("--show", action="store_true", help="print every miss and every false note")
+    parser.add_argument("--only", nargs="*", default=None, help="these sets alone (e.g. la7032 neu365p)")
+    parser.add_argument(
+        "--off",
+        nargs="*",
+        default=[],
+        choices=("check", "record"),
+        help="measure without the question-time check or the record of versions",
+    )
+    parser.add_argument("--no-teacher", action="store_true", help="skip the teacher's list and the scale row")
     args = parser.parse_args(argv)
+    OFF.update(args.off)
     if not QUESTIONS.exists():
         print("bench/data/conflict_questions.jsonl is missing")
         return 1
@@ -299,6 +350,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     embedder, settings = default_embedder(), bench_settings()
     rows, per_topic = [], {}
     for course, questions in sorted(questions_by_course().items(), key=lambda kv: (SPLIT[kv[0]], kv[0])):
+        if args.only is not None and course not in args.only:
+            continue
         try:
             cases = run_cases(questions, embedder, settings)
         except FileNotFoundError as exc:
@@ -324,7 +377,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.show:
             for c in cases:
                 if (c.conflict and not names_both(c)) or (not c.conflict and c.note):
-                    print(f"[{course}] conflict={c.conflict} {c.question['question']!r}\n    -> {c.note}")
+                    print(
+                        f"[{course}] conflict={c.conflict} ({c.source}) {c.question['question']!r}\n    -> {c.note}"
+                    )
     header = [
         "set",
         "names both values, both cited (of conflict questions)",
@@ -339,6 +394,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         ["course", "conflict", "named both"],
         [[course, topic, f"{k}/{n}"] for (course, topic), (k, n) in sorted(per_topic.items())],
     )
+    if args.no_teacher:
+        print(table + "\n\n" + topics)
+        return 0
     from syllabot.worker.retrieval import disagreements
 
     teacher = []

@@ -44,7 +44,7 @@ from syllabot.worker.outlines import (
 )
 from syllabot.worker.reading import Question, read_question
 from syllabot.worker.sentences import ITEM_START, ROUND_BULLETS, looks_like_code, split_sentences
-from syllabot.worker.values import Value, topic_of, values_in
+from syllabot.worker.values import MONTH_NAMES, Value, topic_of, values_in
 
 if TYPE_CHECKING:
     from syllabot.worker.answerers.decision import Verdict
@@ -136,20 +136,38 @@ class Conflict:
     remark: str = ""  # said after both sides ("The notes never print SQLite.")
 
 
-def how_current(hit: Hit, texts: Iterable[str]) -> tuple[int, int, str]:
-    """How evidently current a document is: +1 when its name or title says so ("revised",
-    "updated", "v2") or its text does ("Revised: January 2026", "this notice updates"), -1 when its
-    name says it is old; the latest year it prints; and the reason in a few words."""
-    name = f"{hit.file} {hit.title} {hit.label}".replace("_", " ").replace("-", " ")
+#: A document saying it is a revision: "Revised: January 2026", "updated on 3/4", "last updated 2025",
+#: "this notice updates …" (not "the Revised Universal Soil Loss Equation", a name).
+_SAYS_REVISED = re.compile(
+    rf"\b(revised|updated)\b\s*(?:on|in|:|-|–)?\s*(?=\d|(?:{MONTH_NAMES})\b)"
+    r"|\b(this notice updates|supersedes|replaces)\b",
+    re.IGNORECASE,
+)
+
+
+#: How evidently current a document is (:func:`how_current`): said current (+1) or old (-1), the
+#: latest year it prints, and why in a few words.
+Currency = tuple[int, int, str]
+
+
+def how_current(hit: Hit, texts: Iterable[str]) -> Currency:
+    """How evidently current the document of ``hit`` is (:func:`how_current_named`)."""
+    return how_current_named(f"{hit.file} {hit.title} {hit.label}", texts)
+
+
+def how_current_named(name: str, texts: Iterable[str]) -> Currency:
+    """How evidently current a document is: +1 when its name or title (``name``) says so
+    ("revised", "updated", "v2") or its text does ("Revised: January 2026", "this notice
+    updates"), -1 when its name says it is old; the latest year it prints; and the reason in a few
+    words."""
+    name = name.replace("_", " ").replace("-", " ")
     body = " ".join(texts)
     years = [int(y) for y in _YEAR.findall(body)]
     latest = max(years) if years else 0
     named = _NEWER_WORDS.search(name)
     if named:
         return 1, latest, f"“{named.group(0)}” in its name"
-    said = re.search(
-        r"\b(revised|updated)\b|\b(this notice updates|supersedes|replaces)\b", body, re.IGNORECASE
-    )
+    said = _SAYS_REVISED.search(body)
     if said:
         return (
             1,
@@ -159,6 +177,24 @@ def how_current(hit: Hit, texts: Iterable[str]) -> tuple[int, int, str]:
     if _OLDER_WORDS.search(name):
         return -1, latest, ""
     return 0, latest, ""
+
+
+def current_first(a: tuple[Currency, str, str], b: tuple[Currency, str, str]) -> tuple[int, str]:
+    """Which of two documents, each (:data:`Currency`, display title, first upload time), the
+    materials say is current: 0 or 1 and why, or (0, "") when they do not say. Said current or old
+    first, then the later printed year, then, of two files of one title both kept, the later
+    upload (most likely the new version)."""
+    ((sa, ya, why_a), title_a, up_a), ((sb, yb, why_b), title_b, up_b) = a, b
+    if sa != sb:
+        first, why = (0, why_a) if sa > sb else (1, why_b)
+        if why:
+            return first, why
+    if ya and yb and ya != yb:
+        return (0 if ya > yb else 1), f"it is dated {max(ya, yb)}, the other {min(ya, yb)}"
+    if title_a and title_a == title_b and up_a and up_b and up_a != up_b:
+        later = 0 if up_a > up_b else 1
+        return later, f"it was uploaded later ({max(up_a, up_b)[:10]}) under the same title"
+    return 0, ""
 
 
 def _best_sentences(question_topic: frozenset[str], text: str) -> list[tuple[float, str]]:
@@ -554,22 +590,10 @@ def _same(a: Value, b: Value) -> bool:
 
 
 def _ordered(kind: str, a: Side, b: Side) -> Conflict:
-    """The current side first, with why, when the materials say which one is current."""
-    (sa, ya, why_a), (sb, yb, why_b) = a.newer, b.newer
-    if sa != sb:
-        first, second, why = (a, b, why_a) if sa > sb else (b, a, why_b)
-        if why:
-            return Conflict(kind, (first, second), why)
-    if ya and yb and ya != yb:
-        first, second = (a, b) if ya > yb else (b, a)
-        return Conflict(kind, (first, second), f"it is dated {max(ya, yb)}, the other {min(ya, yb)}")
-    if a.title and a.title == b.title and a.uploaded_at and b.uploaded_at and a.uploaded_at != b.uploaded_at:
-        # Two files of one title, both kept: the later upload is most likely the new version.
-        first, second = (a, b) if a.uploaded_at > b.uploaded_at else (b, a)
-        return Conflict(
-            kind, (first, second), f"it was uploaded later ({first.uploaded_at[:10]}) under the same title"
-        )
-    return Conflict(kind, (a, b))
+    """The current side first, with why, when the materials say which one is current
+    (:func:`current_first`)."""
+    first, why = current_first((a.newer, a.title, a.uploaded_at), (b.newer, b.title, b.uploaded_at))
+    return Conflict(kind, (a, b) if first == 0 else (b, a), why)
 
 
 def _said(side: Side) -> str:

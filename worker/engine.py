@@ -67,6 +67,7 @@ from syllabot.worker.retrieval import (
     PendingSearch,
     SearchResult,
     disagreements,
+    recorded_for,
     related_hits,
     search_snapshot,
 )
@@ -228,6 +229,7 @@ class Engine:
         selection, hits = search_snapshot(
             pending.snapshot, query_vector, query, self.settings, k, include_superseded
         )
+        related = related_hits(pending.snapshot, query, hits)
         return SearchResult(
             hits,
             pending.snapshot.version,
@@ -239,7 +241,8 @@ class Engine:
             query,
             tuple(t.question for t in pending.turns),
             vector=query_vector,
-            related=related_hits(pending.snapshot, query, hits),
+            related=related,
+            recorded=recorded_for(pending.snapshot, [*hits, *related]),
         )
 
     def collections(self) -> list[CollectionInfo]:

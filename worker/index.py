@@ -24,6 +24,7 @@ from syllabot.worker.intent import holds_section
 from syllabot.worker.keyword import KeywordIndex, build_keyword_index
 from syllabot.worker.outlines import Outline, read_outline
 from syllabot.worker.search import superseded_mask
+from syllabot.worker.versions import Recorded, record_of
 
 #: Vectors whose length strays further than this from 1 are a bug upstream, never silently used.
 UNIT_TOLERANCE = 1e-3
@@ -50,9 +51,31 @@ class IndexSnapshot:
     _documents: dict[str, tuple[int, int]] | None = field(default=None, init=False, repr=False)
     _outlines: dict[str, Outline[int] | None] = field(default_factory=dict, init=False, repr=False)
     _named: dict[str, tuple[str, ...]] | None = field(default=None, init=False, repr=False)
+    #: Where versions of the collection's documents disagree (``worker.versions``): built with the
+    #: snapshot and stored with it; None until read or built (a snapshot stored before the record
+    #: existed builds it on first use).
+    _versions: list[Recorded] | None = field(default=None, repr=False)
+    _by_doc: dict[str, list[tuple[Recorded, int]]] | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.superseded = superseded_mask(self.chunks)
+
+    @property
+    def versions(self) -> list[Recorded]:
+        """The record of disagreements between versions (``worker.versions.record_of``), newest first."""
+        if self._versions is None:
+            self._versions = record_of(self.chunks, self.superseded)
+        return self._versions
+
+    def recorded_in(self, doc_id: str) -> list[tuple[Recorded, int]]:
+        """The recorded disagreements one side of which is in ``doc_id``, with that side's index."""
+        if self._by_doc is None:
+            by_doc: dict[str, list[tuple[Recorded, int]]] = {}
+            for entry in self.versions:
+                for n, side in enumerate(entry.sides):
+                    by_doc.setdefault(side.doc_id, []).append((entry, n))
+            self._by_doc = by_doc
+        return self._by_doc.get(doc_id, [])
 
     def section_mask(self, section: str) -> np.ndarray:
         """True for the chunks holding the block a list question asks for (``worker.intent``
@@ -191,6 +214,7 @@ class IndexSnapshot:
             "matrix": np.ascontiguousarray(self.matrix, dtype="<f4").tobytes(),
             "chunks": zlib.compress(json.dumps([c.to_dict() for c in self.chunks]).encode()),
             "keyword": zlib.compress(json.dumps(self.keyword.to_json()).encode()),
+            "versions": zlib.compress(json.dumps([r.to_json() for r in self.versions]).encode()),
         }
 
     @classmethod
@@ -202,6 +226,11 @@ class IndexSnapshot:
             shared: dict[str, str] = {}
             chunks = [Chunk.from_dict(d, shared) for d in json.loads(zlib.decompress(fields[b"chunks"]))]
             keyword = KeywordIndex.from_json(json.loads(zlib.decompress(fields[b"keyword"])))
+            versions = (
+                [Recorded.from_json(r) for r in json.loads(zlib.decompress(fields[b"versions"]))]
+                if b"versions" in fields
+                else None
+            )
         except (KeyError, ValueError, zlib.error) as exc:
             raise CorruptSnapshot(
                 f"stored index snapshot is unreadable ({exc}); re-index the collection"
@@ -216,6 +245,7 @@ class IndexSnapshot:
             chunks,
             keyword,
             meta["built_at"],
+            versions,
         )
 
 
@@ -254,4 +284,6 @@ def build_snapshot(
     matrix = as_search_layout(np.asarray(matrix, dtype=np.float32).reshape(len(chunks), dim))
     check_unit_rows(matrix)
     keyword = build_keyword_index([c.text for c in chunks])
-    return IndexSnapshot(version, collection, embedder_id, dim, matrix, chunks, keyword, built_at)
+    snapshot = IndexSnapshot(version, collection, embedder_id, dim, matrix, chunks, keyword, built_at)
+    snapshot.versions  # noqa: B018 -- the record is built at index time, not by the first question
+    return snapshot

@@ -25,7 +25,9 @@ from syllabot.worker.answerers.breakdown import prints_weights
 from syllabot.worker.conflicts import (
     READ_HITS,
     Candidate,
+    Conflict,
     Disagreement,
+    Side,
     collection_conflicts,
     list_disagreements,
     more_to_read,
@@ -38,6 +40,8 @@ from syllabot.worker.keyword import keyword_scores
 from syllabot.worker.outlines import Outline
 from syllabot.worker.reading import Question, asked, read_question
 from syllabot.worker.search import Selection, hybrid_scores, select
+from syllabot.worker.values import Value
+from syllabot.worker.versions import printed_in
 
 
 @dataclass
@@ -56,6 +60,9 @@ class SearchResult:
     earlier: tuple[str, ...] = ()  # the conversation's earlier questions, oldest first (LLM context)
     vector: np.ndarray | None = None  # the unit query vector searched with (the gap report groups these)
     related: list[Hit] = field(default_factory=list)  # the course's other passages on the asked value
+    #: the recorded disagreements between versions (``worker.versions``) one side of which a passage
+    #: of this result prints (:func:`recorded_for`): the answer leads with one it quotes
+    recorded: list[Conflict] = field(default_factory=list)
 
     @functools.cached_property
     def asked(self) -> Question:
@@ -214,6 +221,30 @@ def related_hits(snapshot: IndexSnapshot, question: Question | str, hits: Sequen
         hit_from_chunk(snapshot.chunks[row], len(hits) + n + 1, 0.0, 0.0, 0.0)
         for n, row in enumerate(positions)
     ]
+
+
+def recorded_for(snapshot: IndexSnapshot, passages: Sequence[Hit]) -> list[Conflict]:
+    """The recorded disagreements between versions (``IndexSnapshot.versions``) one side of which
+    one of ``passages`` prints, as conflicts the answer can lead with: that side cited by its
+    passage, the other by the passage it was read from, the current one first. A dictionary look-up
+    per passage's document: question time is unchanged."""
+    out: list[Conflict] = []
+    seen: set[int] = set()
+    for hit in passages:
+        for entry, n in snapshot.recorded_in(hit.doc_id):
+            if id(entry) in seen or not printed_in(entry.sides[n].text, hit.text):
+                continue
+            seen.add(id(entry))
+            sides = tuple(
+                Side(
+                    hit if k == n else hit_from_chunk(snapshot.chunks[side.row], 0, 0.0, 0.0, 0.0),
+                    side.text,
+                    tuple(Value(entry.kind, norm, text) for norm, text in side.values),
+                )
+                for k, side in enumerate(entry.sides)
+            )
+            out.append(Conflict(entry.kind, sides, entry.current_reason))
+    return out
 
 
 def disagreements(snapshot: IndexSnapshot) -> list[Disagreement]:
