@@ -150,7 +150,7 @@ def _snapshot(q: dict, embedder, snapshots: dict):
         whole = slug in COURSE_FOLDERS and files == tuple(
             sorted(p.name for p in course_files(COURSE_FOLDERS[slug][0]))
         )
-        if whole:
+        if whole and not __import__('os').environ.get('OLDSNAP'):
             snapshots[files] = course_snapshot(slug, embedder)
         else:
             chunks, _ = parse_files([resolve(q["course"], f) for f in files])

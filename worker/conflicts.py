@@ -7,7 +7,7 @@ read (a count, a percentage or marks split, a day, a time, a date, an edition, a
 sentences of each retrieved document that are about what was asked are read for values of that kind
 (``worker.values``, the one value recogniser the answer uses too), each labelled with what it is a
 value of; two documents disagree when one gives a value the other gives differently for the same
-thing (``_clash``). Different wording of one value is agreement: values are compared normalised
+thing (``clash``). Different wording of one value is agreement: values are compared normalised
 ("Mondays" = "Mon" = "monday"; "11:59PM" = "23:59"; a dated "May 2, 2025" is also a Friday). When
 one side is evidently the current one (revised or updated in its title, file name or text, a later
 printed year, or of two documents with the same title the later upload), it leads and the note says
@@ -16,7 +16,7 @@ why.
 Pure functions over hits and text (no I/O), shared by the answer path (:func:`find_conflict`,
 weighed by ``decision.decide``; :func:`lead_with_conflict`) and the teacher's list
 (:func:`collection_conflicts`). The two stay one module (over 700 lines) because they judge and word
-a disagreement with the same helpers (``_clash``, ``_told_apart``, ``_outline_said``): split apart,
+a disagreement with the same helpers (``clash``, ``_told_apart``, ``_outline_said``): split apart,
 those would cross modules as public names.
 """
 
@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from syllabot.shared.schema import Answer, Hit
+from syllabot.shared.schema import Answer, Citation, Hit
 from syllabot.worker.answerers.base import citation
 from syllabot.worker.answerers.decision import terms
 from syllabot.worker.outlines import (
@@ -44,7 +44,7 @@ from syllabot.worker.outlines import (
 )
 from syllabot.worker.reading import Question, read_question
 from syllabot.worker.sentences import ITEM_START, ROUND_BULLETS, looks_like_code, split_sentences
-from syllabot.worker.values import MONTH_NAMES, Value, topic_of, values_in
+from syllabot.worker.values import MONTH_NAMES, Value, from_a_date, other_terms, topic_of, values_in
 
 if TYPE_CHECKING:
     from syllabot.worker.answerers.decision import Verdict
@@ -407,7 +407,7 @@ def find_conflict(
     Each passage speaks through its best sentence about the question's topic words that states an
     asked value about them (:func:`_stated`). For each asked kind, a document's say is its
     best-scoring such sentence holding values of that kind; two documents disagree when
-    :func:`_clash` finds a value of one against a differing value of the same thing in the other.
+    :func:`clash` finds a value of one against a differing value of the same thing in the other.
     """
     question = _read(question)
     outlined = outline_conflict(question, related)
@@ -447,7 +447,7 @@ def find_conflict(
                 (si, a), (sj, b) = sides[i], sides[j]
                 if not _one_course(a, b):
                     continue  # two courses (21CS53 and BCS403 DBMS): different facts, not versions
-                if _clash(a.found, b.found, of=asked.topic) is None or _says_both(by_doc, a, b):
+                if clash(a.found, b.found, of=asked.topic) is None or _says_both(by_doc, a, b):
                     continue
                 if si + sj > best_strength:
                     best_strength = si + sj
@@ -544,7 +544,7 @@ def _says_both(by_doc: dict[str, list[Hit]], a: Side, b: Side) -> bool:
     return said(b.doc_id, a.sentence) or said(a.doc_id, b.sentence)
 
 
-def _clash(
+def clash(
     a: Sequence[Value],
     b: Sequence[Value],
     ignore: frozenset[str] = frozenset(),
@@ -555,7 +555,10 @@ def _clash(
     elsewhere. Different wording of one value is agreement, and so is a detail beside it: "1 ×
     short presentations 10%" and "2 × short presentations (5% each) 10%" disagree on the count (1
     against 2) and agree on the 10% (the 5% each has the 10% beside it); a CIE mark is compared
-    with a CIE mark, never with an SEE one."""
+    with a CIE mark, never with an SEE one. Dates of two terms' calendars
+    (``values.other_terms``) are not compared."""
+    if other_terms(a, b):
+        a, b = [v for v in a if not from_a_date(v)], [v for v in b if not from_a_date(v)]
     for va in a:
         matches = [vb for vb in b if (va.label & vb.label) - ignore and _same_thing(va, vb, of)]
         if not matches or any(_same(va, vb) for vb in matches):
@@ -637,6 +640,16 @@ def render_conflict(conflict: Conflict) -> str:
     return f"{DISAGREE_LEAD}: " + "; ".join(parts) + "." + remark
 
 
+def with_sides_cited(citations: Sequence[Citation], conflict: Conflict) -> list[Citation]:
+    """``citations`` with each side of ``conflict`` cited too (numbered after them) unless one
+    already cites its passage's page: a note quotes both sides, so both are sources."""
+    out = list(citations)
+    for side in conflict.sides:
+        if not any(c.doc_id == side.doc_id and c.page == side.hit.page for c in out):
+            out.append(citation(len(out) + 1, side.hit))
+    return out
+
+
 #: How every answer that reports a disagreement begins (``syllabot eval`` counts it).
 DISAGREE_LEAD = "Your materials disagree"
 
@@ -659,7 +672,12 @@ def lead_with_conflict(answer: Answer, conflict: Conflict | None, verdict: Verdi
         return answer
     note = render_conflict(conflict)
     if verdict.beside is not None:
-        return answer.model_copy(update={"text": f"{note}\n\n{answer.text}"})
+        return answer.model_copy(
+            update={
+                "text": f"{note}\n\n{answer.text}",
+                "citations": with_sides_cited(answer.citations, conflict),
+            }
+        )
     cited = [side.hit for side in conflict.sides]
     return answer.model_copy(
         update={
@@ -755,7 +773,7 @@ def collection_conflicts(passages: Sequence[tuple[str, str, str]], limit: int = 
             for kind in {v.kind for v in values_a} & {v.kind for v in values_b}:
                 about = [v for v in values_a if v.kind == kind]
                 other = [v for v in values_b if v.kind == kind]
-                if _clash(about, other, ignore=everywhere) is None:
+                if clash(about, other, ignore=everywhere) is None:
                     continue
                 about_words = " ".join(sorted(shared)[:4])
                 pair = sorted((doc_a, doc_b))

@@ -226,25 +226,31 @@ def related_hits(snapshot: IndexSnapshot, question: Question | str, hits: Sequen
 def recorded_for(snapshot: IndexSnapshot, passages: Sequence[Hit]) -> list[Conflict]:
     """The recorded disagreements between versions (``IndexSnapshot.versions``) one side of which
     one of ``passages`` prints, as conflicts the answer can lead with: that side cited by its
-    passage, the other by the passage it was read from, the current one first. A dictionary look-up
-    per passage's document: question time is unchanged."""
-    out: list[Conflict] = []
+    passage, the others by the passages they were read from, the current one first. Entries that
+    share that side are one conflict (a deck dated 12.2 against the schedule's two clustering
+    days). A dictionary look-up per passage's document: question time is unchanged."""
+    grouped: dict[tuple[str, str, str], list[Side]] = {}
+    reasons: dict[tuple[str, str, str], str] = {}
     seen: set[int] = set()
     for hit in passages:
         for entry, n in snapshot.recorded_in(hit.doc_id):
             if id(entry) in seen or not printed_in(entry.sides[n].text, hit.text):
                 continue
             seen.add(id(entry))
-            sides = tuple(
+            sides = [
                 Side(
                     hit if k == n else hit_from_chunk(snapshot.chunks[side.row], 0, 0.0, 0.0, 0.0),
                     side.text,
                     tuple(Value(entry.kind, norm, text) for norm, text in side.values),
                 )
                 for k, side in enumerate(entry.sides)
-            )
-            out.append(Conflict(entry.kind, sides, entry.current_reason))
-    return out
+            ]
+            key = (entry.kind, hit.doc_id, entry.sides[n].text)
+            if key in grouped:
+                grouped[key].append(sides[1 - n])
+            else:
+                grouped[key], reasons[key] = sides, entry.current_reason
+    return [Conflict(key[0], tuple(sides), reasons[key]) for key, sides in grouped.items()]
 
 
 def disagreements(snapshot: IndexSnapshot) -> list[Disagreement]:

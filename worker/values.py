@@ -16,6 +16,7 @@ from __future__ import annotations
 import datetime as _dt
 import functools
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from syllabot.worker.answerers.decision import terms
@@ -390,6 +391,23 @@ def topic_of(text: str) -> frozenset[str]:
     and each numbered unit it names as one token ("week 7" -> week7)."""
     words = frozenset(t for t in terms(text) if not t.isdigit() and t not in _NOT_A_TOPIC and len(t) > 2)
     return words | unit_tokens(text)
+
+
+_YEAR = re.compile(r"\b(?:19|20)\d{2}\b")
+
+
+def from_a_date(value: Value) -> bool:
+    """A date, or the weekday read from a dated date ("May 2, 2025 (a Friday)")."""
+    return value.kind == "date" or (value.kind == "weekday" and value.text.endswith(")"))
+
+
+def other_terms(a: Sequence[Value], b: Sequence[Value]) -> bool:
+    """Whether two sets of values date their days in different years only: two terms' calendars
+    ("08.21.2018 Tutorial | Lidar" against "08.22.2017 Workshop | Lidar"), whose dates are not two
+    versions of one date."""
+    years_a = {m.group(0) for v in a if v.kind == "date" and (m := _YEAR.search(v.text))}
+    years_b = {m.group(0) for v in b if v.kind == "date" and (m := _YEAR.search(v.text))}
+    return bool(years_a and years_b and not years_a & years_b)
 
 
 def unit_tokens(text: str) -> frozenset[str]:

@@ -45,17 +45,17 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from syllabot.shared.schema import Answer, Hit
-from syllabot.worker.answerers.base import citation
 from syllabot.worker.answerers.breakdown import components, run_to_100
 from syllabot.worker.chunking import chunk_body
 from syllabot.worker.conflicts import (
     DISAGREE_LEAD,
     Conflict,
     Currency,
-    Side,
+    clash,
     current_first,
     how_current_named,
     render_conflict,
+    with_sides_cited,
 )
 from syllabot.worker.documents import Chunk
 from syllabot.worker.reading import Question
@@ -69,6 +69,8 @@ from syllabot.worker.values import (
     VALUE_WORDS,
     WEEKDAYS,
     Value,
+    from_a_date,
+    other_terms,
     topic_of,
     unit_tokens,
     values_in,
@@ -351,39 +353,29 @@ def _common_mass(a: Unit, b: Unit, weights: Weights, common: float) -> float:
 MAX_POSTING = 200
 
 
-def _year(value: Value) -> str | None:
-    m = re.search(r"\b(19|20)\d{2}\b", value.text)
-    return m.group(0) if m else None
-
-
 #: A document's first units are its title block: the date there is the document's own (a deck's
 #: lecture date, a syllabus's issue date), which tells versions apart rather than a fact they share.
 TITLE_UNITS = 3
 
 
-def _dated(value: Value) -> bool:
-    """A date, or the weekday read from a dated date ("May 2, 2025 (a Friday)")."""
-    return value.kind == "date" or (value.kind == "weekday" and value.text.endswith(")"))
-
-
 def differ(a: Unit, b: Unit, titles: bool = False) -> tuple[str, tuple[Value, ...], tuple[Value, ...]] | None:
     """The kind of value two aligned units state differently, with each side's values of it; None
-    when they agree (the same values, however worded, or one side giving a part of the other's).
-    Dates of different years are two terms' calendars, not two versions of one date, and the
-    dates of two title blocks (``titles``) are the two documents' own: neither is compared."""
-    years_a = {y for v in a.values if v.kind == "date" and (y := _year(v))}
-    years_b = {y for v in b.values if v.kind == "date" and (y := _year(v))}
-    other_terms = bool(years_a and years_b and not years_a & years_b)
+    when they agree: the same values, however worded, or one side giving a part of the other's,
+    unless a value of one is of the same thing as a differing value of the other (a table row's
+    "2 × short presentations" against "1 × short presentations": ``conflicts.clash``). Dates of
+    different years are two terms' calendars, not two versions of one date, and the dates of two
+    title blocks (``titles``) are the two documents' own: neither is compared."""
+    other = other_terms(a.values, b.values)
     kinds_a: dict[str, list[Value]] = {}
     kinds_b: dict[str, list[Value]] = {}
     for values, kinds in ((a.values, kinds_a), (b.values, kinds_b)):
         for v in values:
-            if not ((titles or other_terms) and _dated(v)):
+            if not ((titles or other) and from_a_date(v)):
                 kinds.setdefault(v.kind, []).append(v)
     for kind in sorted(kinds_a.keys() & kinds_b.keys()):
         va, vb = kinds_a[kind], kinds_b[kind]
         na, nb = {v.norm for v in va}, {v.norm for v in vb}
-        if na <= nb or nb <= na:
+        if (na <= nb or nb <= na) and clash(va, vb) is None:
             continue
         return kind, tuple(va), tuple(vb)
     return None
@@ -518,31 +510,14 @@ def printed_in(unit: str, text: str) -> bool:
     return _flat(unit) in _flat(text)
 
 
-#: Of a recorded side the answer quotes in part (a window of a long line), at least this share of
-#: its words, with every value of it that differs.
-QUOTED_SHARE = 0.6
-
-
-def quoted_in(side: Side, text: str) -> bool:
-    """Whether an answer's ``text`` quotes ``side``: its whole unit, or most of its words with each
-    of its differing values as printed."""
-    if printed_in(side.sentence, text):
-        return True
-    flat = _flat(text)
-    if not side.quoted or not all(_flat(value) in flat for value in side.quoted):
-        return False
-    words = _TOKEN.findall(side.sentence.lower())
-    return sum(f" {w} " in flat for w in words) >= QUOTED_SHARE * len(words)
-
-
 def lead_with_record(answer: Answer, recorded: Sequence[Conflict], question: Question) -> Answer:
-    """``answer`` led by a recorded disagreement between versions (``worker.versions``) one side of
-    which it quotes from a document it cites: "Your materials disagree", both sides quoted and
-    cited, the current one first, then the answer as it was. Applied to the final answer (either
-    answerer's, confident or "I can't tell"), keyed by what it cites and says; an answer that
-    already leads with the question-time check's note keeps it. Only a disagreement on what
-    ``question`` asks (:func:`asked_about`): a schedule quoted whole for another question prints
-    every recorded line of it."""
+    """``answer`` led by a recorded disagreement (:func:`recorded_for`) one side of which it
+    quotes: "Your materials disagree", both sides quoted and cited, the current one first, then
+    the answer as it was. Applied to the final answer (either answerer's, confident or "I can't
+    tell"), keyed by what it cites: a passage it cites printing a side of a disagreement on what
+    ``question`` asks (:func:`asked_about`; a schedule quoted whole for another question prints
+    every recorded line of it). An answer that already leads with the question-time check's note
+    keeps it."""
     if not recorded or answer.status == "not_in_materials" or DISAGREE_LEAD in answer.text:
         return answer
     chosen = next(
@@ -555,12 +530,8 @@ def lead_with_record(answer: Answer, recorded: Sequence[Conflict], question: Que
     )
     if chosen is None:
         return answer
-    citations = list(answer.citations)
-    for side in chosen.sides:
-        if not any(c.doc_id == side.doc_id and c.page == side.hit.page for c in citations):
-            citations.append(citation(len(citations) + 1, side.hit))
     text = f"{render_conflict(chosen)}\n\n{answer.text}"
-    return answer.model_copy(update={"text": text, "citations": citations})
+    return answer.model_copy(update={"text": text, "citations": with_sides_cited(answer.citations, chosen)})
 
 
 def _cites(answer: Answer, hit: Hit) -> bool:
@@ -577,22 +548,39 @@ def _cites(answer: Answer, hit: Hit) -> bool:
 _WHEN = frozenset({"date", "weekday", "time"})
 
 
+def kind_asked(conflict: Conflict, question: Question) -> bool:
+    """Whether ``question`` may ask the kind of value ``conflict`` is on: it asks that kind (a
+    date, a day and a time all answer "when") or no kind at all; never a name or a module ("who
+    teaches", "which module covers")."""
+    intent = question.intent
+    kinds = intent.compared
+    if intent.wants == "person" or intent.where:
+        return False
+    if not kinds:
+        return True
+    return conflict.kind in kinds or (conflict.kind in _WHEN and bool(kinds & _WHEN))
+
+
 def asked_about(conflict: Conflict, question: Question) -> bool:
     """Whether ``question`` asks about the fact ``conflict`` is on: of the kind of value it asks
     (when it asks one; a date, a day and a time are all answers to "when"), and about the same
-    thing: the two units' words hold one of a question's one or two topic words, two of more
-    ("which chapter should i read for bootstrap" is not about the bootstrap lecture's date). A
-    line of values alone ("Tue & Thu 1:30–5:20pm") is about whatever asks its kind."""
-    kinds = question.intent.compared
-    if question.intent.wants == "person" or question.intent.where:
-        return False  # a name or a module asked: no value of the record answers it
-    if kinds and conflict.kind not in kinds and not (conflict.kind in _WHEN and kinds & _WHEN):
+    thing: each side's words hold one of a question's one or two topic words, two of more ("which
+    chapter should i read for bootstrap" is not about the bootstrap lecture's date; "parametric
+    bench % of grade?" not about a breakdown in which one term has no bench). A line of values
+    alone ("Tue & Thu 1:30–5:20pm") is about whatever asks its kind, two grading breakdowns about
+    the breakdown asked."""
+    intent = question.intent
+    kinds = intent.compared
+    if not kind_asked(conflict, question):
         return False
-    words = frozenset().union(*(_words(side.sentence) for side in conflict.sides))
-    if not words:
+    if intent.breakdown and conflict.kind == "percent":
+        return True
+    sides = [_words(side.sentence) for side in conflict.sides]
+    if not any(sides):
         return bool(kinds)
-    topic = topic_of(question.text)
-    return len(topic & words) >= (1 if len(topic) <= 2 else 2)
+    topic = _words(question.text)
+    need = 1 if len(topic) <= 2 else 2
+    return bool(topic) and all(len(topic & words) >= need for words in sides)
 
 
 def record_of(chunks: Sequence[Chunk], left_out: Sequence[bool] | None = None) -> list[Recorded]:
