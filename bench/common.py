@@ -323,6 +323,7 @@ def result_for(
         prepared,
         related=others,
         recorded=recorded_for(snapshot, [*hits, *others]),
+        versions=snapshot.versions,
     )
 
 

@@ -150,7 +150,7 @@ def _snapshot(q: dict, embedder, snapshots: dict):
         whole = slug in COURSE_FOLDERS and files == tuple(
             sorted(p.name for p in course_files(COURSE_FOLDERS[slug][0]))
         )
-        if whole and not __import__('os').environ.get('OLDSNAP'):
+        if whole and not __import__("os").environ.get("OLDSNAP"):
             snapshots[files] = course_snapshot(slug, embedder)
         else:
             chunks, _ = parse_files([resolve(q["course"], f) for f in files])
@@ -182,6 +182,8 @@ def run_cases(questions: Sequence[dict], embedder, settings) -> list[Case]:
             related_ms = (time.perf_counter() - t_related) * 1000
             t0 = time.perf_counter()
             result.recorded = [] if "record" in OFF else recorded_for(snapshot, result.passages)
+            if "gate" in OFF:
+                result.versions = None  # the question-time check compares any two documents
             answer = answerer.answer_sync(q["question"], result, snapshot.collection)
             ms = (time.perf_counter() - t0) * 1000
             found, source = None, ""
@@ -337,8 +339,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--off",
         nargs="*",
         default=[],
-        choices=("check", "record"),
-        help="measure without the question-time check or the record of versions",
+        choices=("check", "record", "gate"),
+        help="measure without the question-time check, the record of versions, or the check's "
+        "limit to documents the record calls versions",
     )
     parser.add_argument("--no-teacher", action="store_true", help="skip the teacher's list and the scale row")
     args = parser.parse_args(argv)

@@ -134,6 +134,9 @@ class Conflict:
     sides: tuple[Side, ...]  # the current one first when one is evidently current
     current_reason: str = ""
     remark: str = ""  # said after both sides ("The notes never print SQLite.")
+    #: what the values that differ are of, when narrower than the sides' sentences (a table row's
+    #: "short presentations" in a grading table): the words a question must ask about
+    about: frozenset[str] = frozenset()
 
 
 #: A document saying it is a revision: "Revised: January 2026", "updated on 3/4", "last updated 2025",
@@ -270,7 +273,12 @@ def _outline_said(reading: Reading[int], unit: str) -> str:
     return entries
 
 
-def outline_conflict(question: Question, related: Sequence[Hit]) -> Conflict | None:
+#: Which documents are versions or restatements of each other (``versions.VersionRecord.related``);
+#: None when unknown (every pair may be compared).
+Related = Callable[[str, str], bool] | None
+
+
+def outline_conflict(question: Question, related: Sequence[Hit], versions: Related = None) -> Conflict | None:
     """Two documents of one course whose numbered outlines of the asked unit answer ``question``
     differently (``worker.outlines``): a syllabus numbering 20 lectures beside a README listing 19,
     a revised lecture plan that renumbers PCA or adds an ethics lecture. ``related`` holds each
@@ -291,7 +299,7 @@ def outline_conflict(question: Question, related: Sequence[Hit]) -> Conflict | N
     for i in range(len(sides)):
         for j in range(i + 1, len(sides)):
             (a, ra), (b, rb) = sides[i], sides[j]
-            if _one_course(a, b) and readings_differ(ra, rb):
+            if _one_course(a, b) and _versions_of(versions, a, b) and readings_differ(ra, rb):
                 return _ordered("outline", a, b)
     return None
 
@@ -396,9 +404,11 @@ def find_conflict(
     hits: Sequence[Hit],
     max_hits: int = READ_HITS,
     related: Sequence[Hit] = (),
+    versions: Related = None,
 ) -> Conflict | None:
     """The disagreement among ``hits`` (the top ``max_hits``) and the ``related`` passages of their
-    course (:func:`more_to_read`) on the fact ``question`` asks, or None.
+    course (:func:`more_to_read`) on the fact ``question`` asks, or None; only between documents
+    that are ``versions`` of each other, when the index says which (:func:`_versions_of`).
 
     A question about a numbered outline ("how many lectures", "which week is PCA") is first
     answered from each document's whole outline (:func:`outline_conflict`; read on the question's
@@ -410,7 +420,7 @@ def find_conflict(
     :func:`clash` finds a value of one against a differing value of the same thing in the other.
     """
     question = _read(question)
-    outlined = outline_conflict(question, related)
+    outlined = outline_conflict(question, related, versions)
     if outlined is not None:
         return outlined
     asked = _asked(question)
@@ -445,7 +455,7 @@ def find_conflict(
         for i in range(len(sides)):
             for j in range(i + 1, len(sides)):
                 (si, a), (sj, b) = sides[i], sides[j]
-                if not _one_course(a, b):
+                if not _one_course(a, b) or not _versions_of(versions, a, b):
                     continue  # two courses (21CS53 and BCS403 DBMS): different facts, not versions
                 if clash(a.found, b.found, of=asked.topic) is None or _says_both(by_doc, a, b):
                     continue
@@ -522,6 +532,13 @@ def names_course(text: str, course: str) -> bool:
         return False
     lowered = text.lower()
     return re.search(rf"\b{re.escape(words[0].lower())}\b", lowered) is not None or course.lower() in lowered
+
+
+def _versions_of(versions: Related, a: Side, b: Side) -> bool:
+    """Whether two sides' documents may be versions of one fact: the index's record says they are
+    versions or restatements of each other (``worker.versions``; two homework sheets, two
+    lectures or the schedule and a lecture's notes are not), or nothing is known."""
+    return versions is None or versions(a.doc_id, b.doc_id)
 
 
 def _one_course(a: Side, b: Side) -> bool:
@@ -657,7 +674,8 @@ DISAGREE_LEAD = "Your materials disagree"
 def conflict_of(result: SearchResult, question: Question | None = None) -> Conflict | None:
     """The disagreement a search result shows on what its question asks: among its hits and the
     ``related`` passages of their course (:func:`find_conflict`)."""
-    return find_conflict(question or result.asked, result.hits, related=result.related)
+    versions = result.versions.related if result.versions is not None else None
+    return find_conflict(question or result.asked, result.hits, related=result.related, versions=versions)
 
 
 def lead_with_conflict(answer: Answer, conflict: Conflict | None, verdict: Verdict | None) -> Answer:

@@ -243,6 +243,7 @@ class Engine:
             vector=query_vector,
             related=related,
             recorded=recorded_for(pending.snapshot, [*hits, *related]),
+            versions=pending.snapshot.versions,
         )
 
     def collections(self) -> list[CollectionInfo]:

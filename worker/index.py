@@ -24,7 +24,7 @@ from syllabot.worker.intent import holds_section
 from syllabot.worker.keyword import KeywordIndex, build_keyword_index
 from syllabot.worker.outlines import Outline, read_outline
 from syllabot.worker.search import superseded_mask
-from syllabot.worker.versions import Recorded, record_of
+from syllabot.worker.versions import Recorded, VersionRecord, record_of
 
 #: Vectors whose length strays further than this from 1 are a bug upstream, never silently used.
 UNIT_TOLERANCE = 1e-3
@@ -54,15 +54,16 @@ class IndexSnapshot:
     #: Where versions of the collection's documents disagree (``worker.versions``): built with the
     #: snapshot and stored with it; None until read or built (a snapshot stored before the record
     #: existed builds it on first use).
-    _versions: list[Recorded] | None = field(default=None, repr=False)
+    _versions: VersionRecord | None = field(default=None, repr=False)
     _by_doc: dict[str, list[tuple[Recorded, int]]] | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.superseded = superseded_mask(self.chunks)
 
     @property
-    def versions(self) -> list[Recorded]:
-        """The record of disagreements between versions (``worker.versions.record_of``), newest first."""
+    def versions(self) -> VersionRecord:
+        """The record of the documents' versions (``worker.versions.record_of``): their
+        disagreements, newest first, and which documents are versions of each other."""
         if self._versions is None:
             self._versions = record_of(self.chunks, self.superseded)
         return self._versions
@@ -71,7 +72,7 @@ class IndexSnapshot:
         """The recorded disagreements one side of which is in ``doc_id``, with that side's index."""
         if self._by_doc is None:
             by_doc: dict[str, list[tuple[Recorded, int]]] = {}
-            for entry in self.versions:
+            for entry in self.versions.entries:
                 for n, side in enumerate(entry.sides):
                     by_doc.setdefault(side.doc_id, []).append((entry, n))
             self._by_doc = by_doc
@@ -214,7 +215,7 @@ class IndexSnapshot:
             "matrix": np.ascontiguousarray(self.matrix, dtype="<f4").tobytes(),
             "chunks": zlib.compress(json.dumps([c.to_dict() for c in self.chunks]).encode()),
             "keyword": zlib.compress(json.dumps(self.keyword.to_json()).encode()),
-            "versions": zlib.compress(json.dumps([r.to_json() for r in self.versions]).encode()),
+            "versions": zlib.compress(json.dumps(self.versions.to_json()).encode()),
         }
 
     @classmethod
@@ -227,7 +228,7 @@ class IndexSnapshot:
             chunks = [Chunk.from_dict(d, shared) for d in json.loads(zlib.decompress(fields[b"chunks"]))]
             keyword = KeywordIndex.from_json(json.loads(zlib.decompress(fields[b"keyword"])))
             versions = (
-                [Recorded.from_json(r) for r in json.loads(zlib.decompress(fields[b"versions"]))]
+                VersionRecord.from_json(json.loads(zlib.decompress(fields[b"versions"])))
                 if b"versions" in fields
                 else None
             )

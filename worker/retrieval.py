@@ -41,7 +41,7 @@ from syllabot.worker.outlines import Outline
 from syllabot.worker.reading import Question, asked, read_question
 from syllabot.worker.search import Selection, hybrid_scores, select
 from syllabot.worker.values import Value
-from syllabot.worker.versions import printed_in
+from syllabot.worker.versions import VersionRecord, printed_in
 
 
 @dataclass
@@ -63,6 +63,8 @@ class SearchResult:
     #: the recorded disagreements between versions (``worker.versions``) one side of which a passage
     #: of this result prints (:func:`recorded_for`): the answer leads with one it quotes
     recorded: list[Conflict] = field(default_factory=list)
+    #: the snapshot's record of its documents' versions: which the question-time check may compare
+    versions: VersionRecord | None = None
 
     @functools.cached_property
     def asked(self) -> Question:
@@ -231,6 +233,7 @@ def recorded_for(snapshot: IndexSnapshot, passages: Sequence[Hit]) -> list[Confl
     days). A dictionary look-up per passage's document: question time is unchanged."""
     grouped: dict[tuple[str, str, str], list[Side]] = {}
     reasons: dict[tuple[str, str, str], str] = {}
+    about: dict[tuple[str, str, str], frozenset[str]] = {}
     seen: set[int] = set()
     for hit in passages:
         for entry, n in snapshot.recorded_in(hit.doc_id):
@@ -250,7 +253,8 @@ def recorded_for(snapshot: IndexSnapshot, passages: Sequence[Hit]) -> list[Confl
                 grouped[key].append(sides[1 - n])
             else:
                 grouped[key], reasons[key] = sides, entry.current_reason
-    return [Conflict(key[0], tuple(sides), reasons[key]) for key, sides in grouped.items()]
+                about[key] = frozenset(entry.about.split()) if entry.narrow else frozenset()
+    return [Conflict(key[0], tuple(sides), reasons[key], about=about[key]) for key, sides in grouped.items()]
 
 
 def disagreements(snapshot: IndexSnapshot) -> list[Disagreement]:

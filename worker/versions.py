@@ -171,11 +171,17 @@ def units_of(chunks: Sequence[Chunk], rows: Iterable[int]) -> list[Unit]:
                 continue  # a paragraph, or code
             words = _words(text)
             if words or _unit_values(text):  # a line of values alone ("Tue & Thu 1:30–5:20pm") too
-                numbered = tuple(
-                    (m.group(1), m.group(2)) for w in words if (m := _NUMBERED_WORD.fullmatch(w))
-                )
-                out.append(Unit(row, text, words, numbered))
+                out.append(Unit(row, text, words, _numbered_in(words)))
     return out
+
+
+def _numbered_in(words: frozenset[str]) -> tuple[tuple[str, str], ...]:
+    """The numbered things among a unit's words, by name ("homework2" -> ("homework", "2"))."""
+    return tuple((m.group(1), m.group(2)) for w in words if (m := _NUMBERED_WORD.fullmatch(w)))
+
+
+#: A file name's number glued to its word ("homework1", "lecture03"): read apart.
+_STEM_NUMBER = re.compile(r"\b([A-Za-z]{3,})(\d{1,3})\b")
 
 
 @functools.lru_cache(maxsize=4096)
@@ -358,13 +364,17 @@ MAX_POSTING = 200
 TITLE_UNITS = 3
 
 
-def differ(a: Unit, b: Unit, titles: bool = False) -> tuple[str, tuple[Value, ...], tuple[Value, ...]] | None:
-    """The kind of value two aligned units state differently, with each side's values of it; None
-    when they agree: the same values, however worded, or one side giving a part of the other's,
-    unless a value of one is of the same thing as a differing value of the other (a table row's
-    "2 × short presentations" against "1 × short presentations": ``conflicts.clash``). Dates of
-    different years are two terms' calendars, not two versions of one date, and the dates of two
-    title blocks (``titles``) are the two documents' own: neither is compared."""
+def differ(
+    a: Unit, b: Unit, titles: bool = False
+) -> tuple[str, tuple[Value, ...], tuple[Value, ...], frozenset[str]] | None:
+    """The kind of value two aligned units state differently, each side's values of it, and what
+    those values are of when narrower than the units (empty: the units say); None when they agree:
+    the same values, however worded, or one side giving a part of the other's, unless a value of
+    one is of the same thing as a differing value of the other (a table row's "2 × short
+    presentations" against "1 × short presentations": ``conflicts.clash``, about "short
+    presentations"). Dates of different years are two terms' calendars, not two versions of one
+    date, and the dates of two title blocks (``titles``) are the two documents' own: neither is
+    compared."""
     other = other_terms(a.values, b.values)
     kinds_a: dict[str, list[Value]] = {}
     kinds_b: dict[str, list[Value]] = {}
@@ -375,9 +385,12 @@ def differ(a: Unit, b: Unit, titles: bool = False) -> tuple[str, tuple[Value, ..
     for kind in sorted(kinds_a.keys() & kinds_b.keys()):
         va, vb = kinds_a[kind], kinds_b[kind]
         na, nb = {v.norm for v in va}, {v.norm for v in vb}
-        if (na <= nb or nb <= na) and clash(va, vb) is None:
-            continue
-        return kind, tuple(va), tuple(vb)
+        if not (na <= nb or nb <= na):
+            return kind, tuple(va), tuple(vb), frozenset()
+        clashing = clash(va, vb)
+        if clashing is not None:
+            x, y = clashing
+            return kind, (x,), (y,), frozenset((x.label & y.label) - VALUE_WORDS)
     return None
 
 
@@ -411,6 +424,8 @@ class Recorded:
     sides: tuple[RecordedSide, RecordedSide]
     current_reason: str = ""
     newest: str = ""
+    #: ``about`` names what the differing values are of (their labels), narrower than the units
+    narrow: bool = False
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -419,6 +434,7 @@ class Recorded:
             "sides": [s.to_json() for s in self.sides],
             "current_reason": self.current_reason,
             "newest": self.newest,
+            "narrow": self.narrow,
         }
 
     @classmethod
@@ -430,6 +446,7 @@ class Recorded:
             (first, second),
             str(data.get("current_reason", "")),
             str(data.get("newest", "")),
+            bool(data.get("narrow", False)),
         )
 
 
@@ -442,6 +459,7 @@ class _Doc:
     currency: Currency
     units: list[Unit]
     rows: list[int]
+    identity: Unit  # the numbered things its file name and title units name ("homework" -> "1")
 
 
 def _documents(chunks: Sequence[Chunk], left_out: Sequence[bool]) -> list[_Doc]:
@@ -456,7 +474,13 @@ def _documents(chunks: Sequence[Chunk], left_out: Sequence[bool]) -> list[_Doc]:
         name = f"{first.file} {first.title} {first.cite_title or ''}"
         currency = how_current_named(name, (chunks[r].text for r in rows))
         title = (first.cite_title or first.title).strip().lower()
-        docs.append(_Doc(doc_id, title, first.subject or "", first.uploaded_at or "", currency, units, rows))
+        stem = _STEM_NUMBER.sub(r"\1 \2", first.file.rsplit(".", 1)[0].replace("_", " ").replace("-", " "))
+        named = " ".join([stem, *(u.text for u in units[:TITLE_UNITS])])
+        words = _words(named)
+        identity = Unit(rows[0], named, words, _numbered_in(words))
+        docs.append(
+            _Doc(doc_id, title, first.subject or "", first.uploaded_at or "", currency, units, rows, identity)
+        )
     return docs
 
 
@@ -575,7 +599,7 @@ def asked_about(conflict: Conflict, question: Question) -> bool:
         return False
     if intent.breakdown and conflict.kind == "percent":
         return True
-    sides = [_words(side.sentence) for side in conflict.sides]
+    sides = [conflict.about or _words(side.sentence) for side in conflict.sides]
     if not any(sides):
         return bool(kinds)
     topic = _words(question.text)
@@ -583,23 +607,91 @@ def asked_about(conflict: Conflict, question: Question) -> bool:
     return bool(topic) and all(len(topic & words) >= need for words in sides)
 
 
-def record_of(chunks: Sequence[Chunk], left_out: Sequence[bool] | None = None) -> list[Recorded]:
+@dataclass(frozen=True)
+class VersionRecord:
+    """What an index snapshot knows of its documents' versions: the disagreements between them,
+    newest first, and the pairs of documents that are versions or restatements of each other (the
+    only ones the answer's question-time check compares: two homework sheets or two lectures are
+    no versions of one fact)."""
+
+    entries: tuple[Recorded, ...] = ()
+    pairs: frozenset[tuple[str, str]] = frozenset()
+
+    def related(self, a: str, b: str) -> bool:
+        """Whether documents ``a`` and ``b`` are versions or restatements of each other."""
+        return (a, b) in self.pairs or (b, a) in self.pairs
+
+    def to_json(self) -> dict[str, object]:
+        return {"entries": [r.to_json() for r in self.entries], "pairs": sorted(self.pairs)}
+
+    @classmethod
+    def from_json(cls, data: dict[str, object]) -> VersionRecord:
+        entries = tuple(Recorded.from_json(r) for r in data.get("entries", ()))  # type: ignore[attr-defined]
+        pairs = frozenset((str(a), str(b)) for a, b in data.get("pairs", ()))  # type: ignore[attr-defined]
+        return cls(entries, pairs)
+
+
+def _numbered_apart(a: _Doc, b: _Doc) -> bool:
+    """Two documents whose file names or title units name one numbered thing by different numbers
+    ("homework1.pdf" and "homework3.pdf", "Lecture 19: …" and "Lecture 20: …"): two of a series,
+    never versions of each other, however much boilerplate they share."""
+    return _other_number(a.identity, b.identity)
+
+
+#: A document that says it revises the others: in its name ("…_revised.pdf", "Syllabus v2"), or in
+#: its text ("this notice updates the 21CS44 syllabus", "this version supersedes …").
+_REVISION_NAME = re.compile(r"\b(?:revised|updated|amended|v[2-9]|new(?:er|est)?\s+version)\b", re.IGNORECASE)
+_REVISES = re.compile(
+    r"\bthis\s+(?:notice|document|version|syllabus|schedule|announcement|update|revision)\s+"
+    r"(?:updates|supersedes|replaces|revises|amends|corrects)\b",
+    re.IGNORECASE,
+)
+
+
+def _declares_update(doc: _Doc, chunks: Sequence[Chunk]) -> bool:
+    """A document that says of itself that it revises the others (a notice that "updates the
+    syllabus", a file named "revised"): a version of every other document of the collection."""
+    first = chunks[doc.rows[0]]
+    name = f"{first.file} {first.title} {first.cite_title or ''}".replace("_", " ").replace("-", " ")
+    return bool(_REVISION_NAME.search(name)) or any(_REVISES.search(chunks[r].text) for r in doc.rows)
+
+
+def record_of(chunks: Sequence[Chunk], left_out: Sequence[bool] | None = None) -> VersionRecord:
     """The disagreements between versions of the collection's documents (see the module
-    docstring), newest first. ``left_out``: chunks not read (superseded versions an admin or the
-    document's own front matter retired)."""
+    docstring), newest first, and the pairs of documents that are versions or restatements.
+    ``left_out``: chunks not read (superseded versions an admin or the document's own front
+    matter retired)."""
     docs = _documents(chunks, left_out if left_out is not None else [False] * len(chunks))
     weights = Weights([doc.units for doc in docs])
+    # in how many documents each statement is printed: one in three or more is boilerplate (a
+    # tutorial's setup lines, a deck's footer), no sign that two of them are versions
+    spread: dict[frozenset[str], int] = {}
+    for doc in docs:
+        for words in {unit.words for unit in doc.units}:
+            spread[words] = spread.get(words, 0) + 1
+    # a title two documents share marks a likely new version (``building``); one shared by more
+    # ("Contents", a generator's heading) names nothing
+    title_count: dict[str, int] = {}
+    for doc in docs:
+        title_count[doc.title] = title_count.get(doc.title, 0) + 1
     found: list[tuple[float, Recorded]] = []
+    related: set[tuple[str, str]] = set()
     for (d, e), pairs in _alike(docs, weights).items():
         a, b = docs[d], docs[e]
         aligned = align(a.units, b.units, pairs, weights)
-        versions = sum(1 for _, _, s in aligned if s >= ANCHOR_AT) >= MIN_ANCHORS or bool(
-            a.title and a.title == b.title
+        anchors = sum(
+            1
+            for i, j, s in aligned
+            if s >= ANCHOR_AT and max(spread[a.units[i].words], spread[b.units[j].words]) <= 2
         )
+        same_title = bool(a.title) and a.title == b.title and title_count[a.title] == 2 and anchors >= 1
+        versions = not _numbered_apart(a, b) and (anchors >= MIN_ANCHORS or same_title)
         if not versions:
             # no versions: only a title restated in the other document ("CORRELATION 10.16.2020",
             # a deck's title slide, against the schedule's "fri 10/9 - correlation")
             aligned = [(i, j, s) for i, j, s in pairs if s >= ANCHOR_AT and min(i, j) < TITLE_UNITS]
+        if versions:
+            related.add((a.doc_id, b.doc_id))
         compared: list[tuple[Unit, Unit, float, tuple[int, int] | None]] = [
             (a.units[i], b.units[j], s, (i, j)) for i, j, s in aligned
         ]
@@ -614,7 +706,7 @@ def record_of(chunks: Sequence[Chunk], left_out: Sequence[bool] | None = None) -
                 at is not None and _agreed_elsewhere(a.units, b.units, *at, differing[0])
             ):
                 continue
-            kind, va, vb = differing
+            kind, va, vb, about = differing
             side_a = RecordedSide(ua.row, a.doc_id, ua.text, tuple((v.norm, v.text) for v in va))
             side_b = RecordedSide(ub.row, b.doc_id, ub.text, tuple((v.norm, v.text) for v in vb))
             first, why = current_first(
@@ -622,6 +714,10 @@ def record_of(chunks: Sequence[Chunk], left_out: Sequence[bool] | None = None) -
             )
             sides = (side_a, side_b) if first == 0 else (side_b, side_a)
             newest = max(a.uploaded_at, b.uploaded_at)
-            found.append((s, Recorded(kind, _about(ua, ub, weights), sides, why, newest)))
+            about_words = " ".join(sorted(about)) if about else _about(ua, ub, weights)
+            found.append((s, Recorded(kind, about_words, sides, why, newest, bool(about))))
+    for doc in docs:
+        if _declares_update(doc, chunks):
+            related.update((doc.doc_id, other.doc_id) for other in docs if other is not doc)
     found.sort(key=lambda item: (item[1].newest, item[0]), reverse=True)
-    return [entry for _, entry in found]
+    return VersionRecord(tuple(entry for _, entry in found), frozenset(related))
