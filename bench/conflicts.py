@@ -326,6 +326,88 @@ def scale_row(embedder) -> list[str] | None:
     ]
 
 
+def _topics(questions: Sequence[dict]) -> dict[str, list[dict]]:
+    """The labelled conflicts of a set of questions: each topic's sides (file and value)."""
+    return {q["topic"]: q["sides"] for q in questions if q.get("conflict") and len(q.get("sides") or []) >= 2}
+
+
+def _entry_matches(entry, files: dict[str, str], sides: Sequence[dict]) -> bool:
+    """A teacher's-list entry names a labelled conflict: its two documents are the labelled ones
+    and each side's text holds its labelled value's numbers and days."""
+    said = {files.get(entry.docs[0], ""): entry.first[1], files.get(entry.docs[1], ""): entry.second[1]}
+    if {side["file"] for side in sides[:2]} != set(said):
+        return False
+    return all(_value_in(side["value"], said[side["file"]]) for side in sides[:2])
+
+
+def _value_in(value: str, text: str) -> bool:
+    """A labelled value is in an entry's text: its numbers and days, and a word of what it says
+    ("Tuesday & Thursday 12:30am–3:20pm (Fall 2018)" in "Tuesday & Thursday 12:30am–3:20pm.")."""
+    words = {w for w in re.findall(r"[a-z]{4,}", _TERM_NOTE.sub("", value).lower())}
+    said = set(re.findall(r"[a-z]{4,}", text.lower()))
+    return _digits_and_days(value) <= _digits_and_days(text) and (not words or bool(words & said))
+
+
+def teacher_list(groups: dict[str, list[dict]], embedder, only: Sequence[str] | None):
+    """`syllabot conflicts` (the record's list) on each course and planted collection, scored
+    against its labelled conflicts: (summary rows, every entry)."""
+    from syllabot.worker.retrieval import disagreements
+
+    collections: list[tuple[str, str, list[dict]]] = [(c, c, groups.get(c, [])) for c in COURSE_FILES]
+    collections += [
+        (f"vtu-planted-pdf ({PLANTS[pdf][0]})", "vtu-planted-pdf", []) for pdf in PDF_PLANT_FOR.values()
+    ]
+    collections.append(("outline-planted", "outline-planted", groups.get("outline-planted", [])))
+    rows, listed = [], []
+    for name, group, questions in collections:
+        if only is not None and group not in only:
+            continue
+        if group == "vtu-planted-pdf":
+            original = name.split("(")[1].rstrip(")")
+            pdf = next(p for p in PDF_PLANT_FOR.values() if PLANTS[p][0] == original)
+            questions = [q for q in groups.get(group, []) if pdf in q["collection_files"]]
+            files = [original, pdf]
+        elif group in COURSE_FILES:
+            files = [p.name for p in course_files(COURSE_FILES[group][0].name)]
+        else:
+            files = sorted(questions[0]["collection_files"]) if questions else []
+        if not files:
+            continue
+        try:
+            snapshot = _snapshot({"course": group, "collection_files": files}, embedder, {})
+        except FileNotFoundError as exc:
+            print(f"skipping the teacher's list of {name}: {exc} is not here")
+            continue
+        by_doc = {c.doc_id: c.file for c in snapshot.chunks}
+        topics = _topics(questions)
+        found: set[str] = set()
+        unlabelled = 0
+        for entry in disagreements(snapshot):
+            hit = [t for t, sides in topics.items() if _entry_matches(entry, by_doc, sides)]
+            found.update(hit)
+            unlabelled += not hit
+            listed.append(
+                [
+                    name,
+                    entry.kind,
+                    entry.first[0],
+                    entry.second[0],
+                    entry.first[1][:90] + "…",
+                    ", ".join(hit) or "—",
+                ]
+            )
+        rows.append(
+            [
+                name,
+                SPLIT.get(group, "tune"),
+                str(sum(1 for e in listed if e[0] == name)),
+                f"{len(found)}/{len(topics)}",
+                str(unlabelled),
+            ]
+        )
+    return rows, listed
+
+
 def _rate(k: int, n: int) -> str:
     return f"{k / n:.3f} ({k}/{n})" if n else "—"
 
@@ -400,31 +482,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.no_teacher:
         print(table + "\n\n" + topics)
         return 0
-    from syllabot.worker.retrieval import disagreements
-
-    teacher = []
-    collections = [
-        (course, sorted(p for p in folder.iterdir() if p.suffix.lower() in (".pdf", ".md")))
-        for course, (folder, _path) in COURSE_FILES.items()
-        if folder.is_dir()
-    ]
-    for pdf in PDF_PLANT_FOR.values():
-        original = PLANTS[pdf][0]
-        try:
-            collections.append(
-                (f"vtu-planted-pdf ({original})", [resolve("vtu-planted-pdf", n) for n in (original, pdf)])
-            )
-        except FileNotFoundError:
-            continue
-    outline_plant = next(iter(questions_by_course().get("outline-planted", [])), None)
-    if outline_plant is not None:
-        files = [resolve("outline-planted", n) for n in sorted(outline_plant["collection_files"])]
-        collections.append(("outline-planted", files))
-    for course, files in collections:
-        chunks, _ = parse_files(files)
-        snapshot = snapshot_of(chunks, embedder, f"conflicts-{course}", collection=course)
-        for entry in disagreements(snapshot):
-            teacher.append([course, entry.kind, entry.first[0], entry.second[0], entry.first[1][:90] + "…"])
+    groups = questions_by_course()
+    teacher, entries = teacher_list(groups, embedder, args.only)
     scale = scale_row(embedder)
     text = (
         "## When the materials disagree: conflict notes\n\n"
@@ -435,8 +494,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         "Reading the course's other passages at scale (`retrieval.related_hits`, p50 / max ms):\n\n"
         + (markdown_table(["collection", "ms"], [scale]) if scale else "(the VTU syllabi are not here)")
         + "\n\n"
-        "`syllabot conflicts` on each course (every entry it lists):\n\n"
-        + markdown_table(["course", "kind", "one document", "the other", "first passage"], teacher)
+        "`syllabot conflicts` on each course against its labelled conflicts (every topic of its "
+        "conflict questions): topics found (an entry between the two labelled documents holding "
+        "both labelled values), and entries matching no labelled conflict:\n\n"
+        + markdown_table(
+            ["collection", "split", "entries", "labelled conflicts found", "unlabelled entries"], teacher
+        )
+        + "\n\nEvery entry it lists:\n\n"
+        + markdown_table(
+            ["collection", "kind", "one document", "the other", "first passage", "labelled"], entries
+        )
         + "\n"
     )
     print(text)

@@ -14,10 +14,10 @@ printed year, or of two documents with the same title the later upload), it lead
 why.
 
 Pure functions over hits and text (no I/O), shared by the answer path (:func:`find_conflict`,
-weighed by ``decision.decide``; :func:`lead_with_conflict`) and the teacher's list
-(:func:`collection_conflicts`). The two stay one module (over 700 lines) because they judge and word
-a disagreement with the same helpers (``clash``, ``_told_apart``, ``_outline_said``): split apart,
-those would cross modules as public names.
+weighed by ``decision.decide``; :func:`lead_with_conflict`) and the teacher's
+list's outline and list entries (:func:`outline_disagreements`, :func:`list_disagreements`, read
+into the record of versions at index time, ``worker.versions``). The two stay one module because they
+judge and word a disagreement with the same helpers (``clash``, ``_told_apart``, ``_outline_said``).
 """
 
 from __future__ import annotations
@@ -27,11 +27,13 @@ import itertools
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from syllabot.shared.labels import citation_label
 from syllabot.shared.schema import Answer, Citation, Hit
 from syllabot.worker.answerers.base import citation
 from syllabot.worker.answerers.decision import terms
+from syllabot.worker.documents import Chunk
 from syllabot.worker.outlines import (
     Outline,
     OutlineAsk,
@@ -71,18 +73,6 @@ def _statements(text: str) -> list[str]:
     slide's list, whose "Week 10: project presentations" names the project, not its week-7 line
     alone)."""
     return split_sentences(_BULLET_LINE.sub(" ", text))
-
-
-#: The roles a sentence of the materials speaks of (``decision.terms`` reads "teaching assistant"
-#: and "TAs" as "ta", "professor" and "lecturer" as "instructor").
-_ROLES = frozenset({"ta", "instructor"})
-
-
-def _roles(sentence: str) -> frozenset[str]:
-    """Whose fact a sentence states: a TA's "Office Hours: By appointment" (a staff block) and the
-    instructor's "Instructor office hours: by appointment on Tuesdays" are two people's hours, not
-    two versions of one (``collection_conflicts`` never pairs disjoint roles)."""
-    return (frozenset(terms(sentence)) | topic_of(sentence)) & _ROLES  # "ta" is no topic word
 
 
 @dataclass(frozen=True)
@@ -635,6 +625,12 @@ def _excerpt(sentence: str, quoted: Sequence[str], width: int = 180) -> str:
     return ("…" if start else "") + piece + ("…" if start + width < len(text) else "")
 
 
+def told_apart(sides: Sequence[tuple[Chunk, str]]) -> list[tuple[str, str]]:
+    """(citation label, sentence) of each side read from a chunk, labels told apart by file."""
+    names = _told_apart([citation_label(c) for c, _ in sides], [c.file for c, _ in sides])
+    return [(name, text) for name, (_, text) in zip(names, sides, strict=True)]
+
+
 def _told_apart(labels: Sequence[str], names: Sequence[str]) -> list[str]:
     """Citation labels, each followed by its file or document name when two are the same (two
     files of one title), so that a reader can tell the sides apart."""
@@ -708,101 +704,22 @@ def lead_with_conflict(answer: Answer, conflict: Conflict | None, verdict: Verdi
 
 @dataclass(frozen=True)
 class Disagreement:
-    """One fact on which two documents of a collection disagree, for the teacher."""
+    """One fact on which two documents of a collection disagree, for the teacher: an entry of the
+    record of versions (``worker.versions``), which the teacher's list reads."""
 
     topic: str
     kind: str
     first: tuple[str, str]  # (citation label, sentence)
     second: tuple[str, str]
+    docs: tuple[str, str] = ("", "")  # the two documents' ids
 
+    def to_json(self) -> list[object]:
+        return [self.topic, self.kind, list(self.first), list(self.second), list(self.docs)]
 
-#: Besides code and console output (``sentences.looks_like_code``: "## 10 2013 1 2", "x <- c(1, 2)"),
-#: a function call ("bind_rows()", "c(1,"): their numbers are data and arguments, not facts of the
-#: course.
-_CALL = re.compile(r"\w\(\S*\)")
-
-
-#: A word in at least this share of a collection's documents (and in three) is its boilerplate.
-EVERYWHERE_SHARE = 0.7
-
-
-def _everywhere(passages: Sequence[tuple[str, str, str]]) -> frozenset[str]:
-    """Words in nearly every document (the header printed on every deck, the course name): they
-    say nothing about which fact a sentence states."""
-    docs: dict[str, set[str]] = {}
-    for doc_id, _label, text in passages:
-        docs.setdefault(doc_id, set()).update(topic_of(text))
-    if len(docs) < 3:
-        return frozenset()
-    counts: dict[str, int] = {}
-    for words in docs.values():
-        for word in words:
-            counts[word] = counts.get(word, 0) + 1
-    return frozenset(w for w, n in counts.items() if n >= max(3, EVERYWHERE_SHARE * len(docs)))
-
-
-#: Two sentences are about the same fact when they share this many topic words, and this share of
-#: the smaller one's: "2 × short presentations (5% each)" and "1 × short presentations" do.
-_SAME_FACT_SHARED = 2
-_SAME_FACT_SHARE = 0.5
-
-
-def collection_conflicts(passages: Sequence[tuple[str, str, str]], limit: int = 50) -> list[Disagreement]:
-    """Facts on which the collection's documents disagree: ``passages`` are (doc_id, citation
-    label, text). Each sentence's values are paired with the same kind of value in another
-    document's sentence about the same thing (shared topic words, the values' own labels
-    overlapping); disjoint values are a disagreement. Grouped by topic, one entry per pair of
-    documents and topic, strongest first."""
-    facts: list[tuple[str, str, str, frozenset[str], tuple[Value, ...], frozenset[str]]] = []
-    seen: set[tuple[str, str]] = set()
-    everywhere = _everywhere(passages)
-    for doc_id, label, text in passages:
-        # each bullet alone, unlike a question's check (``_statements``): with no question to be
-        # about, a slide read whole would pair its every line with any other document's
-        for sentence in split_sentences(text):
-            key = (doc_id, " ".join(sentence.split()))
-            if key in seen:
-                continue
-            seen.add(key)
-            if looks_like_code(sentence) or _CALL.search(sentence):
-                continue
-            values = values_in(sentence)
-            topic = topic_of(sentence) - everywhere
-            if values and len(topic) >= _SAME_FACT_SHARED:
-                facts.append((doc_id, label, key[1], topic, values, _roles(sentence)))
-    by_term: dict[str, list[int]] = {}
-    for i, (_, _, _, topic, _, _) in enumerate(facts):
-        for term in topic:
-            by_term.setdefault(term, []).append(i)
-    found: dict[tuple[str, str, str], tuple[float, Disagreement]] = {}
-    for i, (doc_a, label_a, sent_a, topic_a, values_a, roles_a) in enumerate(facts):
-        candidates = {j for term in topic_a for j in by_term[term] if j > i and facts[j][0] != doc_a}
-        for j in candidates:
-            doc_b, label_b, sent_b, topic_b, values_b, roles_b = facts[j]
-            if (doc_b, sent_a) in seen or (doc_a, sent_b) in seen:
-                continue  # the other document says the same sentence too: two facts, not two versions
-            if roles_a and roles_b and not roles_a & roles_b:
-                continue  # two people's facts (``_roles``)
-            shared = topic_a & topic_b
-            if len(shared) < _SAME_FACT_SHARED or len(shared) < _SAME_FACT_SHARE * min(
-                len(topic_a), len(topic_b)
-            ):
-                continue
-            for kind in {v.kind for v in values_a} & {v.kind for v in values_b}:
-                about = [v for v in values_a if v.kind == kind]
-                other = [v for v in values_b if v.kind == kind]
-                if clash(about, other, ignore=everywhere) is None:
-                    continue
-                about_words = " ".join(sorted(shared)[:4])
-                pair = sorted((doc_a, doc_b))
-                strength = len(shared) / max(len(topic_a | topic_b), 1)
-                name_a, name_b = _told_apart([label_a, label_b], [doc_a, doc_b])
-                entry = Disagreement(about_words, kind, (name_a, sent_a), (name_b, sent_b))
-                slot = (pair[0], pair[1], about_words)
-                if slot not in found or strength > found[slot][0]:
-                    found[slot] = (strength, entry)
-    ranked = sorted(found.values(), key=lambda item: -item[0])
-    return [entry for _, entry in ranked[:limit]]
+    @classmethod
+    def from_json(cls, data: Sequence[Any]) -> Disagreement:
+        topic, kind, first, second, docs = data
+        return cls(str(topic), str(kind), (first[0], first[1]), (second[0], second[1]), (docs[0], docs[1]))
 
 
 def list_disagreements(passages: Sequence[tuple[str, str, str]], limit: int = 20) -> list[Disagreement]:
@@ -838,7 +755,11 @@ def list_disagreements(passages: Sequence[tuple[str, str, str]], limit: int = 20
                 name_a, name_b = _told_apart([label_a, label_b], [doc_a, doc_b])
                 about = " ".join(sorted(a.lead & b.lead)[:4]) or "a list of questions"
                 found[first, second] = Disagreement(
-                    about, "list", (name_a, " ".join(differ[0])), (name_b, " ".join(differ[1]))
+                    about,
+                    "list",
+                    (name_a, " ".join(differ[0])),
+                    (name_b, " ".join(differ[1])),
+                    (doc_a, doc_b),
                 )
     return list(found.values())[:limit]
 
@@ -864,7 +785,9 @@ def outline_disagreements(outlines: Sequence[tuple[str, str, str, Outline[int]]]
             if ra is not None and rb is not None and readings_differ(ra, rb):
                 said_a, said_b = _outline_said(ra, a.unit), _outline_said(rb, b.unit)
                 found.append(
-                    Disagreement(f"how many {a.unit}s", "outline", (name_a, said_a), (name_b, said_b))
+                    Disagreement(
+                        f"how many {a.unit}s", "outline", (name_a, said_a), (name_b, said_b), (doc_a, doc_b)
+                    )
                 )
             numbered = {e.number: e for e in b.entries}
             for entry in a.entries:
@@ -874,7 +797,11 @@ def outline_disagreements(outlines: Sequence[tuple[str, str, str, Outline[int]]]
                 renamed = not same_entry(entry.words, other.words)
                 if renamed or parts_of([entry]) != parts_of([other]):  # or one lecture against two parts
                     topic = f"{a.unit} {entry.number}"
-                    found.append(Disagreement(topic, "outline", (name_a, entry.text), (name_b, other.text)))
+                    found.append(
+                        Disagreement(
+                            topic, "outline", (name_a, entry.text), (name_b, other.text), (doc_a, doc_b)
+                        )
+                    )
                 if renamed:
                     break
     return found

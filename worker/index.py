@@ -8,6 +8,7 @@ mixing models gives scores that look plausible and mean nothing.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 import re
@@ -17,6 +18,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from syllabot.shared.labels import citation_label
+from syllabot.worker.conflicts import Disagreement, list_disagreements, outline_disagreements, told_apart
 from syllabot.worker.courses import CourseCatalog
 from syllabot.worker.documents import Chunk
 from syllabot.worker.embedders.base import EmbedderMismatch
@@ -63,10 +66,50 @@ class IndexSnapshot:
     @property
     def versions(self) -> VersionRecord:
         """The record of the documents' versions (``worker.versions.record_of``): their
-        disagreements, newest first, and which documents are versions of each other."""
+        disagreements, newest first, which documents are versions of each other, and the
+        teacher's list of them (:meth:`_listed`)."""
         if self._versions is None:
-            self._versions = record_of(self.chunks, self.superseded)
+            record = record_of(self.chunks, self.superseded)
+            self._versions = dataclasses.replace(record, listed=self._listed(record))
         return self._versions
+
+    def _listed(self, record: VersionRecord) -> tuple[Disagreement, ...]:
+        """The teacher's list: the record's disagreements between aligned statements, the current
+        documents' numbered outlines that differ (``conflicts.outline_disagreements``) and their
+        lists of questions with a question that differs (``conflicts.list_disagreements``), those
+        of the most recently uploaded documents first."""
+        chunks = self.chunks
+        entries = [
+            Disagreement(
+                entry.about or entry.kind,
+                entry.kind,
+                *told_apart([(chunks[side.row], side.text) for side in entry.sides]),
+                (entry.sides[0].doc_id, entry.sides[1].doc_id),
+            )
+            for entry in record.entries
+        ]
+        passages = [
+            (c.doc_id, citation_label(c), c.text)
+            for c, out in zip(chunks, self.superseded, strict=True)
+            if not out
+        ]
+        found = [*entries, *outline_disagreements(self.course_outlines()), *list_disagreements(passages)]
+        uploaded = {
+            doc_id: chunks[self.document_rows(doc_id).start].uploaded_at or "" for doc_id in self.documents()
+        }
+        return tuple(sorted(found, key=lambda d: max(uploaded.get(doc, "") for doc in d.docs), reverse=True))
+
+    def course_outlines(self) -> list[tuple[str, str, str, Outline[int]]]:
+        """(course, doc_id, citation label, outline) of every current document that prints a numbered
+        outline; a document of no detected course counts as the course its first passage names."""
+        out: list[tuple[str, str, str, Outline[int]]] = []
+        for doc_id in self.documents():
+            outline = self.outline_of(doc_id)
+            if outline is None or self.superseded[self.document_rows(doc_id).start]:
+                continue
+            label = citation_label(self.chunks[outline.entries[0].source])
+            out.append((self.course_of(doc_id), doc_id, label, outline))
+        return out
 
     def recorded_in(self, doc_id: str) -> list[tuple[Recorded, int]]:
         """The recorded disagreements one side of which is in ``doc_id``, with that side's index."""

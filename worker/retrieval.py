@@ -28,16 +28,12 @@ from syllabot.worker.conflicts import (
     Conflict,
     Disagreement,
     Side,
-    collection_conflicts,
-    list_disagreements,
     more_to_read,
-    outline_disagreements,
 )
 from syllabot.worker.documents import Chunk
 from syllabot.worker.embedders.base import Embedder
 from syllabot.worker.index import IndexSnapshot
 from syllabot.worker.keyword import keyword_scores
-from syllabot.worker.outlines import Outline
 from syllabot.worker.reading import Question, asked, read_question
 from syllabot.worker.search import Selection, hybrid_scores, select
 from syllabot.worker.values import Value
@@ -258,33 +254,9 @@ def recorded_for(snapshot: IndexSnapshot, passages: Sequence[Hit]) -> list[Confl
 
 
 def disagreements(snapshot: IndexSnapshot) -> list[Disagreement]:
-    """The teacher's list (`syllabot conflicts`): the current documents' numbered outlines that
-    differ (``conflicts.outline_disagreements``), the lists of questions printed in two documents
-    with a question that differs (``conflicts.list_disagreements``), then the facts their
-    sentences state differently (``conflicts.collection_conflicts``)."""
-    passages = [
-        (c.doc_id, citation_label(c), c.text)
-        for c, out in zip(snapshot.chunks, snapshot.superseded, strict=True)
-        if not out
-    ]
-    return [
-        *outline_disagreements(_course_outlines(snapshot)),
-        *list_disagreements(passages),
-        *collection_conflicts(passages),
-    ]
-
-
-def _course_outlines(snapshot: IndexSnapshot) -> list[tuple[str, str, str, Outline[int]]]:
-    """(course, doc_id, citation label, outline) of every current document that prints a numbered
-    outline; a document of no detected course counts as the course its first passage names."""
-    out: list[tuple[str, str, str, Outline[int]]] = []
-    for doc_id in snapshot.documents():
-        outline = snapshot.outline_of(doc_id)
-        if outline is None or snapshot.superseded[snapshot.document_rows(doc_id).start]:
-            continue
-        label = citation_label(snapshot.chunks[outline.entries[0].source])
-        out.append((snapshot.course_of(doc_id), doc_id, label, outline))
-    return out
+    """The teacher's list (`syllabot conflicts`): the snapshot's record of versions, as the teacher
+    reads it (``IndexSnapshot.versions.listed``), newest first."""
+    return list(snapshot.versions.listed)
 
 
 #: The most documents whose outlines one question quotes, out of at most this many read (the top

@@ -43,6 +43,7 @@ import math
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from syllabot.shared.schema import Answer, Hit
 from syllabot.worker.answerers.breakdown import components, run_to_100
@@ -51,6 +52,7 @@ from syllabot.worker.conflicts import (
     DISAGREE_LEAD,
     Conflict,
     Currency,
+    Disagreement,
     clash,
     current_first,
     how_current_named,
@@ -81,9 +83,12 @@ from syllabot.worker.values import (
 _values = values_in.__wrapped__
 _sentences = split_sentences
 
-#: The kinds of value whose difference is a disagreement ("item", a schedule line's description,
-#: is what the alignment compares, not a value).
-KINDS = frozenset({"percent", "count", "weekday", "date", "time", "duration", "edition", "marks", "version"})
+#: The kinds of value whose difference is a disagreement: "item" is what a schedule says of one
+#: numbered unit ("Week 7: Collect data"), compared loosely (``conflicts.clash``: two wordings
+#: sharing most of their words are one plan).
+KINDS = frozenset(
+    {"percent", "count", "weekday", "date", "time", "duration", "edition", "marks", "version", "item"}
+)
 
 #: A slide's bullets flattened into one line by the text layer ("▶ 6 homeworks ... ▶ Office hours").
 _INLINE_BULLET = re.compile(rf"\s+(?=[{ROUND_BULLETS}▶►➢])")
@@ -385,7 +390,7 @@ def differ(
     for kind in sorted(kinds_a.keys() & kinds_b.keys()):
         va, vb = kinds_a[kind], kinds_b[kind]
         na, nb = {v.norm for v in va}, {v.norm for v in vb}
-        if not (na <= nb or nb <= na):
+        if kind != "item" and not (na <= nb or nb <= na):
             return kind, tuple(va), tuple(vb), frozenset()
         clashing = clash(va, vb)
         if clashing is not None:
@@ -616,19 +621,27 @@ class VersionRecord:
 
     entries: tuple[Recorded, ...] = ()
     pairs: frozenset[tuple[str, str]] = frozenset()
+    #: the teacher's list (`syllabot conflicts`): the entries as the teacher reads them, with the
+    #: numbered outlines and lists of questions of two documents that differ, newest first
+    listed: tuple[Disagreement, ...] = ()
 
     def related(self, a: str, b: str) -> bool:
         """Whether documents ``a`` and ``b`` are versions or restatements of each other."""
         return (a, b) in self.pairs or (b, a) in self.pairs
 
     def to_json(self) -> dict[str, object]:
-        return {"entries": [r.to_json() for r in self.entries], "pairs": sorted(self.pairs)}
+        return {
+            "entries": [r.to_json() for r in self.entries],
+            "pairs": sorted(self.pairs),
+            "listed": [d.to_json() for d in self.listed],
+        }
 
     @classmethod
-    def from_json(cls, data: dict[str, object]) -> VersionRecord:
-        entries = tuple(Recorded.from_json(r) for r in data.get("entries", ()))  # type: ignore[attr-defined]
-        pairs = frozenset((str(a), str(b)) for a, b in data.get("pairs", ()))  # type: ignore[attr-defined]
-        return cls(entries, pairs)
+    def from_json(cls, data: dict[str, Any]) -> VersionRecord:
+        entries = tuple(Recorded.from_json(r) for r in data.get("entries", ()))
+        pairs = frozenset((str(a), str(b)) for a, b in data.get("pairs", ()))
+        listed = tuple(Disagreement.from_json(d) for d in data.get("listed", ()))
+        return cls(entries, pairs, listed)
 
 
 def _numbered_apart(a: _Doc, b: _Doc) -> bool:
