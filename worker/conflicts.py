@@ -712,14 +712,22 @@ class Disagreement:
     first: tuple[str, str]  # (citation label, sentence)
     second: tuple[str, str]
     docs: tuple[str, str] = ("", "")  # the two documents' ids
+    current: str = ""  # why the first is the current one; "" when the materials do not say
 
     def to_json(self) -> list[object]:
-        return [self.topic, self.kind, list(self.first), list(self.second), list(self.docs)]
+        return [self.topic, self.kind, list(self.first), list(self.second), list(self.docs), self.current]
 
     @classmethod
     def from_json(cls, data: Sequence[Any]) -> Disagreement:
-        topic, kind, first, second, docs = data
-        return cls(str(topic), str(kind), (first[0], first[1]), (second[0], second[1]), (docs[0], docs[1]))
+        topic, kind, first, second, docs, current = data
+        return cls(
+            str(topic),
+            str(kind),
+            (first[0], first[1]),
+            (second[0], second[1]),
+            (docs[0], docs[1]),
+            str(current),
+        )
 
 
 def list_disagreements(passages: Sequence[tuple[str, str, str]], limit: int = 20) -> list[Disagreement]:

@@ -268,7 +268,8 @@ class Engine:
 
     def conflicts(self, collection: str) -> list[ConflictInfo]:
         """Facts on which the collection's current documents disagree, for the teacher to fix
-        before students ask (``worker.conflicts.collection_conflicts``; no model needed)."""
+        before students ask: the snapshot's record of versions (``worker.versions``), built at
+        index time, newest first; no model needed."""
         snapshot = self.snapshot(validate_collection_name(collection))
         if snapshot is None:
             raise NothingToIndex(f"collection '{collection}' has no index; index some documents first")
@@ -280,6 +281,7 @@ class Engine:
                 first_text=d.first[1],
                 second=d.second[0],
                 second_text=d.second[1],
+                current=d.current,
             )
             for d in disagreements(snapshot)
         ]

@@ -85,6 +85,7 @@ class IndexSnapshot:
                 entry.kind,
                 *told_apart([(chunks[side.row], side.text) for side in entry.sides]),
                 (entry.sides[0].doc_id, entry.sides[1].doc_id),
+                entry.current_reason,
             )
             for entry in record.entries
         ]

@@ -47,6 +47,7 @@ from typing import Any
 
 from syllabot.shared.schema import Answer, Hit
 from syllabot.worker.answerers.breakdown import components, run_to_100
+from syllabot.worker.answerers.decision import terms
 from syllabot.worker.chunking import chunk_body
 from syllabot.worker.conflicts import (
     DISAGREE_LEAD,
@@ -100,9 +101,12 @@ _JOINED = re.compile(r"(?:[–—\-&,/]|\b(?:to|and|or|through|until|from|betwee
 #: homework 1's line never aligns with homework 2's.
 _NUMBERED = re.compile(
     rf"\b(?!(?:{MONTH_NAMES}|{'|'.join(DAY_SHORT)}|{'|'.join(WEEKDAYS)})s?\b)([a-z]{{3,}})\s+#?(\d{{1,3}})\b"
-    r"(?![/.:\-–]?\d|\s*(?:%|[ap]\.?m\b|st\b|nd\b|rd\b|th\b))",
+    r"(?![/.:\-–]?\d|\s*(?:%|[ap]\.?m\b|st\b|nd\b|rd\b|th\b"
+    r"|(?:day|week|hour|minute|month|year|point|mark|page|credit|percent)s?\b))",
     re.IGNORECASE,
 )
+#: Words a number follows as a quantity, not as a name ("within 14", "every 3", "first 2").
+_QUANTITY = frozenset({"every", "first", "last", "least", "next", "past", "only", "most", "per"})
 _MONTH_WORDS = frozenset(MONTH_NAMES.split("|"))
 _NUMBERED_WORD = re.compile(r"([a-z]+?)(\d+)")
 #: Units longer than this are paragraphs, not statements of one fact: not compared.
@@ -149,7 +153,11 @@ def _pieces(body: str) -> Iterable[str]:
 def _words(text: str) -> frozenset[str]:
     """What a unit says, without its values: its topic words (``values.topic_of``: no numbers, no
     weekdays or value words), month names dropped, each numbered thing as one word."""
-    numbered = {f"{m.group(1).lower()}{int(m.group(2))}" for m in _NUMBERED.finditer(text)}
+    numbered = {
+        f"{m.group(1).lower()}{int(m.group(2))}"
+        for m in _NUMBERED.finditer(text)
+        if terms(m.group(1)) and m.group(1).lower() not in _QUANTITY  # a name, not "within 14"
+    }
     plain = {w for w in topic_of(text) - _MONTH_WORDS - VALUE_WORDS if not any(ch.isdigit() for ch in w)}
     return frozenset(plain | numbered | unit_tokens(text))
 
@@ -577,17 +585,28 @@ def _cites(answer: Answer, hit: Hit) -> bool:
 _WHEN = frozenset({"date", "weekday", "time"})
 
 
+#: The kinds of value that answer a question wanting a value of its own kind (``Intent.wants``)
+#: and asking none the check compares: "how much is the fee" wants a number, not a day count.
+_WANTED = {
+    "number": frozenset({"count", "percent", "marks", "edition", "version"}),
+    "date": _WHEN | {"duration"},
+    "duration": frozenset({"duration"}),
+    "contact": frozenset({"time", "weekday"}),
+}
+
+
 def kind_asked(conflict: Conflict, question: Question) -> bool:
     """Whether ``question`` may ask the kind of value ``conflict`` is on: it asks that kind (a
-    date, a day and a time all answer "when") or no kind at all; never a name or a module ("who
-    teaches", "which module covers")."""
+    date, a day and a time all answer "when"), or the kind of value it wants is of it, or it
+    wants none; never a name or a module ("who teaches", "which module covers")."""
     intent = question.intent
     kinds = intent.compared
     if intent.wants == "person" or intent.where:
         return False
-    if not kinds:
-        return True
-    return conflict.kind in kinds or (conflict.kind in _WHEN and bool(kinds & _WHEN))
+    if kinds:
+        return conflict.kind in kinds or (conflict.kind in _WHEN and bool(kinds & _WHEN))
+    wanted = _WANTED.get(intent.wants or "")
+    return wanted is None or conflict.kind in wanted
 
 
 def asked_about(conflict: Conflict, question: Question) -> bool:
@@ -710,8 +729,16 @@ def record_of(chunks: Sequence[Chunk], left_out: Sequence[bool] | None = None) -
         ]
         if versions:
             ba, bb = breakdown_of(chunks, a.rows), breakdown_of(chunks, b.rows)
-            if ba is not None and bb is not None:
-                compared.append((ba, bb, 1.0, None))
+            if (
+                ba is not None
+                and bb is not None
+                and not any(
+                    printed_in(ua.text, ba.text) or printed_in(ub.text, bb.text)
+                    for ua, ub, _, _ in compared
+                    if differ(ua, ub)
+                )
+            ):
+                compared.append((ba, bb, 1.0, None))  # unless its rows were aligned and compared one by one
         for ua, ub, s, at in compared:
             titles = at is not None and max(at) < TITLE_UNITS
             differing = differ(ua, ub, titles)
