@@ -160,7 +160,7 @@ def _snapshot(q: dict, embedder, snapshots: dict):
 
 def run_cases(questions: Sequence[dict], embedder, settings) -> list[Case]:
     from syllabot.worker.answerers import extractive
-    from syllabot.worker.conflicts import DISAGREE_LEAD, conflict_of, render_conflict
+    from syllabot.worker.conflicts import DISAGREE_LEAD, conflict_of, shows
     from syllabot.worker.reading import read_question
     from syllabot.worker.retrieval import recorded_for, related_hits
 
@@ -190,7 +190,7 @@ def run_cases(questions: Sequence[dict], embedder, settings) -> list[Case]:
             if DISAGREE_LEAD in answer.text:
                 checked = None if "check" in OFF else conflict_of(result)
                 for conflict, where in [(checked, "check"), *((c, "record") for c in result.recorded)]:
-                    if conflict is not None and render_conflict(conflict) in answer.text:
+                    if conflict is not None and shows(conflict, answer.text):
                         found, source = conflict, where
                         break
             note = answer.text if DISAGREE_LEAD in answer.text else None

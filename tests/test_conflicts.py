@@ -32,6 +32,15 @@ SYLLABUS = "Marks: 5 × problem sets (16% each) 80% 1 × poster presentations 10
 SLIDES = "Assessment Item Weight 5 × problem sets (16% each) 80% 2 × poster presentations (5% each) 10%"
 
 
+def handout(marks: str) -> str:
+    """One version of a course handout: the same lines around a marks line of its own."""
+    return (
+        "# Field course handout\n\nThe course visits three rivers over the spring.\n"
+        "Each visit starts at the north car park at nine.\nBring boots, a notebook and a pencil to "
+        f"every visit.\n\n{marks}\n\nQuestions go to the course forum, never by email.\n"
+    )
+
+
 def hit(doc_id: str, file: str, text: str, rank: int = 1, label: str | None = None) -> Hit:
     return Hit(
         rank=rank,
@@ -157,19 +166,8 @@ def test_cli_conflicts_lists_them_for_the_teacher(settings: Settings, tmp_path: 
     """Two versions of one handout (the same lines, one count changed) and an unrelated page: the
     teacher's list is the record of versions, the count the one entry; `syllabot eval` counts the
     notes on conflict questions."""
-    lines = [
-        "# Field course handout",
-        "",
-        "The course visits three rivers over the spring.",
-        "Each visit starts at the north car park at nine.",
-        "Bring boots, a notebook and a pencil to every visit.",
-        "",
-        "{marks}",
-        "",
-        "Questions go to the course forum, never by email.",
-    ]
-    (tmp_path / "syllabus.md").write_text("\n".join(lines).format(marks=SYLLABUS) + "\n")
-    (tmp_path / "intro.md").write_text("\n".join(lines).format(marks=SLIDES) + "\n")
+    (tmp_path / "syllabus.md").write_text(handout(SYLLABUS))
+    (tmp_path / "intro.md").write_text(handout(SLIDES))
     (tmp_path / "other.md").write_text("# Other\n\nThe course uses R and RStudio.\n")
     run = cli_in(settings, tmp_path)
 
@@ -528,3 +526,50 @@ def test_the_rest_of_the_course_is_searched_for_topic_words_ending_in_e(settings
         question, [hit_from_chunk(snapshot.chunks[row], 1, 0.9, 0.9, 0.5)], related=related
     )
     assert conflict is not None and {v.norm for s in conflict.sides for v in s.found} == {"7", "8"}
+
+
+def test_numeric_dates_time_spans_and_day_letters_are_values() -> None:
+    """A schedule's "fri 10/9", a table's "11.29.2018", "MW 1:30-3:00pm" (the start takes the end's
+    half of the day) and "10-11 am" read as dates, days and times; "10.5 points" is no date."""
+    assert _norms("fri 10/9 - field trip", "date") == ["10-09"]
+    assert _norms("11.29.2018 Gallery | Final review", "date") == ["11-29"]
+    assert _norms("Office hours: MW 1:30-3:00pm @ zoom", "time") == ["13:30", "15:00"]
+    assert set(_norms("Office hours: MW 1:30-3:00pm @ zoom", "weekday")) == {"monday", "wednesday"}
+    assert _norms("Office hours: Friday 10-11 am", "time") == ["10:00", "11:00"]
+    assert _norms("The quiz is worth 10.5 points", "date") == []
+
+
+def test_two_terms_calendars_are_not_two_versions_of_a_date() -> None:
+    """Last year's schedule row "08.22.2017 Workshop | Lidar" against this year's "08.21.2018
+    Tutorial | Lidar": the same session in two terms' calendars, no disagreement; the same row
+    moved within one term is one."""
+    from syllabot.worker.versions import Unit, differ
+
+    def unit(text: str) -> Unit:
+        return Unit(0, text, frozenset({"lidar"}))
+
+    assert differ(unit("08.21.2018 Tutorial | Lidar"), unit("08.22.2017 Workshop | Lidar")) is None
+    moved = differ(unit("08.21.2018 Tutorial | Lidar"), unit("08.28.2018 Tutorial | Lidar"))
+    assert moved is not None and moved[0] == "date"
+
+
+async def test_two_homework_sheets_are_no_versions_of_one_due_date(minilm_settings: Settings) -> None:
+    """Homework 1 and homework 3 print the same header and rules and different due dates: two
+    sheets of a series, not two versions, so no question about a due date gets a conflict note
+    (the question-time check compares only documents the index's record calls versions)."""
+    sheet = (
+        "# BIO 330 Homework {n}\n\nBIO 330, Fall 2025. Homework {n}. Due {due} (11:59 pm) on the course site.\n\n"
+        "Cite any sources and collaborators; do not copy.\nShow every step of your working.\n"
+        "Answers without units lose half the marks.\n\n## Problems\n\n{problems}\n"
+    )
+    one = sheet.format(n=1, due="Sep 19", problems="1. Sketch the food web of a pond.").encode()
+    three = sheet.format(n=3, due="Oct 24", problems="1. Estimate the carrying capacity.").encode()
+    engine = Engine(minilm_settings)
+    engine.ingest("bio", [("homework1.md", one), ("homework3.md", three)])
+    snapshot = engine.snapshot("bio")
+    assert snapshot is not None and not snapshot.versions.related("homework1", "homework3")
+    for question in ("when is homework 3 due", "hw1 due date?"):
+        answer = await answer_question(
+            engine, ExtractiveAnswerer(minilm_settings), AskRequest(question=question, collection="bio")
+        )
+        assert "disagree" not in answer.text, answer.text

@@ -302,13 +302,10 @@ def test_the_report_lists_where_the_materials_disagree_on_every_front_end() -> N
 
 
 def _disagreeing_files() -> list[tuple[str, bytes]]:
-    """A syllabus and its first slides, giving two counts of presentations."""
-    from tests.test_conflicts import SLIDES, SYLLABUS
+    """Two versions of one handout, giving two counts of presentations."""
+    from tests.test_conflicts import SLIDES, SYLLABUS, handout
 
-    return [
-        ("syllabus.md", f"# Syllabus\n\n{SYLLABUS}\n".encode()),
-        ("intro.md", f"# Intro\n\n{SLIDES}\n".encode()),
-    ]
+    return [("syllabus.md", handout(SYLLABUS).encode()), ("intro.md", handout(SLIDES).encode())]
 
 
 async def test_report_job_names_the_facts_the_documents_disagree_on(settings: Settings) -> None:

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from syllabot.shared.labels import citation_label
-from syllabot.shared.schema import Answer, Citation, Hit
+from syllabot.shared.schema import Answer, Hit
 from syllabot.worker.answerers.base import citation
 from syllabot.worker.answerers.decision import terms
 from syllabot.worker.documents import Chunk
@@ -639,9 +639,12 @@ def _told_apart(labels: Sequence[str], names: Sequence[str]) -> list[str]:
     return [f"{label} ({name})" for label, name in zip(labels, names, strict=True)]
 
 
-def render_conflict(conflict: Conflict) -> str:
-    """The plain words an answer leads with (no platform markup: each front-end renders the text)."""
+def render_conflict(conflict: Conflict, numbers: Sequence[int] = ()) -> str:
+    """The plain words an answer leads with (no platform markup: each front-end renders the text);
+    ``numbers``: each side's citation number, written "[n]" after its name."""
     names = _told_apart([side.label for side in conflict.sides], [side.file for side in conflict.sides])
+    if numbers:
+        names = [f"{name} [{n}]" for name, n in zip(names, numbers, strict=True)]
     parts = [f"{name} says “{_said(side)}”" for name, side in zip(names, conflict.sides, strict=True)]
     remark = f" {conflict.remark}" if conflict.remark else ""
     if conflict.current_reason:
@@ -653,14 +656,24 @@ def render_conflict(conflict: Conflict) -> str:
     return f"{DISAGREE_LEAD}: " + "; ".join(parts) + "." + remark
 
 
-def with_sides_cited(citations: Sequence[Citation], conflict: Conflict) -> list[Citation]:
-    """``citations`` with each side of ``conflict`` cited too (numbered after them) unless one
-    already cites its passage's page: a note quotes both sides, so both are sources."""
-    out = list(citations)
+def shows(conflict: Conflict, text: str) -> bool:
+    """Whether ``text`` holds the note of ``conflict`` (each side's words as the note quotes them)."""
+    return DISAGREE_LEAD in text and all(f"“{_said(side)}”" in text for side in conflict.sides)
+
+
+def lead_with_note(answer: Answer, conflict: Conflict) -> Answer:
+    """``answer`` led by the note of ``conflict``, each side cited (numbered after the answer's own
+    citations unless one already cites its passage's page) and its number written in the note."""
+    citations = list(answer.citations)
+    numbers = []
     for side in conflict.sides:
-        if not any(c.doc_id == side.doc_id and c.page == side.hit.page for c in out):
-            out.append(citation(len(out) + 1, side.hit))
-    return out
+        cited = next((c.n for c in citations if c.doc_id == side.doc_id and c.page == side.hit.page), None)
+        if cited is None:
+            cited = len(citations) + 1
+            citations.append(citation(cited, side.hit))
+        numbers.append(cited)
+    text = f"{render_conflict(conflict, numbers)}\n\n{answer.text}"
+    return answer.model_copy(update={"text": text, "citations": citations})
 
 
 #: How every answer that reports a disagreement begins (``syllabot eval`` counts it).
@@ -684,18 +697,12 @@ def lead_with_conflict(answer: Answer, conflict: Conflict | None, verdict: Verdi
     list, but the syllabus and the revision notice each give the SEE marks)."""
     if conflict is None or verdict is None or verdict.reason != "conflict":
         return answer
-    note = render_conflict(conflict)
     if verdict.beside is not None:
-        return answer.model_copy(
-            update={
-                "text": f"{note}\n\n{answer.text}",
-                "citations": with_sides_cited(answer.citations, conflict),
-            }
-        )
+        return lead_with_note(answer, conflict)
     cited = [side.hit for side in conflict.sides]
     return answer.model_copy(
         update={
-            "text": note,
+            "text": render_conflict(conflict, range(1, len(cited) + 1)),
             "general_knowledge": None,
             "citations": [citation(n, hit) for n, hit in enumerate(cited, 1)],
         }

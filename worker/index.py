@@ -69,7 +69,7 @@ class IndexSnapshot:
         disagreements, newest first, which documents are versions of each other, and the
         teacher's list of them (:meth:`_listed`)."""
         if self._versions is None:
-            record = record_of(self.chunks, self.superseded)
+            record = record_of(self.chunks, self.superseded.tolist())
             self._versions = dataclasses.replace(record, listed=self._listed(record))
         return self._versions
 
@@ -79,16 +79,13 @@ class IndexSnapshot:
         lists of questions with a question that differs (``conflicts.list_disagreements``), those
         of the most recently uploaded documents first."""
         chunks = self.chunks
-        entries = [
-            Disagreement(
-                entry.about or entry.kind,
-                entry.kind,
-                *told_apart([(chunks[side.row], side.text) for side in entry.sides]),
-                (entry.sides[0].doc_id, entry.sides[1].doc_id),
-                entry.current_reason,
+        entries = []
+        for entry in record.entries:
+            first, second = told_apart([(chunks[side.row], side.text) for side in entry.sides])
+            docs = (entry.sides[0].doc_id, entry.sides[1].doc_id)
+            entries.append(
+                Disagreement(entry.about or entry.kind, entry.kind, first, second, docs, entry.current_reason)
             )
-            for entry in record.entries
-        ]
         passages = [
             (c.doc_id, citation_label(c), c.text)
             for c, out in zip(chunks, self.superseded, strict=True)

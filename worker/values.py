@@ -302,8 +302,7 @@ def values_in(sentence: str) -> tuple[Value, ...]:
         spans.append((m.start(), m.end()))
     for m in _DAY_RUN.finditer(sentence):
         for letters in _DAY_LETTERS.findall(m.group(1)):
-            day = _DAY_LETTER[letters.lower()]
-            found.append((Value("weekday", day, m.group(1)), m.start(1), m.end(1)))
+            found.append((Value("weekday", _DAY_LETTER[letters.lower()], m.group(1)), m.start(1), m.end(1)))
     for m in NUMERIC_DATE.finditer(sentence):
         dated = _numeric_date(m)
         if dated is None:

@@ -57,8 +57,7 @@ from syllabot.worker.conflicts import (
     clash,
     current_first,
     how_current_named,
-    render_conflict,
-    with_sides_cited,
+    lead_with_note,
 )
 from syllabot.worker.documents import Chunk
 from syllabot.worker.reading import Question
@@ -204,7 +203,7 @@ def _unit_values(text: str) -> tuple[Value, ...]:
 
 class Weights:
     """How much a word says: words in few of the collection's documents weigh most
-    (``log((N + 1) / df)`` over documents), so a header printed on every deck aligns nothing."""
+    (``1 + log((N + 1) / df)`` over documents), so a header printed on every deck aligns little."""
 
     def __init__(self, documents: Sequence[Sequence[Unit]]) -> None:
         counts: dict[str, int] = {}
@@ -218,7 +217,7 @@ class Weights:
     def of(self, word: str) -> float:
         weight = self._weight.get(word)
         if weight is None:
-            weight = self._weight[word] = math.log((self.documents + 1) / self.df.get(word, 1))
+            weight = self._weight[word] = 1 + math.log((self.documents + 1) / self.df.get(word, 1))
         return weight
 
     def mass(self, words: Iterable[str]) -> float:
@@ -421,9 +420,9 @@ class RecordedSide:
         return [self.row, self.doc_id, self.text, [list(v) for v in self.values]]
 
     @classmethod
-    def from_json(cls, data: Sequence[object]) -> RecordedSide:
+    def from_json(cls, data: Sequence[Any]) -> RecordedSide:
         row, doc_id, text, values = data
-        return cls(int(row), str(doc_id), str(text), tuple((str(n), str(t)) for n, t in values))  # type: ignore[call-overload, attr-defined, misc]
+        return cls(int(row), str(doc_id), str(text), tuple((str(n), str(t)) for n, t in values))
 
 
 @dataclass(frozen=True)
@@ -451,8 +450,8 @@ class Recorded:
         }
 
     @classmethod
-    def from_json(cls, data: dict[str, object]) -> Recorded:
-        first, second = (RecordedSide.from_json(s) for s in data["sides"])  # type: ignore[attr-defined]
+    def from_json(cls, data: dict[str, Any]) -> Recorded:
+        first, second = (RecordedSide.from_json(s) for s in data["sides"])
         return cls(
             str(data["kind"]),
             str(data["about"]),
@@ -567,8 +566,7 @@ def lead_with_record(answer: Answer, recorded: Sequence[Conflict], question: Que
     )
     if chosen is None:
         return answer
-    text = f"{render_conflict(chosen)}\n\n{answer.text}"
-    return answer.model_copy(update={"text": text, "citations": with_sides_cited(answer.citations, chosen)})
+    return lead_with_note(answer, chosen)
 
 
 def _cites(answer: Answer, hit: Hit) -> bool:
