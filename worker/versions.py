@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import bisect
 import functools
+import itertools
 import math
 import re
 from collections.abc import Iterable, Sequence
@@ -61,7 +62,7 @@ from syllabot.worker.conflicts import (
 )
 from syllabot.worker.documents import Chunk
 from syllabot.worker.reading import Question
-from syllabot.worker.sentences import ROUND_BULLETS, looks_like_code, split_sentences
+from syllabot.worker.sentences import ROUND_BULLETS, looks_like_code, split_sentences_once
 from syllabot.worker.values import (
     DATE,
     DAY_SHORT,
@@ -81,7 +82,7 @@ from syllabot.worker.values import (
 #: Uncached readers: the record reads every unit of a collection once, and going through the
 #: question path's per-text caches would evict the passages questions keep coming back to.
 _values = values_in.__wrapped__
-_sentences = split_sentences
+_sentences = split_sentences_once
 
 #: The kinds of value whose difference is a disagreement: "item" is what a schedule says of one
 #: numbered unit ("Week 7: Collect data"), compared loosely (``conflicts.clash``: two wordings
@@ -296,19 +297,25 @@ def align(
     keeps the heaviest in-order set of them; one unit alone between two aligned neighbours on both
     sides is paired with its counterpart (a substitution) when the two share a word."""
     chain = _chain(pairs)
-    out = []
-    previous = (-1, -1)
-    for i, j, s in chain:
-        if i - previous[0] == 2 and j - previous[1] == 2 and previous != (-1, -1):
-            gi, gj = previous[0] + 1, previous[1] + 1
-            shared = similarity(a[gi], b[gj], weights)
-            if shared > 0 or not (a[gi].words or b[gj].words):  # alike, or both values alone
-                out.append((gi, gj, shared))
-        out.append((i, j, s))
-        previous = (i, j)
+    out = [*chain, *_substitutions(chain, a, b, weights)]
     taken_a, taken_b = {i for i, _, _ in out}, {j for _, j, _ in out}
     out += [(i, j, s) for i, j, s in _mutual_best(pairs) if i not in taken_a and j not in taken_b]
     return sorted(out)
+
+
+def _substitutions(
+    chain: Sequence[tuple[int, int, float]], a: Sequence[Unit], b: Sequence[Unit], weights: Weights
+) -> list[tuple[int, int, float]]:
+    """The unit alone between two aligned neighbours on both sides, paired with its counterpart
+    when the two share a word or both are values alone (one term's "Tue & Thu 1:30am–5:20pm."
+    between "Design 217." and "Course description", against the other's)."""
+    out = []
+    for (i0, j0, _), (i1, j1, _) in itertools.pairwise(chain):
+        if i1 - i0 == 2 and j1 - j0 == 2:
+            shared = similarity(a[i0 + 1], b[j0 + 1], weights)
+            if shared > 0 or not (a[i0 + 1].words or b[j0 + 1].words):
+                out.append((i0 + 1, j0 + 1, shared))
+    return out
 
 
 def _mutual_best(pairs: Sequence[tuple[int, int, float]]) -> list[tuple[int, int, float]]:
@@ -374,6 +381,13 @@ MAX_POSTING = 200
 #: A document's first units are its title block: the date there is the document's own (a deck's
 #: lecture date, a syllabus's issue date), which tells versions apart rather than a fact they share.
 TITLE_UNITS = 3
+
+
+def restated_titles(pairs: Sequence[tuple[int, int, float]]) -> list[tuple[int, int, float]]:
+    """Of two documents that are no versions, the one place they may restate each other: a title
+    block's statement worded alike elsewhere (a deck's title slide "CORRELATION 10.16.2020"
+    against the schedule's "fri 10/9 - correlation")."""
+    return [(i, j, s) for i, j, s in pairs if s >= ANCHOR_AT and min(i, j) < TITLE_UNITS]
 
 
 def differ(
@@ -717,9 +731,7 @@ def record_of(chunks: Sequence[Chunk], left_out: Sequence[bool] | None = None) -
         same_title = bool(a.title) and a.title == b.title and title_count[a.title] == 2 and anchors >= 1
         versions = not _numbered_apart(a, b) and (anchors >= MIN_ANCHORS or same_title)
         if not versions:
-            # no versions: only a title restated in the other document ("CORRELATION 10.16.2020",
-            # a deck's title slide, against the schedule's "fri 10/9 - correlation")
-            aligned = [(i, j, s) for i, j, s in pairs if s >= ANCHOR_AT and min(i, j) < TITLE_UNITS]
+            aligned = restated_titles(pairs)
         if versions:
             related.add((a.doc_id, b.doc_id))
         compared: list[tuple[Unit, Unit, float, tuple[int, int] | None]] = [
