@@ -8,28 +8,30 @@ carrying the other version rarely shares a word with the student's question ("Fa
 reading what the question retrieved, never sees it. Here, once per index snapshot, every pair of
 documents that are likely versions or restatements of each other is aligned unit by unit, and
 each aligned pair of units stating a value differently is recorded, with both places and which
-side is current. The answer reads the record (:func:`recorded_for`, ``conflicts.lead_with_record``)
-and so does the teacher's list (`syllabot conflicts`).
+side is current. The answer reads the record (``retrieval.recorded_for``, :func:`lead_with_record`),
+the question-time check compares only documents it calls versions (:meth:`VersionRecord.related`),
+and the teacher's list (`syllabot conflicts`) is the record itself (``IndexSnapshot.versions``).
 
 One general mechanism, no per-course patterns:
 
 1. **Units** (:func:`units_of`): a document's sentences, bullets and table rows, read from its
    passages in order (overlapping windows read once), each with its normalised words (values and
-   numbers left out, a numbered thing such as "Homework 2" kept as one word) and its values
-   (``worker.values``, the one value recogniser).
+   numbers left out, a numbered thing such as "Homework 2" kept as one word).
 2. **Alignment** (:func:`align`): the heaviest in-order chain of unit pairs of similar wording
-   (a weighted Dice over the words, rare words weighing most), i.e. a sequence alignment; a single
-   unit left between two aligned neighbours on both sides is paired too (a substitution: the
-   grading line of one term against the other's).
-3. **Pairs of documents** (:func:`record_of`): two documents are likely versions when they share
-   a title (the likely-new-version rule of ``worker.building``) or their chain holds
-   :data:`MIN_ANCHORS` units worded alike; others are never compared.
+   (a weighted Dice over the words, rare words weighing most), i.e. a sequence alignment; a unit
+   alone between two aligned neighbours on both sides is paired too (a substitution), and a
+   statement moved elsewhere in a restatement is paired with the one most like it.
+3. **Pairs of documents** (:func:`record_of`): versions when their chain holds :data:`MIN_ANCHORS`
+   units worded alike that no third document prints, or they share a title no other document has
+   (the likely-new-version rule of ``worker.building``), or one says it revises the others; never
+   two of a numbered series. Of two documents that are no versions only a title block restated in
+   the other is compared (:func:`restated_titles`).
 4. **Disagreement** (:func:`differ`): an aligned pair whose values of one kind (dates, days,
-   times, percentages, counts, durations, editions, marks, versions) differ, neither side's a
-   subset of the other's. A date of another year in a document of another term is that term's
-   calendar, not a disagreement.
-5. **Current**: the versions machinery (``conflicts.how_current``: revised/updated in the name
-   or text, the later printed year, the later upload of one title).
+   times, percentages, counts, durations, editions, marks, versions, schedule lines) differ; two
+   versions' grading breakdowns are compared whole (:func:`breakdown_of`). Two terms' calendars
+   and two documents' own dates are not compared.
+5. **Current**: the versions machinery (``conflicts.how_current_named``, ``current_first``:
+   revised/updated in the name or text, the later printed year, the later upload of one title).
 
 Pure functions over chunks (no I/O); the record is built by ``index.build_snapshot`` and stored
 with the snapshot (``IndexSnapshot.to_fields``), so it is versioned with it.
