@@ -138,33 +138,6 @@ def names_both(case: Case) -> bool:
 OFF: set[str] = set()
 
 
-def _without(name: str, stand_in: object) -> None:
-    from syllabot.worker import versions
-
-    setattr(versions, name, stand_in)
-
-
-def _without_items() -> None:
-    from syllabot.worker import versions
-
-    versions.KINDS = versions.KINDS - {"item"}
-    versions._unit_values.cache_clear()
-
-
-#: The record's rules, each switched off for its on/off figures (bench only: the product has one
-#: configuration). mutual: a statement moved elsewhere in a restatement, aligned as each other's most
-#: similar; substitution: the unit alone between two aligned neighbours; breakdown: two versions'
-#: grading breakdowns compared whole; titles: a title block restated in a document that is no
-#: version; items: schedule lines compared.
-ABLATIONS = {
-    "mutual": lambda: _without("_mutual_best", lambda pairs: []),
-    "substitution": lambda: _without("_substitutions", lambda *args: []),
-    "breakdown": lambda: _without("breakdown_of", lambda chunks, rows: None),
-    "titles": lambda: _without("restated_titles", lambda pairs: []),
-    "items": _without_items,
-}
-
-
 def _snapshot(q: dict, embedder, snapshots: dict):
     """The question's collection, built once: a real course's whole folder as ``bench.answers``
     builds it (sharing its embedding cache), else the files the question names."""
@@ -448,15 +421,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--off",
         nargs="*",
         default=[],
-        choices=("check", "record", "gate", *ABLATIONS),
-        help="measure without the question-time check, the record of versions, the check's limit "
-        "to documents the record calls versions, or one of the record's rules",
+        choices=("check", "record", "gate"),
+        help="measure without the question-time check, the record of versions, or the check's limit "
+        "to documents the record calls versions",
     )
     parser.add_argument("--no-teacher", action="store_true", help="skip the teacher's list and the scale row")
+    parser.add_argument("--no-scale", action="store_true", help="skip the scale row (97,000 chunks)")
     args = parser.parse_args(argv)
     OFF.update(args.off)
-    for rule in OFF & ABLATIONS.keys():
-        ABLATIONS[rule]()
     if not QUESTIONS.exists():
         print("bench/data/conflict_questions.jsonl is missing")
         return 1
@@ -513,7 +485,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     groups = questions_by_course()
     teacher, entries = teacher_list(groups, embedder, args.only)
-    scale = scale_row(embedder)
+    scale = None if args.no_scale else scale_row(embedder)
     text = (
         "## When the materials disagree: conflict notes\n\n"
         f"`python -m bench.conflicts` — {machine_stamp()} Whole run {time.perf_counter() - started:.0f} s. "

@@ -303,9 +303,12 @@ def test_the_report_lists_where_the_materials_disagree_on_every_front_end() -> N
 
 def _disagreeing_files() -> list[tuple[str, bytes]]:
     """Two versions of one handout, giving two counts of presentations."""
-    from tests.test_conflicts import SLIDES, SYLLABUS, handout
+    from tests.test_conflicts import HANDOUT_MARKS, handout
 
-    return [("syllabus.md", handout(SYLLABUS).encode()), ("intro.md", handout(SLIDES).encode())]
+    return [
+        ("syllabus.md", handout(HANDOUT_MARKS[0]).encode()),
+        ("intro.md", handout(HANDOUT_MARKS[1]).encode()),
+    ]
 
 
 async def test_report_job_names_the_facts_the_documents_disagree_on(settings: Settings) -> None:

@@ -138,6 +138,13 @@ _SAYS_REVISED = re.compile(
 )
 
 
+def says_revised(text: str) -> bool:
+    """Whether ``text`` says it is a revision, with a date: "Revised: January 2026", "updated on
+    3/4", "last updated 2025" (``_SAYS_REVISED`` without its "this notice updates" half)."""
+    found = _SAYS_REVISED.search(text)
+    return found is not None and found.group(1) is not None
+
+
 #: How evidently current a document is (:func:`how_current`): said current (+1) or old (-1), the
 #: latest year it prints, and why in a few words.
 Currency = tuple[int, int, str]

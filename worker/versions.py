@@ -18,17 +18,13 @@ One general mechanism, no per-course patterns:
    passages in order (overlapping windows read once), each with its normalised words (values and
    numbers left out, a numbered thing such as "Homework 2" kept as one word).
 2. **Alignment** (:func:`align`): the heaviest in-order chain of unit pairs of similar wording
-   (a weighted Dice over the words, rare words weighing most), i.e. a sequence alignment; a unit
-   alone between two aligned neighbours on both sides is paired too (a substitution), and a
-   statement moved elsewhere in a restatement is paired with the one most like it.
+   (a weighted Dice over the words, rare words weighing most), i.e. a sequence alignment.
 3. **Pairs of documents** (:func:`record_of`): versions when their chain holds :data:`MIN_ANCHORS`
    units worded alike that no third document prints, or they share a title no other document has
    (the likely-new-version rule of ``worker.building``), or one says it revises the others; never
-   two of a numbered series. Of two documents that are no versions only a title block restated in
-   the other is compared (:func:`restated_titles`).
+   two of a numbered series. Documents that are no versions are never compared.
 4. **Disagreement** (:func:`differ`): an aligned pair whose values of one kind (dates, days,
-   times, percentages, counts, durations, editions, marks, versions, schedule lines) differ; two
-   versions' grading breakdowns are compared whole (:func:`breakdown_of`). Two terms' calendars
+   times, percentages, counts, durations, editions, marks, versions) differ. Two terms' calendars
    and two documents' own dates are not compared.
 5. **Current**: the versions machinery (``conflicts.how_current_named``, ``current_first``:
    revised/updated in the name or text, the later printed year, the later upload of one title).
@@ -41,7 +37,6 @@ from __future__ import annotations
 
 import bisect
 import functools
-import itertools
 import math
 import re
 from collections.abc import Iterable, Sequence
@@ -49,7 +44,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from syllabot.shared.schema import Answer, Hit
-from syllabot.worker.answerers.breakdown import components, run_to_100
 from syllabot.worker.answerers.decision import terms
 from syllabot.worker.chunking import chunk_body
 from syllabot.worker.conflicts import (
@@ -61,6 +55,7 @@ from syllabot.worker.conflicts import (
     current_first,
     how_current_named,
     lead_with_note,
+    says_revised,
 )
 from syllabot.worker.documents import Chunk
 from syllabot.worker.reading import Question
@@ -86,12 +81,9 @@ from syllabot.worker.values import (
 _values = values_in.__wrapped__
 _sentences = split_sentences_once
 
-#: The kinds of value whose difference is a disagreement: "item" is what a schedule says of one
-#: numbered unit ("Week 7: Collect data"), compared loosely (``conflicts.clash``: two wordings
-#: sharing most of their words are one plan).
-KINDS = frozenset(
-    {"percent", "count", "weekday", "date", "time", "duration", "edition", "marks", "version", "item"}
-)
+#: The kinds of value whose difference is a disagreement ("item", a schedule line's description,
+#: was compared too; deleted: no gain held out).
+KINDS = frozenset({"percent", "count", "weekday", "date", "time", "duration", "edition", "marks", "version"})
 
 #: A slide's bullets flattened into one line by the text layer ("▶ 6 homeworks ... ▶ Office hours").
 _INLINE_BULLET = re.compile(rf"\s+(?=[{ROUND_BULLETS}▶►➢])")
@@ -227,15 +219,6 @@ class Weights:
         return sum(self.of(w) for w in words)
 
 
-def similarity(a: Unit, b: Unit, weights: Weights) -> float:
-    """Weighted Dice of two units' words: 1 for the same words, 0 for none shared, and 0 for two
-    numbered things of one name ("Homework 1" and "Homework 3": two homeworks, not two versions)."""
-    shared = a.words & b.words
-    if not shared or _other_number(a, b):
-        return 0.0
-    return 2 * weights.mass(shared) / (weights.mass(a.words) + weights.mass(b.words))
-
-
 def _other_number(a: Unit, b: Unit) -> bool:
     """Whether the two units name a numbered thing of one name by different numbers only."""
     if not a.numbered or not b.numbered:
@@ -291,46 +274,13 @@ def _chain(pairs: Sequence[tuple[int, int, float]]) -> list[tuple[int, int, floa
     return out[::-1]
 
 
-def align(
-    a: Sequence[Unit], b: Sequence[Unit], pairs: Sequence[tuple[int, int, float]], weights: Weights
-) -> list[tuple[int, int, float]]:
-    """The aligned units of two documents, in order: (index in ``a``, index in ``b``, similarity).
-    ``pairs`` are the candidates (units worded alike, :func:`_alike`); the chain (:func:`_chain`)
-    keeps the heaviest in-order set of them; one unit alone between two aligned neighbours on both
-    sides is paired with its counterpart (a substitution) when the two share a word."""
-    chain = _chain(pairs)
-    out = [*chain, *_substitutions(chain, a, b, weights)]
-    taken_a, taken_b = {i for i, _, _ in out}, {j for _, j, _ in out}
-    out += [(i, j, s) for i, j, s in _mutual_best(pairs) if i not in taken_a and j not in taken_b]
-    return sorted(out)
-
-
-def _substitutions(
-    chain: Sequence[tuple[int, int, float]], a: Sequence[Unit], b: Sequence[Unit], weights: Weights
-) -> list[tuple[int, int, float]]:
-    """The unit alone between two aligned neighbours on both sides, paired with its counterpart
-    when the two share a word or both are values alone (one term's "Tue & Thu 1:30am–5:20pm."
-    between "Design 217." and "Course description", against the other's)."""
-    out = []
-    for (i0, j0, _), (i1, j1, _) in itertools.pairwise(chain):
-        if i1 - i0 == 2 and j1 - j0 == 2:
-            shared = similarity(a[i0 + 1], b[j0 + 1], weights)
-            if shared > 0 or not (a[i0 + 1].words or b[j0 + 1].words):
-                out.append((i0 + 1, j0 + 1, shared))
-    return out
-
-
-def _mutual_best(pairs: Sequence[tuple[int, int, float]]) -> list[tuple[int, int, float]]:
-    """The pairs whose units are each other's most similar: a statement moved to another place
-    in the restatement (the office hours on the syllabus's first lines and a slide's fifth)."""
-    best_a: dict[int, tuple[float, int]] = {}
-    best_b: dict[int, tuple[float, int]] = {}
-    for i, j, s in pairs:
-        if s > best_a.get(i, (0.0, -1))[0]:
-            best_a[i] = (s, j)
-        if s > best_b.get(j, (0.0, -1))[0]:
-            best_b[j] = (s, i)
-    return [(i, j, s) for i, (s, j) in best_a.items() if best_b[j][1] == i]
+def align(pairs: Sequence[tuple[int, int, float]]) -> list[tuple[int, int, float]]:
+    """The aligned units of two documents, in order: (index in one, index in the other,
+    similarity). ``pairs`` are the candidates (units worded alike, :func:`_alike`); the heaviest
+    in-order chain of them is kept (:func:`_chain`). A unit alone between two aligned neighbours
+    (a substitution) and a statement moved elsewhere (each other's most similar) were aligned too;
+    both were deleted: no gain held out, and the second added a false entry there."""
+    return _chain(pairs)
 
 
 #: A word in more of the collection's documents than this share (and more than two) finds no
@@ -385,13 +335,6 @@ MAX_POSTING = 200
 TITLE_UNITS = 3
 
 
-def restated_titles(pairs: Sequence[tuple[int, int, float]]) -> list[tuple[int, int, float]]:
-    """Of two documents that are no versions, the one place they may restate each other: a title
-    block's statement worded alike elsewhere (a deck's title slide "CORRELATION 10.16.2020"
-    against the schedule's "fri 10/9 - correlation")."""
-    return [(i, j, s) for i, j, s in pairs if s >= ANCHOR_AT and min(i, j) < TITLE_UNITS]
-
-
 def differ(
     a: Unit, b: Unit, titles: bool = False
 ) -> tuple[str, tuple[Value, ...], tuple[Value, ...], frozenset[str]] | None:
@@ -413,7 +356,7 @@ def differ(
     for kind in sorted(kinds_a.keys() & kinds_b.keys()):
         va, vb = kinds_a[kind], kinds_b[kind]
         na, nb = {v.norm for v in va}, {v.norm for v in vb}
-        if kind != "item" and not (na <= nb or nb <= na):
+        if not (na <= nb or nb <= na):
             return kind, tuple(va), tuple(vb), frozenset()
         clashing = clash(va, vb)
         if clashing is not None:
@@ -510,24 +453,6 @@ def _documents(chunks: Sequence[Chunk], left_out: Sequence[bool]) -> list[_Doc]:
             _Doc(doc_id, title, first.subject or "", first.uploaded_at or "", currency, units, rows, identity)
         )
     return docs
-
-
-def breakdown_of(chunks: Sequence[Chunk], rows: Sequence[int]) -> Unit | None:
-    """A document's grading breakdown as one unit (``answerers.breakdown``: the components of one
-    passage whose weights sum to 100%), as printed from the first component to the last weight;
-    None when it prints none. A table of weights is a unit no sentence alignment pairs: two terms'
-    grading share no component name ("Gully monitoring 10% …" against "Paper | Alphabet and
-    Algorithm 20% …"), yet each version has one breakdown, so the two are compared whole."""
-    for row in rows:
-        body = chunk_body(chunks[row].text)
-        run = run_to_100(components(body))
-        if run is None:
-            continue
-        start = max(0, body.rfind(run[0].name, 0, run[0].offset))
-        end = body.find("%", run[-1].offset) + 1
-        text = " ".join(body[start:end].split())
-        return Unit(row, text, _words(text))
-    return None
 
 
 def _about(a: Unit, b: Unit, weights: Weights) -> str:
@@ -684,9 +609,12 @@ def _numbered_apart(a: _Doc, b: _Doc) -> bool:
     return _other_number(a.identity, b.identity)
 
 
-#: A document that says it revises the others: in its name ("…_revised.pdf", "Syllabus v2"), or in
-#: its text ("this notice updates the 21CS44 syllabus", "this version supersedes …").
-_REVISION_NAME = re.compile(r"\b(?:revised|updated|amended|v[2-9]|new(?:er|est)?\s+version)\b", re.IGNORECASE)
+#: A document that says it revises the others: in its name ("…_revised.pdf", "…-update-2026.md",
+#: "Syllabus v2"), or in its text ("this notice updates the 21CS44 syllabus", "Updated: 12 January
+#: 2026": the word with the date after it, ``conflicts.how_current_named``'s reading).
+_REVISION_NAME = re.compile(
+    r"\b(?:revised|revision|updated?|amended|v[2-9]|new(?:er|est)?\s+version)\b", re.IGNORECASE
+)
 _REVISES = re.compile(
     r"\bthis\s+(?:notice|document|version|syllabus|schedule|announcement|update|revision)\s+"
     r"(?:updates|supersedes|replaces|revises|amends|corrects)\b",
@@ -696,10 +624,13 @@ _REVISES = re.compile(
 
 def _declares_update(doc: _Doc, chunks: Sequence[Chunk]) -> bool:
     """A document that says of itself that it revises the others (a notice that "updates the
-    syllabus", a file named "revised"): a version of every other document of the collection."""
+    syllabus", a file named "revised", "Updated: 12 January 2026" at its head): a version of every
+    other document of the collection."""
     first = chunks[doc.rows[0]]
     name = f"{first.file} {first.title} {first.cite_title or ''}".replace("_", " ").replace("-", " ")
-    return bool(_REVISION_NAME.search(name)) or any(_REVISES.search(chunks[r].text) for r in doc.rows)
+    return bool(_REVISION_NAME.search(name)) or any(
+        _REVISES.search(chunks[r].text) or says_revised(chunks[r].text) for r in doc.rows
+    )
 
 
 def record_of(chunks: Sequence[Chunk], left_out: Sequence[bool] | None = None) -> VersionRecord:
@@ -724,39 +655,20 @@ def record_of(chunks: Sequence[Chunk], left_out: Sequence[bool] | None = None) -
     related: set[tuple[str, str]] = set()
     for (d, e), pairs in _alike(docs, weights).items():
         a, b = docs[d], docs[e]
-        aligned = align(a.units, b.units, pairs, weights)
+        aligned = align(pairs)
         anchors = sum(
             1
             for i, j, s in aligned
             if s >= ANCHOR_AT and max(spread[a.units[i].words], spread[b.units[j].words]) <= 2
         )
         same_title = bool(a.title) and a.title == b.title and title_count[a.title] == 2 and anchors >= 1
-        versions = not _numbered_apart(a, b) and (anchors >= MIN_ANCHORS or same_title)
-        if not versions:
-            aligned = restated_titles(pairs)
-        if versions:
-            related.add((a.doc_id, b.doc_id))
-        compared: list[tuple[Unit, Unit, float, tuple[int, int] | None]] = [
-            (a.units[i], b.units[j], s, (i, j)) for i, j, s in aligned
-        ]
-        if versions:
-            ba, bb = breakdown_of(chunks, a.rows), breakdown_of(chunks, b.rows)
-            if (
-                ba is not None
-                and bb is not None
-                and not any(
-                    printed_in(ua.text, ba.text) or printed_in(ub.text, bb.text)
-                    for ua, ub, _, _ in compared
-                    if differ(ua, ub)
-                )
-            ):
-                compared.append((ba, bb, 1.0, None))  # unless its rows were aligned and compared one by one
-        for ua, ub, s, at in compared:
-            titles = at is not None and max(at) < TITLE_UNITS
-            differing = differ(ua, ub, titles)
-            if differing is None or (
-                at is not None and _agreed_elsewhere(a.units, b.units, *at, differing[0])
-            ):
+        if _numbered_apart(a, b) or not (anchors >= MIN_ANCHORS or same_title):
+            continue  # no versions: nothing of theirs is compared
+        related.add((a.doc_id, b.doc_id))
+        compared = [(a.units[i], b.units[j], s, (i, j)) for i, j, s in aligned]
+        for ua, ub, s, (i, j) in compared:
+            differing = differ(ua, ub, max(i, j) < TITLE_UNITS)
+            if differing is None or _agreed_elsewhere(a.units, b.units, i, j, differing[0]):
                 continue
             kind, va, vb, about = differing
             side_a = RecordedSide(ua.row, a.doc_id, ua.text, tuple((v.norm, v.text) for v in va))

@@ -103,7 +103,7 @@ def _distinct(parts: Sequence[Component]) -> list[Component]:
     return out
 
 
-def run_to_100(parts: Sequence[Component]) -> list[Component] | None:
+def _run_to_100(parts: Sequence[Component]) -> list[Component] | None:
     """The longest run of consecutive components whose weights sum to 100% (a worked example or
     a late-penalty line before or after the breakdown is left out)."""
     best: list[Component] | None = None
@@ -130,7 +130,7 @@ def grade_breakdown(
     found = [components(text, i) for i, text in enumerate(texts)]
     candidates: dict[str, list[Component]] = {}  # per document, in the order of its best hit
     for parts in found:
-        run = run_to_100(parts)
+        run = _run_to_100(parts)
         if run is not None:
             candidates.setdefault(hits[run[0].hit_index].file, run)
     by_file: dict[str, list[Component]] = {}
