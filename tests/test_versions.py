@@ -294,3 +294,30 @@ def test_unrelated_documents_are_never_aligned(settings: Settings) -> None:
     snapshot = engine.snapshot("geol")
     assert snapshot is not None
     assert snapshot.versions.pairs == frozenset() and snapshot.versions.entries == ()
+
+
+def test_a_value_after_its_label_is_a_value_not_the_name_of_a_numbered_thing(settings: Settings) -> None:
+    """ "CIE Marks 50" against a revised copy's "CIE Marks 60": the number after "Marks" is the
+    value, so the two lines are aligned and recorded, the revised file first; "Lecture 3" and
+    "Lecture 4" stay two lectures."""
+    from syllabot.worker.versions import _words
+
+    course = (
+        "# HIST 210 Archives\n\nCourse Code HIST210 CIE Marks {cie} SEE Marks 50\n\nCredits 03 Exam Hours 03\n\n"
+        "## Outcomes\n\nRead a finding aid.\nDate a letter from its paper and hand.\nCite an archive.\n"
+    )
+    engine = Engine(settings)
+    engine.ingest(
+        "hist",
+        [
+            ("hist210.md", course.format(cie=50).encode()),
+            ("hist210_revised.md", course.format(cie=60).encode()),
+        ],
+    )
+    snapshot = engine.snapshot("hist")
+    assert snapshot is not None
+    (entry,) = snapshot.versions.entries
+    assert entry.kind == "marks" and entry.sides[0].doc_id == "hist210-revised", entry
+    assert "lecture3" in _words("Lecture 3: reading hands") and "lecture4" in _words(
+        "Lecture 4: reading hands"
+    )

@@ -147,11 +147,11 @@ def _pieces(body: str) -> Iterable[str]:
 def _words(text: str) -> frozenset[str]:
     """What a unit says, without its values: its topic words (``values.topic_of``: no numbers, no
     weekdays or value words), month names dropped, each numbered thing as one word."""
-    numbered = {
-        f"{m.group(1).lower()}{int(m.group(2))}"
-        for m in _NUMBERED.finditer(text)
-        if terms(m.group(1)) and m.group(1).lower() not in _QUANTITY  # a name, not "within 14"
-    }
+    found = [m for m in _NUMBERED.finditer(text) if terms(m.group(1)) and m.group(1).lower() not in _QUANTITY]
+    if found:  # a number that is a value ("CIE Marks 50", "Credits 03") names no thing
+        spans = [(at, at + len(v.text)) for v in _unit_values(text) if (at := text.find(v.text)) >= 0]
+        found = [m for m in found if not any(a <= m.start(2) < b for a, b in spans)]
+    numbered = {f"{m.group(1).lower()}{int(m.group(2))}" for m in found}
     plain = {w for w in topic_of(text) - _MONTH_WORDS - VALUE_WORDS if not any(ch.isdigit() for ch in w)}
     return frozenset(plain | numbered | unit_tokens(text))
 
