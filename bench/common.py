@@ -337,9 +337,10 @@ def result_for(
     """The worker's own search of a prepared query (``worker.reading.read_question``), as a
     ``SearchResult``: what the answerer receives (``related``: with the passages the conflict check
     reads besides the hits, as ``Engine.finish_search`` adds them; a bench timing them passes False)."""
-    from syllabot.worker.retrieval import SearchResult, related_hits, search_snapshot
+    from syllabot.worker.retrieval import SearchResult, recorded_for, related_hits, search_snapshot
 
     selection, hits = search_snapshot(snapshot, query_vector, prepared, settings, k)
+    others = related_hits(snapshot, prepared, hits) if related else []
     return SearchResult(
         hits,
         snapshot.version,
@@ -349,8 +350,10 @@ def result_for(
         snapshot.collection,
         question,
         prepared,
-        related=related_hits(snapshot, prepared, hits) if related else [],
+        related=others,
         embedder_id=snapshot.embedder_id,
+        recorded=recorded_for(snapshot, [*hits, *others]),
+        versions=snapshot.versions,
     )
 
 

@@ -98,27 +98,35 @@ def resolve(course: str, name: str) -> Path:
 class Case:
     question: dict
     conflict: bool
-    found: object  # Conflict | None
+    found: object  # the Conflict the answer leads with (question-time check or record), or None
     note: str | None
     status: str
     ms: float
     related_ms: float = 0.0  # reading the course's other passages (``retrieval.related_hits``)
+    cited: tuple[str, ...] = ()  # the files the answer cites
+    source: str = ""  # "check" (question time) or "record" (versions aligned at index time)
+
+
+#: A label's note of which term a side is from ("… 12:30am–3:20pm (Fall 2018)"): not part of the value.
+_TERM_NOTE = re.compile(r"\((?:(?:fall|spring|summer|winter)\s+)?(?:19|20)\d\d\)", re.IGNORECASE)
 
 
 def _digits_and_days(text: str) -> set[str]:
+    text = _TERM_NOTE.sub("", text)
     return set(re.findall(r"\d+|monday|tuesday|wednesday|thursday|friday|saturday|sunday", text.lower()))
 
 
 def names_both(case: Case) -> bool:
-    """The note names each expected side's document and its value (its numbers and days)."""
+    """The answer says the materials disagree, and its note names each expected side's document
+    and value (its numbers and days), both documents cited."""
     conflict = case.found
-    if conflict is None:
+    if conflict is None or case.note is None:
         return False
     by_file = {side.file: side for side in conflict.sides}  # type: ignore[attr-defined]
     matched = 0
     for side in case.question["sides"]:
         found = by_file.get(side["file"])
-        if found is None:
+        if found is None or side["file"] not in case.cited:
             continue
         wanted = _digits_and_days(side["value"])
         if wanted <= _digits_and_days(found.sentence) | _digits_and_days(" ".join(found.quoted)):
@@ -126,37 +134,72 @@ def names_both(case: Case) -> bool:
     return matched >= 2
 
 
-def run_cases(questions: Sequence[dict], embedder, settings) -> list[Case]:
-    from syllabot.worker.answerers.extractive import ExtractiveAnswerer
-    from syllabot.worker.conflicts import conflict_of, render_conflict
-    from syllabot.worker.reading import read_question
-    from syllabot.worker.retrieval import related_hits
+#: Switches for measuring each mechanism on and off (`--off check`, `--off record`, ...).
+OFF: set[str] = set()
 
-    answerer = ExtractiveAnswerer(settings)
+
+def _snapshot(q: dict, embedder, snapshots: dict):
+    """The question's collection, built once: a real course's whole folder as ``bench.answers``
+    builds it (sharing its embedding cache), else the files the question names."""
+    from bench.answers import course_snapshot
+    from bench.corpus_labels import COURSE_FOLDERS
+
+    files = tuple(sorted(q["collection_files"]))
+    if files not in snapshots:
+        slug = q["course"]
+        whole = slug in COURSE_FOLDERS and files == tuple(
+            sorted(p.name for p in course_files(COURSE_FOLDERS[slug][0]))
+        )
+        if whole and not __import__("os").environ.get("OLDSNAP"):
+            snapshots[files] = course_snapshot(slug, embedder)
+        else:
+            chunks, _ = parse_files([resolve(q["course"], f) for f in files])
+            snapshots[files] = snapshot_of(chunks, embedder, f"conflicts-{slug}", collection=slug)
+    return snapshots[files]
+
+
+def run_cases(questions: Sequence[dict], embedder, settings) -> list[Case]:
+    from syllabot.worker.answerers import extractive
+    from syllabot.worker.conflicts import DISAGREE_LEAD, conflict_of, shows
+    from syllabot.worker.reading import read_question
+    from syllabot.worker.retrieval import recorded_for, related_hits
+
+    answerer = extractive.ExtractiveAnswerer(settings)
+    check = extractive.conflict_of
+    extractive.conflict_of = (lambda result, asked=None: None) if "check" in OFF else check  # type: ignore[assignment]
     snapshots: dict[tuple[str, ...], object] = {}
     cases = []
-    for q in questions:
-        files = tuple(sorted(q["collection_files"]))
-        if files not in snapshots:
-            chunks, _ = parse_files([resolve(q["course"], f) for f in files])
-            snapshots[files] = snapshot_of(
-                chunks, embedder, f"conflicts-{q['course']}", collection=q["course"]
+    try:
+        for q in questions:
+            snapshot = _snapshot(q, embedder, snapshots)
+            prepared = read_question(q["question"], snapshot)
+            (vector,) = embed_queries_cached(embedder, [prepared.text], "conflicts")
+            result = result_for(
+                snapshot, q["question"], prepared, vector, settings, settings.top_k, related=False
             )
-        snapshot = snapshots[files]
-        prepared = read_question(q["question"], snapshot)
-        (vector,) = embed_queries_cached(embedder, [prepared.text], "conflicts")
-        result = result_for(
-            snapshot, q["question"], prepared, vector, settings, settings.top_k, related=False
-        )
-        t_related = time.perf_counter()
-        result.related = related_hits(snapshot, prepared.text, result.hits)  # timed alone
-        related_ms = (time.perf_counter() - t_related) * 1000
-        t0 = time.perf_counter()
-        answer = answerer.answer_sync(q["question"], result, snapshot.collection)
-        conflict = conflict_of(result)  # as the worker's answer reads it
-        ms = (time.perf_counter() - t0) * 1000
-        note = render_conflict(conflict) if conflict is not None else None
-        cases.append(Case(q, bool(q.get("conflict")), conflict, note, answer.status, ms, related_ms))
+            t_related = time.perf_counter()
+            result.related = related_hits(snapshot, prepared.text, result.hits)  # timed alone
+            related_ms = (time.perf_counter() - t_related) * 1000
+            t0 = time.perf_counter()
+            result.recorded = [] if "record" in OFF else recorded_for(snapshot, result.passages)
+            if "gate" in OFF:
+                result.versions = None  # the question-time check compares any two documents
+            answer = answerer.answer_sync(q["question"], result, snapshot.collection)
+            ms = (time.perf_counter() - t0) * 1000
+            found, source = None, ""
+            if DISAGREE_LEAD in answer.text:
+                checked = None if "check" in OFF else conflict_of(result)
+                for conflict, where in [(checked, "check"), *((c, "record") for c in result.recorded)]:
+                    if conflict is not None and shows(conflict, answer.text):
+                        found, source = conflict, where
+                        break
+            note = answer.text if DISAGREE_LEAD in answer.text else None
+            cited = tuple(dict.fromkeys(c.file for c in answer.citations))
+            cases.append(
+                Case(q, bool(q.get("conflict")), found, note, answer.status, ms, related_ms, cited, source)
+            )
+    finally:
+        extractive.conflict_of = check  # type: ignore[assignment]
     return cases
 
 
@@ -283,6 +326,88 @@ def scale_row(embedder) -> list[str] | None:
     ]
 
 
+def _topics(questions: Sequence[dict]) -> dict[str, list[dict]]:
+    """The labelled conflicts of a set of questions: each topic's sides (file and value)."""
+    return {q["topic"]: q["sides"] for q in questions if q.get("conflict") and len(q.get("sides") or []) >= 2}
+
+
+def _entry_matches(entry, files: dict[str, str], sides: Sequence[dict]) -> bool:
+    """A teacher's-list entry names a labelled conflict: its two documents are the labelled ones
+    and each side's text holds its labelled value's numbers and days."""
+    said = {files.get(entry.docs[0], ""): entry.first[1], files.get(entry.docs[1], ""): entry.second[1]}
+    if {side["file"] for side in sides[:2]} != set(said):
+        return False
+    return all(_value_in(side["value"], said[side["file"]]) for side in sides[:2])
+
+
+def _value_in(value: str, text: str) -> bool:
+    """A labelled value is in an entry's text: its numbers and days, and a word of what it says
+    ("Tuesday & Thursday 12:30am–3:20pm (Fall 2018)" in "Tuesday & Thursday 12:30am–3:20pm.")."""
+    words = {w for w in re.findall(r"[a-z]{4,}", _TERM_NOTE.sub("", value).lower())}
+    said = set(re.findall(r"[a-z]{4,}", text.lower()))
+    return _digits_and_days(value) <= _digits_and_days(text) and (not words or bool(words & said))
+
+
+def teacher_list(groups: dict[str, list[dict]], embedder, only: Sequence[str] | None):
+    """`syllabot conflicts` (the record's list) on each course and planted collection, scored
+    against its labelled conflicts: (summary rows, every entry)."""
+    from syllabot.worker.retrieval import disagreements
+
+    collections: list[tuple[str, str, list[dict]]] = [(c, c, groups.get(c, [])) for c in COURSE_FILES]
+    collections += [
+        (f"vtu-planted-pdf ({PLANTS[pdf][0]})", "vtu-planted-pdf", []) for pdf in PDF_PLANT_FOR.values()
+    ]
+    collections.append(("outline-planted", "outline-planted", groups.get("outline-planted", [])))
+    rows, listed = [], []
+    for name, group, questions in collections:
+        if only is not None and group not in only:
+            continue
+        if group == "vtu-planted-pdf":
+            original = name.split("(")[1].rstrip(")")
+            pdf = next(p for p in PDF_PLANT_FOR.values() if PLANTS[p][0] == original)
+            questions = [q for q in groups.get(group, []) if pdf in q["collection_files"]]
+            files = [original, pdf]
+        elif group in COURSE_FILES:
+            files = [p.name for p in course_files(COURSE_FILES[group][0].name)]
+        else:
+            files = sorted(questions[0]["collection_files"]) if questions else []
+        if not files:
+            continue
+        try:
+            snapshot = _snapshot({"course": group, "collection_files": files}, embedder, {})
+        except FileNotFoundError as exc:
+            print(f"skipping the teacher's list of {name}: {exc} is not here")
+            continue
+        by_doc = {c.doc_id: c.file for c in snapshot.chunks}
+        topics = _topics(questions)
+        found: set[str] = set()
+        unlabelled = 0
+        for entry in disagreements(snapshot):
+            hit = [t for t, sides in topics.items() if _entry_matches(entry, by_doc, sides)]
+            found.update(hit)
+            unlabelled += not hit
+            listed.append(
+                [
+                    name,
+                    entry.kind,
+                    entry.first[0],
+                    entry.second[0],
+                    entry.first[1][:90] + "…",
+                    ", ".join(hit) or "—",
+                ]
+            )
+        rows.append(
+            [
+                name,
+                SPLIT.get(group, "tune"),
+                str(sum(1 for e in listed if e[0] == name)),
+                f"{len(found)}/{len(topics)}",
+                str(unlabelled),
+            ]
+        )
+    return rows, listed
+
+
 def _rate(k: int, n: int) -> str:
     return f"{k / n:.3f} ({k}/{n})" if n else "—"
 
@@ -291,7 +416,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--no-write", action="store_true")
     parser.add_argument("--show", action="store_true", help="print every miss and every false note")
+    parser.add_argument("--only", nargs="*", default=None, help="these sets alone (e.g. la7032 neu365p)")
+    parser.add_argument(
+        "--off",
+        nargs="*",
+        default=[],
+        choices=("check", "record", "gate"),
+        help="measure without the question-time check, the record of versions, or the check's limit "
+        "to documents the record calls versions",
+    )
+    parser.add_argument("--no-teacher", action="store_true", help="skip the teacher's list and the scale row")
+    parser.add_argument("--no-scale", action="store_true", help="skip the scale row (97,000 chunks)")
     args = parser.parse_args(argv)
+    OFF.update(args.off)
     if not QUESTIONS.exists():
         print("bench/data/conflict_questions.jsonl is missing")
         return 1
@@ -299,6 +436,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     embedder, settings = default_embedder(), bench_settings()
     rows, per_topic = [], {}
     for course, questions in sorted(questions_by_course().items(), key=lambda kv: (SPLIT[kv[0]], kv[0])):
+        if args.only is not None and course not in args.only:
+            continue
         try:
             cases = run_cases(questions, embedder, settings)
         except FileNotFoundError as exc:
@@ -324,7 +463,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.show:
             for c in cases:
                 if (c.conflict and not names_both(c)) or (not c.conflict and c.note):
-                    print(f"[{course}] conflict={c.conflict} {c.question['question']!r}\n    -> {c.note}")
+                    print(
+                        f"[{course}] conflict={c.conflict} ({c.source}) {c.question['question']!r}\n    -> {c.note}"
+                    )
     header = [
         "set",
         "names both values, both cited (of conflict questions)",
@@ -339,32 +480,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         ["course", "conflict", "named both"],
         [[course, topic, f"{k}/{n}"] for (course, topic), (k, n) in sorted(per_topic.items())],
     )
-    from syllabot.worker.retrieval import disagreements
-
-    teacher = []
-    collections = [
-        (course, sorted(p for p in folder.iterdir() if p.suffix.lower() in (".pdf", ".md")))
-        for course, (folder, _path) in COURSE_FILES.items()
-        if folder.is_dir()
-    ]
-    for pdf in PDF_PLANT_FOR.values():
-        original = PLANTS[pdf][0]
-        try:
-            collections.append(
-                (f"vtu-planted-pdf ({original})", [resolve("vtu-planted-pdf", n) for n in (original, pdf)])
-            )
-        except FileNotFoundError:
-            continue
-    outline_plant = next(iter(questions_by_course().get("outline-planted", [])), None)
-    if outline_plant is not None:
-        files = [resolve("outline-planted", n) for n in sorted(outline_plant["collection_files"])]
-        collections.append(("outline-planted", files))
-    for course, files in collections:
-        chunks, _ = parse_files(files)
-        snapshot = snapshot_of(chunks, embedder, f"conflicts-{course}", collection=course)
-        for entry in disagreements(snapshot):
-            teacher.append([course, entry.kind, entry.first[0], entry.second[0], entry.first[1][:90] + "…"])
-    scale = scale_row(embedder)
+    if args.no_teacher:
+        print(table + "\n\n" + topics)
+        return 0
+    groups = questions_by_course()
+    teacher, entries = teacher_list(groups, embedder, args.only)
+    scale = None if args.no_scale else scale_row(embedder)
     text = (
         "## When the materials disagree: conflict notes\n\n"
         f"`python -m bench.conflicts` — {machine_stamp()} Whole run {time.perf_counter() - started:.0f} s. "
@@ -374,8 +495,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         "Reading the course's other passages at scale (`retrieval.related_hits`, p50 / max ms):\n\n"
         + (markdown_table(["collection", "ms"], [scale]) if scale else "(the VTU syllabi are not here)")
         + "\n\n"
-        "`syllabot conflicts` on each course (every entry it lists):\n\n"
-        + markdown_table(["course", "kind", "one document", "the other", "first passage"], teacher)
+        "`syllabot conflicts` on each course against its labelled conflicts (every topic of its "
+        "conflict questions): topics found (an entry between the two labelled documents holding "
+        "both labelled values), and entries matching no labelled conflict:\n\n"
+        + markdown_table(
+            ["collection", "split", "entries", "labelled conflicts found", "unlabelled entries"], teacher
+        )
+        + "\n\nEvery entry it lists:\n\n"
+        + markdown_table(
+            ["collection", "kind", "one document", "the other", "first passage", "labelled"], entries
+        )
         + "\n"
     )
     print(text)

@@ -117,8 +117,8 @@ def conflict_lines(entries: list[ConflictInfo], width: int = 220) -> list[str]:
     ``conflicts`` command and the gap report, on every front-end)."""
 
     return [
-        f"{e.kind} ({e.topic}): {e.first} says “{clip(e.first_text, width)}”; {e.second} says "
-        f"“{clip(e.second_text, width)}”"
+        f"{e.kind} ({e.topic}): {e.first}{f' (current: {e.current})' if e.current else ''} says "
+        f"“{clip(e.first_text, width)}”; {e.second} says “{clip(e.second_text, width)}”"
         for e in entries
     ]
 

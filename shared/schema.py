@@ -222,6 +222,10 @@ class ConflictInfo(BaseModel):
     first_text: str
     second: str
     second_text: str
+    current: str = Field(
+        default="",
+        description="Why the first document is the current one; empty when the materials do not say.",
+    )
 
 
 class CollectionInfo(BaseModel):

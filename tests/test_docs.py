@@ -92,8 +92,8 @@ def outputs(
     get_settings.cache_clear()
     assert Engine(settings).ingest("shop", sample_files(), who="test").changed
     clash = [
-        ("a.md", b"# A\n\nThe weekly quiz is due on Monday.\n"),
-        ("b.md", b"# B\n\nThe weekly quiz is due on Friday.\n"),
+        ("a.md", b"# Weekly quiz\n\nThe weekly quiz is due on Monday.\n\nIt covers the week's readings.\n"),
+        ("b.md", b"# Weekly quiz\n\nThe weekly quiz is due on Friday.\n\nIt covers the week's readings.\n"),
     ]
     assert Engine(settings).ingest("clash", clash, who="test").changed
     questions = tmp_path / "q.jsonl"

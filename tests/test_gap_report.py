@@ -302,12 +302,12 @@ def test_the_report_lists_where_the_materials_disagree_on_every_front_end() -> N
 
 
 def _disagreeing_files() -> list[tuple[str, bytes]]:
-    """A syllabus and its first slides, giving two counts of presentations."""
-    from tests.test_conflicts import SLIDES, SYLLABUS
+    """Two versions of one handout, giving two counts of presentations."""
+    from tests.test_conflicts import HANDOUT_MARKS, handout
 
     return [
-        ("syllabus.md", f"# Syllabus\n\n{SYLLABUS}\n".encode()),
-        ("intro.md", f"# Intro\n\n{SLIDES}\n".encode()),
+        ("syllabus.md", handout(HANDOUT_MARKS[0]).encode()),
+        ("intro.md", handout(HANDOUT_MARKS[1]).encode()),
     ]
 
 

@@ -184,3 +184,140 @@ def test_cli_index_replace_supersedes_a_same_title_document(settings: Settings, 
     assert done.returncode == 0, done.stderr
     assert "policy.md is marked superseded by it" in done.stdout + done.stderr
     assert "superseded by policy-v2.md" in run("sources", "-c", "pol").stdout
+
+
+# Two terms of one course, written for these tests: the office hours, the grading weights and the
+# final project's due date were revised, everything else was kept.
+TERM = """# GEOL 214 Field Hydrology, Spring {year}
+
+Instructor: Dr. Mara Quist. Office hours: {hours} in Harlan 112.
+
+## Course description
+
+This course introduces the measurement of streams, wells and rainfall in the field.
+You will learn to plan a sampling campaign and to report uncertainty honestly.
+Each week we spend one session outdoors and one in the lab.
+
+## Grading
+
+- Field notebooks {notebooks}
+- Lab reports {reports}
+- Final project {project}
+
+## Deadlines
+
+The field notebook is due on March 14.
+The final project report is due on {due}.
+
+## Policies
+
+Bring waterproof boots to every field session.
+Questions go to the course forum rather than by email.
+"""
+OLD_TERM = TERM.format(
+    year=2025, hours="Tuesdays 2:00-3:30pm", notebooks="30%", reports="30%", project="40%", due="May 2"
+).encode()
+NEW_TERM = TERM.format(
+    year=2026, hours="Thursdays 1:00-2:30pm", notebooks="25%", reports="25%", project="50%", due="May 8"
+).encode()
+
+
+async def test_two_terms_syllabi_are_aligned_at_index_their_revisions_listed_and_answered(
+    minilm_settings: Settings, tmp_path: Path
+) -> None:
+    """Where last term's syllabus and this term's differ (office hours, weights, a due date) the
+    record built with the index says so, current side first; it is stored with the snapshot (a new
+    process reads it back), `syllabot conflicts` lists it, and an answer quoting either side leads
+    with "Your materials disagree", the current term first, both cited."""
+    from syllabot.shared.schema import AskRequest
+    from syllabot.worker.answerers.extractive import ExtractiveAnswerer
+    from syllabot.worker.answerers.pipeline import answer_question
+
+    Engine(minilm_settings).ingest(
+        "geol", [("geol214-spring2025.md", OLD_TERM), ("geol214-spring2026.md", NEW_TERM)]
+    )
+    run = cli_in(minilm_settings, tmp_path)
+
+    snapshot = Engine(minilm_settings).snapshot("geol")  # a new engine: the record read from Redis
+    assert snapshot is not None
+    entries = snapshot.versions.entries
+    changed = {side.text for entry in entries for side in entry.sides}
+    assert "Office hours: Thursdays 1:00-2:30pm in Harlan 112." in changed, changed
+    assert {"- Field notebooks 25%", "- Field notebooks 30%", "- Final project 50%"} <= changed, changed
+    assert "The final project report is due on May 8." in changed, changed
+    assert not any("March 14" in text or "boots" in text for text in changed)  # what agrees is no entry
+    for entry in entries:
+        assert entry.sides[0].doc_id == "geol214-spring2026" and "2026" in entry.current_reason, entry
+
+    listed = run("conflicts", "-c", "geol")
+    assert listed.returncode == 0, listed.stderr
+    assert "(current: it is dated 2026, the other 2025)" in listed.stdout, listed.stdout
+    assert "Thursdays 1:00-2:30pm" in listed.stdout and "Tuesdays 2:00-3:30pm" in listed.stdout
+
+    engine = Engine(minilm_settings)
+    answer = await answer_question(
+        engine,
+        ExtractiveAnswerer(minilm_settings),
+        AskRequest(question="when are office hours", collection="geol"),
+    )
+    assert answer.text.startswith("Your materials disagree. The current one looks like"), answer.text
+    assert answer.text.index("Thursdays") < answer.text.index("Tuesdays"), answer.text
+    assert {c.file for c in answer.citations} == {"geol214-spring2025.md", "geol214-spring2026.md"}
+
+
+def test_two_versions_that_agree_record_nothing(settings: Settings) -> None:
+    """A re-issue that only rewords (the same hours, weights and dates, written otherwise) is a
+    version of the syllabus with nothing to record."""
+    reworded = (
+        OLD_TERM.replace(b"Spring 2025", b"Spring 2025 (reissued)")
+        .replace(b"Tuesdays 2:00-3:30pm", b"Tue 2-3:30 pm")
+        .replace(b"May 2.", b"May 2nd.")
+    )
+    engine = Engine(settings)
+    engine.ingest("geol", [("geol214.md", OLD_TERM), ("geol214-reissued.md", reworded)])
+    snapshot = engine.snapshot("geol")
+    assert snapshot is not None
+    assert snapshot.versions.related("geol214", "geol214-reissued")  # aligned as versions
+    assert snapshot.versions.entries == () and snapshot.versions.listed == ()
+
+
+def test_unrelated_documents_are_never_aligned(settings: Settings) -> None:
+    """A syllabus and a lab handout of other numbers share words but no statements: they are no
+    versions of each other, and nothing between them is recorded or compared."""
+    handout = (
+        b"# Lab 3: Measuring stream discharge\n\nWade to the middle of the stream at 10:00am.\n"
+        b"Measure the depth every 30 cm across the channel.\nRecord the velocity at 60% of the depth.\n"
+        b"Repeat the transect 3 times and average the discharge.\n"
+    )
+    engine = Engine(settings)
+    engine.ingest("geol", [("geol214.md", OLD_TERM), ("lab3.md", handout)])
+    snapshot = engine.snapshot("geol")
+    assert snapshot is not None
+    assert snapshot.versions.pairs == frozenset() and snapshot.versions.entries == ()
+
+
+def test_a_value_after_its_label_is_a_value_not_the_name_of_a_numbered_thing(settings: Settings) -> None:
+    """ "CIE Marks 50" against a revised copy's "CIE Marks 60": the number after "Marks" is the
+    value, so the two lines are aligned and recorded, the revised file first; "Lecture 3" and
+    "Lecture 4" stay two lectures."""
+    from syllabot.worker.versions import _words
+
+    course = (
+        "# HIST 210 Archives\n\nCourse Code HIST210 CIE Marks {cie} SEE Marks 50\n\nCredits 03 Exam Hours 03\n\n"
+        "## Outcomes\n\nRead a finding aid.\nDate a letter from its paper and hand.\nCite an archive.\n"
+    )
+    engine = Engine(settings)
+    engine.ingest(
+        "hist",
+        [
+            ("hist210.md", course.format(cie=50).encode()),
+            ("hist210_revised.md", course.format(cie=60).encode()),
+        ],
+    )
+    snapshot = engine.snapshot("hist")
+    assert snapshot is not None
+    (entry,) = snapshot.versions.entries
+    assert entry.kind == "marks" and entry.sides[0].doc_id == "hist210-revised", entry
+    assert "lecture3" in _words("Lecture 3: reading hands") and "lecture4" in _words(
+        "Lecture 4: reading hands"
+    )

@@ -7,17 +7,17 @@ read (a count, a percentage or marks split, a day, a time, a date, an edition, a
 sentences of each retrieved document that are about what was asked are read for values of that kind
 (``worker.values``, the one value recogniser the answer uses too), each labelled with what it is a
 value of; two documents disagree when one gives a value the other gives differently for the same
-thing (``_clash``). Different wording of one value is agreement: values are compared normalised
+thing (``clash``). Different wording of one value is agreement: values are compared normalised
 ("Mondays" = "Mon" = "monday"; "11:59PM" = "23:59"; a dated "May 2, 2025" is also a Friday). When
 one side is evidently the current one (revised or updated in its title, file name or text, a later
 printed year, or of two documents with the same title the later upload), it leads and the note says
 why.
 
 Pure functions over hits and text (no I/O), shared by the answer path (:func:`find_conflict`,
-weighed by ``decision.decide``; :func:`lead_with_conflict`) and the teacher's list
-(:func:`collection_conflicts`). The two stay one module (over 700 lines) because they judge and word
-a disagreement with the same helpers (``_clash``, ``_told_apart``, ``_outline_said``): split apart,
-those would cross modules as public names.
+weighed by ``decision.decide``; :func:`lead_with_conflict`) and the teacher's
+list's outline and list entries (:func:`outline_disagreements`, :func:`list_disagreements`, read
+into the record of versions at index time, ``worker.versions``). The two stay one module because they
+judge and word a disagreement with the same helpers (``clash``, ``_told_apart``, ``_outline_said``).
 """
 
 from __future__ import annotations
@@ -27,11 +27,13 @@ import itertools
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from syllabot.shared.labels import citation_label
 from syllabot.shared.schema import Answer, Hit
 from syllabot.worker.answerers.base import citation
 from syllabot.worker.answerers.decision import terms
+from syllabot.worker.documents import Chunk
 from syllabot.worker.outlines import (
     Outline,
     OutlineAsk,
@@ -44,7 +46,7 @@ from syllabot.worker.outlines import (
 )
 from syllabot.worker.reading import Question, read_question
 from syllabot.worker.sentences import ITEM_START, ROUND_BULLETS, looks_like_code, split_sentences
-from syllabot.worker.values import Value, topic_of, values_in
+from syllabot.worker.values import MONTH_NAMES, Value, from_a_date, other_terms, topic_of, values_in
 
 if TYPE_CHECKING:
     from syllabot.worker.answerers.decision import Verdict
@@ -71,18 +73,6 @@ def _statements(text: str) -> list[str]:
     slide's list, whose "Week 10: project presentations" names the project, not its week-7 line
     alone)."""
     return split_sentences(_BULLET_LINE.sub(" ", text))
-
-
-#: The roles a sentence of the materials speaks of (``decision.terms`` reads "teaching assistant"
-#: and "TAs" as "ta", "professor" and "lecturer" as "instructor").
-_ROLES = frozenset({"ta", "instructor"})
-
-
-def _roles(sentence: str) -> frozenset[str]:
-    """Whose fact a sentence states: a TA's "Office Hours: By appointment" (a staff block) and the
-    instructor's "Instructor office hours: by appointment on Tuesdays" are two people's hours, not
-    two versions of one (``collection_conflicts`` never pairs disjoint roles)."""
-    return (frozenset(terms(sentence)) | topic_of(sentence)) & _ROLES  # "ta" is no topic word
 
 
 @dataclass(frozen=True)
@@ -134,22 +124,50 @@ class Conflict:
     sides: tuple[Side, ...]  # the current one first when one is evidently current
     current_reason: str = ""
     remark: str = ""  # said after both sides ("The notes never print SQLite.")
+    #: what the values that differ are of, when narrower than the sides' sentences (a table row's
+    #: "short presentations" in a grading table): the words a question must ask about
+    about: frozenset[str] = frozenset()
 
 
-def how_current(hit: Hit, texts: Iterable[str]) -> tuple[int, int, str]:
-    """How evidently current a document is: +1 when its name or title says so ("revised",
-    "updated", "v2") or its text does ("Revised: January 2026", "this notice updates"), -1 when its
-    name says it is old; the latest year it prints; and the reason in a few words."""
-    name = f"{hit.file} {hit.title} {hit.label}".replace("_", " ").replace("-", " ")
+#: A document saying it is a revision: "Revised: January 2026", "updated on 3/4", "last updated 2025",
+#: "this notice updates …" (not "the Revised Universal Soil Loss Equation", a name).
+_SAYS_REVISED = re.compile(
+    rf"\b(revised|updated)\b\s*(?:on|in|:|-|–)?\s*(?=\d|(?:{MONTH_NAMES})\b)"
+    r"|\b(this notice updates|supersedes|replaces)\b",
+    re.IGNORECASE,
+)
+
+
+def says_revised(text: str) -> bool:
+    """Whether ``text`` says it is a revision, with a date: "Revised: January 2026", "updated on
+    3/4", "last updated 2025" (``_SAYS_REVISED`` without its "this notice updates" half)."""
+    found = _SAYS_REVISED.search(text)
+    return found is not None and found.group(1) is not None
+
+
+#: How evidently current a document is (:func:`how_current`): said current (+1) or old (-1), the
+#: latest year it prints, and why in a few words.
+Currency = tuple[int, int, str]
+
+
+def how_current(hit: Hit, texts: Iterable[str]) -> Currency:
+    """How evidently current the document of ``hit`` is (:func:`how_current_named`)."""
+    return how_current_named(f"{hit.file} {hit.title} {hit.label}", texts)
+
+
+def how_current_named(name: str, texts: Iterable[str]) -> Currency:
+    """How evidently current a document is: +1 when its name or title (``name``) says so
+    ("revised", "updated", "v2") or its text does ("Revised: January 2026", "this notice
+    updates"), -1 when its name says it is old; the latest year it prints; and the reason in a few
+    words."""
+    name = name.replace("_", " ").replace("-", " ")
     body = " ".join(texts)
     years = [int(y) for y in _YEAR.findall(body)]
     latest = max(years) if years else 0
     named = _NEWER_WORDS.search(name)
     if named:
         return 1, latest, f"“{named.group(0)}” in its name"
-    said = re.search(
-        r"\b(revised|updated)\b|\b(this notice updates|supersedes|replaces)\b", body, re.IGNORECASE
-    )
+    said = _SAYS_REVISED.search(body)
     if said:
         return (
             1,
@@ -159,6 +177,24 @@ def how_current(hit: Hit, texts: Iterable[str]) -> tuple[int, int, str]:
     if _OLDER_WORDS.search(name):
         return -1, latest, ""
     return 0, latest, ""
+
+
+def current_first(a: tuple[Currency, str, str], b: tuple[Currency, str, str]) -> tuple[int, str]:
+    """Which of two documents, each (:data:`Currency`, display title, first upload time), the
+    materials say is current: 0 or 1 and why, or (0, "") when they do not say. Said current or old
+    first, then the later printed year, then, of two files of one title both kept, the later
+    upload (most likely the new version)."""
+    ((sa, ya, why_a), title_a, up_a), ((sb, yb, why_b), title_b, up_b) = a, b
+    if sa != sb:
+        first, why = (0, why_a) if sa > sb else (1, why_b)
+        if why:
+            return first, why
+    if ya and yb and ya != yb:
+        return (0 if ya > yb else 1), f"it is dated {max(ya, yb)}, the other {min(ya, yb)}"
+    if title_a and title_a == title_b and up_a and up_b and up_a != up_b:
+        later = 0 if up_a > up_b else 1
+        return later, f"it was uploaded later ({max(up_a, up_b)[:10]}) under the same title"
+    return 0, ""
 
 
 def _best_sentences(question_topic: frozenset[str], text: str) -> list[tuple[float, str]]:
@@ -234,7 +270,12 @@ def _outline_said(reading: Reading[int], unit: str) -> str:
     return entries
 
 
-def outline_conflict(question: Question, related: Sequence[Hit]) -> Conflict | None:
+#: Which documents are versions or restatements of each other (``versions.VersionRecord.related``);
+#: None when unknown (every pair may be compared).
+Related = Callable[[str, str], bool] | None
+
+
+def outline_conflict(question: Question, related: Sequence[Hit], versions: Related = None) -> Conflict | None:
     """Two documents of one course whose numbered outlines of the asked unit answer ``question``
     differently (``worker.outlines``): a syllabus numbering 20 lectures beside a README listing 19,
     a revised lecture plan that renumbers PCA or adds an ethics lecture. ``related`` holds each
@@ -255,7 +296,7 @@ def outline_conflict(question: Question, related: Sequence[Hit]) -> Conflict | N
     for i in range(len(sides)):
         for j in range(i + 1, len(sides)):
             (a, ra), (b, rb) = sides[i], sides[j]
-            if _one_course(a, b) and readings_differ(ra, rb):
+            if _one_course(a, b) and _versions_of(versions, a, b) and readings_differ(ra, rb):
                 return _ordered("outline", a, b)
     return None
 
@@ -360,9 +401,11 @@ def find_conflict(
     hits: Sequence[Hit],
     max_hits: int = READ_HITS,
     related: Sequence[Hit] = (),
+    versions: Related = None,
 ) -> Conflict | None:
     """The disagreement among ``hits`` (the top ``max_hits``) and the ``related`` passages of their
-    course (:func:`more_to_read`) on the fact ``question`` asks, or None.
+    course (:func:`more_to_read`) on the fact ``question`` asks, or None; only between documents
+    that are ``versions`` of each other, when the index says which (:func:`_versions_of`).
 
     A question about a numbered outline ("how many lectures", "which week is PCA") is first
     answered from each document's whole outline (:func:`outline_conflict`; read on the question's
@@ -371,10 +414,10 @@ def find_conflict(
     Each passage speaks through its best sentence about the question's topic words that states an
     asked value about them (:func:`_stated`). For each asked kind, a document's say is its
     best-scoring such sentence holding values of that kind; two documents disagree when
-    :func:`_clash` finds a value of one against a differing value of the same thing in the other.
+    :func:`clash` finds a value of one against a differing value of the same thing in the other.
     """
     question = _read(question)
-    outlined = outline_conflict(question, related)
+    outlined = outline_conflict(question, related, versions)
     if outlined is not None:
         return outlined
     asked = _asked(question)
@@ -409,9 +452,9 @@ def find_conflict(
         for i in range(len(sides)):
             for j in range(i + 1, len(sides)):
                 (si, a), (sj, b) = sides[i], sides[j]
-                if not _one_course(a, b):
+                if not _one_course(a, b) or not _versions_of(versions, a, b):
                     continue  # two courses (21CS53 and BCS403 DBMS): different facts, not versions
-                if _clash(a.found, b.found, of=asked.topic) is None or _says_both(by_doc, a, b):
+                if clash(a.found, b.found, of=asked.topic) is None or _says_both(by_doc, a, b):
                     continue
                 if si + sj > best_strength:
                     best_strength = si + sj
@@ -488,6 +531,13 @@ def names_course(text: str, course: str) -> bool:
     return re.search(rf"\b{re.escape(words[0].lower())}\b", lowered) is not None or course.lower() in lowered
 
 
+def _versions_of(versions: Related, a: Side, b: Side) -> bool:
+    """Whether two sides' documents may be versions of one fact: the index's record says they are
+    versions or restatements of each other (``worker.versions``; two homework sheets, two
+    lectures or the schedule and a lecture's notes are not), or nothing is known."""
+    return versions is None or versions(a.doc_id, b.doc_id)
+
+
 def _one_course(a: Side, b: Side) -> bool:
     """Whether two sides can be versions of one course's fact: the same course, or no course on
     either, or a side of no course (a Markdown notice) whose passage names the other's course."""
@@ -508,7 +558,7 @@ def _says_both(by_doc: dict[str, list[Hit]], a: Side, b: Side) -> bool:
     return said(b.doc_id, a.sentence) or said(a.doc_id, b.sentence)
 
 
-def _clash(
+def clash(
     a: Sequence[Value],
     b: Sequence[Value],
     ignore: frozenset[str] = frozenset(),
@@ -519,7 +569,10 @@ def _clash(
     elsewhere. Different wording of one value is agreement, and so is a detail beside it: "1 ×
     short presentations 10%" and "2 × short presentations (5% each) 10%" disagree on the count (1
     against 2) and agree on the 10% (the 5% each has the 10% beside it); a CIE mark is compared
-    with a CIE mark, never with an SEE one."""
+    with a CIE mark, never with an SEE one. Dates of two terms' calendars
+    (``values.other_terms``) are not compared."""
+    if other_terms(a, b):
+        a, b = [v for v in a if not from_a_date(v)], [v for v in b if not from_a_date(v)]
     for va in a:
         matches = [vb for vb in b if (va.label & vb.label) - ignore and _same_thing(va, vb, of)]
         if not matches or any(_same(va, vb) for vb in matches):
@@ -554,22 +607,10 @@ def _same(a: Value, b: Value) -> bool:
 
 
 def _ordered(kind: str, a: Side, b: Side) -> Conflict:
-    """The current side first, with why, when the materials say which one is current."""
-    (sa, ya, why_a), (sb, yb, why_b) = a.newer, b.newer
-    if sa != sb:
-        first, second, why = (a, b, why_a) if sa > sb else (b, a, why_b)
-        if why:
-            return Conflict(kind, (first, second), why)
-    if ya and yb and ya != yb:
-        first, second = (a, b) if ya > yb else (b, a)
-        return Conflict(kind, (first, second), f"it is dated {max(ya, yb)}, the other {min(ya, yb)}")
-    if a.title and a.title == b.title and a.uploaded_at and b.uploaded_at and a.uploaded_at != b.uploaded_at:
-        # Two files of one title, both kept: the later upload is most likely the new version.
-        first, second = (a, b) if a.uploaded_at > b.uploaded_at else (b, a)
-        return Conflict(
-            kind, (first, second), f"it was uploaded later ({first.uploaded_at[:10]}) under the same title"
-        )
-    return Conflict(kind, (a, b))
+    """The current side first, with why, when the materials say which one is current
+    (:func:`current_first`)."""
+    first, why = current_first((a.newer, a.title, a.uploaded_at), (b.newer, b.title, b.uploaded_at))
+    return Conflict(kind, (a, b) if first == 0 else (b, a), why)
 
 
 def _said(side: Side) -> str:
@@ -591,6 +632,12 @@ def _excerpt(sentence: str, quoted: Sequence[str], width: int = 180) -> str:
     return ("…" if start else "") + piece + ("…" if start + width < len(text) else "")
 
 
+def told_apart(sides: Sequence[tuple[Chunk, str]]) -> list[tuple[str, str]]:
+    """(citation label, sentence) of each side read from a chunk, labels told apart by file."""
+    names = _told_apart([citation_label(c) for c, _ in sides], [c.file for c, _ in sides])
+    return [(name, text) for name, (_, text) in zip(names, sides, strict=True)]
+
+
 def _told_apart(labels: Sequence[str], names: Sequence[str]) -> list[str]:
     """Citation labels, each followed by its file or document name when two are the same (two
     files of one title), so that a reader can tell the sides apart."""
@@ -599,9 +646,12 @@ def _told_apart(labels: Sequence[str], names: Sequence[str]) -> list[str]:
     return [f"{label} ({name})" for label, name in zip(labels, names, strict=True)]
 
 
-def render_conflict(conflict: Conflict) -> str:
-    """The plain words an answer leads with (no platform markup: each front-end renders the text)."""
+def render_conflict(conflict: Conflict, numbers: Sequence[int] = ()) -> str:
+    """The plain words an answer leads with (no platform markup: each front-end renders the text);
+    ``numbers``: each side's citation number, written "[n]" after its name."""
     names = _told_apart([side.label for side in conflict.sides], [side.file for side in conflict.sides])
+    if numbers:
+        names = [f"{name} [{n}]" for name, n in zip(names, numbers, strict=True)]
     parts = [f"{name} says “{_said(side)}”" for name, side in zip(names, conflict.sides, strict=True)]
     remark = f" {conflict.remark}" if conflict.remark else ""
     if conflict.current_reason:
@@ -613,6 +663,26 @@ def render_conflict(conflict: Conflict) -> str:
     return f"{DISAGREE_LEAD}: " + "; ".join(parts) + "." + remark
 
 
+def shows(conflict: Conflict, text: str) -> bool:
+    """Whether ``text`` holds the note of ``conflict`` (each side's words as the note quotes them)."""
+    return DISAGREE_LEAD in text and all(f"“{_said(side)}”" in text for side in conflict.sides)
+
+
+def lead_with_note(answer: Answer, conflict: Conflict) -> Answer:
+    """``answer`` led by the note of ``conflict``, each side cited (numbered after the answer's own
+    citations unless one already cites its passage's page) and its number written in the note."""
+    citations = list(answer.citations)
+    numbers = []
+    for side in conflict.sides:
+        cited = next((c.n for c in citations if c.doc_id == side.doc_id and c.page == side.hit.page), None)
+        if cited is None:
+            cited = len(citations) + 1
+            citations.append(citation(cited, side.hit))
+        numbers.append(cited)
+    text = f"{render_conflict(conflict, numbers)}\n\n{answer.text}"
+    return answer.model_copy(update={"text": text, "citations": citations})
+
+
 #: How every answer that reports a disagreement begins (``syllabot eval`` counts it).
 DISAGREE_LEAD = "Your materials disagree"
 
@@ -620,7 +690,8 @@ DISAGREE_LEAD = "Your materials disagree"
 def conflict_of(result: SearchResult, question: Question | None = None) -> Conflict | None:
     """The disagreement a search result shows on what its question asks: among its hits and the
     ``related`` passages of their course (:func:`find_conflict`)."""
-    return find_conflict(question or result.asked, result.hits, related=result.related)
+    versions = result.versions.related if result.versions is not None else None
+    return find_conflict(question or result.asked, result.hits, related=result.related, versions=versions)
 
 
 def lead_with_conflict(answer: Answer, conflict: Conflict | None, verdict: Verdict | None) -> Answer:
@@ -633,13 +704,12 @@ def lead_with_conflict(answer: Answer, conflict: Conflict | None, verdict: Verdi
     list, but the syllabus and the revision notice each give the SEE marks)."""
     if conflict is None or verdict is None or verdict.reason != "conflict":
         return answer
-    note = render_conflict(conflict)
     if verdict.beside is not None:
-        return answer.model_copy(update={"text": f"{note}\n\n{answer.text}"})
+        return lead_with_note(answer, conflict)
     cited = [side.hit for side in conflict.sides]
     return answer.model_copy(
         update={
-            "text": note,
+            "text": render_conflict(conflict, range(1, len(cited) + 1)),
             "general_knowledge": None,
             "citations": [citation(n, hit) for n, hit in enumerate(cited, 1)],
         }
@@ -648,101 +718,30 @@ def lead_with_conflict(answer: Answer, conflict: Conflict | None, verdict: Verdi
 
 @dataclass(frozen=True)
 class Disagreement:
-    """One fact on which two documents of a collection disagree, for the teacher."""
+    """One fact on which two documents of a collection disagree, for the teacher: an entry of the
+    record of versions (``worker.versions``), which the teacher's list reads."""
 
     topic: str
     kind: str
     first: tuple[str, str]  # (citation label, sentence)
     second: tuple[str, str]
+    docs: tuple[str, str] = ("", "")  # the two documents' ids
+    current: str = ""  # why the first is the current one; "" when the materials do not say
 
+    def to_json(self) -> list[object]:
+        return [self.topic, self.kind, list(self.first), list(self.second), list(self.docs), self.current]
 
-#: Besides code and console output (``sentences.looks_like_code``: "## 10 2013 1 2", "x <- c(1, 2)"),
-#: a function call ("bind_rows()", "c(1,"): their numbers are data and arguments, not facts of the
-#: course.
-_CALL = re.compile(r"\w\(\S*\)")
-
-
-#: A word in at least this share of a collection's documents (and in three) is its boilerplate.
-EVERYWHERE_SHARE = 0.7
-
-
-def _everywhere(passages: Sequence[tuple[str, str, str]]) -> frozenset[str]:
-    """Words in nearly every document (the header printed on every deck, the course name): they
-    say nothing about which fact a sentence states."""
-    docs: dict[str, set[str]] = {}
-    for doc_id, _label, text in passages:
-        docs.setdefault(doc_id, set()).update(topic_of(text))
-    if len(docs) < 3:
-        return frozenset()
-    counts: dict[str, int] = {}
-    for words in docs.values():
-        for word in words:
-            counts[word] = counts.get(word, 0) + 1
-    return frozenset(w for w, n in counts.items() if n >= max(3, EVERYWHERE_SHARE * len(docs)))
-
-
-#: Two sentences are about the same fact when they share this many topic words, and this share of
-#: the smaller one's: "2 × short presentations (5% each)" and "1 × short presentations" do.
-_SAME_FACT_SHARED = 2
-_SAME_FACT_SHARE = 0.5
-
-
-def collection_conflicts(passages: Sequence[tuple[str, str, str]], limit: int = 50) -> list[Disagreement]:
-    """Facts on which the collection's documents disagree: ``passages`` are (doc_id, citation
-    label, text). Each sentence's values are paired with the same kind of value in another
-    document's sentence about the same thing (shared topic words, the values' own labels
-    overlapping); disjoint values are a disagreement. Grouped by topic, one entry per pair of
-    documents and topic, strongest first."""
-    facts: list[tuple[str, str, str, frozenset[str], tuple[Value, ...], frozenset[str]]] = []
-    seen: set[tuple[str, str]] = set()
-    everywhere = _everywhere(passages)
-    for doc_id, label, text in passages:
-        # each bullet alone, unlike a question's check (``_statements``): with no question to be
-        # about, a slide read whole would pair its every line with any other document's
-        for sentence in split_sentences(text):
-            key = (doc_id, " ".join(sentence.split()))
-            if key in seen:
-                continue
-            seen.add(key)
-            if looks_like_code(sentence) or _CALL.search(sentence):
-                continue
-            values = values_in(sentence)
-            topic = topic_of(sentence) - everywhere
-            if values and len(topic) >= _SAME_FACT_SHARED:
-                facts.append((doc_id, label, key[1], topic, values, _roles(sentence)))
-    by_term: dict[str, list[int]] = {}
-    for i, (_, _, _, topic, _, _) in enumerate(facts):
-        for term in topic:
-            by_term.setdefault(term, []).append(i)
-    found: dict[tuple[str, str, str], tuple[float, Disagreement]] = {}
-    for i, (doc_a, label_a, sent_a, topic_a, values_a, roles_a) in enumerate(facts):
-        candidates = {j for term in topic_a for j in by_term[term] if j > i and facts[j][0] != doc_a}
-        for j in candidates:
-            doc_b, label_b, sent_b, topic_b, values_b, roles_b = facts[j]
-            if (doc_b, sent_a) in seen or (doc_a, sent_b) in seen:
-                continue  # the other document says the same sentence too: two facts, not two versions
-            if roles_a and roles_b and not roles_a & roles_b:
-                continue  # two people's facts (``_roles``)
-            shared = topic_a & topic_b
-            if len(shared) < _SAME_FACT_SHARED or len(shared) < _SAME_FACT_SHARE * min(
-                len(topic_a), len(topic_b)
-            ):
-                continue
-            for kind in {v.kind for v in values_a} & {v.kind for v in values_b}:
-                about = [v for v in values_a if v.kind == kind]
-                other = [v for v in values_b if v.kind == kind]
-                if _clash(about, other, ignore=everywhere) is None:
-                    continue
-                about_words = " ".join(sorted(shared)[:4])
-                pair = sorted((doc_a, doc_b))
-                strength = len(shared) / max(len(topic_a | topic_b), 1)
-                name_a, name_b = _told_apart([label_a, label_b], [doc_a, doc_b])
-                entry = Disagreement(about_words, kind, (name_a, sent_a), (name_b, sent_b))
-                slot = (pair[0], pair[1], about_words)
-                if slot not in found or strength > found[slot][0]:
-                    found[slot] = (strength, entry)
-    ranked = sorted(found.values(), key=lambda item: -item[0])
-    return [entry for _, entry in ranked[:limit]]
+    @classmethod
+    def from_json(cls, data: Sequence[Any]) -> Disagreement:
+        topic, kind, first, second, docs, current = data
+        return cls(
+            str(topic),
+            str(kind),
+            (first[0], first[1]),
+            (second[0], second[1]),
+            (docs[0], docs[1]),
+            str(current),
+        )
 
 
 def list_disagreements(passages: Sequence[tuple[str, str, str]], limit: int = 20) -> list[Disagreement]:
@@ -778,7 +777,11 @@ def list_disagreements(passages: Sequence[tuple[str, str, str]], limit: int = 20
                 name_a, name_b = _told_apart([label_a, label_b], [doc_a, doc_b])
                 about = " ".join(sorted(a.lead & b.lead)[:4]) or "a list of questions"
                 found[first, second] = Disagreement(
-                    about, "list", (name_a, " ".join(differ[0])), (name_b, " ".join(differ[1]))
+                    about,
+                    "list",
+                    (name_a, " ".join(differ[0])),
+                    (name_b, " ".join(differ[1])),
+                    (doc_a, doc_b),
                 )
     return list(found.values())[:limit]
 
@@ -804,7 +807,9 @@ def outline_disagreements(outlines: Sequence[tuple[str, str, str, Outline[int]]]
             if ra is not None and rb is not None and readings_differ(ra, rb):
                 said_a, said_b = _outline_said(ra, a.unit), _outline_said(rb, b.unit)
                 found.append(
-                    Disagreement(f"how many {a.unit}s", "outline", (name_a, said_a), (name_b, said_b))
+                    Disagreement(
+                        f"how many {a.unit}s", "outline", (name_a, said_a), (name_b, said_b), (doc_a, doc_b)
+                    )
                 )
             numbered = {e.number: e for e in b.entries}
             for entry in a.entries:
@@ -814,7 +819,11 @@ def outline_disagreements(outlines: Sequence[tuple[str, str, str, Outline[int]]]
                 renamed = not same_entry(entry.words, other.words)
                 if renamed or parts_of([entry]) != parts_of([other]):  # or one lecture against two parts
                     topic = f"{a.unit} {entry.number}"
-                    found.append(Disagreement(topic, "outline", (name_a, entry.text), (name_b, other.text)))
+                    found.append(
+                        Disagreement(
+                            topic, "outline", (name_a, entry.text), (name_b, other.text), (doc_a, doc_b)
+                        )
+                    )
                 if renamed:
                     break
     return found

@@ -67,6 +67,7 @@ from syllabot.worker.retrieval import (
     PendingSearch,
     SearchResult,
     disagreements,
+    recorded_for,
     related_hits,
     search_snapshot,
 )
@@ -236,6 +237,7 @@ class Engine:
         selection, hits = search_snapshot(
             pending.snapshot, query_vector, query, self.settings, k, include_superseded
         )
+        related = related_hits(pending.snapshot, query, hits)
         return SearchResult(
             hits,
             pending.snapshot.version,
@@ -247,8 +249,10 @@ class Engine:
             query,
             tuple(t.question for t in pending.turns),
             vector=query_vector,
-            related=related_hits(pending.snapshot, query, hits),
+            related=related,
             embedder_id=pending.snapshot.embedder_id,
+            recorded=recorded_for(pending.snapshot, [*hits, *related]),
+            versions=pending.snapshot.versions,
         )
 
     def collections(self) -> list[CollectionInfo]:
@@ -273,7 +277,8 @@ class Engine:
 
     def conflicts(self, collection: str) -> list[ConflictInfo]:
         """Facts on which the collection's current documents disagree, for the teacher to fix
-        before students ask (``worker.conflicts.collection_conflicts``; no model needed)."""
+        before students ask: the snapshot's record of versions (``worker.versions``), built at
+        index time, newest first; no model needed."""
         snapshot = self.snapshot(validate_collection_name(collection))
         if snapshot is None:
             raise NothingToIndex(f"collection '{collection}' has no index; index some documents first")
@@ -285,6 +290,7 @@ class Engine:
                 first_text=d.first[1],
                 second=d.second[0],
                 second_text=d.second[1],
+                current=d.current,
             )
             for d in disagreements(snapshot)
         ]

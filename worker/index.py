@@ -8,6 +8,7 @@ mixing models gives scores that look plausible and mean nothing.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 import re
@@ -17,6 +18,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from syllabot.shared.labels import citation_label
+from syllabot.worker.conflicts import Disagreement, list_disagreements, outline_disagreements, told_apart
 from syllabot.worker.courses import CourseCatalog
 from syllabot.worker.documents import Chunk
 from syllabot.worker.embedders.base import EmbedderMismatch
@@ -24,6 +27,7 @@ from syllabot.worker.intent import holds_section
 from syllabot.worker.keyword import KeywordIndex, build_keyword_index
 from syllabot.worker.outlines import Outline, read_outline
 from syllabot.worker.search import superseded_mask
+from syllabot.worker.versions import Recorded, VersionRecord, record_of
 
 #: Vectors whose length strays further than this from 1 are a bug upstream, never silently used.
 UNIT_TOLERANCE = 1e-3
@@ -50,9 +54,70 @@ class IndexSnapshot:
     _documents: dict[str, tuple[int, int]] | None = field(default=None, init=False, repr=False)
     _outlines: dict[str, Outline[int] | None] = field(default_factory=dict, init=False, repr=False)
     _named: dict[str, tuple[str, ...]] | None = field(default=None, init=False, repr=False)
+    #: Where versions of the collection's documents disagree (``worker.versions``): built with the
+    #: snapshot and stored with it; None until read or built (a snapshot stored before the record
+    #: existed builds it on first use).
+    _versions: VersionRecord | None = field(default=None, repr=False)
+    _by_doc: dict[str, list[tuple[Recorded, int]]] | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.superseded = superseded_mask(self.chunks)
+
+    @property
+    def versions(self) -> VersionRecord:
+        """The record of the documents' versions (``worker.versions.record_of``): their
+        disagreements, newest first, which documents are versions of each other, and the
+        teacher's list of them (:meth:`_listed`)."""
+        if self._versions is None:
+            record = record_of(self.chunks, self.superseded.tolist())
+            self._versions = dataclasses.replace(record, listed=self._listed(record))
+        return self._versions
+
+    def _listed(self, record: VersionRecord) -> tuple[Disagreement, ...]:
+        """The teacher's list: the record's disagreements between aligned statements, the current
+        documents' numbered outlines that differ (``conflicts.outline_disagreements``) and their
+        lists of questions with a question that differs (``conflicts.list_disagreements``), those
+        of the most recently uploaded documents first."""
+        chunks = self.chunks
+        entries = []
+        for entry in record.entries:
+            first, second = told_apart([(chunks[side.row], side.text) for side in entry.sides])
+            docs = (entry.sides[0].doc_id, entry.sides[1].doc_id)
+            entries.append(
+                Disagreement(entry.about or entry.kind, entry.kind, first, second, docs, entry.current_reason)
+            )
+        passages = [
+            (c.doc_id, citation_label(c), c.text)
+            for c, out in zip(chunks, self.superseded, strict=True)
+            if not out
+        ]
+        found = [*entries, *outline_disagreements(self.course_outlines()), *list_disagreements(passages)]
+        uploaded = {
+            doc_id: chunks[self.document_rows(doc_id).start].uploaded_at or "" for doc_id in self.documents()
+        }
+        return tuple(sorted(found, key=lambda d: max(uploaded.get(doc, "") for doc in d.docs), reverse=True))
+
+    def course_outlines(self) -> list[tuple[str, str, str, Outline[int]]]:
+        """(course, doc_id, citation label, outline) of every current document that prints a numbered
+        outline; a document of no detected course counts as the course its first passage names."""
+        out: list[tuple[str, str, str, Outline[int]]] = []
+        for doc_id in self.documents():
+            outline = self.outline_of(doc_id)
+            if outline is None or self.superseded[self.document_rows(doc_id).start]:
+                continue
+            label = citation_label(self.chunks[outline.entries[0].source])
+            out.append((self.course_of(doc_id), doc_id, label, outline))
+        return out
+
+    def recorded_in(self, doc_id: str) -> list[tuple[Recorded, int]]:
+        """The recorded disagreements one side of which is in ``doc_id``, with that side's index."""
+        if self._by_doc is None:
+            by_doc: dict[str, list[tuple[Recorded, int]]] = {}
+            for entry in self.versions.entries:
+                for n, side in enumerate(entry.sides):
+                    by_doc.setdefault(side.doc_id, []).append((entry, n))
+            self._by_doc = by_doc
+        return self._by_doc.get(doc_id, [])
 
     def section_mask(self, section: str) -> np.ndarray:
         """True for the chunks holding the block a list question asks for (``worker.intent``
@@ -191,6 +256,7 @@ class IndexSnapshot:
             "matrix": np.ascontiguousarray(self.matrix, dtype="<f4").tobytes(),
             "chunks": zlib.compress(json.dumps([c.to_dict() for c in self.chunks]).encode()),
             "keyword": zlib.compress(json.dumps(self.keyword.to_json()).encode()),
+            "versions": zlib.compress(json.dumps(self.versions.to_json()).encode()),
         }
 
     @classmethod
@@ -202,6 +268,11 @@ class IndexSnapshot:
             shared: dict[str, str] = {}
             chunks = [Chunk.from_dict(d, shared) for d in json.loads(zlib.decompress(fields[b"chunks"]))]
             keyword = KeywordIndex.from_json(json.loads(zlib.decompress(fields[b"keyword"])))
+            versions = (
+                VersionRecord.from_json(json.loads(zlib.decompress(fields[b"versions"])))
+                if b"versions" in fields
+                else None
+            )
         except (KeyError, ValueError, zlib.error) as exc:
             raise CorruptSnapshot(
                 f"stored index snapshot is unreadable ({exc}); re-index the collection"
@@ -216,6 +287,7 @@ class IndexSnapshot:
             chunks,
             keyword,
             meta["built_at"],
+            versions,
         )
 
 
@@ -254,4 +326,6 @@ def build_snapshot(
     matrix = as_search_layout(np.asarray(matrix, dtype=np.float32).reshape(len(chunks), dim))
     check_unit_rows(matrix)
     keyword = build_keyword_index([c.text for c in chunks])
-    return IndexSnapshot(version, collection, embedder_id, dim, matrix, chunks, keyword, built_at)
+    snapshot = IndexSnapshot(version, collection, embedder_id, dim, matrix, chunks, keyword, built_at)
+    snapshot.versions  # noqa: B018 -- the record is built at index time, not by the first question
+    return snapshot

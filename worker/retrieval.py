@@ -26,19 +26,19 @@ from syllabot.worker.answerers.extractive import ends_in_item, leading_items, pa
 from syllabot.worker.conflicts import (
     READ_HITS,
     Candidate,
+    Conflict,
     Disagreement,
-    collection_conflicts,
-    list_disagreements,
+    Side,
     more_to_read,
-    outline_disagreements,
 )
 from syllabot.worker.documents import Chunk
 from syllabot.worker.embedders.base import Embedder
 from syllabot.worker.index import IndexSnapshot
 from syllabot.worker.keyword import keyword_scores
-from syllabot.worker.outlines import Outline
 from syllabot.worker.reading import Question, asked, read_question
 from syllabot.worker.search import Selection, hybrid_scores, select
+from syllabot.worker.values import Value
+from syllabot.worker.versions import VersionRecord, printed_in
 
 
 @dataclass
@@ -61,6 +61,11 @@ class SearchResult:
     #: decided on that model's cosine scale (``decision.thresholds_for``); None: not known (a
     #: stand-in result), the default embedder's scale
     embedder_id: str | None = None
+    #: the recorded disagreements between versions (``worker.versions``) one side of which a passage
+    #: of this result prints (:func:`recorded_for`): the answer leads with one it quotes
+    recorded: list[Conflict] = field(default_factory=list)
+    #: the snapshot's record of its documents' versions: which the question-time check may compare
+    versions: VersionRecord | None = None
 
     @functools.cached_property
     def asked(self) -> Question:
@@ -273,34 +278,42 @@ def related_hits(snapshot: IndexSnapshot, question: Question | str, hits: Sequen
     ]
 
 
+def recorded_for(snapshot: IndexSnapshot, passages: Sequence[Hit]) -> list[Conflict]:
+    """The recorded disagreements between versions (``IndexSnapshot.versions``) one side of which
+    one of ``passages`` prints, as conflicts the answer can lead with: that side cited by its
+    passage, the others by the passages they were read from, the current one first. Entries that
+    share that side are one conflict (a deck dated 12.2 against the schedule's two clustering
+    days). A dictionary look-up per passage's document: question time is unchanged."""
+    grouped: dict[tuple[str, str, str], list[Side]] = {}
+    reasons: dict[tuple[str, str, str], str] = {}
+    about: dict[tuple[str, str, str], frozenset[str]] = {}
+    seen: set[int] = set()
+    for hit in passages:
+        for entry, n in snapshot.recorded_in(hit.doc_id):
+            if id(entry) in seen or not printed_in(entry.sides[n].text, hit.text):
+                continue
+            seen.add(id(entry))
+            sides = [
+                Side(
+                    hit if k == n else hit_from_chunk(snapshot.chunks[side.row], 0, 0.0, 0.0, 0.0),
+                    side.text,
+                    tuple(Value(entry.kind, norm, text) for norm, text in side.values),
+                )
+                for k, side in enumerate(entry.sides)
+            ]
+            key = (entry.kind, hit.doc_id, entry.sides[n].text)
+            if key in grouped:
+                grouped[key].append(sides[1 - n])
+            else:
+                grouped[key], reasons[key] = sides, entry.current_reason
+                about[key] = frozenset(entry.about.split()) if entry.narrow else frozenset()
+    return [Conflict(key[0], tuple(sides), reasons[key], about=about[key]) for key, sides in grouped.items()]
+
+
 def disagreements(snapshot: IndexSnapshot) -> list[Disagreement]:
-    """The teacher's list (`syllabot conflicts`): the current documents' numbered outlines that
-    differ (``conflicts.outline_disagreements``), the lists of questions printed in two documents
-    with a question that differs (``conflicts.list_disagreements``), then the facts their
-    sentences state differently (``conflicts.collection_conflicts``)."""
-    passages = [
-        (c.doc_id, citation_label(c), c.text)
-        for c, out in zip(snapshot.chunks, snapshot.superseded, strict=True)
-        if not out
-    ]
-    return [
-        *outline_disagreements(_course_outlines(snapshot)),
-        *list_disagreements(passages),
-        *collection_conflicts(passages),
-    ]
-
-
-def _course_outlines(snapshot: IndexSnapshot) -> list[tuple[str, str, str, Outline[int]]]:
-    """(course, doc_id, citation label, outline) of every current document that prints a numbered
-    outline; a document of no detected course counts as the course its first passage names."""
-    out: list[tuple[str, str, str, Outline[int]]] = []
-    for doc_id in snapshot.documents():
-        outline = snapshot.outline_of(doc_id)
-        if outline is None or snapshot.superseded[snapshot.document_rows(doc_id).start]:
-            continue
-        label = citation_label(snapshot.chunks[outline.entries[0].source])
-        out.append((snapshot.course_of(doc_id), doc_id, label, outline))
-    return out
+    """The teacher's list (`syllabot conflicts`): the snapshot's record of versions, as the teacher
+    reads it (``IndexSnapshot.versions.listed``), newest first."""
+    return list(snapshot.versions.listed)
 
 
 #: The most documents whose outlines one question quotes, out of at most this many read (the top

@@ -36,7 +36,7 @@ from functools import lru_cache
 
 from syllabot.worker.text_caches import PER_TEXT
 
-__all__ = ["ABBREVIATIONS", "NUMBERED_ITEM", "ROUND_BULLETS", "split_sentences"]
+__all__ = ["ABBREVIATIONS", "NUMBERED_ITEM", "ROUND_BULLETS", "split_sentences", "split_sentences_once"]
 
 #: Words that end in "." without ending the sentence; lower case, without the final dot.
 ABBREVIATIONS: frozenset[str] = frozenset(
@@ -100,6 +100,12 @@ def split_sentences(text: str) -> list[str]:
     only decides where sentences end, so callers can map sentences back to the source text.
     """
     return list(_split_cached(text))
+
+
+def split_sentences_once(text: str) -> list[str]:
+    """:func:`split_sentences` for a text read once (the index-time record of versions reads every
+    passage of a collection): not kept in the question path's cache, whose hot passages it would evict."""
+    return list(_split_cached.__wrapped__(text))
 
 
 @lru_cache(maxsize=PER_TEXT)

@@ -16,9 +16,11 @@ from __future__ import annotations
 import datetime as _dt
 import functools
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from syllabot.worker.answerers.decision import terms
+from syllabot.worker.keyword import keyword_stem
 from syllabot.worker.outlines import UNITS
 from syllabot.worker.text_caches import PER_TEXT
 
@@ -53,10 +55,30 @@ _MONTHS = {
 #: The month names, longest first ("september" before "sep"): this module's dates and the intent's.
 MONTH_NAMES = "|".join(sorted(_MONTHS, key=len, reverse=True))
 DATE = re.compile(rf"\b({MONTH_NAMES})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?:,?\s+(\d{{4}}))?", re.IGNORECASE)
+#: A date written in numbers: "10/9", "8/26/2020", "11.29.2018" (dotted only with its year: "10.5" is a
+#: number), "2021-02-15". Month first unless the first number cannot be a month ("17.10.2022").
+NUMERIC_DATE = re.compile(
+    r"(?<![\w./:-])(?:(\d{1,2})/(\d{1,2})(?:/(\d{4}|\d{2}))?|(\d{1,2})\.(\d{1,2})\.(\d{4})"
+    r"|(\d{4})-(\d{2})-(\d{2}))(?![\w/]|\.\d)"
+)
 _PERCENT = re.compile(r"(?<![\d.])(\d{1,3}(?:\.\d+)?)\s*(?:%|percent\b)", re.IGNORECASE)
 TIMES = re.compile(
     r"(?<![\d:])(\d{1,2})(?::(\d{2}))?\s*([ap])\.?m\.?\b|(?<![\d:])(\d{1,2}):(\d{2})(?![\d:])", re.IGNORECASE
 )
+#: A span of time ("10-11 am", "1:30-3:00pm", "12:30am–3:20pm"): the start takes the end's half of
+#: the day when it prints none ("1:30" is 13:30 here, not 01:30), unless it would then be after the
+#: end ("11-1pm" starts at 11 am).
+_TIME_RANGE = re.compile(
+    r"(?<![\d:.])(\d{1,2})(?::(\d{2}))?\s*(?:([ap])\.?m\.?)?\s*[-–—]\s*(\d{1,2})(?::(\d{2}))?\s*([ap])\.?m\.?\b",
+    re.IGNORECASE,
+)
+_DASH = re.compile(r"\s*[-–—]\s*")
+#: Days written as a run of letters before a time ("MW 1:30-3:00pm", "MWF 10:10", "TTh 2pm"): R and
+#: Th are Thursday, T and Tu Tuesday.
+_DAY_LETTER = {"m": "monday", "t": "tuesday", "tu": "tuesday", "w": "wednesday", "r": "thursday",
+               "th": "thursday", "f": "friday"}  # fmt: skip
+_DAY_LETTERS = re.compile(r"Th|Tu|[MTWRF]")
+_DAY_RUN = re.compile(r"\b((?:Th|Tu|[MTWRF]){2,4})\b(?=\s*,?\s*\d{1,2}(?::\d{2}|\s*[ap]\.?m))")
 _MULTIPLE = re.compile(r"(?<![\d.])(\d{1,2})\s*[×x]\s+(?=[a-z])", re.IGNORECASE)
 _NUMBER_WORDS = {
     "one": 1,
@@ -144,6 +166,11 @@ _NOT_A_TOPIC = frozenset(
         *DAY_SHORT,
     }
 )
+
+
+#: The same words as the keyword index stems them ("grade" is "grad" there): what a unit of the
+#: version record says is read without them (``worker.versions``).
+VALUE_WORDS = frozenset(keyword_stem(w) for w in _NOT_A_TOPIC)
 
 
 @dataclass(frozen=True)
@@ -257,7 +284,39 @@ def values_in(sentence: str) -> tuple[Value, ...]:
             found.append(
                 (Value("weekday", weekday, f"{m.group(0)} (a {weekday.capitalize()})"), m.start(), m.end())
             )
+    spans = []
+    for m in _TIME_RANGE.finditer(sentence):
+        start_hour, end_hour, end_half = int(m.group(1)), int(m.group(4)), m.group(6).lower()
+        half = (m.group(3) or "").lower() or (
+            end_half if start_hour % 12 <= end_hour % 12 else ("a" if end_half == "p" else "p")
+        )
+        dash = _DASH.search(m.group(0))
+        assert dash is not None
+        for hour, minute, day_half, (start, end) in (
+            (start_hour, m.group(2), half, (m.start(), m.start() + dash.start())),
+            (end_hour, m.group(5), end_half, (m.start() + dash.end(), m.end())),
+        ):
+            h24, mins = hour % 12 + (12 if day_half == "p" else 0), int(minute or 0)
+            if hour <= 12 and mins < 60:
+                found.append((Value("time", f"{h24:02d}:{mins:02d}", sentence[start:end]), start, end))
+        spans.append((m.start(), m.end()))
+    for m in _DAY_RUN.finditer(sentence):
+        for letters in _DAY_LETTERS.findall(m.group(1)):
+            found.append((Value("weekday", _DAY_LETTER[letters.lower()], m.group(1)), m.start(1), m.end(1)))
+    for m in NUMERIC_DATE.finditer(sentence):
+        dated = _numeric_date(m)
+        if dated is None:
+            continue
+        month, day, year = dated
+        found.append((Value("date", f"{month:02d}-{day:02d}", m.group(0)), m.start(), m.end()))
+        if year:
+            weekday = WEEKDAYS[_dt.date(year, month, day).weekday()]
+            found.append(
+                (Value("weekday", weekday, f"{m.group(0)} (a {weekday.capitalize()})"), m.start(), m.end())
+            )
     for m in TIMES.finditer(sentence):
+        if any(start <= m.start() < end for start, end in spans):
+            continue  # read with its span
         if m.group(4):  # 24-hour "10:10"
             hour, minute = int(m.group(4)), int(m.group(5))
         else:
@@ -279,6 +338,29 @@ def values_in(sentence: str) -> tuple[Value, ...]:
     for m in _VERSION.finditer(sentence):
         found.append((Value("version", m.group(1) or m.group(2), m.group(0)), m.start(), m.end()))
     return (*_labelled(sentence, found), *_items(sentence))
+
+
+def _numeric_date(m: re.Match[str]) -> tuple[int, int, int] | None:
+    """(month, day, year or 0) of a :data:`NUMERIC_DATE` match; None when it is no calendar date."""
+    groups = m.groups()
+    if groups[6]:
+        year, month, day = int(groups[6]), int(groups[7]), int(groups[8])
+    else:
+        first, second, year_text = groups[0:3] if groups[0] else groups[3:6]
+        month, day = int(first), int(second)
+        if month > 12 >= day:
+            month, day = day, month
+        year = int(year_text) if year_text else 0
+        if year and year < 100:
+            year += 2000
+    if not (1 <= month <= 12 and 1 <= day <= 31):
+        return None
+    if year:
+        try:
+            _dt.date(year, month, day)
+        except ValueError:
+            return None
+    return month, day, year
 
 
 def _number(text: str, words: dict[str, int] = _NUMBER_WORDS) -> int:
@@ -307,5 +389,26 @@ def topic_of(text: str) -> frozenset[str]:
     """What a question or sentence is about: its content words, without value words or numbers,
     and each numbered unit it names as one token ("week 7" -> week7)."""
     words = frozenset(t for t in terms(text) if not t.isdigit() and t not in _NOT_A_TOPIC and len(t) > 2)
-    units = frozenset(_unit_token(m.group(1), m.group(2)) for m in NUMBERED_UNIT.finditer(text))
-    return words | units
+    return words | unit_tokens(text)
+
+
+_YEAR = re.compile(r"\b(?:19|20)\d{2}\b")
+
+
+def from_a_date(value: Value) -> bool:
+    """A date, or the weekday read from a dated date ("May 2, 2025 (a Friday)")."""
+    return value.kind == "date" or (value.kind == "weekday" and value.text.endswith(")"))
+
+
+def other_terms(a: Sequence[Value], b: Sequence[Value]) -> bool:
+    """Whether two sets of values date their days in different years only: two terms' calendars
+    ("08.21.2018 Tutorial | Lidar" against "08.22.2017 Workshop | Lidar"), whose dates are not two
+    versions of one date."""
+    years_a = {m.group(0) for v in a if v.kind == "date" and (m := _YEAR.search(v.text))}
+    years_b = {m.group(0) for v in b if v.kind == "date" and (m := _YEAR.search(v.text))}
+    return bool(years_a and years_b and not years_a & years_b)
+
+
+def unit_tokens(text: str) -> frozenset[str]:
+    """Each numbered unit ``text`` names, as one token ("Week 7", "wk seven" -> week7)."""
+    return frozenset(_unit_token(m.group(1), m.group(2)) for m in NUMBERED_UNIT.finditer(text))

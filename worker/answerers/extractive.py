@@ -67,6 +67,7 @@ from syllabot.worker.pdf_repair import without_furniture
 from syllabot.worker.reading import Question, read_question
 from syllabot.worker.sentences import NUMBERED_ITEM, split_sentences
 from syllabot.worker.text_caches import PER_TEXT
+from syllabot.worker.versions import lead_with_record
 
 if TYPE_CHECKING:
     from syllabot.shared.config import Settings
@@ -1105,7 +1106,7 @@ class ExtractiveAnswerer:
         reply = reply_for(asked, hits, result.fallback, thresholds, result.related, conflict is not None)
         text, citations = finalise_citations(reply.text, result.passages, brackets=False)
         answer = Answer(text=text, status=reply.status, citations=citations, **base)
-        return lead_with_conflict(answer, conflict, reply.verdict)
+        return lead_with_record(lead_with_conflict(answer, conflict, reply.verdict), result.recorded, asked)
 
 
 def status_of(question: str, result: SearchResult) -> AnswerStatus:

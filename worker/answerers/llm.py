@@ -51,6 +51,7 @@ from syllabot.worker.answerers.streaming import (
     read_text,
 )
 from syllabot.worker.conflicts import Conflict, conflict_of, lead_with_conflict
+from syllabot.worker.versions import lead_with_record
 
 if TYPE_CHECKING:
     from syllabot.shared.config import Settings
@@ -573,7 +574,8 @@ class LLMAnswerer:
             content = await self._reply(
                 build_messages(question, passages, nonce=nonce, earlier=result.earlier), passages, nonce
             )
-            return parse_reply(content, question, result, collection, conflict_of(result))
+            answer = parse_reply(content, question, result, collection, conflict_of(result))
+            return lead_with_record(answer, result.recorded, result.asked)
         except LLMError as exc:
             log.warning("LLM answer unusable, falling back to extractive: %s", exc)
         except Exception as exc:  # a bad setting (URL, key) must not fail every question
