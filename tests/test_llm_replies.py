@@ -3,7 +3,7 @@
 ``python -m bench.llm_server`` runs llama.cpp's OpenAI-compatible server with Gemma 3 270M (a base
 model) behind a real worker (findings in docs/ANSWERING.md). Three things it did that no fake had
 done: it rambled until the timeout (nothing bounded the reply), it took longer to read our
-~3,500-token prompt than the stall limit allows a stream to be silent, and it continued the prompt
+~3,200-token prompt than the stall limit allows a stream to be silent, and it continued the prompt
 instead of answering it: repeating our ask line, "Not in your materials" included, or copying the
 passages under their numbered headings ("[2] Returns policy — …", which reads as a citation).
 Here the fake (``tests/fake_openai.py``) replies the same way, streamed and not.
@@ -141,7 +141,7 @@ async def test_a_reply_copying_the_materials_is_never_shown(
 async def test_a_refused_request_logs_the_servers_reason_without_the_key(
     llm: StreamingLLM, stream: bool, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """llama.cpp's server started with a 2,048-token context refuses our ~3,500-token prompt with
+    """llama.cpp's server started with a 2,048-token context refuses our ~3,200-token prompt with
     HTTP 400 and says why; the log said only "HTTP 400"."""
     key = "sk-planted-key-1234"
     llm.status = 400

@@ -7,8 +7,8 @@ appears within about a second and grows. What is shown while it grows is decided
 * **Stalled**: no new text for ``SYLLABOT_LLM_STALL_S`` once the reply has begun (keep-alive
   comments and empty deltas do not count), or the question's LLM budget (``shared/deadline.py``)
   ran out. The wait for the first text is bounded by the budget alone: a server on a CPU reads a
-  long prompt before it writes (llama.cpp with a small model on two shared cores: 20-70 s for our
-  ~3,500-token prompt, ``bench/llm_server.py``), and the same server answers when not streamed.
+  long prompt before it writes (llama.cpp with a small model on two shared cores: 5-120 s for our
+  prompt of up to ~3,200 tokens, ``bench/llm_server.py``), and the same server answers unstreamed.
 * **Broken**: the connection dropped, an ``error`` event came, or the stream ended without
   ``data: [DONE]`` or a ``finish_reason`` (a truncated reply must not pass for a whole one).
 * **Cut**: the finish reason is ``length``: the reply stopped at the request's ``max_tokens``
