@@ -775,8 +775,8 @@ async def test_conflicts_lists_where_the_documents_disagree(
     await index(
         settings,
         "default",
-        ("a.md", b"# A\n\nThe weekly quiz is due on Monday.\n"),
-        ("b.md", b"# B\n\nThe weekly quiz is due on Friday.\n"),
+        ("quiz.md", b"# Weekly quiz\n\nThe weekly quiz is due on Monday.\n"),
+        ("quiz-spring.md", b"# Weekly quiz\n\nThe weekly quiz is due on Friday.\n"),
     )
     ix = await fake.command("conflicts")
     assert "Admins only" in text_of(await ix.callback(TIMEOUT))
