@@ -74,10 +74,11 @@ class IndexSnapshot:
         return self._versions
 
     def _listed(self, record: VersionRecord) -> tuple[Disagreement, ...]:
-        """The teacher's list: the record's disagreements between aligned statements, the current
-        documents' numbered outlines that differ (``conflicts.outline_disagreements``) and their
-        lists of questions with a question that differs (``conflicts.list_disagreements``), those
-        of the most recently uploaded documents first."""
+        """The teacher's list: the record's disagreements between aligned statements, and of two
+        current documents that are versions of each other the numbered outlines that differ
+        (``conflicts.outline_disagreements``) and the lists of questions with a question that
+        differs (``conflicts.list_disagreements``), those of the most recently uploaded documents
+        first."""
         chunks = self.chunks
         entries = []
         for entry in record.entries:
@@ -86,12 +87,20 @@ class IndexSnapshot:
             entries.append(
                 Disagreement(entry.about or entry.kind, entry.kind, first, second, docs, entry.current_reason)
             )
+        # of documents that are versions of each other only: two decks' lists of steps, or a
+        # collection of copies read pair by pair, are no versions
+        versions = {doc for pair in record.pairs for doc in pair}
         passages = [
             (c.doc_id, citation_label(c), c.text)
             for c, out in zip(chunks, self.superseded, strict=True)
-            if not out
+            if not out and c.doc_id in versions
         ]
-        found = [*entries, *outline_disagreements(self.course_outlines()), *list_disagreements(passages)]
+        outlines = [o for o in self.course_outlines() if o[1] in versions]
+        found = [
+            *entries,
+            *(d for d in outline_disagreements(outlines) if record.related(*d.docs)),
+            *(d for d in list_disagreements(passages) if record.related(*d.docs)),
+        ]
         uploaded = {
             doc_id: chunks[self.document_rows(doc_id).start].uploaded_at or "" for doc_id in self.documents()
         }

@@ -94,15 +94,19 @@ _JOINED = re.compile(r"(?:[–—\-&,/]|\b(?:to|and|or|through|until|from|betwee
 #: A thing with its number ("Homework 2", "Prelim 1", "Design 217"): one word of the unit, so that
 #: homework 1's line never aligns with homework 2's.
 _NUMBERED = re.compile(
-    rf"\b(?!(?:{MONTH_NAMES}|{'|'.join(DAY_SHORT)}|{'|'.join(WEEKDAYS)})s?\b)([a-z]{{3,}})\s+#?(\d{{1,3}})\b"
-    r"(?![/.:\-–]?\d|\s*(?:%|[ap]\.?m\b|st\b|nd\b|rd\b|th\b"
+    r"\b([a-z]{3,})\s+#?(\d{1,3})\b(?![/.:\-–]?\d|\s*(?:%|[ap]\.?m\b|st\b|nd\b|rd\b|th\b"
     r"|(?:day|week|hour|minute|month|year|point|mark|page|credit|percent)s?\b))",
     re.IGNORECASE,
+)
+#: Words a number after which is a date or a day, not a thing's number ("May 2", "fri 10").
+_CALENDAR_WORDS = frozenset(
+    [*MONTH_NAMES.split("|"), *DAY_SHORT, *WEEKDAYS, *(f"{d}s" for d in (*DAY_SHORT, *WEEKDAYS))]
 )
 #: Words a number follows as a quantity, not as a name ("within 14", "every 3", "first 2").
 _QUANTITY = frozenset({"every", "first", "last", "least", "next", "past", "only", "most", "per"})
 _MONTH_WORDS = frozenset(MONTH_NAMES.split("|"))
 _NUMBERED_WORD = re.compile(r"([a-z]+?)(\d+)")
+_DIGIT = re.compile(r"\d")
 #: Units longer than this are paragraphs, not statements of one fact: not compared.
 MAX_UNIT_CHARS = 400
 
@@ -127,7 +131,7 @@ def _rows(sentence: str) -> list[str]:
     """A sentence cut into table rows when it is a flattened table: two or more rows each opening
     with a date or a numbered unit ("08.21.2018 Tutorial | Lidar 08.23.2018 Studio | ..."). A
     date joined to the one before ("Jan 8 – May 2") opens no row."""
-    starts = [m.start() for m in _ROW_START.finditer(sentence)]
+    starts = [m.start() for m in _ROW_START.finditer(sentence)] if _DIGIT.search(sentence) else []
     if len(starts) < 2:
         return [sentence]
     cuts = [0]
@@ -147,7 +151,13 @@ def _pieces(body: str) -> Iterable[str]:
 def _words(text: str) -> frozenset[str]:
     """What a unit says, without its values: its topic words (``values.topic_of``: no numbers, no
     weekdays or value words), month names dropped, each numbered thing as one word."""
-    found = [m for m in _NUMBERED.finditer(text) if terms(m.group(1)) and m.group(1).lower() not in _QUANTITY]
+    found = [
+        m
+        for m in (_NUMBERED.finditer(text) if _DIGIT.search(text) else ())
+        if m.group(1).lower() not in _QUANTITY
+        and m.group(1).lower() not in _CALENDAR_WORDS
+        and terms(m.group(1))
+    ]
     if found:  # a number that is a value ("CIE Marks 50", "Credits 03") names no thing
         spans = [(at, at + len(v.text)) for v in _unit_values(text) if (at := text.find(v.text)) >= 0]
         found = [m for m in found if not any(a <= m.start(2) < b for a, b in spans)]
@@ -294,21 +304,20 @@ def _alike(docs: Sequence[_Doc], weights: Weights) -> dict[tuple[int, int], list
     units as the postings are read), so only units sharing one are compared."""
     common = max(2, COMMON_SHARE * len(docs))
     units = [(d, i, unit) for d, doc in enumerate(docs) for i, unit in enumerate(doc.units)]
-    postings: dict[str, list[int]] = {}
-    for u, (_, _, unit) in enumerate(units):
+    postings: dict[tuple[str, str], list[int]] = {}  # by course and word: two courses never pair
+    for u, (d, _, unit) in enumerate(units):
         for word in unit.words:
             if weights.df.get(word, 0) <= common:
-                postings.setdefault(word, []).append(u)
+                postings.setdefault((docs[d].course, word), []).append(u)
     rare: dict[tuple[int, int], float] = {}
-    for word, holders in postings.items():
+    for (_, word), holders in postings.items():
         if len(holders) < 2 or len(holders) > MAX_POSTING:
             continue
         weight = weights.of(word)
         for x, u in enumerate(holders):
             d = units[u][0]
             for v in holders[x + 1 :]:
-                e = units[v][0]
-                if e != d and docs[d].course == docs[e].course:
+                if units[v][0] != d:
                     rare[u, v] = rare.get((u, v), 0.0) + weight
     mass = [weights.mass(unit.words) for _, _, unit in units]
     out: dict[tuple[int, int], list[tuple[int, int, float]]] = {}
@@ -439,7 +448,14 @@ def _documents(chunks: Sequence[Chunk], left_out: Sequence[bool]) -> list[_Doc]:
         if not left_out[row]:
             spans.setdefault(chunk.doc_id, []).append(row)
     docs = []
+    copies: set[tuple[str, ...]] = set()
     for doc_id, rows in spans.items():
+        # a document uploaded twice (under two names) is read once: it disagrees with nothing, and
+        # aligning its copies with each other and with every version is a collection of copies' cost
+        texts = tuple(chunk_body(chunks[r].text) for r in rows)
+        if texts in copies:
+            continue
+        copies.add(texts)
         first = chunks[rows[0]]
         units = units_of(chunks, rows)
         name = f"{first.file} {first.title} {first.cite_title or ''}"
