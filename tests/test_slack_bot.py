@@ -1106,10 +1106,18 @@ async def test_admins_list_where_the_documents_disagree(
     bot: Bot, fake: FakeSlack, queue: QueueClient, corpus: None
 ) -> None:
     await queue.ingest(
-        "default", "quiz.md", b"# Weekly quiz\n\nThe weekly quiz is due on Monday.\n", "test", timeout=WAIT * 3
+        "default",
+        "quiz.md",
+        b"# Weekly quiz\n\nThe weekly quiz is due on Monday.\n",
+        "test",
+        timeout=WAIT * 3,
     )
     await queue.ingest(
-        "default", "quiz-spring.md", b"# Weekly quiz\n\nThe weekly quiz is due on Friday.\n", "test", timeout=WAIT * 3
+        "default",
+        "quiz-spring.md",
+        b"# Weekly quiz\n\nThe weekly quiz is due on Friday.\n",
+        "test",
+        timeout=WAIT * 3,
     )
     await bot.command(fake, "/syllabot-conflicts", "", STUDENT, "c1")
     assert "Only Syllabot admins" in (await fake.wait_for("response", "c1", timeout=WAIT)).args["text"]
