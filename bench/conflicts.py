@@ -1,21 +1,34 @@
 """When the materials disagree: conflict notes on conflict and non-conflict questions, and the
-teacher's list against the courses README's conflicts.
+teacher's list against each collection's labelled conflicts.
 
-`python -m bench.conflicts` — the blind question set `bench/data/conflict_questions.jsonl` (every
-cross-document conflict the courses README lists, asked the way students ask, plus conflicts
-planted beside VTU syllabi and the sample corpus: the notices of `bench/data/planted/`, and the
-same VTU plants as revised copies of the syllabus PDFs themselves, built by `bench.planted_pdfs`),
-and as
-non-conflict questions the courses' own blind sets (`bench/data/course_*_questions.jsonl`) minus
-those `bench/data/conflict_overlap.json` lists as touching a conflict, plus the planted documents'
-controls. Each question is searched and answered as the worker does (default embedder, extractive
-answerer, shipped settings) in a collection of its `collection_files`.
+`python -m bench.conflicts [--no-write] [--show] [--only SET ...] [--off check|record|gate]
+[--no-teacher] [--no-scale]` — the blind question set `bench/data/conflict_questions.jsonl` (every
+cross-document conflict the courses README lists for EC 607 and PSYC 11, asked the way students
+ask, plus conflicts planted beside VTU syllabi and the sample corpus: the notices of
+`bench/data/planted/`, and the same VTU plants as revised copies of the syllabus PDFs themselves,
+built by `bench.planted_pdfs`), every course's own conflict questions (`conflict: true` in
+`bench/data/course_*_questions.jsonl`, both sides labelled), and as non-conflict questions the
+courses' own blind sets minus those `bench/data/conflict_overlap.json` lists as touching a conflict,
+plus the planted documents' controls. Each question is searched and answered as the worker does
+(default embedder, extractive answerer, shipped settings, the record of versions built with the
+snapshot) in a collection of its `collection_files` (a whole course folder is the answer bench's
+snapshot, sharing its embedding cache).
 
-Split: PSYC 11, the sample corpus's plant and the VTU student questions (90, all seven syllabi in
-one collection: several courses and no conflict, so every note there is false) were read while
-writing the rules (tune); the VTU plants, as notices and as revised PDFs, are held out. EC 607 was
-held out until 2026-12-03, when its outline misses were diagnosed on it (its README's lecture list
-went unread): from then on its rate is a tuned one ("seen").
+A conflict question is named when the answer says "Your materials disagree" and its note names
+each labelled side's document and value (its numbers and days), both documents cited. The teacher's
+list (`syllabot conflicts`, the record of versions) is scored against each collection's labelled
+conflicts: a topic is found when an entry's two documents are the labelled ones and each side's
+text holds its labelled value; entries matching none are counted apart (judge them by reading the
+printed list: a true disagreement the labels do not list is not a false entry).
+
+`--off` measures a mechanism off: `check` (the question-time check), `record` (the record's notes),
+`gate` (the check compares any two documents, not only versions).
+
+Split: the held-out courses (BEE 4750, POIR 613) and the VTU plants, as notices and as revised PDFs,
+are held out; the six other courses, the sample corpus's plant, the outline plants and the VTU
+student questions (90, all seven syllabi in one collection: several courses and no conflict, so
+every note there is false) are tuning sets. EC 607 was held out until 2026-12-03, when its outline
+misses were diagnosed on it: from then on its rate is a tuned one ("seen").
 """
 
 from __future__ import annotations
