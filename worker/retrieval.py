@@ -22,7 +22,7 @@ from syllabot.shared.labels import citation_label
 from syllabot.shared.schema import Hit
 from syllabot.shared.threads import Turn
 from syllabot.worker.answerers.breakdown import prints_weights
-from syllabot.worker.answerers.extractive import ends_in_item, leading_items, passage, read_blocks
+from syllabot.worker.answerers.extractive import ends_in_item, item_line, leading_items, passage, read_blocks
 from syllabot.worker.conflicts import (
     READ_HITS,
     Candidate,
@@ -197,19 +197,20 @@ def joined_list(snapshot: IndexSnapshot, row: int, hit: Hit, excluded: np.ndarra
     nxt = row + 1
     while nxt in rows and len(text) < LIST_JOIN_CHARS and not (excluded is not None and excluded[nxt]):
         follower = hit_from_chunk(chunks[nxt], 0, 0.0, 0.0, 0.0)
-        leading = leading_items(passage(follower))
-        # overlapping windows repeat the items before the cut: only the new ones are read on
-        items = [i for i in leading if _squash(read_blocks(i)[0].text) not in seen]
-        seen.update(_squash(read_blocks(i)[0].text) for i in items)
+        found = read_blocks(passage(follower))
+        leading = leading_items(found)
         if not leading:
             break
+        # overlapping windows repeat the items before the cut: only the new ones are read on
+        items = [b.text for b in leading if _squash(b.text) not in seen]
+        seen.update(_squash(t) for t in items)
         if items:
             at = len("".join(text.split()))
             if follower.page is not None and follower.page != (page_end or follower.page):
                 marks.append((at, follower.page))
-            text += "\n" + "\n".join(items)
+            text += "\n" + "\n".join(item_line(t) for t in items)
             page_end = follower.page_end or follower.page or page_end
-        if len(leading) < len(read_blocks(passage(follower))):
+        if len(leading) < len(found):
             break  # the list ends inside this passage
         nxt += 1
     if text == hit.text:

@@ -200,15 +200,11 @@ def ends_in_item(text: str) -> bool:
     return bool(found) and found[-1].item
 
 
-def leading_items(text: str) -> list[str]:
-    """The list items ``text`` starts with, one a line as read (``- `` or their own numbers):
-    what continues a list cut at the passage before it; [] when it starts with anything else."""
-    out: list[str] = []
-    for block in read_blocks(text):
-        if not block.item:
-            break
-        out.append(_item_line(block.text))
-    return out
+def leading_items(found: Sequence[Block]) -> Sequence[Block]:
+    """The list items a passage's blocks ``found`` start with: what continues a list cut at the
+    passage before it; empty when it starts with anything else."""
+    k = next((n for n, block in enumerate(found) if not block.item), len(found))
+    return found[:k]
 
 
 def blocks(text: str) -> list[str]:
@@ -437,7 +433,7 @@ def _rank(
     return ranked
 
 
-def _item_line(text: str) -> str:
+def item_line(text: str) -> str:
     """A quoted list item's line: its own number kept ("2.) What am I planning…"), else a dash."""
     return text if _LIST_ITEM.match(text) else f"{LIST_DASH}{text}"
 
@@ -451,14 +447,18 @@ def _quote(chosen: Sequence[_Sentence]) -> str:
             shown = _clip(focus_window(s.text, s.weights))  # a flattened table: the row asked about
             parts.append(f"{quotable(_sentence_end(shown))} {marker}")
             continue
-        lead = _LEAD_DASH.sub(":", s.unit.lead) if s.unit.lead else None  # "… be able to:-"
-        if lead and lead.endswith("."):
-            lead = lead[:-1]  # "… the materials below before collecting data." introduces the list
-        lines = [quotable(lead if lead.endswith((":", "?")) else f"{lead}:")] if lead else []
-        # an item keeps its own number ("2.) What am I planning…"); a bulleted one gets a dash
-        lines += [_item_line(quotable(_clip(item, 300))) for item in s.unit.items]
-        parts.append("\n".join(lines) + f" {marker}\n")
+        parts.append(f"{quotable(_list_lines(s.unit))} {marker}\n")
     return " ".join(parts).replace("\n ", "\n").strip()
+
+
+def _list_lines(unit: _Unit) -> str:
+    """A list unit as quoted: its lead-in ending in ":" and one item a line."""
+    lead = _LEAD_DASH.sub(":", unit.lead) if unit.lead else None  # "… be able to:-"
+    if lead and lead.endswith("."):
+        lead = lead[:-1]  # "… the materials below before collecting data." introduces the list
+    lines = [lead if lead.endswith((":", "?")) else f"{lead}:"] if lead else []
+    # an item keeps its own number ("2.) What am I planning…"); a bulleted one gets a dash
+    return "\n".join(lines + [item_line(_clip(item, 300)) for item in unit.items])
 
 
 def _best_sentences(ranked: Sequence[_Sentence], limit: int, max_chars: int = 900) -> list[_Sentence]:
@@ -495,10 +495,10 @@ def _snippet(hit: Hit, limit: int = QUOTE_CHARS) -> str:
     return text if re.search(r"[.!?…]$", text) else f"{text.rstrip(':;,')}."
 
 
-def closest(question: str, intent: Intent, hits: Sequence[Hit], count: int = 1) -> str:
+def closest(question: str, intent: Intent, hits: Sequence[Hit]) -> str:
     """The closest passage, cited: what a not-in reply points at."""
     indices = range(min(len(hits), TOP_HITS))
-    chosen = _best_sentences(_rank(question, intent, hits, list(indices), hits), count, 600)
+    chosen = _best_sentences(_rank(question, intent, hits, list(indices), hits), 1, 600)
     if not chosen:
         return f"{quotable(_snippet(hits[0]))} {cite_marker(1)}"
     return _quote(chosen)
@@ -519,12 +519,8 @@ PIECE_REPEAT = 0.6
 
 
 def _shown_unit(unit: _Unit) -> str:
-    """A unit as a piece shows it: a sentence ended, a list as its lead-in and one item a line."""
-    if not unit.items:
-        return _sentence_end(unit.text)
-    lead = _LEAD_DASH.sub(":", unit.lead) if unit.lead else None
-    lines = [lead if lead.endswith((":", "?")) else f"{lead}:"] if lead else []
-    return "\n".join(lines + [_item_line(_clip(item, 300)) for item in unit.items])
+    """A unit as a piece shows it: a sentence ended, a list as :func:`_list_lines`."""
+    return _list_lines(unit) if unit.items else _sentence_end(unit.text)
 
 
 def _piece(hits: Sequence[Hit], s: _Sentence, limit: int = PIECE_CHARS, grow: bool = True) -> str:
@@ -683,7 +679,7 @@ def _list_reply(intent: Intent, hits: Sequence[Hit], indices: Sequence[int]) -> 
                 break
             length += len(text)
             marker = f" {cite_marker(i + 1)}" if n == len(items) - 1 else ""
-            lines.append(_item_line(text) + marker)
+            lines.append(item_line(text) + marker)
     return "\n".join(lines)
 
 
