@@ -333,9 +333,10 @@ def signals(embedder, settings) -> None:
 
     import numpy as np
 
-    from syllabot.worker.answerers.decision import evidence, term_set, terms
+    from syllabot.worker.answerers.decision import evidence
     from syllabot.worker.evaluation import load_questions
     from syllabot.worker.reading import read_question
+    from syllabot.worker.terms import term_set, terms
 
     questions = load_questions(SQA / "test.eval.jsonl")
     syllabi = sorted({q.extra["syllabus"] for q in questions})

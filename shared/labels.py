@@ -1,4 +1,4 @@
-"""The one citation label: "Subject — Module N, p. P".
+"""The one citation label ("Subject — Module N, p. P") and the citation an answer carries.
 
 Shared by the worker (which fills ``Hit.label``/``Citation.label``) and the front-ends (which fall
 back to it for an answer from an older worker that sent no label), so every place prints the same.
@@ -7,6 +7,11 @@ back to it for an answer from an older worker that sent no label), so every plac
 from __future__ import annotations
 
 from typing import Protocol
+
+from syllabot.shared.schema import Citation, Hit, Passage
+
+#: How much of a cited chunk a citation's snippet shows.
+SNIPPET_CHARS = 240
 
 
 class Citable(Protocol):
@@ -45,3 +50,23 @@ def citation_label(item: Citable) -> str:
             return f"{label}, pp. {item.page}–{item.page_end}"
         return f"{label}, p. {item.page}"
     return label
+
+
+def snippet(text: str, limit: int = SNIPPET_CHARS) -> str:
+    """A one-line excerpt of a chunk, cut at a word boundary."""
+    flat = " ".join(text.split())
+    if len(flat) <= limit:
+        return flat
+    cut = flat[:limit].rsplit(" ", 1)[0]
+    return f"{cut}…"
+
+
+#: What a citation carries over from the hit it cites.
+_CITED_FIELDS = set(Passage.model_fields) - {"label"}
+
+
+def citation(n: int, hit: Hit) -> Citation:
+    """Citation ``n`` of an answer: the hit's place, its label and a one-line snippet of its text."""
+    return Citation(
+        n=n, snippet=snippet(hit.text), label=citation_label(hit), **hit.model_dump(include=_CITED_FIELDS)
+    )

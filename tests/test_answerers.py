@@ -19,7 +19,7 @@ from syllabot.shared.config import Settings
 from syllabot.shared.schema import NOT_IN_MATERIALS, UNCERTAIN_LEAD
 from syllabot.worker.answerers import get_answerer
 from syllabot.worker.answerers.base import finalise_citations, strip_markers
-from syllabot.worker.answerers.decision import Evidence, Thresholds, bands, evidence, terms
+from syllabot.worker.answerers.decision import Evidence, Thresholds, bands, evidence
 from syllabot.worker.answerers.extractive import ExtractiveAnswerer
 from syllabot.worker.answerers.llm import (
     LLM_UNAVAILABLE_NOTE,
@@ -33,6 +33,7 @@ from syllabot.worker.answerers.llm import (
 from syllabot.worker.keyword import keyword_stem as stem
 from syllabot.worker.reading import read_question
 from syllabot.worker.retrieval import SearchResult
+from syllabot.worker.terms import terms
 from tests.conftest import REDIS_URL
 from tests.queue_helpers import make_hit
 
@@ -454,7 +455,7 @@ def test_a_table_a_sentence_announces_is_quoted_as_its_list() -> None:
         "- Wildlife Permit Rules",
         "- Marta's Checklist [1]",
     ], answer
-    from syllabot.worker.answerers.extractive import read_blocks
+    from syllabot.worker.passages import read_blocks
 
     rows = read_blocks(
         "All work is due on Fridays.\n| Lab: Quadrat; Points: 10 |\n| Lab: Transect; Points: 10 |"
@@ -1076,7 +1077,7 @@ def test_a_roles_names_are_one_word_and_a_list_of_teaching_assistants_names_peop
     """ "Who r the TAs" against a slide "Teaching assistants" listing three names: the question's
     "TAs" is the slide's "Teaching assistants", and that list names people; "your TAs" in a
     sentence names nobody."""
-    from syllabot.worker.answerers.decision import terms
+    from syllabot.worker.terms import terms
 
     assert terms("who are the TAs") == terms("who are the teaching assistants") == ["ta"]
     assert terms("the professor") == terms("the instructor") == terms("the lecturer")
@@ -1096,7 +1097,7 @@ def test_a_hyphenated_word_in_the_materials_meets_its_joined_spelling() -> None:
     can rise or fall": the materials' "re-grade" (or a word broken across a line,
     "re- using") is read joined too, so that sentence is the one quoted, not a grading rule that
     shares only "grade"."""
-    from syllabot.worker.answerers.decision import term_set
+    from syllabot.worker.terms import term_set
 
     assert {stem("regrade"), "email", "reus"} <= term_set("request a re-grade by e-mail; re- using work")
     hits = [
@@ -1118,7 +1119,7 @@ def test_a_hyphenated_word_in_the_materials_meets_its_joined_spelling() -> None:
 def test_a_compound_label_is_found_by_its_head_word() -> None:
     """ "Which room r we in" against a header whose field is "Classroom: Hale 112": the label holds
     "room" as its last word, so that record is the one quoted first."""
-    from syllabot.worker.answerers.decision import term_set
+    from syllabot.worker.terms import term_set
 
     assert "room" in term_set("Classroom: Hale 112") and "book" in term_set("Required Textbooks: none")
     assert "late" not in term_set("Template: see the course site")  # "temp" + "late" is no compound

@@ -492,7 +492,7 @@ def test_a_lectures_name_is_every_word_of_its_title() -> None:
     from syllabot.worker.outlines import Entry
 
     def outline(*titles: str) -> Outline[int]:
-        from syllabot.worker.answerers.decision import terms
+        from syllabot.worker.terms import terms
 
         entries = [Entry(n, f"{n}. {t}", frozenset(terms(t)), n) for n, t in enumerate(titles, 1)]
         return Outline("lecture", tuple(entries))

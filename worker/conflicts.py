@@ -29,10 +29,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from syllabot.shared.labels import citation_label
+from syllabot.shared.labels import citation, citation_label
 from syllabot.shared.schema import Answer, Hit
-from syllabot.worker.answerers.base import citation
-from syllabot.worker.answerers.decision import terms
 from syllabot.worker.documents import Chunk
 from syllabot.worker.outlines import (
     Outline,
@@ -46,6 +44,7 @@ from syllabot.worker.outlines import (
 )
 from syllabot.worker.reading import Question, read_question
 from syllabot.worker.sentences import ITEM_START, ROUND_BULLETS, looks_like_code, split_sentences
+from syllabot.worker.terms import terms
 from syllabot.worker.values import MONTH_NAMES, Value, from_a_date, other_terms, topic_of, values_in
 
 if TYPE_CHECKING:

@@ -144,7 +144,7 @@ class IndexSnapshot:
         first and then in order, at most ``limit``, superseded versions left out: read from the
         keyword postings, so a large collection costs what the terms' postings cost.
 
-        ``words`` are :func:`decision.terms` forms, stemmed as the keyword index stems them (one
+        ``words`` are :func:`terms.terms` forms, stemmed as the keyword index stems them (one
         stemmer, ``keyword_stem``): looked up as they are, never stemmed twice ("kurose" is "kuros"
         in both; stemmed again it was "kuro", and found nothing)."""
         distinct = frozenset(words)

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
-from syllabot.worker.answerers.decision import terms
+from syllabot.worker.terms import terms
 
 S = TypeVar("S")
 

@@ -256,7 +256,7 @@ def is_furniture(line: str, names: Iterable[str] = ()) -> bool:
 
     Why here, beside the page-label and running-line repairs: what those leave in a passage
     (a stem a deck prints, a label inside a line) must still never start or make up a quote, and
-    the answerer asks this one predicate (``answerers.extractive.passage``)."""
+    the answerer asks this one predicate (``passages.passage``)."""
     text = line.strip()
     if not text or text.startswith("|"):
         return False

@@ -22,7 +22,6 @@ from syllabot.shared.labels import citation_label
 from syllabot.shared.schema import Hit
 from syllabot.shared.threads import Turn
 from syllabot.worker.answerers.breakdown import prints_weights
-from syllabot.worker.answerers.extractive import ends_in_item, item_line, leading_items, passage, read_blocks
 from syllabot.worker.conflicts import (
     READ_HITS,
     Candidate,
@@ -35,6 +34,7 @@ from syllabot.worker.documents import Chunk
 from syllabot.worker.embedders.base import Embedder
 from syllabot.worker.index import IndexSnapshot
 from syllabot.worker.keyword import keyword_scores
+from syllabot.worker.passages import ends_in_item, item_line, leading_items, passage, read_blocks
 from syllabot.worker.reading import Question, asked, read_question
 from syllabot.worker.search import Selection, hybrid_scores, select
 from syllabot.worker.values import Value

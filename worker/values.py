@@ -19,9 +19,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from syllabot.worker.answerers.decision import terms
 from syllabot.worker.keyword import keyword_stem
 from syllabot.worker.outlines import UNITS
+from syllabot.worker.terms import terms
 from syllabot.worker.text_caches import PER_TEXT
 
 #: The weekdays and their short forms ("Tue", "Thurs"): one table for the values read here, the words

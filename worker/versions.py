@@ -44,7 +44,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from syllabot.shared.schema import Answer, Hit
-from syllabot.worker.answerers.decision import terms
 from syllabot.worker.chunking import chunk_body
 from syllabot.worker.conflicts import (
     DISAGREE_LEAD,
@@ -60,6 +59,7 @@ from syllabot.worker.conflicts import (
 from syllabot.worker.documents import Chunk
 from syllabot.worker.reading import Question
 from syllabot.worker.sentences import ROUND_BULLETS, looks_like_code, split_sentences_once
+from syllabot.worker.terms import terms
 from syllabot.worker.values import (
     DATE,
     DAY_SHORT,

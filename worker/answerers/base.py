@@ -19,8 +19,9 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol, TypedDict, runtime_checkable
 
-from syllabot.shared.labels import citation_label
-from syllabot.shared.schema import Answer, Citation, Hit, Passage
+from syllabot.shared.labels import citation, citation_label
+from syllabot.shared.schema import Answer, Citation, Hit
+from syllabot.worker.passages import LIST_DASH
 
 if TYPE_CHECKING:
     from syllabot.worker.retrieval import SearchResult
@@ -35,7 +36,6 @@ _BRACKET = re.compile(r"\[(\s*\d+\s*(?:(?:,|-|–)\s*\d+\s*)*)\]")
 #: that "[1][2](url)" is not read as "[1]" followed by a link.
 _BRACKET_RUN = re.compile(r"([ \t]*)(?<![\w\]])((?:\[\s*\d+\s*(?:(?:,|-|–)\s*\d+\s*)*\])++)(?!\()")
 _DUPLICATES = re.compile(r"(\x00\d+\x00)(?:[ \t]*\1)+")
-SNIPPET_CHARS = 240
 
 
 class AnswerContext(TypedDict):
@@ -56,25 +56,6 @@ class Answerer(Protocol):
 def hit_label(hit: Hit) -> str:
     """ "Subject — Module N, p. P" (the engine usually filled ``hit.label`` already)."""
     return citation_label(hit)
-
-
-def snippet(text: str, limit: int = SNIPPET_CHARS) -> str:
-    """A one-line excerpt of a chunk, cut at a word boundary."""
-    flat = " ".join(text.split())
-    if len(flat) <= limit:
-        return flat
-    cut = flat[:limit].rsplit(" ", 1)[0]
-    return f"{cut}…"
-
-
-#: What a citation carries over from the hit it cites.
-_CITED_FIELDS = set(Passage.model_fields) - {"label"}
-
-
-def citation(n: int, hit: Hit) -> Citation:
-    return Citation(
-        n=n, snippet=snippet(hit.text), label=hit_label(hit), **hit.model_dump(include=_CITED_FIELDS)
-    )
 
 
 def _numbers(body: str) -> list[int]:
@@ -109,11 +90,6 @@ def quotable(text: str) -> str:
 
 def _tidy(text: str) -> str:
     return "\n".join(line.rstrip() for line in text.splitlines()).strip()
-
-
-#: What an answer puts before a quoted list item that has no number of its own ("- Quick check-in"
-#: for "•Quick check-in"); :func:`narrowed` looks the item up without it.
-LIST_DASH = "- "
 
 
 #: A quoted line is looked up in its passage by its first this-many non-space characters (an

@@ -30,12 +30,10 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from pathlib import PurePath
 from typing import TYPE_CHECKING
 
 from syllabot.shared.schema import Answer, AnswerStatus, Hit
 from syllabot.worker.answerers.base import (
-    LIST_DASH,
     AnswerContext,
     cite_marker,
     finalise_citations,
@@ -53,19 +51,27 @@ from syllabot.worker.answerers.decision import (
     Verdict,
     decide,
     evidence,
-    term_set,
-    terms,
     thresholds_for,
     weights,
 )
 from syllabot.worker.answerers.focus import ELLIPSIS, QUOTE_CHARS, focus_window
-from syllabot.worker.chunking import RECORD_JOIN, context_line, field_key
+from syllabot.worker.chunking import RECORD_JOIN
 from syllabot.worker.conflicts import conflict_of, how_current, lead_with_conflict
 from syllabot.worker.intent import VALUE_PATTERNS, Intent, section_pattern
 from syllabot.worker.outlines import Entry, OutlineAsk, outlines_by_document, read_for
-from syllabot.worker.pdf_repair import without_furniture
+from syllabot.worker.passages import (
+    ANNOUNCES,
+    ANNOUNCING,
+    LIST_DASH,
+    LIST_ITEM,
+    blocks,
+    item_line,
+    passage,
+    read_blocks,
+)
 from syllabot.worker.reading import Question, read_question
-from syllabot.worker.sentences import NUMBERED_ITEM, split_sentences
+from syllabot.worker.sentences import split_sentences
+from syllabot.worker.terms import term_set, terms
 from syllabot.worker.text_caches import PER_TEXT
 from syllabot.worker.versions import lead_with_record
 
@@ -73,11 +79,6 @@ if TYPE_CHECKING:
     from syllabot.shared.config import Settings
     from syllabot.worker.retrieval import SearchResult
 
-_MARKUP = re.compile(r"^\s*(?:#{1,6}\s+|[•●▪◦]\s*|[-*+]\s+|>\s*)")
-_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}")
-_LIST_ITEM = re.compile(
-    rf"^\s*(?:[-*•●▪◦+\uf0b7]\s*|{NUMBERED_ITEM}|\d{{1,2}}\s+(?=[A-Z][a-z])|(?:CO|CLO|PO)\s?-?\d+\s*[.:)\-]?\s|[a-z][.)]\s+|\(?[ivx]{{1,4}}\)\s+)"
-)
 _CO_ITEM = re.compile(r"^\s*(?:CO|C\.O\.)\s?-?(\d{1,2})\b", re.IGNORECASE)
 
 #: How many of the top hits a general (sentence) answer quotes from.
@@ -118,100 +119,6 @@ def _name(hit: Hit) -> str:
     return hit.subject or hit.title or hit.file
 
 
-def passage(hit: Hit) -> str:
-    """The chunk's text without the context line the chunker puts first for the embedder, and
-    without slide furniture (its file stem, a page label, a line of symbols: ``is_furniture``),
-    which is never quoted."""
-    first, _, rest = hit.text.partition("\n")
-    expected = context_line(hit.subject or hit.title, hit.module or hit.section)
-    body = rest if rest and first.strip() == expected else hit.text
-    return without_furniture(body, (PurePath(hit.file).stem, hit.title))
-
-
-@dataclass(frozen=True)
-class Block:
-    """A paragraph, list item or table row of a chunk (``item``: it was a list item)."""
-
-    text: str
-    item: bool = False
-    row: bool = False  # a table row
-
-
-#: A sentence that announces what follows it ("Please view the materials below …", "… the following
-#: sections:"): the table or list after it is what it introduces.
-_ANNOUNCING = r"\b(?:below|following)\b"
-_ANNOUNCES = re.compile(rf":$|{_ANNOUNCING}", re.IGNORECASE)
-
-
-@lru_cache(maxsize=PER_TEXT)
-def read_blocks(text: str) -> tuple[Block, ...]:
-    """Paragraphs and list items, with lines that a layout wrapped mid-sentence joined back.
-
-    Markdown and PDF text both wrap long sentences over several lines; a blank line, a list item,
-    a table row or a header record following another starts a new block. Cached: the same chunks
-    come back question after question.
-    """
-    out: list[Block] = []
-    current: list[str] = []
-    item = False
-    previous = ""  # the line read last
-
-    def flush() -> None:
-        if current:
-            out.append(Block(" ".join(current), item))
-            current.clear()
-
-    for line in text.splitlines():
-        stripped = line.strip()
-        if not stripped or _TABLE_RULE.match(line):
-            flush()
-            continue
-        if stripped.startswith("|"):
-            flush()
-            cells = [c.strip() for c in stripped.strip("|").split("|") if c.strip()]
-            if cells:
-                # the rows of a table that a sentence announces are the items of its list
-                last = out[-1] if out else None
-                listed = last is not None and (
-                    last.item if last.row else len(last.text) <= 200 and bool(_ANNOUNCES.search(last.text))
-                )
-                text = ": ".join(cells)
-                if listed and len(cells) == 1 and ";" not in text and field_key(text):
-                    text = text.split(":", 1)[1].strip()  # "Description: Belmont Report" as an item
-                out.append(Block(text, listed, row=True))
-            continue
-        # a header record after another ("Teaching Assistant: Sarah Kerns; Email: …; Office Hours:
-        # MWF 11:30AM" after the instructor's) is its own block, as a list item or heading is
-        record = bool(current) and field_key(previous) is not None and field_key(stripped) is not None
-        starts_item = bool(_LIST_ITEM.match(stripped))
-        if starts_item or stripped.startswith("#") or record:
-            flush()
-        if not current:
-            item = starts_item
-        current.append(_MARKUP.sub("", stripped).strip() if not current else stripped)
-        previous = stripped
-    flush()
-    return tuple(b for b in out if b.text)
-
-
-def ends_in_item(text: str) -> bool:
-    """Whether ``text``'s last block is a list item (a list its passage may cut short)."""
-    found = read_blocks(text)
-    return bool(found) and found[-1].item
-
-
-def leading_items(found: Sequence[Block]) -> Sequence[Block]:
-    """The list items a passage's blocks ``found`` start with: what continues a list cut at the
-    passage before it; empty when it starts with anything else."""
-    k = next((n for n, block in enumerate(found) if not block.item), len(found))
-    return found[:k]
-
-
-def blocks(text: str) -> list[str]:
-    """The texts of :func:`read_blocks`."""
-    return [b.text for b in read_blocks(text)]
-
-
 def sentences(text: str) -> list[str]:
     """Sentences and list items of a chunk, markup stripped; table rows kept as one line each."""
     return [part.strip() for block in blocks(text) for part in split_sentences(block) if part.strip()]
@@ -241,7 +148,7 @@ def _is_lead(text: str) -> bool:
     header line). Every short heading (:func:`_is_heading`) is such a title."""
     return len(text) <= 160 and (
         text.endswith("?")
-        or _ANNOUNCES.search(text) is not None
+        or ANNOUNCES.search(text) is not None
         or _LEAD_DASH.search(text) is not None
         or (len(text.split()) <= LEAD_WORDS and not re.search(r"[.!]$|\d", text))
     )
@@ -287,9 +194,7 @@ def _block_units(body: str) -> tuple[_Unit, ...]:
 
 #: A sentence that announces a list and runs it on after a colon: "Your paper should include the
 #: following sections: title page, abstract, introduction, …, and bibliography."
-_INLINE_LIST = re.compile(
-    rf"^(?P<lead>[^:]{{0,200}}{_ANNOUNCING}[^:]{{0,60}}):\s*(?P<items>[^:]+?)\.?$", re.I
-)
+_INLINE_LIST = re.compile(rf"^(?P<lead>[^:]{{0,200}}{ANNOUNCING}[^:]{{0,60}}):\s*(?P<items>[^:]+?)\.?$", re.I)
 _ITEM_SPLIT = re.compile(r"\s*(?:,|;)\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+(?=[^,;]+$)")
 
 
@@ -431,11 +336,6 @@ def _rank(
             ranked.append(_Sentence(text, index, score, overlap, has_value, unit, lead_overlap, w))
     ranked.sort(key=lambda s: s.score, reverse=True)
     return ranked
-
-
-def item_line(text: str) -> str:
-    """A quoted list item's line: its own number kept ("2.) What am I planning…"), else a dash."""
-    return text if _LIST_ITEM.match(text) else f"{LIST_DASH}{text}"
 
 
 def _quote(chosen: Sequence[_Sentence]) -> str:
@@ -604,9 +504,9 @@ def list_items(hit: Hit) -> list[str]:
         _is_heading(items[0])
         or items[0].endswith(":")
         or (
-            not _LIST_ITEM.match(items[0])
+            not LIST_ITEM.match(items[0])
             and len(items) > 1
-            and _LIST_ITEM.match(items[1])
+            and LIST_ITEM.match(items[1])
             and len(items[0]) < 120
         )
     ):
