@@ -39,7 +39,7 @@ from bench import answers
 from bench.common import bench_settings, default_embedder, embed_cached, embed_queries_cached, markdown_table
 from syllabot.worker.answerers.decision import DEFAULT_THRESHOLDS, Signals
 from syllabot.worker.answerers.extractive import read_sentences
-from syllabot.worker.evaluation import expect_met
+from syllabot.worker.ops.evaluation import expect_met
 
 #: The default embedder's thresholds and calibration: what the sentence reading and the facts AUC read with.
 THRESHOLDS = DEFAULT_THRESHOLDS

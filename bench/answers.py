@@ -1,7 +1,7 @@
 """Answer quality as a student reads it: the three outcomes, page R@1 and `expect`, tuned vs held out.
 
 Why: retrieval recall says the right page came back; a student reads the *answer*. This benchmark
-runs the product's whole answering path — ``worker.reading.read_question`` (greetings, emoji and
+runs the product's whole answering path — ``worker.query.reading.read_question`` (greetings, emoji and
 mentions dropped, course names resolved), the default embedder, ``search_snapshot`` with the
 shipped settings, and the extractive answerer — and scores what it says:
 
@@ -70,8 +70,8 @@ class Row:
 def run(questions, snapshots_for, embedder, settings) -> list[Row]:
     from syllabot.shared.answer_text import answer_text
     from syllabot.worker.answerers.extractive import ExtractiveAnswerer
-    from syllabot.worker.evaluation import cited_page_right, expect_met, page_match
-    from syllabot.worker.reading import read_question
+    from syllabot.worker.ops.evaluation import cited_page_right, expect_met, page_match
+    from syllabot.worker.query.reading import read_question
 
     answerer = ExtractiveAnswerer(settings)
     prepared = [read_question(q.question, snapshots_for(q)) for q in questions]
@@ -334,9 +334,9 @@ def signals(embedder, settings) -> None:
     import numpy as np
 
     from syllabot.worker.answerers.decision import evidence
-    from syllabot.worker.evaluation import load_questions
-    from syllabot.worker.reading import read_question
-    from syllabot.worker.terms import term_set, terms
+    from syllabot.worker.ops.evaluation import load_questions
+    from syllabot.worker.query.reading import read_question
+    from syllabot.worker.text.terms import term_set, terms
 
     questions = load_questions(SQA / "test.eval.jsonl")
     syllabi = sorted({q.extra["syllabus"] for q in questions})
@@ -486,7 +486,7 @@ def summary(rows: Sequence[Row]) -> dict[str, float | int]:
 
 
 def vtu_rows(split: str, embedder, settings) -> list[Row]:
-    from syllabot.worker.evaluation import load_questions
+    from syllabot.worker.ops.evaluation import load_questions
 
     questions = [q for q in load_questions(VTU_QUESTIONS) if split == "all" or q.extra.get("split") == split]
     chunks, _ = parse_files(sorted(SYLLABI.glob("*.pdf")))
@@ -497,7 +497,7 @@ def vtu_rows(split: str, embedder, settings) -> list[Row]:
 def one_course_rows(slug: str, embedder, settings) -> list[Row]:
     """One real course (all its documents in one collection) against its blind questions."""
     from bench.corpus_labels import questions_path
-    from syllabot.worker.evaluation import load_questions
+    from syllabot.worker.ops.evaluation import load_questions
 
     snapshot = course_snapshot(slug, embedder)
     return run(load_questions(questions_path(slug)), lambda q: snapshot, embedder, settings)
@@ -513,7 +513,7 @@ def courses_available(split: str) -> bool:
 
 
 def sqa_rows(split: str, embedder, settings) -> list[Row]:
-    from syllabot.worker.evaluation import load_questions
+    from syllabot.worker.ops.evaluation import load_questions
 
     questions = load_questions(SQA / "test.eval.jsonl")
     syllabi = sorted({q.extra["syllabus"] for q in questions})

@@ -34,7 +34,7 @@ from bench.queue_latency import (
 from syllabot.shared.config import Settings
 from syllabot.shared.queue import QueueClient
 from syllabot.shared.schema import Answer, AskRequest
-from syllabot.worker.sample import sample_files
+from syllabot.worker.ops.sample import sample_files
 
 TARGET_MS = 5.0
 DISTINCT = 58

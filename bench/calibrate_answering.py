@@ -48,8 +48,8 @@ def _collection_name(syllabus: str) -> str:
 def cmd_features(args: argparse.Namespace) -> int:
     import redis
 
-    from syllabot.worker.engine import Engine
-    from syllabot.worker.sample import sample_files
+    from syllabot.worker.indexes.engine import Engine
+    from syllabot.worker.ops.sample import sample_files
 
     prefix = f"calibrate:{uuid.uuid4().hex[:8]}:"
     settings = Settings(redis_url=args.redis_url, key_prefix=prefix, embedder=args.embedder, _env_file=None)

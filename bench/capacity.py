@@ -403,7 +403,7 @@ async def index_rows(
     meter: Meter, client: QueueClient, vtu: list[tuple[str, bytes]] | None
 ) -> tuple[list[Row], dict[str, dict[str, KindUsage]]]:
     """Index the sample corpus (and the VTU syllabi) through the worker; counts and memory per chunk."""
-    from syllabot.worker.sample import sample_files
+    from syllabot.worker.ops.sample import sample_files
 
     rows, kinds = [], {}
     batches = [("sample corpus (`corpus/`: Markdown, one PDF)", COLLECTION, sample_files())]
@@ -581,7 +581,7 @@ async def burst_rounds(
 def publish_synthetic(url: str, count: int) -> tuple[int, dict[str, KindUsage], int]:
     """``count`` collections of 100 chunks straight into Redis; (chunks, their keys' usage, used_memory Δ)."""
     from syllabot.shared.keys import Keys
-    from syllabot.worker.store import CollectionStore
+    from syllabot.worker.indexes.store import CollectionStore
 
     chunks, matrix = base_chunks()
     embedder = default_embedder()

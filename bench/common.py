@@ -257,7 +257,7 @@ def default_embedder():
 
     ``SYLLABOT_BENCH_EMBEDDER_ONNX=PATH`` (experiments only): the same MiniLM embedder on another
     int8 graph, under its own id (``tuned_embedder``)."""
-    from syllabot.worker.embedders import get_embedder
+    from syllabot.worker.indexes.embedders import get_embedder
 
     swapped = os.environ.get("SYLLABOT_BENCH_EMBEDDER_ONNX")
     if swapped:
@@ -268,8 +268,8 @@ def default_embedder():
 def tuned_embedder(model_path: Path, max_tokens: int | None = None):
     """The product's MiniLM embedder (its tokenizer, pooling, checks, one text per call) on another
     int8 graph, with an id of its own (the file's digest), so no cache mixes its vectors with the shipped."""
-    from syllabot.worker.embedders.build_int8 import sha256_of
-    from syllabot.worker.embedders.minilm import Graph, MiniLMEmbedder
+    from syllabot.worker.indexes.embedders.build_int8 import sha256_of
+    from syllabot.worker.indexes.embedders.minilm import Graph, MiniLMEmbedder
 
     digest = sha256_of(model_path)
     return MiniLMEmbedder(
@@ -301,9 +301,9 @@ def bench_settings(**update):
 # --- in-memory collections from files --------------------------------------------------------------
 def parse_files(paths: Sequence[Path], max_bytes: int = 50 * 1024 * 1024) -> tuple[list, list[str]]:
     """Chunks of every file that loads (loader + chunker exactly as ingest runs them), and errors."""
-    from syllabot.worker.chunking import chunk_document
-    from syllabot.worker.families import relink
-    from syllabot.worker.loaders import load_document
+    from syllabot.worker.ingest.chunking import chunk_document
+    from syllabot.worker.ingest.families import relink
+    from syllabot.worker.ingest.loaders import load_document
 
     chunks, errors = [], []
     for path in paths:
@@ -318,7 +318,7 @@ def parse_files(paths: Sequence[Path], max_bytes: int = 50 * 1024 * 1024) -> tup
 
 def snapshot_of(chunks: list, embedder, tag: str, collection: str = "bench"):
     """An in-memory ``IndexSnapshot`` of ``chunks``, built by the product's ``build_snapshot``."""
-    from syllabot.worker.index import build_snapshot
+    from syllabot.worker.indexes.index import build_snapshot
 
     matrix = embed_cached(embedder, [c.text for c in chunks], tag, progress=False)
     return build_snapshot("bench", collection, embedder.id, embedder.dim, chunks, matrix, "bench")
@@ -326,7 +326,7 @@ def snapshot_of(chunks: list, embedder, tag: str, collection: str = "bench"):
 
 def search_rows(snapshot, question: str, query_vector: np.ndarray, settings, k: int):
     """``search_snapshot`` plus the ``SearchResult`` an answerer would receive."""
-    from syllabot.worker.reading import read_question
+    from syllabot.worker.query.reading import read_question
 
     return result_for(snapshot, question, read_question(question, snapshot), query_vector, settings, k)
 
@@ -334,10 +334,10 @@ def search_rows(snapshot, question: str, query_vector: np.ndarray, settings, k: 
 def result_for(
     snapshot, question: str, prepared, query_vector: np.ndarray, settings, k: int, related: bool = True
 ):
-    """The worker's own search of a prepared query (``worker.reading.read_question``), as a
+    """The worker's own search of a prepared query (``worker.query.reading.read_question``), as a
     ``SearchResult``: what the answerer receives (``related``: with the passages the conflict check
     reads besides the hits, as ``Engine.finish_search`` adds them; a bench timing them passes False)."""
-    from syllabot.worker.retrieval import SearchResult, recorded_for, related_hits, search_snapshot
+    from syllabot.worker.indexes.retrieval import SearchResult, recorded_for, related_hits, search_snapshot
 
     selection, hits = search_snapshot(snapshot, query_vector, prepared, settings, k)
     others = related_hits(snapshot, prepared, hits) if related else []

@@ -173,9 +173,9 @@ def _snapshot(q: dict, embedder, snapshots: dict):
 
 def run_cases(questions: Sequence[dict], embedder, settings) -> list[Case]:
     from syllabot.worker.answerers import extractive
-    from syllabot.worker.conflicts import DISAGREE_LEAD, conflict_of, shows
-    from syllabot.worker.reading import read_question
-    from syllabot.worker.retrieval import recorded_for, related_hits
+    from syllabot.worker.indexes.conflicts import DISAGREE_LEAD, conflict_of, shows
+    from syllabot.worker.indexes.retrieval import recorded_for, related_hits
+    from syllabot.worker.query.reading import read_question
 
     answerer = extractive.ExtractiveAnswerer(settings)
     check = extractive.conflict_of
@@ -304,9 +304,9 @@ def scale_row(embedder) -> list[str] | None:
 
     import numpy as np
 
-    from syllabot.worker import heap
-    from syllabot.worker.index import build_snapshot
-    from syllabot.worker.retrieval import hit_from_chunk, related_hits
+    from syllabot.worker.indexes import heap
+    from syllabot.worker.indexes.index import build_snapshot
+    from syllabot.worker.indexes.retrieval import hit_from_chunk, related_hits
 
     syllabi = sorted((DATA / "syllabi").glob("*.pdf"))
     if not syllabi or not VTU_QUESTIONS.exists():
@@ -320,7 +320,7 @@ def scale_row(embedder) -> list[str] | None:
     matrix = np.random.default_rng(0).standard_normal((len(chunks), 8)).astype(np.float32)
     matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
     snapshot = build_snapshot("scale", "scale", "random", 8, chunks, matrix, "bench")
-    # as `syllabot worker` does after each snapshot load (worker/heap.py): without it, a full
+    # as `syllabot worker` does after each snapshot load (worker/indexes/heap.py): without it, a full
     # collection over this process's other objects lands on whichever question allocates first
     heap.enable()
     heap.after_snapshot_load()
@@ -364,7 +364,7 @@ def _value_in(value: str, text: str) -> bool:
 def teacher_list(groups: dict[str, list[dict]], embedder, only: Sequence[str] | None):
     """`syllabot conflicts` (the record's list) on each course and planted collection, scored
     against its labelled conflicts: (summary rows, every entry)."""
-    from syllabot.worker.retrieval import disagreements
+    from syllabot.worker.indexes.retrieval import disagreements
 
     collections: list[tuple[str, str, list[dict]]] = [(c, c, groups.get(c, [])) for c in COURSE_FILES]
     collections += [

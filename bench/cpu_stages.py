@@ -40,7 +40,7 @@ from bench.job_finish import BURST, COLLECTION, UnmergedWorker, _cpu_ms, worker_
 from bench.queue_latency import delete_prefix, sample_questions
 from syllabot.shared.config import Settings
 from syllabot.shared.queue import QueueClient
-from syllabot.worker.engine import Engine
+from syllabot.worker.indexes.engine import Engine
 from syllabot.worker.main import FastWorker
 
 SECTION = "cpu_stages"
@@ -64,8 +64,8 @@ def stage_ms(engine: Engine, questions: list[str]) -> dict[str, float]:
     from syllabot.shared.schema import AskRequest
     from syllabot.worker.answerers.extractive import ExtractiveAnswerer
     from syllabot.worker.answerers.pipeline import log_answer
-    from syllabot.worker.conflicts import conflict_of
-    from syllabot.worker.reading import read_question
+    from syllabot.worker.indexes.conflicts import conflict_of
+    from syllabot.worker.query.reading import read_question
 
     settings = engine.settings
     snapshot = engine.snapshot(COLLECTION)
@@ -116,7 +116,7 @@ def stage_ms(engine: Engine, questions: list[str]) -> dict[str, float]:
 
 
 async def run(args: argparse.Namespace) -> list[str]:
-    from syllabot.worker.sample import sample_files
+    from syllabot.worker.ops.sample import sample_files
 
     started = time.perf_counter()
     prefix = f"bench-stages-{uuid.uuid4().hex[:8]}"

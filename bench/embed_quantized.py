@@ -4,7 +4,7 @@ Why: the earlier default stored its weights as int8 but computed in fp32 (onnxru
 ``Cast``/``Mul`` storage into ~90 MB of fp32 weights at load), and embedding is about half a
 question's CPU. Dynamic quantisation (``MatMulInteger``, int8 weights, activations quantised per
 call) computes in int8: the shipped ``data/minilm-int8-dynamic.onnx`` is built so, per output
-channel, by ``python -m syllabot.worker.embedders.build_int8``. This compares the fp32 model, the
+channel, by ``python -m syllabot.worker.indexes.embedders.build_int8``. This compares the fp32 model, the
 shipped int8 one and a per-tensor build (made here in a temporary folder) on the sample questions
 and the sample corpus's passages: CPU per text, the session's memory, the cosine between the two
 vectors of each text, and how often a question's best passage stays the same. Each int8 model
@@ -40,7 +40,7 @@ def _rss_mb() -> float:
 def measure(int8: bool, model: Path | None = None) -> tuple[dict[str, float], np.ndarray, np.ndarray]:
     """CPU ms per question and per passage, the session's memory; the vectors. ``model``: an int8
     build that is not the shipped file (its session replaces the shipped one's)."""
-    from syllabot.worker.embedders.minilm import GRAPHS, MiniLMEmbedder
+    from syllabot.worker.indexes.embedders.minilm import GRAPHS, MiniLMEmbedder
 
     before = _rss_mb()
     embedder = MiniLMEmbedder(
@@ -74,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as folder:
         builds: list[tuple[str, Path | None]] = [("int8, per channel (shipped)", None)]
         try:
-            from syllabot.worker.embedders.build_int8 import build
+            from syllabot.worker.indexes.embedders.build_int8 import build
 
             builds.append(("int8, per tensor", build(Path(folder) / "tensor.onnx", per_channel=False)))
         except ImportError as exc:  # no onnx: the shipped row still says what matters

@@ -21,7 +21,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 from bench.common import machine_stamp, markdown_table, write_section
-from syllabot.worker.embedders.minilm import MiniLMEmbedder
+from syllabot.worker.indexes.embedders.minilm import MiniLMEmbedder
 
 _WORDS = (
     "module unit course outcome syllabus textbook reference chapter lecture hours credits marks "
@@ -109,9 +109,9 @@ def batch_rows(repeats: int) -> list[list[object]]:
 
 def sample_passages() -> list[str]:
     """The shipped sample corpus's chunks, as a build embeds them."""
-    from syllabot.worker.chunking import chunk_document
-    from syllabot.worker.loaders import load_document
-    from syllabot.worker.sample import sample_files
+    from syllabot.worker.ingest.chunking import chunk_document
+    from syllabot.worker.ingest.loaders import load_document
+    from syllabot.worker.ops.sample import sample_files
 
     return [
         chunk.text

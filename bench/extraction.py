@@ -150,7 +150,7 @@ def _pdfium(data: bytes, name: str) -> tuple[list[str], int | None]:
 
 
 def _loader(data: bytes, name: str) -> tuple[list[str], int | None]:
-    from syllabot.worker.loaders import load_document
+    from syllabot.worker.ingest.loaders import load_document
 
     doc = load_document(data, name, 1 << 30)
     dropped = getattr(doc, "dropped", {})  # an older commit's Document has none

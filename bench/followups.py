@@ -3,7 +3,7 @@
 Why: in a thread a student's second question names neither the course nor the module ("and the
 course outcomes?"), so on its own it searches every course of the collection, and the two sample
 syllabi print the same blocks (outcomes, textbooks, assessment) in the same places. The worker
-resolves it against the previous turn (``worker/conversation.py``): this measures how much that
+resolves it against the previous turn (``worker/query/conversation.py``): this measures how much that
 gives back.
 
 * ``bench/data/followups.jsonl``: two-turn conversations of our own over the sample syllabi in
@@ -12,7 +12,7 @@ gives back.
   rules were tuned on) and ``test`` (reported, not tuned on).
 * The collection is the whole sample corpus (help-centre pages too), loaded, chunked and embedded
   as ``syllabot index`` does. The first turn is searched as the worker does and its turn recorded
-  with ``worker.conversation.turn_for``; the second is searched with ``worker.reading.read_question``
+  with ``worker.query.conversation.turn_for``; the second is searched with ``worker.query.reading.read_question``
   given that turn ("with") and given nothing ("without"), through ``search_snapshot`` at the
   shipped settings. A hit counts when it covers a labelled page of the labelled file.
 
@@ -63,9 +63,9 @@ def covers(hit, conversation: dict) -> bool:
 
 def run(conversations: list[dict], verbose: bool = False) -> list[dict]:
     """Per conversation: whether the second turn's top-K holds its page, with and without context."""
-    from syllabot.worker.conversation import turn_for
-    from syllabot.worker.reading import read_question
-    from syllabot.worker.retrieval import search_snapshot
+    from syllabot.worker.indexes.retrieval import search_snapshot
+    from syllabot.worker.query.conversation import turn_for
+    from syllabot.worker.query.reading import read_question
 
     settings = bench_settings()
     embedder = default_embedder()
@@ -145,7 +145,7 @@ def main() -> None:
         f"`python -m bench.followups` — {machine_stamp()} {len(rows)} two-turn conversations of ours "
         "(`bench/data/followups.jsonl`) over the sample syllabi in `corpus/`, searched in the whole "
         "sample corpus; the second turn names neither course nor module. Page recall@5 of the second "
-        f"turn searched on its own and with the conversation (`worker/conversation.py`); target ≥ {TARGET} "
+        f"turn searched on its own and with the conversation (`worker/query/conversation.py`); target ≥ {TARGET} "
         "with it. The carrying rules were written before the first run; the one change after it (module "
         "numerals are carried as a module label, never as loose words) came from a `dev` conversation; "
         "nothing was changed for a `test` one.",

@@ -36,10 +36,10 @@ from syllabot.shared.keys import Keys
 from syllabot.shared.queue import QueueClient
 from syllabot.shared.redis_conn import async_client
 from syllabot.shared.schema import AskRequest
-from syllabot.worker.gaps import GAP_SIMILARITY, cluster
-from syllabot.worker.question import clean_question
-from syllabot.worker.question_log import QuestionLog
-from syllabot.worker.report import select
+from syllabot.worker.ops.gaps import GAP_SIMILARITY, cluster
+from syllabot.worker.ops.question_log import QuestionLog
+from syllabot.worker.ops.report import select
+from syllabot.worker.query.question import clean_question
 
 WEEK = ROOT / "bench" / "data" / "gap_week.jsonl"
 SYLLABI = ("KC21CS47-cloud-computing.pdf", "KCAI205-machine-learning.pdf")

@@ -70,10 +70,10 @@ def document_sets(quick: bool) -> list[tuple[str, list[Path]]]:
 
 def measure_stages(label: str, paths: list[Path], embedder, client, prefix: str) -> StageTimes:
     from syllabot.shared.keys import Keys
-    from syllabot.worker.chunking import chunk_document
-    from syllabot.worker.index import build_snapshot
-    from syllabot.worker.loaders import load_document
-    from syllabot.worker.store import CollectionStore
+    from syllabot.worker.indexes.index import build_snapshot
+    from syllabot.worker.indexes.store import CollectionStore
+    from syllabot.worker.ingest.chunking import chunk_document
+    from syllabot.worker.ingest.loaders import load_document
 
     settings = bench_settings()
     out = StageTimes(label)
@@ -115,7 +115,7 @@ def measure_stages(label: str, paths: list[Path], embedder, client, prefix: str)
 
 
 def measure_ingest(out: StageTimes, paths: list[Path], prefix: str, collection: str) -> None:
-    from syllabot.worker.engine import Engine
+    from syllabot.worker.indexes.engine import Engine
 
     settings = bench_settings(redis_url=REDIS_URL, key_prefix=prefix)
     engine = Engine(settings)

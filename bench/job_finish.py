@@ -120,8 +120,8 @@ async def _cpu_ms(
 
 
 async def run(args: argparse.Namespace) -> list[str]:
-    from syllabot.worker.engine import Engine
-    from syllabot.worker.sample import sample_files
+    from syllabot.worker.indexes.engine import Engine
+    from syllabot.worker.ops.sample import sample_files
 
     prefix = f"bench-finish-{uuid.uuid4().hex[:8]}"
     settings = Settings(redis_url=args.redis_url, key_prefix=prefix, answer_cache_ttl_s=0, _env_file=None)  # type: ignore[call-arg]

@@ -381,8 +381,8 @@ READING = (
 
 
 async def run(args: argparse.Namespace) -> tuple[str, list[Burst]]:
-    from syllabot.worker.engine import Engine
-    from syllabot.worker.sample import sample_files
+    from syllabot.worker.indexes.engine import Engine
+    from syllabot.worker.ops.sample import sample_files
 
     prefix = f"bench-load:{uuid.uuid4().hex[:8]}:"
     settings = Settings(

@@ -1,7 +1,7 @@
 """A term's load on one worker: 1,000 collections of ~100 chunks each, memory and first questions.
 
 Why: a department runs one deployment for every class, so one worker meets hundreds of collections;
-its snapshot cache is bounded by ``SYLLABOT_SNAPSHOT_CACHE_MB`` (``worker/snapshot_cache.py``). This
+its snapshot cache is bounded by ``SYLLABOT_SNAPSHOT_CACHE_MB`` (``worker/indexes/snapshot_cache.py``). This
 measures what that costs and holds:
 
 * **RSS** of a process holding the worker's engine (MiniLM loaded) after a question to every
@@ -88,8 +88,8 @@ def collection_name(i: int) -> str:
 
 def make_snapshot(i: int, chunks: list, matrix: np.ndarray, embedder_id: str, dim: int) -> Any:
     """Collection ``i``: 100 base chunks rotated by ``i``, tagged with the class, vectors jittered."""
-    from syllabot.worker.chunking import chunk_body
-    from syllabot.worker.index import build_snapshot
+    from syllabot.worker.indexes.index import build_snapshot
+    from syllabot.worker.ingest.chunking import chunk_body
 
     rng = np.random.default_rng(i)
     n = len(chunks)
@@ -113,7 +113,7 @@ def generate(prefix: str, count: int) -> tuple[float, int]:
     import redis
 
     from syllabot.shared.keys import Keys
-    from syllabot.worker.store import CollectionStore
+    from syllabot.worker.indexes.store import CollectionStore
 
     started = time.perf_counter()
     chunks, matrix = base_chunks()
@@ -176,9 +176,9 @@ def _warm_p50(engine: Any, answerer: Any, collections: Sequence[str], repeats: i
 
 def measure(prefix: str, count: int, budget_mb: float) -> dict[str, Any]:
     """What one freshly started worker process sees: RSS, cold first questions, warm questions."""
-    from syllabot.worker import heap
     from syllabot.worker.answerers.extractive import ExtractiveAnswerer
-    from syllabot.worker.engine import Engine
+    from syllabot.worker.indexes import heap
+    from syllabot.worker.indexes.engine import Engine
 
     settings = bench_settings(redis_url=REDIS_URL, key_prefix=prefix, snapshot_cache_mb=budget_mb)
     heap.enable()  # as `syllabot worker` does at its start (worker/main.py)
@@ -294,7 +294,7 @@ def section(results: list[dict[str, Any]], count: int, gen_s: float, stored: int
         "loaded and one query embedded, before any collection is read. Targets: RSS ≤ budget + "
         f"{RSS_MARGIN_MB} MB (marked on the peak, and on the peak's growth over *started*); first question ≤ {COLD_TARGET_MS:.0f} ms plus its embedding (judged on p95); "
         "warm p50 unchanged within noise. The process freezes its heap after each snapshot load as "
-        "`syllabot worker` does (`worker/heap.py`): without it, full garbage collections over the "
+        "`syllabot worker` does (`worker/indexes/heap.py`): without it, full garbage collections over the "
         "cached snapshots put ~4% of first questions at 20–60 ms.",
         "",
         markdown_table(header, rows),

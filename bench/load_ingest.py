@@ -2,7 +2,7 @@
 
 Why: indexing is embedding-bound, so the embedder's own speed is the ceiling; what a build adds on
 top (extraction, chunking, keyword index, Redis) should hide behind it. ``Engine.ingest`` overlaps
-extraction and chunking with embedding (``worker/pipeline.py``) and groups passages by token length;
+extraction and chunking with embedding (``worker/indexes/pipeline.py``) and groups passages by token length;
 this measures how close that comes to the ceiling (target: ≥ 90%), for ``SYLLABOT_EMBED_THREADS``
 1 and 2 (onnxruntime intra-op threads).
 
@@ -49,9 +49,9 @@ def document_files() -> list[tuple[str, bytes]]:
 
 def final_texts(files: list[tuple[str, bytes]]) -> tuple[list[str], float]:
     """The texts a build embeds (loader, chunker, course-tail linking) and the seconds it took."""
-    from syllabot.worker.chunking import chunk_document
-    from syllabot.worker.families import relink
-    from syllabot.worker.loaders import load_document
+    from syllabot.worker.ingest.chunking import chunk_document
+    from syllabot.worker.ingest.families import relink
+    from syllabot.worker.ingest.loaders import load_document
 
     t0 = time.perf_counter()
     chunks = [c for name, data in files for c in chunk_document(load_document(data, name, 10**9))]
@@ -60,8 +60,8 @@ def final_texts(files: list[tuple[str, bytes]]) -> tuple[list[str], float]:
 
 
 def measure(threads: int, files: list[tuple[str, bytes]], repeats: int) -> dict[str, Any]:
-    from syllabot.worker.embedders.minilm import MiniLMEmbedder
-    from syllabot.worker.engine import Engine
+    from syllabot.worker.indexes.embedders.minilm import MiniLMEmbedder
+    from syllabot.worker.indexes.engine import Engine
 
     embedder = MiniLMEmbedder(threads=threads)
     texts, _ = final_texts(files)

@@ -140,7 +140,7 @@ def main() -> int:
     if not SYLLABI.is_dir():
         print(f"{SYLLABI} is not here: nothing to plant")
         return 0
-    from syllabot.worker.loaders import load_document
+    from syllabot.worker.ingest.loaders import load_document
 
     for name, (_source, changes) in PLANTS.items():
         path = build(name)

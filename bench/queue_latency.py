@@ -67,7 +67,7 @@ TARGET_ROUND_TRIP_MS = 10.0
 
 async def _plain_startup(ctx: dict[str, Any]) -> None:
     from syllabot.worker.answerers.extractive import ExtractiveAnswerer
-    from syllabot.worker.jobs import load_engine
+    from syllabot.worker.runtime.jobs import load_engine
 
     settings = Settings()
     ctx["engine"] = await asyncio.to_thread(load_engine, settings)
@@ -444,8 +444,8 @@ async def fake_llm(delay_s: float = 1.0, port: int = 0):
 
 
 async def run(args: argparse.Namespace) -> str:
-    from syllabot.worker.engine import Engine
-    from syllabot.worker.sample import sample_files
+    from syllabot.worker.indexes.engine import Engine
+    from syllabot.worker.ops.sample import sample_files
 
     prefix = f"bench-queue:{uuid.uuid4().hex[:8]}:"
     settings = Settings(

@@ -6,7 +6,7 @@ numbers (a plot's marks or axis, or no word), and "Your materials disagree" note
 
 Why: a deck's file stem ("lecture03") or a plot's marks and axis ("● ● ●", "0.00 0.25 0.50") quoted
 as an answer reads as garbage, and a plot's axis quoted against a grading slide is a false
-disagreement (``worker/pdf_figures.py``, ``worker/pdf_repair.without_furniture``).
+disagreement (``worker/ingest/pdf_figures.py``, ``worker/ingest/pdf_repair.without_furniture``).
 """
 
 from __future__ import annotations

@@ -68,7 +68,7 @@ def _candidates(case) -> tuple[list[str], list[float]]:
 
 
 def _label(sentence: str, expect: list[str]) -> bool:
-    from syllabot.worker.evaluation import expect_met
+    from syllabot.worker.ops.evaluation import expect_met
 
     return bool(expect) and expect_met(sentence, expect)
 
@@ -83,7 +83,7 @@ def pairs(out: Path) -> None:
         rows = []
         for family, cases in answers.family_cases(split, emb, st).items():
             from bench.corpus_labels import questions_path
-            from syllabot.worker.evaluation import load_questions
+            from syllabot.worker.ops.evaluation import load_questions
 
             expects: list[list[str]] = []
             if family == "vtu":

@@ -2,10 +2,10 @@
 
 Why: SciFact is the public benchmark with published figures for both BM25 and all-MiniLM-L6-v2,
 so it tells us whether our legs are implemented as well as everyone else's and whether the hybrid
-earns its keep. Every product row goes through ``worker.retrieval.search_snapshot`` - the function the
-worker runs - on an in-memory snapshot built by ``worker.index.build_snapshot``; the variants
+earns its keep. Every product row goes through ``worker.indexes.retrieval.search_snapshot`` - the function the
+worker runs - on an in-memory snapshot built by ``worker.indexes.index.build_snapshot``; the variants
 (per-query max-normalised BM25, reciprocal-rank fusion) change only the score vector handed to
-``worker.search.select``.
+``worker.indexes.search.select``.
 
 Passages are whole abstracts (title + " " + text, as BEIR and MTEB embed them), not chunks, so the
 numbers compare with the published ones. The score threshold is set to 0 here: it is a ranking
@@ -104,8 +104,8 @@ def recall_at_k(ranked: Sequence[str], grades: dict[str, int], k: int = 100) -> 
 
 # --- retrieval -------------------------------------------------------------------------------------
 def build_index(data: SciFact, matrix: np.ndarray, embedder_id: str):
-    from syllabot.worker.documents import Chunk
-    from syllabot.worker.index import build_snapshot
+    from syllabot.worker.indexes.index import build_snapshot
+    from syllabot.worker.text.documents import Chunk
 
     chunks = [
         Chunk(chunk_id=d, doc_id=d, file="scifact", title=t, text=x)
@@ -121,7 +121,7 @@ def product_ranker(
     snapshot, qvecs: np.ndarray, queries: list[str], alpha: float, method: str, k: int = 100
 ) -> Ranker:
     """The worker's own path: ``search_snapshot`` with these settings (k=10 is enough for nDCG@10)."""
-    from syllabot.worker.retrieval import search_snapshot
+    from syllabot.worker.indexes.retrieval import search_snapshot
 
     settings = bench_settings(hybrid_alpha=alpha, keyword_method=method, score_threshold=0.0)
 
@@ -134,8 +134,8 @@ def product_ranker(
 
 def variant_ranker(snapshot, qvecs: np.ndarray, queries: list[str], fuse: Callable, k: int = 100) -> Ranker:
     """Same selection as the product (``select``), another score vector: ``fuse(cosine, bm25)``."""
-    from syllabot.worker.keyword import bm25_scores
-    from syllabot.worker.search import select
+    from syllabot.worker.indexes.search import select
+    from syllabot.worker.text.keyword import bm25_scores
 
     def rank(i: int) -> list[str]:
         cosine = snapshot.matrix @ qvecs[i]
@@ -302,7 +302,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"`python -m bench.scifact{' --quick' if args.quick else ''}` — {machine_stamp()} "
         f"300 test queries, 5,183 abstracts (title + abstract, one passage each), "
         f"default embedder `{embedder.id}` (max {getattr(embedder, 'max_tokens', '?')} tokens). "
-        "Every product row runs `worker.retrieval.search_snapshot`; threshold 0 (ranking benchmark). "
+        "Every product row runs `worker.indexes.retrieval.search_snapshot`; threshold 0 (ranking benchmark). "
         f"Embedding (or cache load) {embed_s:.0f} s; whole run {elapsed:.0f} s.",
         "",
         table,

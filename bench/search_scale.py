@@ -9,10 +9,10 @@ Rows, per size:
 
 * **floor**: ``matrix @ q`` alone (numpy -> OpenBLAS sgemv), no top-k at all.
 * **faiss flat**: ``IndexFlatIP.search(q, 18)`` (scan + top-k heap) on the same vectors.
-* **ours, dense path**: what ``worker.retrieval.search_snapshot`` does minus the keyword leg:
+* **ours, dense path**: what ``worker.indexes.retrieval.search_snapshot`` does minus the keyword leg:
   ``matrix @ q``, ``hybrid_scores``, ``select`` (superseded mask, threshold, fallback,
   de-duplication of the candidates) with the keyword vector precomputed.
-* **keyword leg**: ``worker.keyword.bm25_scores`` for an 8-term question over a synthetic Zipf
+* **keyword leg**: ``worker.text.keyword.bm25_scores`` for an 8-term question over a synthetic Zipf
   vocabulary (60 tokens per chunk, 50k terms), the leg's own cost.
 * **ours, total**: ``search_snapshot`` itself (dense + BM25 + hits), the number a user waits for.
 
@@ -74,7 +74,7 @@ def random_unit_matrix(n: int, dim: int = DIM, seed: int = 0) -> np.ndarray:
 
 def synthetic_keyword_index(n: int, seed: int = 1):
     """A ``KeywordIndex`` whose postings follow a Zipf vocabulary, built without tokenising text."""
-    from syllabot.worker.keyword import KeywordIndex
+    from syllabot.worker.text.keyword import KeywordIndex
 
     rng = np.random.default_rng(seed)
     ranks = np.arange(1, VOCAB + 1, dtype=np.float64)
@@ -106,7 +106,7 @@ def synthetic_keyword_index(n: int, seed: int = 1):
 
 def synthetic_chunks(n: int) -> list:
     """Real ``Chunk`` objects (short texts), 40 chunks per document, as a snapshot holds them."""
-    from syllabot.worker.documents import Chunk
+    from syllabot.worker.text.documents import Chunk
 
     words = [f"w{j}" for j in range(997)]
     return [
@@ -124,7 +124,7 @@ def synthetic_chunks(n: int) -> list:
 
 def make_snapshot(matrix: np.ndarray, keyword):
     """An ``IndexSnapshot`` as a worker holds it after loading (superseded mask computed once)."""
-    from syllabot.worker.index import IndexSnapshot, as_search_layout
+    from syllabot.worker.indexes.index import IndexSnapshot, as_search_layout
 
     return IndexSnapshot(
         "bench",
@@ -178,10 +178,10 @@ def question_text() -> str:
 
 
 def measure(n: int, repeats: int) -> SizeResult:
-    from syllabot.worker.keyword import bm25_scores
-    from syllabot.worker.retrieval import search_snapshot
-    from syllabot.worker.search import hybrid_scores, select
-    from syllabot.worker.snapshot_cache import keyword_index_bytes
+    from syllabot.worker.indexes.retrieval import search_snapshot
+    from syllabot.worker.indexes.search import hybrid_scores, select
+    from syllabot.worker.indexes.snapshot_cache import keyword_index_bytes
+    from syllabot.worker.text.keyword import bm25_scores
 
     settings = bench_settings()
     matrix = random_unit_matrix(n)
@@ -254,8 +254,8 @@ def chunk_metadata_bytes() -> float | None:
     if not folder.exists():
         return None
     try:
-        from syllabot.worker.chunking import chunk_document
-        from syllabot.worker.loaders import load_document
+        from syllabot.worker.ingest.chunking import chunk_document
+        from syllabot.worker.ingest.loaders import load_document
     except ImportError:
         return None
     docs = []

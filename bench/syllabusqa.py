@@ -4,10 +4,10 @@ Why: SyllabusQA's questions were written by people about real US syllabi, includ
 syllabus does not answer: the closest public stand-in for students asking a class bot. Each
 syllabus PDF is its own collection (as a class would have it), loaded and chunked by the product's
 loader and chunker, embedded by the default embedder and searched with
-``worker.retrieval.search_snapshot``.
+``worker.indexes.retrieval.search_snapshot``.
 
 * Page recall counts a question found at k when one of its top-k hits covers a page where an
-  annotated answer span occurs verbatim (``worker.evaluation.metrics``, the same function as
+  annotated answer span occurs verbatim (``worker.ops.evaluation.metrics``, the same function as
   ``syllabot eval``). Ranking rows use threshold 0; the "as shipped" row uses the real threshold
   with its fallback.
 * The decision is the extractive answerer's own ``worker.answerers.extractive.status_of`` (answered or not) on the
@@ -102,7 +102,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     from syllabot.worker.answerers.decision import evidence
     from syllabot.worker.answerers.extractive import status_of
-    from syllabot.worker.evaluation import load_questions, metrics
+    from syllabot.worker.ops.evaluation import load_questions, metrics
 
     started = time.perf_counter()
     questions = load_questions(ROOT / "test.eval.jsonl")

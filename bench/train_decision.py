@@ -354,7 +354,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.facts:
 
         def quotes_for(name: str, k: int, text: str) -> bool | None:
-            from syllabot.worker.evaluation import expect_met
+            from syllabot.worker.ops.evaluation import expect_met
 
             row = rows_of[name][k]
             judged = dataclasses.replace(row, text=text)
@@ -375,7 +375,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     shipped = family_costs(statuses(readings, bands))
     ceiling = None
     if args.as_shipped:
-        from syllabot.worker.embedders import get_embedder
+        from syllabot.worker.indexes.embedders import get_embedder
 
         base = get_embedder(bench_settings(embedder=args.against))  # whatever the env swaps in
         same = left_out is None and base.id == embedder.id  # the readings above are its own

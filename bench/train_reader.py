@@ -15,7 +15,7 @@ Data (seeded, ``SEED``):
   la7032, hseml, econometrics, neu365p, cse8803), each question's top-3 hits exactly as
   ``bench.answers.one_course_rows`` produces them (shipped int8 embedder, shipped settings): a pair
   is labelled 1 if the question is answerable and the hit is on its evidence pages
-  (``worker.evaluation.page_match``), else 0. Never ec607, poir613 or bee4750, never the VTU PDFs,
+  (``worker.ops.evaluation.page_match``), else 0. Never ec607, poir613 or bee4750, never the VTU PDFs,
   never SyllabusQA;
 * SQuAD 2.0 dev (``../shared/data/squad2``, CC BY-SA 4.0; Rajpurkar, Jia and Liang, ACL 2018),
   split by article: 17 of its 35 articles (seeded shuffle) train, at most 3,000 (question,
@@ -107,7 +107,7 @@ class Question:
     """One labelled tuning question as the product reads it, with what the verdict weighs."""
 
     course: str
-    text: str  # the question as read (``worker.reading.read_question``): what search embedded
+    text: str  # the question as read (``worker.query.reading.read_question``): what search embedded
     answerable: bool
     passages: list[str]  # the top-3 hits' text
     labels: list[int]  # each hit on the evidence pages of an answerable question
@@ -123,7 +123,7 @@ def course_questions() -> dict[str, list[Question]]:
     from bench import answers
     from bench.train_decision import readings_of
     from syllabot.worker.answerers.decision import features, thresholds_for
-    from syllabot.worker.evaluation import page_match
+    from syllabot.worker.ops.evaluation import page_match
 
     embedder, settings = default_embedder(), bench_settings()
     shipped = thresholds_for(embedder.id)
@@ -315,7 +315,7 @@ def int8_cost(model, tok, questions: Sequence[Question], n: int = 60) -> dict[st
     import onnxruntime as ort
     import torch
 
-    from syllabot.worker.embedders.build_int8 import quantize
+    from syllabot.worker.indexes.embedders.build_int8 import quantize
 
     with tempfile.TemporaryDirectory() as tmp:
         fp32, int8 = Path(tmp) / "reader.onnx", Path(tmp) / "reader.int8.onnx"

@@ -59,7 +59,7 @@ def docx_bomb(xml_bytes: int) -> bytes:
 
 _PROBE = """
 import json, resource, sys, time
-from syllabot.worker.loaders import IngestError, load_document
+from syllabot.worker.ingest.loaders import IngestError, load_document
 data = sys.stdin.buffer.read()
 before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 t0 = time.perf_counter()

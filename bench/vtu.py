@@ -7,7 +7,7 @@ file, page(s) and module. All syllabus PDFs go into one collection, as a departm
 them; the scanned PDF is expected to fail with a clear error and is reported, not indexed.
 
 * page recall@k: a top-k hit from the labelled file covers a labelled page
-  (``worker.evaluation.metrics``, as ``syllabot eval``);
+  (``worker.ops.evaluation.metrics``, as ``syllabot eval``);
 * module accuracy: the top hit comes from the labelled file and its module equals the label
   ("Module 3", "Unit II"; compared case- and space-insensitively);
 * the answerer's in-materials decision on the unanswerable questions.
@@ -57,7 +57,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"VTU syllabi ({SYLLABI}) or questions ({QUESTIONS}) missing; skipping")
         return 0
     from syllabot.worker.answerers.extractive import status_of
-    from syllabot.worker.evaluation import load_questions, metrics
+    from syllabot.worker.ops.evaluation import load_questions, metrics
 
     started = time.perf_counter()
     questions = load_questions(QUESTIONS)

@@ -8,7 +8,7 @@ heartbeat for a worker), so a deadline means the same instant everywhere that sh
 
 The worker drops a job whose deadline has passed (counted, logged, never answered) and gives its
 LLM only what is left of the deadline minus ``SYLLABOT_ANSWER_MARGIN_S``, kept for the extractive
-fallback and the delivery (see ``worker.jobs``).
+fallback and the delivery (see ``worker.runtime.jobs``).
 """
 
 from __future__ import annotations

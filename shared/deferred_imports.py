@@ -7,7 +7,7 @@ worker started at 140 MB). A stand-in module takes the name in ``sys.modules``; 
 attribute read from it imports the real module and the stand-in becomes a view of it, so code that
 does use it works as if it had been imported normally. (The standard library's ``LazyLoader``
 cannot do this on Python 3.11: the import statement itself reads ``__spec__``, which loads it.)
-PDFs are read with PDFium (``worker.pdf_text``), which needs no cryptography: a worker holds it
+PDFs are read with PDFium (``worker.ingest.pdf_text``), which needs no cryptography: a worker holds it
 only if something really uses it.
 """
 

@@ -1,6 +1,6 @@
 """The teacher's gap report: what students asked that the materials did not answer, by topic.
 
-A worker computes it (``report`` job, worker/gaps.py); the bots and the CLI receive it as this model
+A worker computes it (``report`` job, worker/ops/gaps.py); the bots and the CLI receive it as this model
 and print it with the pure functions below, so a table or a CSV looks the same wherever it is asked
 for. The report never holds who asked: only question texts, counts and passage labels. The bots'
 weekly post claims its week here, once for all replicas.

@@ -98,7 +98,7 @@ class Keys:
 
     def answer_cache(self, collection: str, version: str, digest: str) -> str:
         """JSON of a computed answer to one normalised question on one index version (with a TTL);
-        the version is in the name, so a new index never serves an old answer (worker/answer_cache.py)."""
+        the version is in the name, so a new index never serves an old answer (worker/answerers/answer_cache.py)."""
         return f"{self.prefix}c:{collection}:ans:{version}:{digest}"
 
     def questions(self, collection: str) -> str:

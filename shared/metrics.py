@@ -2,7 +2,7 @@
 
 This part lives in ``shared/`` because workers and bots both serve an endpoint and both count
 questions, and the bots may import only ``shared/``. The worker's own series (stage timings, queue
-depth, index size, ingest failures, LLM fallbacks) are in ``worker/metrics.py`` on top of it.
+depth, index size, ingest failures, LLM fallbacks) are in ``worker/ops/metrics.py`` on top of it.
 
 Each process builds its own :class:`~prometheus_client.CollectorRegistry` rather than using the
 library's global default: a test that runs several workers and bots in one interpreter then gets

@@ -165,7 +165,7 @@ class SchemaMismatch(QueueError):
 
 class JobCancelled(QueueError):
     """A write was cancelled at the caller's request before anything was published: withdrawn
-    while still queued, or stopped by its worker (``worker.cancel``). The previous index stands."""
+    while still queued, or stopped by its worker (``worker.indexes.cancel``). The previous index stands."""
 
 
 class CancelUnconfirmed(QueueError):
@@ -190,7 +190,7 @@ class Stop:
 
 class EmptyCollection(JobFailed):
     """A question to a collection with no indexed documents, or to a Redis with no Syllabot data:
-    an error saying what to check, never an answer. Raised by the worker (``worker.jobs``) and by
+    an error saying what to check, never an answer. Raised by the worker (``worker.runtime.jobs``) and by
     the in-process CLI alike; a subclass of :class:`JobFailed`, so every front-end's existing error
     path shows its message."""
 
@@ -448,7 +448,7 @@ class QueueClient:
         return _validate(DropReport, result)
 
     async def report(self, collection: str, days: int, timeout: float | None = None) -> GapReport:
-        """The teacher's gap report of ``collection`` over the last ``days`` days (worker/report.py)."""
+        """The teacher's gap report of ``collection`` over the last ``days`` days (worker/ops/report.py)."""
         result = await self._call(
             JOB_REPORT, collection, days, timeout=timeout or self.settings.ask_timeout_s
         )
@@ -692,7 +692,7 @@ class QueueClient:
 
     async def _request_cancel(self, pool: ArqRedis, job_id: str, timeout: float) -> bool:
         """Ask for ``job_id`` to be cancelled: withdrawn if no worker has started it (True), else
-        flagged at :meth:`Keys.cancel`, which the worker running it watches (``worker.cancel``) and
+        flagged at :meth:`Keys.cancel`, which the worker running it watches (``worker.indexes.cancel``) and
         answers with a ``Cancelled`` error, or with its result when it was already publishing."""
         if await self._give_up(pool, job_id):
             return True

@@ -1,5 +1,5 @@
 """The queue protocol: what the client (``shared/queue.py``) and the worker (``worker/main.py``,
-``worker/jobs.py``) must agree on, in one place. Key names stay in ``shared/keys.py``.
+``worker/runtime/jobs.py``) must agree on, in one place. Key names stay in ``shared/keys.py``.
 
 * **Jobs**: the arq function names a worker serves (``JOB_*``).
 * **Liveness**: a worker beats every :data:`HEARTBEAT_INTERVAL_S` into the sorted set

@@ -61,7 +61,7 @@ class Hit(Passage):
     status: str | None = None
     lang: str | None = None
     #: The document's display title and first upload time: a later upload of the same title leads
-    #: when two documents disagree (``worker.conflicts``).
+    #: when two documents disagree (``worker.indexes.conflicts``).
     cite_title: str | None = None
     uploaded_at: str | None = None
     #: A passage over several pages: where each page after ``page`` begins in ``text`` (non-space
@@ -94,7 +94,7 @@ class Timings(BaseModel):
     cached: bool = Field(
         default=False,
         description="True when the worker reused the answer it computed for the same question on the "
-        "same index version (worker/answer_cache.py); the other stages are then 0.",
+        "same index version (worker/answerers/answer_cache.py); the other stages are then 0.",
     )
 
 

@@ -4,7 +4,7 @@
 asked for fewer dimensions returns the first 768 components of its unit 3072-d vectors *without*
 renormalising them. Each such vector has length ~0.5, so a raw dot product between two of them is
 ~1/4 of their true cosine and a relevant passage falls under the 0.15 threshold. Only the one
-``normalise()`` in :class:`~worker.embedders.base.Embedder` stands between that and the index.
+``normalise()`` in :class:`~worker.indexes.embedders.base.Embedder` stands between that and the index.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from syllabot.worker.embedders.base import Embedder
+from syllabot.worker.indexes.embedders.base import Embedder
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 

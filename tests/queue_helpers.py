@@ -23,9 +23,9 @@ import redis
 from syllabot.shared.config import Settings
 from syllabot.shared.keys import Keys
 from syllabot.shared.schema import Hit, IngestReport, SourceInfo
+from syllabot.worker.indexes.retrieval import SearchResult
+from syllabot.worker.indexes.snapshot_cache import SnapshotCache
 from syllabot.worker.main import FastWorker, build_worker
-from syllabot.worker.retrieval import SearchResult
-from syllabot.worker.snapshot_cache import SnapshotCache
 
 REPO = Path(__file__).resolve().parent.parent
 

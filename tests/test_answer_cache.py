@@ -1,4 +1,4 @@
-"""The answer cache (worker/answer_cache.py) on a real Redis with a real worker and engine: a repeat
+"""The answer cache (worker/answerers/answer_cache.py) on a real Redis with a real worker and engine: a repeat
 is served from the cache and says the same; a new index version never serves an old answer."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from syllabot.shared.keys import Keys
 from syllabot.shared.queue import QueueClient
 from syllabot.shared.schema import Answer, AskRequest
 from syllabot.shared.threads import Turn
-from syllabot.worker.answer_cache import cache_digest
-from syllabot.worker.sample import sample_files
+from syllabot.worker.answerers.answer_cache import cache_digest
+from syllabot.worker.ops.sample import sample_files
 from tests.queue_helpers import NEW_DOC, NEW_QUESTION, running_worker
 
 QUESTION = "How many days do I have to return a new bike?"

@@ -16,7 +16,7 @@ from syllabot.shared.schema import NOT_IN_MATERIALS, UNCERTAIN_LEAD
 from syllabot.worker.answerers.base import finalise_citations
 from syllabot.worker.answerers.decision import Thresholds
 from syllabot.worker.answerers.extractive import ExtractiveAnswerer, reply_for
-from syllabot.worker.reading import Question, asked
+from syllabot.worker.query.reading import Question, asked
 from tests.queue_helpers import make_hit
 
 LOOSE = Thresholds(0.0, 0.0, 0.0)
@@ -228,11 +228,11 @@ def vtu() -> Any:
     if not SYLLABI.exists():
         pytest.skip(f"real syllabi not found at {SYLLABI}")
     from syllabot.shared.config import Settings
-    from syllabot.worker.chunking import chunk_document
-    from syllabot.worker.embedders import get_embedder
-    from syllabot.worker.families import relink
-    from syllabot.worker.index import build_snapshot
-    from syllabot.worker.loaders import IngestError, load_document
+    from syllabot.worker.indexes.embedders import get_embedder
+    from syllabot.worker.indexes.index import build_snapshot
+    from syllabot.worker.ingest.chunking import chunk_document
+    from syllabot.worker.ingest.families import relink
+    from syllabot.worker.ingest.loaders import IngestError, load_document
 
     settings = Settings(embedder="minilm", _env_file=None)
     embedder = get_embedder(settings)
@@ -249,8 +249,8 @@ def vtu() -> Any:
 
 
 def _ask(vtu: Any, question: str) -> Any:
-    from syllabot.worker.reading import read_question
-    from syllabot.worker.retrieval import SearchResult, search_snapshot
+    from syllabot.worker.indexes.retrieval import SearchResult, search_snapshot
+    from syllabot.worker.query.reading import read_question
 
     settings, embedder, snapshot = vtu
     query = read_question(question, snapshot)

@@ -30,10 +30,10 @@ from syllabot.worker.answerers.llm import (
     parse_reply,
     visible_text,
 )
-from syllabot.worker.keyword import keyword_stem as stem
-from syllabot.worker.reading import read_question
-from syllabot.worker.retrieval import SearchResult
-from syllabot.worker.terms import terms
+from syllabot.worker.indexes.retrieval import SearchResult
+from syllabot.worker.query.reading import read_question
+from syllabot.worker.text.keyword import keyword_stem as stem
+from syllabot.worker.text.terms import terms
 from tests.conftest import REDIS_URL
 from tests.queue_helpers import make_hit
 
@@ -455,7 +455,7 @@ def test_a_table_a_sentence_announces_is_quoted_as_its_list() -> None:
         "- Wildlife Permit Rules",
         "- Marta's Checklist [1]",
     ], answer
-    from syllabot.worker.passages import read_blocks
+    from syllabot.worker.ingest.passages import read_blocks
 
     rows = read_blocks(
         "All work is due on Fridays.\n| Lab: Quadrat; Points: 10 |\n| Lab: Transect; Points: 10 |"
@@ -573,8 +573,8 @@ def test_coverage_weighs_missing_rare_words() -> None:
 @pytest.fixture(scope="module")
 def sample_engine() -> Iterator[Any]:
     """The shipped sample corpus indexed once for this module with the default MiniLM model."""
-    from syllabot.worker.engine import Engine
-    from syllabot.worker.sample import sample_files
+    from syllabot.worker.indexes.engine import Engine
+    from syllabot.worker.ops.sample import sample_files
 
     prefix = f"test:{uuid.uuid4().hex[:12]}:"
     settings = Settings(redis_url=REDIS_URL, key_prefix=prefix, embedder="minilm", _env_file=None)
@@ -1077,7 +1077,7 @@ def test_a_roles_names_are_one_word_and_a_list_of_teaching_assistants_names_peop
     """ "Who r the TAs" against a slide "Teaching assistants" listing three names: the question's
     "TAs" is the slide's "Teaching assistants", and that list names people; "your TAs" in a
     sentence names nobody."""
-    from syllabot.worker.terms import terms
+    from syllabot.worker.text.terms import terms
 
     assert terms("who are the TAs") == terms("who are the teaching assistants") == ["ta"]
     assert terms("the professor") == terms("the instructor") == terms("the lecturer")
@@ -1097,7 +1097,7 @@ def test_a_hyphenated_word_in_the_materials_meets_its_joined_spelling() -> None:
     can rise or fall": the materials' "re-grade" (or a word broken across a line,
     "re- using") is read joined too, so that sentence is the one quoted, not a grading rule that
     shares only "grade"."""
-    from syllabot.worker.terms import term_set
+    from syllabot.worker.text.terms import term_set
 
     assert {stem("regrade"), "email", "reus"} <= term_set("request a re-grade by e-mail; re- using work")
     hits = [
@@ -1119,7 +1119,7 @@ def test_a_hyphenated_word_in_the_materials_meets_its_joined_spelling() -> None:
 def test_a_compound_label_is_found_by_its_head_word() -> None:
     """ "Which room r we in" against a header whose field is "Classroom: Hale 112": the label holds
     "room" as its last word, so that record is the one quoted first."""
-    from syllabot.worker.terms import term_set
+    from syllabot.worker.text.terms import term_set
 
     assert "room" in term_set("Classroom: Hale 112") and "book" in term_set("Required Textbooks: none")
     assert "late" not in term_set("Template: see the course site")  # "temp" + "late" is no compound

@@ -119,11 +119,11 @@ def test_the_arq_names_and_job_format_the_queue_protocol_relies_on() -> None:
 
 
 def test_fastworker_hands_its_jobs_typed_hooks() -> None:
-    """The heartbeat and the jobs read FastWorker's state through worker/hooks.py, not ctx strings;
+    """The heartbeat and the jobs read FastWorker's state through worker/runtime/hooks.py, not ctx strings;
     without FastWorker (stock arq, a test calling a job) they get the defaults."""
     from syllabot.shared.config import Settings
-    from syllabot.worker.hooks import DEFAULT_HOOKS, hooks_of
     from syllabot.worker.main import build_worker
+    from syllabot.worker.runtime.hooks import DEFAULT_HOOKS, hooks_of
 
     settings = Settings(redis_url="redis://127.0.0.1:6379/0", _env_file=None)
     worker = build_worker(settings, handle_signals=False)

@@ -11,7 +11,7 @@ from syllabot import cli
 from syllabot.shared.config import Settings
 from syllabot.shared.schema import AskRequest
 from syllabot.worker.answerers.extractive import ExtractiveAnswerer
-from syllabot.worker.engine import Engine
+from syllabot.worker.indexes.engine import Engine
 from tests.conftest import CORPUS
 
 BANGLA_RETURNS_QUESTION = (

@@ -1,4 +1,4 @@
-"""Micro-batching of query embeddings (worker/batching.py, worker/cpu_pool.py), on a real event loop,
+"""Micro-batching of query embeddings (worker/indexes/batching.py, worker/runtime/cpu_pool.py), on a real event loop,
 real threads and a real embedder; the pool's searches against real Redis.
 
 What must hold: questions submitted together share calls (batches of more than one), each result
@@ -18,11 +18,11 @@ import numpy as np
 import pytest
 
 from syllabot.shared.config import Settings
-from syllabot.worker.batching import MicroBatcher
-from syllabot.worker.cpu_pool import CpuPool
-from syllabot.worker.embedders.hashing import HashingEmbedder
-from syllabot.worker.engine import Engine
-from syllabot.worker.sample import sample_files
+from syllabot.worker.indexes.batching import MicroBatcher
+from syllabot.worker.indexes.embedders.hashing import HashingEmbedder
+from syllabot.worker.indexes.engine import Engine
+from syllabot.worker.ops.sample import sample_files
+from syllabot.worker.runtime.cpu_pool import CpuPool
 
 QUESTIONS = [f"question {i} about module {i % 5} and its course outcomes" for i in range(40)]
 

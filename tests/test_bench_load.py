@@ -9,7 +9,7 @@ import pytest
 pytest.importorskip("bench.common")
 
 from bench import load_collections, load_ingest
-from syllabot.worker.embedders.hashing import HashingEmbedder
+from syllabot.worker.indexes.embedders.hashing import HashingEmbedder
 
 
 def test_synthetic_collections_differ_and_hold_unit_vectors() -> None:

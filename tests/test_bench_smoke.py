@@ -78,7 +78,7 @@ def test_search_scale_measures_every_row_on_a_tiny_index() -> None:
 
 
 def test_scifact_rankers_run_through_the_product_path() -> None:
-    from syllabot.worker.embedders.hashing import HashingEmbedder
+    from syllabot.worker.indexes.embedders.hashing import HashingEmbedder
 
     embedder = HashingEmbedder(64)
     data = scifact.SciFact(
@@ -185,7 +185,7 @@ def test_an_uncertain_reply_is_judged_by_its_expect_or_by_an_annotated_span(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from bench import answers
-    from syllabot.worker.evaluation import LabelledQuestion, expect_met
+    from syllabot.worker.ops.evaluation import LabelledQuestion, expect_met
 
     def row(text: str, expect: list[str], qid: str = "") -> answers.Row:
         q = LabelledQuestion("q?", "a.pdf", expect=expect, extra={"id": qid} if qid else {})

@@ -19,8 +19,8 @@ import pytest
 
 from syllabot.shared.config import Settings
 from syllabot.shared.queue import QueueClient
-from syllabot.worker.engine import Engine
-from syllabot.worker.sample import sample_files
+from syllabot.worker.indexes.engine import Engine
+from syllabot.worker.ops.sample import sample_files
 from tests.discord_fake import DiscordFake
 from tests.queue_helpers import wait_for_workers, worker_processes
 from tests.slack_fake import BOT_TOKEN, FakeSlack

@@ -1,4 +1,4 @@
-"""worker/answerers/breakdown.py: a grading breakdown read from any syllabus's way of printing it."""
+"""worker/indexes/breakdown.py: a grading breakdown read from any syllabus's way of printing it."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from syllabot.worker.answerers.breakdown import components, grade_breakdown
-from syllabot.worker.intent import read_intent
+from syllabot.worker.indexes.breakdown import components, grade_breakdown
+from syllabot.worker.query.intent import read_intent
 from tests.queue_helpers import make_hit
 from tests.test_loaders import make_text_pdf
 
@@ -149,12 +149,12 @@ def test_a_syllabus_pdf_breakdown_is_answered_whole() -> None:
     the syllabus's order, each cited; the grade scale's ranges and the late-work rule are not parts."""
     from syllabot.shared.config import Settings
     from syllabot.worker.answerers.extractive import ExtractiveAnswerer
-    from syllabot.worker.chunking import chunk_document
-    from syllabot.worker.embedders import get_embedder
-    from syllabot.worker.index import build_snapshot
-    from syllabot.worker.loaders import load_document
-    from syllabot.worker.reading import read_question
-    from syllabot.worker.retrieval import SearchResult, search_snapshot
+    from syllabot.worker.indexes.embedders import get_embedder
+    from syllabot.worker.indexes.index import build_snapshot
+    from syllabot.worker.indexes.retrieval import SearchResult, search_snapshot
+    from syllabot.worker.ingest.chunking import chunk_document
+    from syllabot.worker.ingest.loaders import load_document
+    from syllabot.worker.query.reading import read_question
 
     settings = Settings(embedder="minilm", _env_file=None)
     embedder: Any = get_embedder(settings)
@@ -191,7 +191,7 @@ FIRST_WEEK = make_hit(
 def ask_breakdown(hits: list[Any]) -> Any:
     """The worker's answer to "whats the grading breakdown" from these hits, conflict note included."""
     from syllabot.worker.answerers.extractive import ExtractiveAnswerer
-    from syllabot.worker.retrieval import SearchResult
+    from syllabot.worker.indexes.retrieval import SearchResult
 
     question = "whats the grading breakdown"
     result = SearchResult(hits, "v", 0, 0, False, "c", question)

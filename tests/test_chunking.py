@@ -12,7 +12,7 @@ from functools import cache
 import pytest
 from conftest import shared_data
 
-from syllabot.worker.chunking import (
+from syllabot.worker.ingest.chunking import (
     chunk_body,
     chunk_document,
     context_line,
@@ -20,10 +20,10 @@ from syllabot.worker.chunking import (
     split_sentences,
     split_subject,
 )
-from syllabot.worker.documents import Chunk, Document, Page
-from syllabot.worker.families.vtu import link_course_tails
-from syllabot.worker.headings import find_courses, module_label
-from syllabot.worker.loaders import NoTextLayer, load_document
+from syllabot.worker.ingest.families.vtu import link_course_tails
+from syllabot.worker.ingest.headings import find_courses, module_label
+from syllabot.worker.ingest.loaders import NoTextLayer, load_document
+from syllabot.worker.text.documents import Chunk, Document, Page
 
 LIMIT = 20 * 1024 * 1024
 
@@ -603,7 +603,7 @@ def test_a_passage_over_two_pages_knows_where_the_second_begins() -> None:
     """A syllabus block kept whole over a page break records where p. 2 starts, so an answer can
     cite the page its quoted sentence is on (``answerers.base.narrowed``)."""
     from syllabot.worker.answerers.base import narrowed
-    from syllabot.worker.retrieval import hit_from_chunk
+    from syllabot.worker.indexes.retrieval import hit_from_chunk
 
     chunks = syllabus("21CS44.pdf")
     spanning = [c for c in chunks if c.page_end and c.page != c.page_end]
@@ -773,7 +773,7 @@ def test_a_header_block_is_one_sentence_per_person() -> None:
         "Course Description\nThis course is about machines.",
         "Grading is on the next page.",
     )
-    from syllabot.worker.chunking import _lines, _sentences
+    from syllabot.worker.ingest.chunking import _lines, _sentences
 
     sentences = [s.text for s in _sentences(_lines(doc.pages), 1200)]
     assert "Meeting Times: TuTh 9:40 - 11:05AM; Classroom: Hale 112" in sentences
@@ -816,7 +816,7 @@ def test_a_window_puts_each_header_record_on_its_own_line() -> None:
 
 
 def test_a_single_label_line_is_prose_and_bullets_continue_a_field() -> None:
-    from syllabot.worker.chunking import _lines, _sentences
+    from syllabot.worker.ingest.chunking import _lines, _sentences
 
     doc = pdf_doc("Who: Dana Reyes\n• dana@example.edu\n• Tue & Fri, 13:00-14:30\nWhere: Room 4B")
     sentences = [s.text for s in _sentences(_lines(doc.pages), 1200)]

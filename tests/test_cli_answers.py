@@ -14,10 +14,10 @@ import pytest
 from syllabot import cli, cli_queue
 from syllabot.shared.config import Settings
 from syllabot.shared.schema import NOT_IN_MATERIALS, SCHEMA_VERSION, UNCERTAIN_LEAD, Answer, Citation
-from syllabot.worker.conflicts import DISAGREE_LEAD
-from syllabot.worker.engine import Engine
-from syllabot.worker.retrieval import SearchResult
-from syllabot.worker.sample import sample_files
+from syllabot.worker.indexes.conflicts import DISAGREE_LEAD
+from syllabot.worker.indexes.engine import Engine
+from syllabot.worker.indexes.retrieval import SearchResult
+from syllabot.worker.ops.sample import sample_files
 
 
 def _citation(n: int) -> Citation:

@@ -16,8 +16,8 @@ import pytest
 from syllabot import cli, cli_queue
 from syllabot.shared import source_names
 from syllabot.shared.config import Settings, get_settings
-from syllabot.worker.engine import Engine
-from syllabot.worker.sample import sample_files
+from syllabot.worker.indexes.engine import Engine
+from syllabot.worker.ops.sample import sample_files
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ from syllabot.cli_queue import _ProgressLine
 from syllabot.shared.config import Settings, get_settings
 from syllabot.shared.gap_report import GapReport, GapTopic, summary_line, table
 from syllabot.shared.wording import clip, plural
-from syllabot.worker.engine import Engine
+from syllabot.worker.indexes.engine import Engine
 
 
 @pytest.fixture

@@ -1,5 +1,5 @@
-"""When the materials disagree: values read (``worker/values.py``) and compared
-(``worker/conflicts.py``), the answer that says so citing both, the current one leading when the
+"""When the materials disagree: values read (``worker/query/values.py``) and compared
+(``worker/indexes/conflicts.py``), the answer that says so citing both, the current one leading when the
 materials say which, no note where the values agree, and the teacher's list (`syllabot conflicts`)."""
 
 from __future__ import annotations
@@ -14,18 +14,18 @@ from syllabot.shared.config import Settings
 from syllabot.shared.schema import AskRequest, Hit
 from syllabot.worker.answerers.extractive import ExtractiveAnswerer
 from syllabot.worker.answerers.pipeline import answer_question
-from syllabot.worker.conflicts import (
+from syllabot.worker.indexes.conflicts import (
     Candidate,
     find_conflict,
     more_to_read,
     render_conflict,
 )
-from syllabot.worker.documents import Chunk
-from syllabot.worker.engine import Engine
-from syllabot.worker.intent import read_intent
-from syllabot.worker.retrieval import disagreements
-from syllabot.worker.search import is_duplicate
-from syllabot.worker.values import values_in
+from syllabot.worker.indexes.engine import Engine
+from syllabot.worker.indexes.retrieval import disagreements
+from syllabot.worker.indexes.search import is_duplicate
+from syllabot.worker.query.intent import read_intent
+from syllabot.worker.query.values import values_in
+from syllabot.worker.text.documents import Chunk
 from tests.queue_helpers import cli_in
 
 SYLLABUS = "Marks: 5 × problem sets (16% each) 80% 1 × poster presentations 10% 1 × field log 10%"
@@ -349,7 +349,7 @@ def test_the_teachers_list_names_a_list_of_questions_that_differs() -> None:
     """The syllabus's and the slides' journal questions are listed for the teacher, both cited;
     two decks' lists of steps that differ in one step are not (lists that are not questions pair
     windows of one outline and decks' own lists), nor one list of questions said alike."""
-    from syllabot.worker.conflicts import list_disagreements
+    from syllabot.worker.indexes.conflicts import list_disagreements
 
     found = list_disagreements(
         [("syl", "Syllabus, p. 5", SNIPPET_SYLLABUS), ("log", "Logistics, p. 3", SNIPPET_SLIDES)]
@@ -518,7 +518,7 @@ def test_the_rest_of_the_course_is_searched_for_topic_words_ending_in_e(settings
     index's own stemmer ("lamarqu", "cours"): unconverted, a word ending in "e" found no passage, so a
     revised syllabus whose textbook line de-duplication had dropped from the hits was never read
     (a PDF's text layer glues "BergHarbour", so "lamarque" was the one word to find it by)."""
-    from syllabot.worker.retrieval import hit_from_chunk, related_hits
+    from syllabot.worker.indexes.retrieval import hit_from_chunk, related_hits
 
     engine = Engine(settings)
     old = b"# Computer networks\n\n## Textbooks\n\nPacket Switching, Lamarque and BergHarbour, 7th Edition.\n"
@@ -551,7 +551,7 @@ def test_two_terms_calendars_are_not_two_versions_of_a_date() -> None:
     """Last year's schedule row "08.22.2017 Workshop | Lidar" against this year's "08.21.2018
     Tutorial | Lidar": the same session in two terms' calendars, no disagreement; the same row
     moved within one term is one."""
-    from syllabot.worker.versions import Unit, differ
+    from syllabot.worker.indexes.versions import Unit, differ
 
     def unit(text: str) -> Unit:
         return Unit(0, text, frozenset({"lidar"}))

@@ -11,12 +11,12 @@ import numpy as np
 import pytest
 from conftest import shared_data
 
-from syllabot.worker.chunking import chunk_document
-from syllabot.worker.courses import Course, CourseCatalog, aliases_for, course_mask
-from syllabot.worker.documents import Chunk, Document, Page
-from syllabot.worker.families import relink as link_course_tails
-from syllabot.worker.families import scheme_year
-from syllabot.worker.loaders import load_document
+from syllabot.worker.ingest.chunking import chunk_document
+from syllabot.worker.ingest.courses import Course, CourseCatalog, aliases_for, course_mask
+from syllabot.worker.ingest.families import relink as link_course_tails
+from syllabot.worker.ingest.families import scheme_year
+from syllabot.worker.ingest.loaders import load_document
+from syllabot.worker.text.documents import Chunk, Document, Page
 
 OS = "21CS44 Operating Systems"
 ADA = "21CS42 Design and Analysis of Algorithms"
@@ -288,7 +288,7 @@ def test_a_document_of_no_course_that_names_one_by_code_is_searched_with_it() ->
     document naming no course or another's stays out."""
     import dataclasses
 
-    from syllabot.worker.index import build_snapshot
+    from syllabot.worker.indexes.index import build_snapshot
 
     def doc(doc_id: str, subject: str | None, text: str, n: int = 2) -> list[Chunk]:
         return [
@@ -316,10 +316,10 @@ def test_a_document_of_no_course_that_names_one_by_code_is_searched_with_it() ->
 
 
 def test_document_families_answer_for_their_own_documents_only() -> None:
-    """What only VTU booklets need sits behind ``worker.families``: their short forms and scheme
+    """What only VTU booklets need sits behind ``worker.ingest.families``: their short forms and scheme
     years for their codes and titles, nothing for a course from elsewhere, and a collection of
     documents with no booklet tails is relinked to itself."""
-    from syllabot.worker.families import FAMILIES, family_aliases, relink
+    from syllabot.worker.ingest.families import FAMILIES, family_aliases, relink
 
     assert [f.name for f in FAMILIES] == ["vtu"]
     assert "ada" in family_aliases("21CS42", "design and analysis of algorithms")

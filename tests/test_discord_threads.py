@@ -13,7 +13,7 @@ from syllabot.bots.discord_bot import SyllabotBot
 from syllabot.shared.config import Settings
 from syllabot.shared.keys import Keys
 from syllabot.shared.pseudonyms import pseudonym
-from syllabot.worker.sample import sample_files
+from syllabot.worker.ops.sample import sample_files
 from tests.discord_fake import DiscordFake, FakeInteraction, Recorded
 from tests.test_discord_bot import (  # noqa: F401  (fixtures; `worker` is conftest's)
     TIMEOUT,

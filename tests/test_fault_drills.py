@@ -31,8 +31,8 @@ from syllabot.shared.keys import Keys
 from syllabot.shared.queue import QueueClient
 from syllabot.shared.queue_protocol import IN_PROGRESS_TTL_S
 from syllabot.shared.schema import Answer, AskRequest
-from syllabot.worker.engine import Engine
-from syllabot.worker.sample import sample_files
+from syllabot.worker.indexes.engine import Engine
+from syllabot.worker.ops.sample import sample_files
 from tests.queue_helpers import (
     NEW_DOC,
     NEW_QUESTION,

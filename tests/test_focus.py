@@ -6,8 +6,8 @@ from syllabot.worker.answerers.base import narrowed
 from syllabot.worker.answerers.decision import Thresholds
 from syllabot.worker.answerers.extractive import ExtractiveAnswerer
 from syllabot.worker.answerers.focus import ELLIPSIS, focus_window
-from syllabot.worker.keyword import keyword_stem as stem
-from syllabot.worker.retrieval import SearchResult
+from syllabot.worker.indexes.retrieval import SearchResult
+from syllabot.worker.text.keyword import keyword_stem as stem
 from tests.queue_helpers import make_hit
 
 #: A slide's table as a PDF's text layer flattens it: one run of words, no full stop.

@@ -1,4 +1,4 @@
-"""Follow-ups resolved against the conversation: the pure rules (worker/conversation.py), the Redis
+"""Follow-ups resolved against the conversation: the pure rules (worker/query/conversation.py), the Redis
 store (shared/threads.py, real Redis), and the answering pipeline and CLI on the sample corpus."""
 
 from __future__ import annotations
@@ -17,10 +17,10 @@ from syllabot.shared.threads import ThreadStore, Turn, thread_id
 from syllabot.worker.answerers import get_answerer
 from syllabot.worker.answerers.llm import build_messages
 from syllabot.worker.answerers.pipeline import answer_question
-from syllabot.worker.conversation import EXPIRED_NOTE, follow_up, turn_for
-from syllabot.worker.engine import Engine
-from syllabot.worker.reading import read_question
-from syllabot.worker.sample import sample_files
+from syllabot.worker.indexes.engine import Engine
+from syllabot.worker.ops.sample import sample_files
+from syllabot.worker.query.conversation import EXPIRED_NOTE, follow_up, turn_for
+from syllabot.worker.query.reading import read_question
 
 ML = "22AI205 Machine Learning"
 CC = "21CS47 Cloud Computing"
@@ -178,7 +178,7 @@ def test_the_benchmark_conversations_follow_their_rules() -> None:
     """bench/data/followups.jsonl: ≥ 20 conversations, split dev/test, second turns naming no module
     and no course of the sample corpus."""
     from bench.followups import load_conversations
-    from syllabot.worker.question import references
+    from syllabot.worker.query.question import references
 
     conversations = load_conversations()
     assert len(conversations) >= 20

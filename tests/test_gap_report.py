@@ -22,10 +22,10 @@ from syllabot.shared.keys import Keys
 from syllabot.shared.queue import QueueClient
 from syllabot.shared.redis_conn import async_client
 from syllabot.shared.schema import AskRequest
-from syllabot.worker.engine import Engine
-from syllabot.worker.gaps import GapQuestion, build_topics, cluster, top_words
-from syllabot.worker.question_log import DAY_MS, QuestionLog
-from syllabot.worker.sample import sample_files
+from syllabot.worker.indexes.engine import Engine
+from syllabot.worker.ops.gaps import GapQuestion, build_topics, cluster, top_words
+from syllabot.worker.ops.question_log import DAY_MS, QuestionLog
+from syllabot.worker.ops.sample import sample_files
 from tests.queue_helpers import running_worker
 
 #: Questions the sample help centre does not answer: two planted topics, paraphrased.
@@ -233,7 +233,7 @@ def test_cli_report_csv_and_json(settings: Settings, monkeypatch: pytest.MonkeyP
 
 
 def test_vectors_of_an_earlier_embedder_are_left_out() -> None:
-    from syllabot.worker.report import same_dimension
+    from syllabot.worker.ops.report import same_dimension
 
     new = [GapQuestion(f"q{i}", _unit(np.ones(8)), "uncertain") for i in range(3)]
     old = [GapQuestion("old", _unit(np.ones(4)), "uncertain")]

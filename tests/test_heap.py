@@ -1,4 +1,4 @@
-"""worker/heap.py: a worker's snapshots are kept out of the garbage collector's full collections,
+"""worker/indexes/heap.py: a worker's snapshots are kept out of the garbage collector's full collections,
 and what that could leak is collected once the frozen heap has doubled."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from collections.abc import Iterator
 import pytest
 
 from syllabot.shared.config import Settings
-from syllabot.worker import heap
-from syllabot.worker.engine import Engine
-from syllabot.worker.sample import sample_files
+from syllabot.worker.indexes import heap
+from syllabot.worker.indexes.engine import Engine
+from syllabot.worker.ops.sample import sample_files
 
 
 @pytest.fixture

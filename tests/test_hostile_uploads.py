@@ -11,8 +11,8 @@ import pytest
 from bench.upload_bombs import docx_bomb
 from syllabot.shared.config import Settings
 from syllabot.shared.formats import clean_name
-from syllabot.worker.engine import Engine
-from syllabot.worker.loaders import load_document
+from syllabot.worker.indexes.engine import Engine
+from syllabot.worker.ingest.loaders import load_document
 
 NOTES = "# Operating systems{title}\n\n## Module 3\n\nDeadlocks: prevention, avoidance and detection.\n"
 
@@ -50,7 +50,7 @@ def test_a_hostile_name_and_title_are_stored_clean(settings: Settings) -> None:
 def test_a_docx_bomb_is_refused_before_it_is_parsed(xml_mb: int, why: str) -> None:
     import resource
 
-    from syllabot.worker.loaders import TooLarge
+    from syllabot.worker.ingest.loaders import TooLarge
 
     bomb = docx_bomb(xml_mb * 1024 * 1024)
     assert len(bomb) < 2 * 1024 * 1024  # well under the 20 MB upload limit
@@ -92,7 +92,7 @@ def test_a_docx_whose_headers_understate_its_size_is_refused_within_bounded_memo
     import tracemalloc
     import zipfile
 
-    from syllabot.worker.loaders import TooLarge
+    from syllabot.worker.ingest.loaders import TooLarge
 
     lying = _lying_docx(40 * 1024 * 1024, declared=200_000)
     assert zipfile.ZipFile(io.BytesIO(lying)).getinfo("word/document.xml").file_size == 200_000
@@ -107,7 +107,7 @@ def test_a_docx_whose_headers_understate_its_size_is_refused_within_bounded_memo
 
 
 def test_a_docx_over_the_limit_is_refused_whatever_its_headers_say() -> None:
-    from syllabot.worker.loaders import TooLarge
+    from syllabot.worker.ingest.loaders import TooLarge
 
     lying = _lying_docx(12 * 1024 * 1024, declared=12 * 1024 * 1024)  # honest headers, small limit
     with pytest.raises(TooLarge, match="limit for what a Word document may expand to"):
@@ -117,7 +117,7 @@ def test_a_docx_over_the_limit_is_refused_whatever_its_headers_say() -> None:
 def test_a_docx_part_compressed_as_word_never_does_is_refused_unread() -> None:
     import zipfile
 
-    from syllabot.worker.loaders import CorruptFile
+    from syllabot.worker.ingest.loaders import CorruptFile
 
     honest = zipfile.ZipFile(io.BytesIO(docx_bomb(200_000)))
     out = io.BytesIO()
@@ -134,7 +134,7 @@ def test_an_honest_docx_still_loads() -> None:
 
 
 def test_text_and_passage_limits_are_settings(settings: Settings) -> None:
-    from syllabot.worker.loaders import TooLarge
+    from syllabot.worker.ingest.loaders import TooLarge
 
     text = ("Deadlocks need four conditions to hold at once. " * 40 + "\n\n") * 50  # ~100k characters
     with pytest.raises(TooLarge, match="SYLLABOT_MAX_TEXT_MB"):

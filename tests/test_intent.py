@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from syllabot.worker.intent import VALUE_PATTERNS, read_intent, section_pattern
-from syllabot.worker.question import clean_question
-from syllabot.worker.reading import read_question
+from syllabot.worker.query.intent import VALUE_PATTERNS, read_intent, section_pattern
+from syllabot.worker.query.question import clean_question
+from syllabot.worker.query.reading import read_question
 
 
 @pytest.mark.parametrize(

@@ -121,7 +121,7 @@ def test_the_wheel_installs_one_namespace_and_works(tmp_path: Path) -> None:
     tops = {name.split("/")[0] for name in names if not name.split("/")[0].endswith(".dist-info")}
     assert tops == {"syllabot"}, tops
     assert "syllabot/corpus/returns-policy.md" in names
-    assert "syllabot/worker/embedders/data/tokenizer.json" in names
+    assert "syllabot/worker/indexes/embedders/data/tokenizer.json" in names
     assert not [n for n in names if "make_syllabi" in n], "the dev-only generator ships in the wheel"
 
     venv = tmp_path / "venv"
@@ -137,15 +137,15 @@ def test_the_wheel_installs_one_namespace_and_works(tmp_path: Path) -> None:
     run = tmp_path / "run"
     run.mkdir()
     check = (
-        "import importlib.util, syllabot.worker.engine, syllabot.bots.discord_render\n"
-        "from syllabot.worker.sample import sample_files\n"
-        "from syllabot.worker.loaders import load_document\n"
+        "import importlib.util, syllabot.worker.indexes.engine, syllabot.bots.discord_render\n"
+        "from syllabot.worker.ops.sample import sample_files\n"
+        "from syllabot.worker.ingest.loaders import load_document\n"
         "files = sample_files()\n"
         "assert len(files) >= 10, files\n"
         "assert all(load_document(data, name, 10_000_000).pages for name, data in files)\n"
         "for name in ('shared', 'worker', 'bots', 'syllabot_corpus'):\n"
         "    assert importlib.util.find_spec(name) is None, name\n"
-        "assert 'site-packages' in syllabot.worker.engine.__file__\n"
+        "assert 'site-packages' in syllabot.worker.indexes.engine.__file__\n"
         "print('ok')\n"
     )
     done = subprocess.run([str(python), "-c", check], cwd=run, env=env, capture_output=True, text=True)
@@ -187,6 +187,106 @@ def test_the_editable_install_maps_the_repository_folders() -> None:
     corpus = importlib.util.find_spec("syllabot.corpus")
     assert corpus is not None and corpus.origin is not None
     assert Path(corpus.origin).resolve() == REPO / "corpus" / "__init__.py"
+
+
+#: The worker's stages in the order imports run: a module imports its own stage and the stages
+#: before it, never a later one. ``worker/main.py``, the process entry, sits on top of them all.
+STAGES = ("text", "ingest", "query", "indexes", "answerers", "ops", "runtime")
+WORKER = REPO / "worker"
+#: Stages that may not name a later stage even for a type: a question is read, and a file ingested,
+#: without knowing how it will be answered or run ("ingest and reading never import answers or the
+#: runtime"). The other stages may name a later stage's types under ``TYPE_CHECKING`` (a type-only
+#: import never runs).
+NO_LATER_TYPES = {"text": "text", "ingest": "text ingest", "query": "text ingest query indexes"}
+
+
+def _stage_of(module: str) -> str | None:
+    """The stage of ``syllabot.worker.<stage>…``; ``"main"`` for the entry, None outside the worker."""
+    parts = module.split(".")
+    if parts[:2] != ["syllabot", "worker"] or len(parts) < 3:
+        return None
+    return parts[2]
+
+
+def _worker_imports(path: Path) -> list[tuple[int, str, bool]]:
+    """(line, module, type_only) of every import of ``path``; ``type_only``: under ``if TYPE_CHECKING``."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    type_only: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            type_only.update(id(inner) for stmt in node.body for inner in ast.walk(stmt))
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            modules = [node.module]
+            if node.module in ("syllabot.worker", *(f"syllabot.worker.{s}" for s in STAGES)):
+                modules = [f"{node.module}.{alias.name}" for alias in node.names]
+            found += [(node.lineno, m, id(node) in type_only) for m in modules]
+        elif isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name, id(node) in type_only) for alias in node.names]
+    return found
+
+
+def test_every_worker_module_sits_in_a_stage_that_says_what_it_holds() -> None:
+    """A newcomer sees the worker's shape from its tree: every module is in one stage's folder,
+    and each stage's ``__init__`` says what it holds and what it may import."""
+    loose = sorted(p.name for p in WORKER.glob("*.py") if p.name not in {"__init__.py", "main.py"}) + sorted(
+        p.name for p in WORKER.iterdir() if p.is_dir() and p.name not in (*STAGES, "__pycache__")
+    )
+    assert loose == [], f"worker/ modules outside the stages {STAGES}: {loose}"
+    for stage in STAGES:
+        doc = ast.get_docstring(ast.parse((WORKER / stage / "__init__.py").read_text(encoding="utf-8")))
+        assert doc and "Holds:" in doc and "May import" in doc, f"worker/{stage}/__init__.py"
+        for module in sorted((WORKER / stage).glob("*.py")):
+            if module.name != "__init__.py":
+                assert f"``{module.stem}``" in doc, f"worker/{stage}/__init__.py does not name {module.stem}"
+
+
+def test_imports_run_one_way_through_the_stages() -> None:
+    """An import that runs goes to the module's own stage or an earlier one; a type-only import may
+    name a later stage's type, except from the stages that may not know about later ones at all."""
+    order = {stage: n for n, stage in enumerate(STAGES)}
+    wrong = []
+    for path in _python_files("worker"):
+        rel = path.relative_to(WORKER)
+        here = rel.parts[0] if len(rel.parts) > 1 else rel.stem
+        for line, module, type_only in _worker_imports(path):
+            there = _stage_of(module)
+            if there is None or (here in ("__init__", "main") and there != "main"):
+                continue
+            where = f"worker/{rel}:{line} ({here}) imports {module} ({there})"
+            if there == "main" or there not in order:
+                wrong.append(where + ": not a stage")
+            elif order[there] <= order[here]:
+                continue
+            elif not type_only:
+                wrong.append(where + ": a later stage, at run time")
+            elif here in NO_LATER_TYPES and there not in NO_LATER_TYPES[here].split():
+                wrong.append(where + ": a later stage, even for a type")
+    assert not wrong, (
+        "imports run text → ingest → query → indexes → answerers → ops → runtime:\n" + "\n".join(wrong)
+    )
+
+
+def test_the_architecture_map_follows_the_tree() -> None:
+    """``docs/ARCHITECTURE.md`` names every worker module where it is, and no module that is not there."""
+    text = (REPO / "docs" / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    modules = {
+        str(p.relative_to(REPO))
+        for p in WORKER.rglob("*.py")
+        if p.name != "__init__.py" and "data" not in p.parts
+    }
+    # a module is named by its path, or in its package's row (``worker/indexes/embedders/`` … ``minilm.py``)
+    unnamed = sorted(
+        m
+        for m in modules
+        if m not in text and not (m.rsplit("/", 1)[0] + "/" in text and m.rsplit("/", 1)[1] in text)
+    )
+    named = set(re.findall(r"worker/[\w/]+\.py", text))
+    missing = sorted(n for n in named if not (REPO / n).exists())
+    assert unnamed == [] and missing == [], (
+        f"not in the map: {unnamed}; in the map, not in the tree: {missing}"
+    )
 
 
 STATUSES = frozenset({"answered", "uncertain", "not_in_materials"})
@@ -235,10 +335,10 @@ def test_only_the_decision_sets_an_answers_status() -> None:
 
 def test_the_chunker_keeps_only_general_headings_and_asks_the_families_for_theirs() -> None:
     """VTU's CIE/SEE marks split and lab components are the VTU family's headings
-    (``worker/families/vtu.py``), not the chunker's; the chunker still finds them through the
+    (``worker/ingest/families/vtu.py``), not the chunker's; the chunker still finds them through the
     families, so a VTU booklet is read as before and a new family adds a module, not chunker edits."""
-    from syllabot.worker import headings
-    from syllabot.worker.families import preceding_course, vtu
+    from syllabot.worker.ingest import headings
+    from syllabot.worker.ingest.families import preceding_course, vtu
 
     family_only = ("Continuous Internal Evaluation", "Laboratory Component:", "Semester End Examination")
     for line in family_only:
@@ -249,7 +349,7 @@ def test_the_chunker_keeps_only_general_headings_and_asks_the_families_for_their
     assert headings.match_heading("Textbooks") is not None  # a general heading stays the chunker's
     # the booklet order (the course printed before another) is the family's guess, asked through FAMILIES
     assert preceding_course("21CS53") == vtu.preceding_code("21CS53") == "21CS52"
-    from syllabot.worker import chunking
+    from syllabot.worker.ingest import chunking
 
     assert not hasattr(chunking, "_preceding_code")
 

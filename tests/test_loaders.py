@@ -17,9 +17,9 @@ from fpdf import FPDF
 from PIL import Image, ImageDraw
 from pypdf import PdfReader, PdfWriter
 
-import syllabot.worker.loaders as loaders
+import syllabot.worker.ingest.loaders as loaders
 from syllabot.shared.formats import SUPPORTED_TYPES
-from syllabot.worker.loaders import (
+from syllabot.worker.ingest.loaders import (
     CorruptFile,
     EmptyDocument,
     EncryptedFile,

@@ -1,11 +1,11 @@
-"""Markdown links read as words before chunking (worker/markdown_text.py)."""
+"""Markdown links read as words before chunking (worker/ingest/markdown_text.py)."""
 
 from __future__ import annotations
 
-from syllabot.worker.chunking import chunk_document
-from syllabot.worker.documents import Chunk, Document, Page
-from syllabot.worker.loaders import load_document
-from syllabot.worker.markdown_text import markdown_lines, plain_links
+from syllabot.worker.ingest.chunking import chunk_document
+from syllabot.worker.ingest.loaders import load_document
+from syllabot.worker.ingest.markdown_text import markdown_lines, plain_links
+from syllabot.worker.text.documents import Chunk, Document, Page
 
 README = """# Field Ecology Lab
 

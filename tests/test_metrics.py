@@ -23,9 +23,9 @@ from syllabot.shared.metrics import QUESTION_STATUSES, QuestionMetrics, start_en
 from syllabot.shared.queue import EmptyCollection, JobFailed, NoWorker, QueueClient, QueueTimeout
 from syllabot.shared.redis_conn import async_client_at
 from syllabot.shared.schema import Answer, AskRequest
-from syllabot.worker import jobs
-from syllabot.worker.metrics import STAGES, WorkerMetrics
-from syllabot.worker.sample import sample_files
+from syllabot.worker.ops.metrics import STAGES, WorkerMetrics
+from syllabot.worker.ops.sample import sample_files
+from syllabot.worker.runtime import jobs
 from tests.queue_helpers import free_port, running_worker
 
 Samples = dict[tuple[str, frozenset[tuple[str, str]]], float]
@@ -148,7 +148,7 @@ async def test_a_corrupt_pdf_upload_counts_as_CorruptFile(settings: Settings) ->
 async def test_index_size_is_set_when_a_worker_loads_a_snapshot_built_elsewhere(settings: Settings) -> None:
     """A build published by another process (here the in-process engine) is measured on the first
     question that loads it, and again when the index moves on."""
-    from syllabot.worker.engine import Engine
+    from syllabot.worker.indexes.engine import Engine
 
     builder = Engine(settings)
     first = await asyncio.to_thread(builder.ingest, "shop", sample_files()[:2], "cli")

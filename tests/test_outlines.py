@@ -1,4 +1,4 @@
-"""A course's numbered outlines read whole (``worker/outlines.py``): what a question asks of them
+"""A course's numbered outlines read whole (``worker/query/outlines.py``): what a question asks of them
 ("how many lectures", "the last one", "which lecture is PCA", "is there one on ethics"), the answer
 read from the whole outline of the current document, and the note when two documents' outlines
 answer it differently."""
@@ -13,9 +13,8 @@ from syllabot.shared.config import Settings
 from syllabot.shared.schema import AskRequest
 from syllabot.worker.answerers.extractive import ExtractiveAnswerer
 from syllabot.worker.answerers.pipeline import answer_question
-from syllabot.worker.engine import Engine
-from syllabot.worker.keyword import keyword_stem as stem
-from syllabot.worker.outlines import (
+from syllabot.worker.indexes.engine import Engine
+from syllabot.worker.query.outlines import (
     Outline,
     OutlineAsk,
     Reading,
@@ -24,6 +23,7 @@ from syllabot.worker.outlines import (
     read_outline,
     readings_differ,
 )
+from syllabot.worker.text.keyword import keyword_stem as stem
 
 CORPUS = Path(__file__).resolve().parents[1] / "corpus"
 
@@ -351,8 +351,8 @@ def test_a_readmes_lecture_list_is_its_outline() -> None:
     """Under "# Lectures" (a level-1 heading after the title), past a wrapped note whose second
     line looks like a short heading, the README's nine lectures are read; a link's site
     ("docs.google.com") is no word of the entry ("docs" would name Docker)."""
-    from syllabot.worker.chunking import chunk_document
-    from syllabot.worker.loaders import load_document
+    from syllabot.worker.ingest.chunking import chunk_document
+    from syllabot.worker.ingest.loaders import load_document
 
     chunks = chunk_document(load_document(README.encode(), "README.md", 10**6))
     outline = read_outline([(i, c.text) for i, c in enumerate(chunks)])
@@ -368,9 +368,9 @@ def test_one_lecture_taught_in_parts_is_not_one_lecture_alone() -> None:
     """The README's "5. Geocoding - Part 1 - Part 2" is one lecture in two parts; the syllabus's
     "5. Geocoding" one lecture: "one lecture or split in 2 parts" reads them differently, and the
     note says so with both entries. Docker, one entry in both, is the same."""
-    from syllabot.worker.chunking import chunk_document
-    from syllabot.worker.conflicts import _outline_said
-    from syllabot.worker.loaders import load_document
+    from syllabot.worker.indexes.conflicts import _outline_said
+    from syllabot.worker.ingest.chunking import chunk_document
+    from syllabot.worker.ingest.loaders import load_document
 
     def outline(text: str, name: str) -> Outline[int]:
         chunks = chunk_document(load_document(text.encode(), name, 10**6))
@@ -432,8 +432,8 @@ def test_a_heading_run_on_after_the_line_before_still_names_the_unit() -> None:
     """A text file's or PDF's windows join a heading to the sentence before it ("… Syllabus Lecture
     outline"): its capitalised unit word at the end still names the outline; "we meet for one
     lecture a week" before a numbered list is prose and names none."""
-    from syllabot.worker.chunking import chunk_document
-    from syllabot.worker.loaders import load_document
+    from syllabot.worker.ingest.chunking import chunk_document
+    from syllabot.worker.ingest.loaders import load_document
 
     entries = "\n".join(f"{n}. Topic number {n}" for n in range(1, 7))
     doc = load_document(
@@ -489,10 +489,10 @@ def test_a_lectures_name_is_every_word_of_its_title() -> None:
     """ "whats lecture 14 called": "Remote computing / rented servers (Azure Batch)" and
     "Azure Batch" are one lecture (no note for "what is lecture 14 about") but two names;
     "Intro to R" and "Introduction to R" are one name."""
-    from syllabot.worker.outlines import Entry
+    from syllabot.worker.query.outlines import Entry
 
     def outline(*titles: str) -> Outline[int]:
-        from syllabot.worker.terms import terms
+        from syllabot.worker.text.terms import terms
 
         entries = [Entry(n, f"{n}. {t}", frozenset(terms(t)), n) for n, t in enumerate(titles, 1)]
         return Outline("lecture", tuple(entries))

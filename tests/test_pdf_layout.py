@@ -1,12 +1,12 @@
 """A PDF's layout carries its paragraphs: PDFium writes lines with no blank line between
 paragraphs, so the loader puts one where the page leaves more space than between a paragraph's own
-lines (``worker.pdf_text._paragraph_breaks``), and the chunker, which reads a short line after a blank one as a heading, sees the heading again."""
+lines (``worker.ingest.pdf_text._paragraph_breaks``), and the chunker, which reads a short line after a blank one as a heading, sees the heading again."""
 
 from __future__ import annotations
 
 from fpdf import FPDF
 
-from syllabot.worker.loaders import load_document
+from syllabot.worker.ingest.loaders import load_document
 
 
 def _syllabus() -> bytes:

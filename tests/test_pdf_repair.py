@@ -1,4 +1,4 @@
-"""What real PDFs lose or add in their text layer, repaired before chunking (worker/pdf_repair.py).
+"""What real PDFs lose or add in their text layer, repaired before chunking (worker/ingest/pdf_repair.py).
 
 The broken strings are written here, in the shapes PDFium gives (U+FFFE for a glyph it could not
 map); no course's text is copied.
@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 from conftest import shared_data
 
-from syllabot.worker.pdf_repair import (
+from syllabot.worker.ingest.pdf_repair import (
     Dropped,
     document_words,
     drop_layout_debris,
@@ -125,8 +125,8 @@ def test_repair_pages_counts_everything_for_the_ingest_report() -> None:
 
 def test_the_real_vtu_syllabi_pass_through_unchanged() -> None:
     folder = shared_data("syllabi")
-    from syllabot.worker.pdf_repair import drop_layout_debris as debris
-    from syllabot.worker.pdf_text import read_pdf
+    from syllabot.worker.ingest.pdf_repair import drop_layout_debris as debris
+    from syllabot.worker.ingest.pdf_text import read_pdf
 
     for path in sorted(folder.glob("2*.pdf")):
         if "scanned" in path.name:
@@ -170,7 +170,7 @@ def _numbered_deck() -> bytes:
 
 
 def test_a_decks_slide_labels_are_dropped_and_counted() -> None:
-    from syllabot.worker.loaders import load_document
+    from syllabot.worker.ingest.loaders import load_document
 
     doc = load_document(_numbered_deck(), "sampling.pdf", 50 * 1024 * 1024)
     text = " ".join(p.text for p in doc.pages)
@@ -187,7 +187,7 @@ def test_a_slide_label_after_a_frame_title_is_dropped() -> None:
 
 
 def test_furniture_lines_never_reach_a_quote() -> None:
-    from syllabot.worker.pdf_repair import is_furniture, without_furniture
+    from syllabot.worker.ingest.pdf_repair import is_furniture, without_furniture
 
     names = ("lecture07", "Soil water")
     text = "lecture07\nSoil holds water in its pores.\n7 / 30\n\u25cf \u25cf \u25cf\n| 10 | 20 |\n9:00-10:15"

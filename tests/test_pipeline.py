@@ -11,14 +11,14 @@ import numpy as np
 import pytest
 
 from syllabot.shared.config import Settings
-from syllabot.worker.chunking import chunk_document
-from syllabot.worker.embedders import EmbedderError, get_embedder
-from syllabot.worker.embedders.hashing import HashingEmbedder
-from syllabot.worker.engine import Engine
-from syllabot.worker.families import may_be_relinked
-from syllabot.worker.loaders import load_document
-from syllabot.worker.pipeline import EmbedPipeline, tightest_run
-from syllabot.worker.sample import sample_files
+from syllabot.worker.indexes.embedders import EmbedderError, get_embedder
+from syllabot.worker.indexes.embedders.hashing import HashingEmbedder
+from syllabot.worker.indexes.engine import Engine
+from syllabot.worker.indexes.pipeline import EmbedPipeline, tightest_run
+from syllabot.worker.ingest.chunking import chunk_document
+from syllabot.worker.ingest.families import may_be_relinked
+from syllabot.worker.ingest.loaders import load_document
+from syllabot.worker.ops.sample import sample_files
 from tests.conftest import shared_data
 
 

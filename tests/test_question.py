@@ -1,4 +1,4 @@
-"""worker/question.py: chat noise removed, content and references kept and normalised."""
+"""worker/query/question.py: chat noise removed, content and references kept and normalised."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from syllabot.worker.question import (
+from syllabot.worker.query.question import (
     QuestionRefs,
     clean_question,
     normalise_references,

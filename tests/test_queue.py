@@ -27,8 +27,8 @@ from syllabot.shared.queue import (
 )
 from syllabot.shared.queue_protocol import HEARTBEAT_INTERVAL_S, HEARTBEAT_TTL_S, JOB_ASK, beat
 from syllabot.shared.schema import AskRequest
-from syllabot.worker import jobs
 from syllabot.worker.main import worker_kwargs
+from syllabot.worker.runtime import jobs
 from tests.queue_helpers import (
     StandInEngine,
     collecting_progress,

@@ -21,8 +21,8 @@ from syllabot.shared.config import Settings
 from syllabot.shared.queue import QueueClient, RedisRefused
 from syllabot.shared.redis_conn import redis_trouble
 from syllabot.shared.schema import AskRequest
-from syllabot.worker.engine import Engine
-from syllabot.worker.sample import sample_files
+from syllabot.worker.indexes.engine import Engine
+from syllabot.worker.ops.sample import sample_files
 from tests.queue_helpers import (
     PrivateRedis,
     StandInEngine,
@@ -194,7 +194,7 @@ async def test_a_worker_started_before_redis_waits_for_it_and_answers(
 
 
 def test_doctor_shows_a_full_redis_against_its_maxmemory(settings: Settings) -> None:
-    from syllabot.worker.doctor import run_checks
+    from syllabot.worker.ops.doctor import run_checks
 
     with private_redis() as server:
         private = settings.model_copy(update={"redis_url": server.url})

@@ -24,9 +24,9 @@ from syllabot.shared.config import Settings
 from syllabot.shared.keys import Keys
 from syllabot.shared.queue import QueueClient
 from syllabot.shared.schema import AskRequest, IngestReport
-from syllabot.worker.buildlock import BuildLock, BuildLockLost, owner_name
-from syllabot.worker.engine import Engine
-from syllabot.worker.sample import sample_files
+from syllabot.worker.indexes.buildlock import BuildLock, BuildLockLost, owner_name
+from syllabot.worker.indexes.engine import Engine
+from syllabot.worker.ops.sample import sample_files
 from tests.queue_helpers import (
     StandInEngine,
     collecting_progress,
@@ -95,7 +95,7 @@ def test_a_waiting_build_says_for_whom(settings: Settings) -> None:
 _HOLD_BUILD = """
 import sys, time
 from syllabot.shared.config import Settings
-from syllabot.worker.engine import Engine
+from syllabot.worker.indexes.engine import Engine
 
 def hold(stage, done, total):
     if stage == "embedding":

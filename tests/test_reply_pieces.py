@@ -15,11 +15,11 @@ from syllabot.shared.config import Settings
 from syllabot.worker.answerers.base import finalise_citations
 from syllabot.worker.answerers.decision import Thresholds
 from syllabot.worker.answerers.extractive import PIECE_CHARS, ExtractiveAnswerer, reply_for
-from syllabot.worker.documents import Chunk
-from syllabot.worker.embedders.hashing import HashingEmbedder
-from syllabot.worker.index import build_snapshot
-from syllabot.worker.reading import Question, asked
-from syllabot.worker.retrieval import SearchResult, joined_list, search_snapshot
+from syllabot.worker.indexes.embedders.hashing import HashingEmbedder
+from syllabot.worker.indexes.index import build_snapshot
+from syllabot.worker.indexes.retrieval import SearchResult, joined_list, search_snapshot
+from syllabot.worker.query.reading import Question, asked
+from syllabot.worker.text.documents import Chunk
 from tests.queue_helpers import make_hit
 
 #: Bands no evidence clears and none falls under: every general answer is "uncertain".

@@ -12,7 +12,7 @@ from syllabot.shared.config import Settings
 from syllabot.shared.gap_report import CSV_FIELDS
 from syllabot.shared.queue import QueueClient
 from syllabot.shared.schema import AskRequest
-from syllabot.worker.sample import sample_files
+from syllabot.worker.ops.sample import sample_files
 from tests.discord_fake import MANAGE_GUILD, MEMBER_PERMISSIONS, DiscordFake
 from tests.queue_helpers import running_worker
 from tests.test_discord_bot import TIMEOUT, bot, discord_settings, fake, text_of  # noqa: F401 - fixtures

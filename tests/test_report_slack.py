@@ -14,7 +14,7 @@ from syllabot.shared.gap_report import CSV_FIELDS
 from syllabot.shared.queue import QueueClient
 from syllabot.shared.redis_conn import async_client
 from syllabot.shared.schema import AskRequest
-from syllabot.worker.sample import sample_files
+from syllabot.worker.ops.sample import sample_files
 from tests.queue_helpers import running_worker
 from tests.slack_fake import FakeSlack
 from tests.test_gap_report import FIELD_TRIP, USER, csv_rows

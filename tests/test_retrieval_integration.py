@@ -10,10 +10,10 @@ import pytest
 
 from syllabot.shared.config import Settings
 from syllabot.shared.schema import SEARCH_HIT_FIELDS
-from syllabot.worker.embedders.base import Embedder, EmbedderMismatch
-from syllabot.worker.engine import Engine, NothingToIndex
-from syllabot.worker.evaluation import load_questions, metrics
-from syllabot.worker.sample import sample_files
+from syllabot.worker.indexes.embedders.base import Embedder, EmbedderMismatch
+from syllabot.worker.indexes.engine import Engine, NothingToIndex
+from syllabot.worker.ops.evaluation import load_questions, metrics
+from syllabot.worker.ops.sample import sample_files
 from tests.conftest import CORPUS
 
 QUESTIONS = Path(__file__).parent / "data" / "sample_questions.jsonl"
@@ -211,8 +211,8 @@ class _Truncated3072(Embedder):
 
 def test_incident_regression_truncated_vectors_rank_and_score_as_untruncated(settings: Settings) -> None:
     """The bug this product exists for: truncated vectors, cosine silently small, nothing over 0.15."""
-    from syllabot.worker.index import build_snapshot
-    from syllabot.worker.retrieval import search_snapshot
+    from syllabot.worker.indexes.index import build_snapshot
+    from syllabot.worker.indexes.retrieval import search_snapshot
 
     rng = np.random.default_rng(7)
     topic = rng.normal(size=3072)
@@ -231,7 +231,7 @@ def test_incident_regression_truncated_vectors_rank_and_score_as_untruncated(set
     assert np.allclose(np.linalg.norm(matrix, axis=1), 1.0, atol=1e-5)
     query = embedder.embed_query("query")
     assert abs(float(np.linalg.norm(query)) - 1.0) < 1e-5
-    from syllabot.worker.documents import Chunk
+    from syllabot.worker.text.documents import Chunk
 
     chunks = [
         Chunk(chunk_id=f"d:{i}", doc_id=f"d{i}", file=f"d{i}.md", title=t, text=t)

@@ -10,11 +10,17 @@ import numpy as np
 import pytest
 
 from syllabot.shared.labels import citation_label
-from syllabot.worker.documents import Chunk
-from syllabot.worker.embedders.base import EmbedderMismatch, normalise
-from syllabot.worker.index import CorruptSnapshot, IndexSnapshot, build_snapshot, check_unit_rows
-from syllabot.worker.keyword import KeywordIndex, bm25_scores, build_keyword_index, overlap_scores, tokenize
-from syllabot.worker.search import document_family, hybrid_scores, select, superseded_mask
+from syllabot.worker.indexes.embedders.base import EmbedderMismatch, normalise
+from syllabot.worker.indexes.index import CorruptSnapshot, IndexSnapshot, build_snapshot, check_unit_rows
+from syllabot.worker.indexes.search import document_family, hybrid_scores, select, superseded_mask
+from syllabot.worker.text.documents import Chunk
+from syllabot.worker.text.keyword import (
+    KeywordIndex,
+    bm25_scores,
+    build_keyword_index,
+    overlap_scores,
+    tokenize,
+)
 
 
 def chunk(i: int, text: str, doc: str = "d1", **kw) -> Chunk:

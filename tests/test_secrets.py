@@ -13,8 +13,8 @@ from syllabot.shared.config import Settings
 from syllabot.shared.redis_conn import describe
 from syllabot.worker.answerers import get_answerer
 from syllabot.worker.answerers.llm import LLM_UNAVAILABLE_NOTE
-from syllabot.worker.engine import Engine
-from syllabot.worker.sample import sample_files
+from syllabot.worker.indexes.engine import Engine
+from syllabot.worker.ops.sample import sample_files
 from tests.fake_openai import StreamingLLM
 
 SECRET = "hunter2planted"

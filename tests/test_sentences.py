@@ -1,4 +1,4 @@
-"""worker/sentences.py: sentence ends, and the periods that are not ends (names, titles, abbreviations)."""
+"""worker/text/sentences.py: sentence ends, and the periods that are not ends (names, titles, abbreviations)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from syllabot.worker.sentences import ABBREVIATIONS, split_sentences
+from syllabot.worker.text.sentences import ABBREVIATIONS, split_sentences
 
 TEXTBOOKS = (
     "1. Packet-Switching- Maria L. Fernandez, Omar K. Haddad, 3rd Edition, Northfield Press, 2012. "

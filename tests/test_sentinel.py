@@ -39,9 +39,9 @@ from syllabot.shared.redis_conn import (
     sync_client,
 )
 from syllabot.shared.schema import Answer, AskRequest
-from syllabot.worker.doctor import connect_and_check_redis
-from syllabot.worker.engine import Engine
-from syllabot.worker.sample import sample_files
+from syllabot.worker.indexes.engine import Engine
+from syllabot.worker.ops.doctor import connect_and_check_redis
+from syllabot.worker.ops.sample import sample_files
 from tests.queue_helpers import free_port, redis7_binary, wait_for_workers, worker_processes
 
 pytestmark = pytest.mark.slow

@@ -15,7 +15,7 @@ from syllabot.shared.config import Settings
 from syllabot.shared.keys import Keys
 from syllabot.shared.pseudonyms import pseudonym, pseudonym_key
 from syllabot.shared.queue import QueueClient
-from syllabot.worker.sample import sample_files
+from syllabot.worker.ops.sample import sample_files
 from tests.slack_fake import BOT_USER_ID, TEAM_ID, FakeSlack
 from tests.test_slack_bot import (  # noqa: F401  (fixtures; `worker` is conftest's)
     ADMIN,

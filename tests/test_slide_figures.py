@@ -1,5 +1,5 @@
 """Slides from elsewhere read as their words: plots' marks, legends and tick labels out, symbol-font
-footers out (worker/pdf_figures.py, worker/pdf_repair.py).
+footers out (worker/ingest/pdf_figures.py, worker/ingest/pdf_repair.py).
 
 The decks are our own (bench/slide_decks.py; a made-up horticulture course): one built by fpdf2 here,
 and a Beamer deck built by pdflatex and committed (tests/fixtures/slides/soil_water.tex, its source).
@@ -13,8 +13,8 @@ import pytest
 
 from bench.extraction import tick_runs
 from bench.slide_decks import FOOTER, SAID, beamer_deck, fpdf_deck, r_style_plot
-from syllabot.worker.documents import Document
-from syllabot.worker.loaders import load_document
+from syllabot.worker.ingest.loaders import load_document
+from syllabot.worker.text.documents import Document
 
 _MARK_RUN = re.compile(r"(?:[\u25a0-\u25ff\u2700-\u27bf]\s*){3,}")
 _LIMIT = 50 * 2**20

@@ -18,11 +18,11 @@ from prometheus_client.parser import text_string_to_metric_families
 from syllabot.shared.config import Settings
 from syllabot.shared.queue import QueueClient
 from syllabot.shared.schema import AskRequest
-from syllabot.worker.doctor import run_checks
-from syllabot.worker.engine import Engine
-from syllabot.worker.metrics import WorkerMetrics
-from syllabot.worker.sample import sample_files
-from syllabot.worker.snapshot_cache import SnapshotCache, snapshot_bytes
+from syllabot.worker.indexes.engine import Engine
+from syllabot.worker.indexes.snapshot_cache import SnapshotCache, snapshot_bytes
+from syllabot.worker.ops.doctor import run_checks
+from syllabot.worker.ops.metrics import WorkerMetrics
+from syllabot.worker.ops.sample import sample_files
 from tests.queue_helpers import running_worker
 
 QUESTION = "How many days do I have to return a new bike?"

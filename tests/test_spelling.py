@@ -1,11 +1,11 @@
-"""worker/spelling.py: a typo mended into the collection's word, never a word into another."""
+"""worker/query/spelling.py: a typo mended into the collection's word, never a word into another."""
 
 from __future__ import annotations
 
 import pytest
 
-from syllabot.worker.keyword import build_keyword_index
-from syllabot.worker.spelling import correct_spelling, unknown_words
+from syllabot.worker.query.spelling import correct_spelling, unknown_words
+from syllabot.worker.text.keyword import build_keyword_index
 
 INDEX = build_keyword_index(
     [
@@ -51,7 +51,7 @@ def test_words_that_are_not_slips_of_a_collection_word_stay(question: str) -> No
 
 def test_only_the_first_unknown_words_are_looked_up() -> None:
     # a pasted wall of unknown words costs a bounded lookup; the typo after the first dozen stays
-    from syllabot.worker.spelling import MAX_LOOKUPS
+    from syllabot.worker.query.spelling import MAX_LOOKUPS
 
     filler = " ".join(f"qwzxv{chr(97 + i)}k" for i in range(MAX_LOOKUPS))
     assert correct_spelling(f"distrobution {filler}", INDEX).startswith("distribution ")

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from syllabot.shared.config import Settings
-from syllabot.worker.engine import Engine, NothingToIndex
-from syllabot.worker.intent import asks_about_a_change
-from syllabot.worker.retrieval import EARLIER_VERSION
+from syllabot.worker.indexes.engine import Engine, NothingToIndex
+from syllabot.worker.indexes.retrieval import EARLIER_VERSION
+from syllabot.worker.query.intent import asks_about_a_change
 from tests.queue_helpers import cli_in
 
 OLD = b"# Course policy\n\nLate homework is accepted up to two days late with a ten percent penalty.\n"
@@ -300,7 +300,7 @@ def test_a_value_after_its_label_is_a_value_not_the_name_of_a_numbered_thing(set
     """ "CIE Marks 50" against a revised copy's "CIE Marks 60": the number after "Marks" is the
     value, so the two lines are aligned and recorded, the revised file first; "Lecture 3" and
     "Lecture 4" stay two lectures."""
-    from syllabot.worker.versions import _words
+    from syllabot.worker.indexes.versions import _words
 
     course = (
         "# HIST 210 Archives\n\nCourse Code HIST210 CIE Marks {cie} SEE Marks 50\n\nCredits 03 Exam Hours 03\n\n"

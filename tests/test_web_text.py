@@ -1,5 +1,5 @@
-"""Course web pages and reStructuredText read as a reader sees them (worker/web_text.py), and
-loaded and chunked like Markdown (worker/loaders.py)."""
+"""Course web pages and reStructuredText read as a reader sees them (worker/ingest/web_text.py), and
+loaded and chunked like Markdown (worker/ingest/loaders.py)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from syllabot.shared.formats import is_document_name
-from syllabot.worker.chunking import chunk_document
-from syllabot.worker.loaders import CorruptFile, UnsupportedType, load_document
-from syllabot.worker.web_text import html_text, rst_text
+from syllabot.worker.ingest.chunking import chunk_document
+from syllabot.worker.ingest.loaders import CorruptFile, UnsupportedType, load_document
+from syllabot.worker.ingest.web_text import html_text, rst_text
 
 PAGE = """<!doctype html>
 <html lang="en-GB"><head><title>STAT 20 syllabus</title>

@@ -20,8 +20,8 @@ from syllabot.shared.config import Settings
 from syllabot.shared.queue import EmptyCollection, QueueClient
 from syllabot.shared.queue_protocol import IN_PROGRESS_TTL_S
 from syllabot.shared.schema import Answer, AskRequest
-from syllabot.worker.engine import Engine
-from syllabot.worker.sample import sample_files
+from syllabot.worker.indexes.engine import Engine
+from syllabot.worker.ops.sample import sample_files
 from tests.queue_helpers import (
     NEW_DOC,
     NEW_QUESTION,
@@ -264,7 +264,7 @@ def test_cli_index_and_ask_go_through_a_running_worker(
         assert answer.in_materials and answer.index_version == report.index_version
         time.sleep(0.2)
         assert any(line["platform"] == "cli" for line in _answer_lines(log))
-    # `syllabot worker` keeps its snapshots out of full garbage collections (worker/heap.py).
+    # `syllabot worker` keeps its snapshots out of full garbage collections (worker/indexes/heap.py).
     assert "snapshots frozen after each load" in log.read_text(encoding="utf-8")
 
 

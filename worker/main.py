@@ -52,8 +52,9 @@ from syllabot.shared.redis_conn import (
     resolve_redis_url,
     wait_for_redis,
 )
-from syllabot.worker import heap, jobs
-from syllabot.worker.hooks import WorkerHooks, install_hooks
+from syllabot.worker.indexes import heap
+from syllabot.worker.runtime import jobs
+from syllabot.worker.runtime.hooks import WorkerHooks, install_hooks
 
 log = logging.getLogger("syllabot.worker")
 
@@ -79,7 +80,7 @@ class FastWorker(Worker):
     * when all slots are busy and jobs are waiting, it waits for one of its own jobs to finish and
       claims again at once instead of sleeping a poll interval;
     * a claim lasts :data:`~shared.queue_protocol.IN_PROGRESS_TTL_S` (not arq's longest job timeout + 10 s)
-      and the heartbeat (``worker.jobs``) renews it for the jobs still running, so the job of a
+      and the heartbeat (``worker.runtime.jobs``) renews it for the jobs still running, so the job of a
       worker that died is claimed again, and retried by arq, within seconds;
     * a lost Redis connection is logged and retried every poll interval instead of ending the
       worker, and the heartbeat stops as soon as this claim loop stops turning, so clients never
@@ -110,7 +111,7 @@ class FastWorker(Worker):
         self._last_turn = self.loop.time()
         self._redis_down = False
         self._beat_on_reconnect = False  # Redis was lost: beat as soon as it answers again
-        # For the heartbeat and the jobs of worker.jobs (they also run under stock arq, without them).
+        # For the heartbeat and the jobs of worker.runtime.jobs (they also run under stock arq, without them).
         install_hooks(
             self.ctx,
             WorkerHooks(
@@ -417,7 +418,7 @@ def run_worker(settings: Settings | None = None) -> None:
         Keys(settings.key_prefix).queue,
         settings.worker_max_jobs,
     )
-    heap.enable()  # snapshots out of the garbage collector's way (worker/heap.py)
+    heap.enable()  # snapshots out of the garbage collector's way (worker/indexes/heap.py)
     # arq's Worker binds to the current event loop at construction; give it a fresh one.
     asyncio.set_event_loop(asyncio.new_event_loop())
     build_worker(settings).run()

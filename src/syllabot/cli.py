@@ -31,14 +31,14 @@ from syllabot.shared.config import Settings, get_settings
 from syllabot.shared.formats import SUPPORTED_TYPES, is_document_name
 from syllabot.shared.gap_report import DEFAULT_REPORT_DAYS, MAX_REPORT_DAYS
 from syllabot.shared.wording import plural
-from syllabot.worker.cancel import Cancelled
+from syllabot.worker.indexes.cancel import Cancelled
 
 if TYPE_CHECKING:
     from pydantic import ValidationError
 
     from syllabot.shared.schema import Answer, IngestReport
-    from syllabot.worker.evaluation import EvalRow, LabelledQuestion
-    from syllabot.worker.retrieval import SearchResult
+    from syllabot.worker.indexes.retrieval import SearchResult
+    from syllabot.worker.ops.evaluation import EvalRow, LabelledQuestion
 
 #: How many questions whose answer missed its ``expect`` `syllabot eval` lists (all are in --json).
 EVAL_MISSES_SHOWN = 10
@@ -393,7 +393,7 @@ def cmd_search(args: argparse.Namespace, settings: Settings) -> int:
 
     preload_embedder(settings)
     collection = require_collection(settings, implied_collection(settings, args.collection))
-    from syllabot.worker.engine import Engine
+    from syllabot.worker.indexes.engine import Engine
 
     engine = Engine(settings, embedder=preloaded_embedder(settings))
     result = engine.search(collection, args.question, k=args.k, include_superseded=args.include_superseded)
@@ -433,8 +433,8 @@ def _answer_all(
     other (the LLM) is awaited, all questions on one event loop so its HTTP pool is reused.
     """
     from syllabot.worker.answerers import get_answerer
-    from syllabot.worker.engine import Engine
-    from syllabot.worker.evaluation import EvalRow
+    from syllabot.worker.indexes.engine import Engine
+    from syllabot.worker.ops.evaluation import EvalRow
 
     engine = Engine(settings)
     answerer = get_answerer(settings)
@@ -471,7 +471,7 @@ def _rate(value: float | None) -> str:
 
 def cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
     from syllabot.shared.schema import ANSWER_STATUSES
-    from syllabot.worker.evaluation import EvalFileError, load_questions, metrics, summarise
+    from syllabot.worker.ops.evaluation import EvalFileError, load_questions, metrics, summarise
 
     collection = implied_collection(settings, args.collection)
     path = Path(args.file)
@@ -571,7 +571,7 @@ def cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_sources(args: argparse.Namespace, settings: Settings) -> int:
-    from syllabot.worker.engine import Engine
+    from syllabot.worker.indexes.engine import Engine
 
     collection = require_collection(settings, implied_collection(settings, args.collection))
     sources = Engine(settings).sources(collection)
@@ -594,7 +594,7 @@ def cmd_sources(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_collections(args: argparse.Namespace, settings: Settings) -> int:
     from syllabot.bots.frontend import size_text
-    from syllabot.worker.engine import Engine
+    from syllabot.worker.indexes.engine import Engine
 
     infos = Engine(settings).collections()
     if args.json:
@@ -617,7 +617,7 @@ def cmd_collections(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_drop(args: argparse.Namespace, settings: Settings) -> int:
     from syllabot.bots.frontend import size_text
-    from syllabot.worker.engine import Engine
+    from syllabot.worker.indexes.engine import Engine
 
     collection = require_collection(settings, args.collection)
     engine = Engine(settings)
@@ -704,7 +704,7 @@ def cmd_mark(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_conflicts(args: argparse.Namespace, settings: Settings) -> int:
     """`syllabot conflicts -c C`: the facts on which the collection's documents disagree."""
     from syllabot.shared.gap_report import conflict_lines
-    from syllabot.worker.engine import Engine
+    from syllabot.worker.indexes.engine import Engine
 
     collection = require_collection(settings, implied_collection(settings, args.collection))
     entries = Engine(settings).conflicts(collection)
@@ -757,7 +757,7 @@ def cmd_slack(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_doctor(args: argparse.Namespace, settings: Settings) -> int:
-    from syllabot.worker.doctor import render_table, run_checks  # lazy: keeps other commands fast
+    from syllabot.worker.ops.doctor import render_table, run_checks  # lazy: keeps other commands fast
 
     report = run_checks(settings)
     print(report.to_json() if args.json else render_table(report))
@@ -989,7 +989,7 @@ def runtime_failure(exc: Exception) -> str | None:
 
     from syllabot.shared.queue import QueueError
     from syllabot.shared.redis_conn import RedisUnavailable, redis_trouble
-    from syllabot.worker.embedders.base import EmbedderError
+    from syllabot.worker.indexes.embedders.base import EmbedderError
 
     trouble = redis_trouble(exc)
     if trouble is not None:  # Redis answered but refused: full, read-only, loading, ...

@@ -33,13 +33,13 @@ from syllabot.shared.gap_report import GapReport
 from syllabot.shared.redis_conn import RedisUnavailable, embedded_running, started_here
 from syllabot.shared.schema import Answer, AskRequest, IngestReport
 from syllabot.shared.source_names import find_with_successor, seen_versions
-from syllabot.worker.cancel import Cancelled, CancelToken
+from syllabot.worker.indexes.cancel import Cancelled, CancelToken
 
 if TYPE_CHECKING:
     from syllabot.shared.queue import QueueClient, Stop
     from syllabot.shared.schema import SourceInfo
-    from syllabot.worker.embedders.base import Embedder
-    from syllabot.worker.engine import Engine
+    from syllabot.worker.indexes.embedders.base import Embedder
+    from syllabot.worker.indexes.engine import Engine
 
 T = TypeVar("T")
 
@@ -146,7 +146,7 @@ class _Preload:
 
     def _load(self, settings: Settings) -> None:
         try:
-            from syllabot.worker.embedders import get_embedder
+            from syllabot.worker.indexes.embedders import get_embedder
 
             self.result = get_embedder(settings)
         except BaseException as exc:  # noqa: BLE001  # re-raised in the thread that uses the model
@@ -260,8 +260,8 @@ async def ask_in_process(settings: Settings, request: AskRequest) -> Answer:
     from syllabot.shared.redis_conn import async_client
     from syllabot.worker.answerers import get_answerer
     from syllabot.worker.answerers.pipeline import answer_question
-    from syllabot.worker.engine import Engine
-    from syllabot.worker.question_log import QuestionLog
+    from syllabot.worker.indexes.engine import Engine
+    from syllabot.worker.ops.question_log import QuestionLog
 
     engine = Engine(settings, embedder=preloaded_embedder(settings))
     if request.collection == SAMPLE_COLLECTION:
@@ -289,7 +289,7 @@ async def ask_in_process(settings: Settings, request: AskRequest) -> Answer:
 
 
 def _seed_locally(engine: object, collection: str) -> None:
-    from syllabot.worker.sample import seed_if_empty
+    from syllabot.worker.ops.sample import seed_if_empty
 
     line = _ProgressLine()
     try:
@@ -301,7 +301,7 @@ def _seed_locally(engine: object, collection: str) -> None:
 
 
 async def _seed_via_queue(client: QueueClient, collection: str) -> bool:
-    from syllabot.worker.sample import sample_files
+    from syllabot.worker.ops.sample import sample_files
 
     line = _ProgressLine()
     try:
@@ -582,7 +582,7 @@ async def reindex(
 
 def _local_engine(settings: Settings, cancel: CancelToken | None) -> Engine:
     """The engine of a build run here, its token armed: from now on a signal cancels the build."""
-    from syllabot.worker.engine import Engine
+    from syllabot.worker.indexes.engine import Engine
 
     if cancel is not None:
         cancel.armed = True
@@ -747,9 +747,9 @@ async def report(settings: Settings, collection: str, days: int) -> GapReport:
 async def report_in_process(settings: Settings, collection: str, days: int) -> GapReport:
     from syllabot.shared.keys import Keys
     from syllabot.shared.redis_conn import async_client
-    from syllabot.worker.engine import Engine
-    from syllabot.worker.question_log import QuestionLog
-    from syllabot.worker.report import build_report
+    from syllabot.worker.indexes.engine import Engine
+    from syllabot.worker.ops.question_log import QuestionLog
+    from syllabot.worker.ops.report import build_report
 
     keys = Keys(settings.key_prefix)
     redis_client = async_client(settings)

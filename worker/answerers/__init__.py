@@ -1,7 +1,13 @@
-"""Answerers: turn a question and its retrieved hits into an :class:`~shared.schema.Answer`.
+"""Stage 5, answerers: from a question and its search result to the reply a student reads.
 
-``extractive`` (default, offline) quotes the materials; ``openai`` asks any OpenAI-compatible
-chat-completions endpoint and falls back to the extractive answer when that fails.
+Holds: ``decision`` (the verdict: answered, uncertain or not in the materials), ``extractive``
+(the default, offline answerer quoting the materials) with ``focus`` and ``base`` (citations
+checked and renumbered), ``llm`` and ``streaming`` (any OpenAI-compatible server, falling back to the
+extractive answer), ``answer_cache`` and ``pipeline`` (the answer path's one door). :func:`get_answerer`
+gives the answerer the settings name (``SYLLABOT_ANSWERER``).
+
+May import: ``text``, ``ingest``, ``query`` and ``indexes``. Types of ``ops`` and ``runtime`` may be
+named under ``TYPE_CHECKING`` only.
 """
 
 from __future__ import annotations

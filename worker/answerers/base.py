@@ -21,10 +21,10 @@ from typing import TYPE_CHECKING, Protocol, TypedDict, runtime_checkable
 
 from syllabot.shared.labels import citation, citation_label
 from syllabot.shared.schema import Answer, Citation, Hit
-from syllabot.worker.passages import LIST_DASH
+from syllabot.worker.ingest.passages import LIST_DASH
 
 if TYPE_CHECKING:
-    from syllabot.worker.retrieval import SearchResult
+    from syllabot.worker.indexes.retrieval import SearchResult
 
 #: Delimits a citation number in text an answerer composed itself (NUL, "3", NUL for [3]).
 SENTINEL = "\x00"

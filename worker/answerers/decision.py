@@ -26,10 +26,10 @@ from dataclasses import dataclass
 from typing import Literal
 
 from syllabot.shared.schema import AnswerStatus, Hit
-from syllabot.worker.embedders.hashing import DEFAULT_DIM as HASHING_DIM
-from syllabot.worker.embedders.hashing import HashingEmbedder
-from syllabot.worker.embedders.minilm import GRAPHS
-from syllabot.worker.terms import term_set, terms
+from syllabot.worker.indexes.embedders.hashing import DEFAULT_DIM as HASHING_DIM
+from syllabot.worker.indexes.embedders.hashing import HashingEmbedder
+from syllabot.worker.indexes.embedders.minilm import GRAPHS
+from syllabot.worker.text.terms import term_set, terms
 
 
 def weights(question_terms: Sequence[str], hits: Sequence[Hit]) -> dict[str, float]:

@@ -1,7 +1,7 @@
 """The default answerer: offline, no model beyond the embedder — quotes the materials with citations.
 
 Everything here is a pure function of the (cleaned) question and the retrieved hits. The reply's
-shape follows what the question asks for (:mod:`worker.intent`):
+shape follows what the question asks for (:mod:`worker.query.intent`):
 
 * a **list** ("the COs of CN", "textbooks for OS", "lab programs", "CIE split") is the whole block
   of the right course, in order, one item a line — never three fragments from different chunks;
@@ -40,7 +40,6 @@ from syllabot.worker.answerers.base import (
     first_cited,
     quotable,
 )
-from syllabot.worker.answerers.breakdown import grade_breakdown
 from syllabot.worker.answerers.decision import (
     DEFAULT_THRESHOLDS,
     Evidence,
@@ -55,11 +54,11 @@ from syllabot.worker.answerers.decision import (
     weights,
 )
 from syllabot.worker.answerers.focus import ELLIPSIS, QUOTE_CHARS, focus_window
-from syllabot.worker.chunking import RECORD_JOIN
-from syllabot.worker.conflicts import conflict_of, how_current, lead_with_conflict
-from syllabot.worker.intent import VALUE_PATTERNS, Intent, section_pattern
-from syllabot.worker.outlines import Entry, OutlineAsk, outlines_by_document, read_for
-from syllabot.worker.passages import (
+from syllabot.worker.indexes.breakdown import grade_breakdown
+from syllabot.worker.indexes.conflicts import conflict_of, how_current, lead_with_conflict
+from syllabot.worker.indexes.versions import lead_with_record
+from syllabot.worker.ingest.chunking import RECORD_JOIN
+from syllabot.worker.ingest.passages import (
     ANNOUNCES,
     ANNOUNCING,
     LIST_DASH,
@@ -69,15 +68,16 @@ from syllabot.worker.passages import (
     passage,
     read_blocks,
 )
-from syllabot.worker.reading import Question, read_question
-from syllabot.worker.sentences import split_sentences
-from syllabot.worker.terms import term_set, terms
-from syllabot.worker.text_caches import PER_TEXT
-from syllabot.worker.versions import lead_with_record
+from syllabot.worker.query.intent import VALUE_PATTERNS, Intent, section_pattern
+from syllabot.worker.query.outlines import Entry, OutlineAsk, outlines_by_document, read_for
+from syllabot.worker.query.reading import Question, read_question
+from syllabot.worker.text.sentences import split_sentences
+from syllabot.worker.text.terms import term_set, terms
+from syllabot.worker.text.text_caches import PER_TEXT
 
 if TYPE_CHECKING:
     from syllabot.shared.config import Settings
-    from syllabot.worker.retrieval import SearchResult
+    from syllabot.worker.indexes.retrieval import SearchResult
 
 _CO_ITEM = re.compile(r"^\s*(?:CO|C\.O\.)\s?-?(\d{1,2})\b", re.IGNORECASE)
 

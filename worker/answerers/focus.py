@@ -16,7 +16,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
-from syllabot.worker.terms import terms
+from syllabot.worker.text.terms import terms
 
 #: The longest quote of one unit, in characters: this window's size and the clip every quoted
 #: sentence gets (``extractive._clip``).

@@ -50,18 +50,18 @@ from syllabot.worker.answerers.streaming import (
     partial_sink,
     read_text,
 )
-from syllabot.worker.conflicts import Conflict, conflict_of, lead_with_conflict
-from syllabot.worker.versions import lead_with_record
+from syllabot.worker.indexes.conflicts import Conflict, conflict_of, lead_with_conflict
+from syllabot.worker.indexes.versions import lead_with_record
 
 if TYPE_CHECKING:
     from syllabot.shared.config import Settings
-    from syllabot.worker.retrieval import SearchResult
+    from syllabot.worker.indexes.retrieval import SearchResult
 
 log = logging.getLogger(__name__)
 
 #: The note an answer carries when the LLM could not give one: plain words for a student, with no
 #: URL, host, status or key in it (those go to the log, masked). Starts with
-#: ``worker.metrics.LLM_FALLBACK_NOTE``, which counts fallbacks.
+#: ``worker.ops.metrics.LLM_FALLBACK_NOTE``, which counts fallbacks.
 LLM_UNAVAILABLE_NOTE = (
     "LLM unavailable: the language model could not answer, so this answer comes straight from your materials."
 )

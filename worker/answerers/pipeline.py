@@ -1,9 +1,9 @@
 """The answering pipeline, the worker's and the in-process CLI's alike: one ``/ask`` end to end.
 
-``answer_question`` searches (the question read once, ``worker.reading``), hands the result to the
+``answer_question`` searches (the question read once, ``worker.query.reading``), hands the result to the
 answerer (which gathers the evidence, takes ``decision.decide``'s verdict and composes the text),
 records the conversation's turn, the cache entry and the question for the gap report, and logs one
-structured line with the timings. The arq job (``worker.jobs.ask``) and ``syllabot ask`` without a
+structured line with the timings. The arq job (``worker.runtime.jobs.ask``) and ``syllabot ask`` without a
 worker both call it, so a question is answered the same way wherever it runs.
 """
 
@@ -24,17 +24,17 @@ from syllabot.shared.queue import EmptyCollection
 from syllabot.shared.redis_conn import REDIS_ERRORS, describe
 from syllabot.shared.schema import Answer, AskRequest, Timings
 from syllabot.shared.threads import ThreadContext, ThreadStore, Turn
-from syllabot.worker.answer_cache import AnswerCache, served_from_cache
+from syllabot.worker.answerers.answer_cache import AnswerCache, served_from_cache
 from syllabot.worker.answerers.decision import Reading, decide
-from syllabot.worker.conversation import EXPIRED_NOTE, turn_for
-from syllabot.worker.question import social_kind
+from syllabot.worker.query.conversation import EXPIRED_NOTE, turn_for
+from syllabot.worker.query.question import social_kind
 
 if TYPE_CHECKING:
     from syllabot.worker.answerers.base import Answerer
-    from syllabot.worker.cpu_pool import CpuPool
-    from syllabot.worker.engine import Engine
-    from syllabot.worker.question_log import QuestionLog
-    from syllabot.worker.retrieval import SearchResult
+    from syllabot.worker.indexes.engine import Engine
+    from syllabot.worker.indexes.retrieval import SearchResult
+    from syllabot.worker.ops.question_log import QuestionLog
+    from syllabot.worker.runtime.cpu_pool import CpuPool
 
 log = logging.getLogger("syllabot.worker")
 answer_log = logging.getLogger("syllabot.answers")
@@ -59,7 +59,7 @@ async def answer_question(
     ``queue_ms``: how long the job waited before a worker started it (the worker knows; the
     in-process CLI has no queue), recorded in the timings and so in the log line. The client
     replaces it with its own round-trip view on arrival (``QueueClient.ask``).
-    ``cache``: answers already computed for this question and index version (worker/answer_cache.py);
+    ``cache``: answers already computed for this question and index version (worker/answerers/answer_cache.py);
     a follow-up (its conversation has turns) is always computed, since it is read against them; a
     conversation's first question may be served, and its turn is then recorded from the entry.
     ``questions``: where the question is kept for the gap report, when keeping is on.
