@@ -28,7 +28,7 @@ the answer (at the asker), and how many partial answers it was shown. The summar
 the raw exchanges (requests, SSE bytes) to ``bench/results/raw/llm_server/`` (gitignored).
 
 Needs the ``bench`` extra (``pip install -e '.[bench]'``: llama-cpp-python is built from source,
-~40 min on two cores; ~25 min a run). The model's terms: the Gemma Terms of Use (docs/ANSWERING.md).
+4 min on two quiet cores here; ~25 min a run). The model's terms: the Gemma Terms of Use (docs/ANSWERING.md).
 """
 
 from __future__ import annotations
@@ -236,6 +236,31 @@ def start_server(
     return subprocess.Popen(command, stdout=log.open("wb"), stderr=subprocess.STDOUT)
 
 
+class ServerDied(RuntimeError):
+    """The model server exited when nothing here stopped it: every row after would measure only the
+    fallback, so the run stops and says so instead of reporting thirty "could not reach" rows."""
+
+
+#: What to do when llama.cpp's native build dies on this CPU (seen: a segfault at the first chat
+#: completion on an AVX-512/AMX Xeon; the same version built portable ran).
+PORTABLE_BUILD = (
+    'CMAKE_ARGS="-DGGML_NATIVE=OFF" pip install --force-reinstall --no-deps --no-cache-dir '
+    "'llama-cpp-python[server]'"
+)
+
+
+def server_death(proc: subprocess.Popen, log: Path) -> str | None:
+    """How the server process ended (exit code or signal) and where its log is; None while it runs."""
+    code = proc.poll()
+    if code is None:
+        return None
+    how = f"signal {signal.Signals(-code).name}" if code < 0 else f"exit code {code}"
+    hint = (
+        f"; a crash of llama.cpp's native build: rebuild it portable ({PORTABLE_BUILD})" if code < 0 else ""
+    )
+    return f"the model server exited by itself ({how}); its log: {log}{hint}"
+
+
 async def wait_for_server(url: str, proc: subprocess.Popen, timeout: float = 180.0) -> None:
     import httpx
 
@@ -397,13 +422,18 @@ async def run(args: argparse.Namespace) -> tuple[list[Row], dict[str, Any]]:
             report = await queue.ingest_many(COLLECTION, files, "bench", timeout=300)
             facts["documents"] = len(files)
             facts["chunks"] = report.total_chunks
-            for ask in questions(args.questions):
+            for n, ask in enumerate(questions(args.questions), 1):
                 try:
                     row = await one_question(queue, proxy, server, ask, worker_log, args)
                 except Exception as exc:  # a question with no answer is a row too
                     row = Row(ask=ask, status=f"no answer: {type(exc).__name__}: {exc}")
                 rows.append(row)
                 print(_progress(row), flush=True)
+                # the bench itself stops the server at the "killed" question; any other death is a crash
+                if ask.kind not in ("killed", "server down") and (
+                    death := server_death(server, OUT / "server.log")
+                ):
+                    raise ServerDied(f"question {n} ({ask.question!r}): {death}")
     finally:
         stop_process(worker)
         if server.poll() is None:
@@ -593,7 +623,11 @@ def main(argv: list[str] | None = None) -> int:
     except ImportError as exc:
         print(f"bench.llm_server needs the bench extra (pip install -e '.[bench]'): {exc}", file=sys.stderr)
         return 2
-    rows, facts = asyncio.run(run(args))
+    try:
+        rows, facts = asyncio.run(run(args))
+    except ServerDied as exc:
+        print(f"bench.llm_server: {exc}; nothing written", file=sys.stderr)
+        return 1
     text = report(rows, facts, args)
     print(text)
     if not args.no_write:

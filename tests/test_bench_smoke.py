@@ -235,3 +235,31 @@ def test_a_sections_plot_links_resolve_from_the_page_it_lands_on(tmp_path) -> No
     target = (page.parent / link[link.index("(") + 1 : -1]).resolve()
     assert target == (PLOTS / "search_scale.png").resolve()
     assert DOCS.name == "results.md" and (DOCS.parent / "../plots/search_scale.png").resolve() == target
+
+
+def test_the_llm_bench_says_how_its_model_server_died(tmp_path) -> None:
+    """A model server that crashes (a native llama.cpp build segfaulted on one CPU) stops the run
+    with the signal and the fix, instead of thirty rows of "could not reach"; a running server and
+    one that exits with a code read as such."""
+    import subprocess
+    import sys
+
+    from bench.llm_server import server_death
+
+    log = tmp_path / "server.log"
+    crashed = subprocess.Popen(
+        [sys.executable, "-c", "import os, signal; os.kill(os.getpid(), signal.SIGSEGV)"]
+    )
+    crashed.wait(30)
+    said = server_death(crashed, log)
+    assert said is not None and "signal SIGSEGV" in said and str(log) in said
+    assert "-DGGML_NATIVE=OFF" in said
+    exited = subprocess.Popen([sys.executable, "-c", "raise SystemExit(3)"])
+    exited.wait(30)
+    assert server_death(exited, log) == f"the model server exited by itself (exit code 3); its log: {log}"
+    running = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        assert server_death(running, log) is None
+    finally:
+        running.kill()
+        running.wait(30)
