@@ -28,7 +28,7 @@ the answer (at the asker), and how many partial answers it was shown. The summar
 the raw exchanges (requests, SSE bytes) to ``bench/results/raw/llm_server/`` (gitignored).
 
 Needs the ``bench`` extra (``pip install -e '.[bench]'``: llama-cpp-python is built from source,
-4 min on two quiet cores here; ~25 min a run). The model's terms: the Gemma Terms of Use (docs/ANSWERING.md).
+4 min on two quiet cores here; a run 14-30 min). The model's terms: the Gemma Terms of Use (docs/ANSWERING.md).
 """
 
 from __future__ import annotations
