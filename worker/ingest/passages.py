@@ -22,7 +22,7 @@ from syllabot.worker.text.sentences import NUMBERED_ITEM
 from syllabot.worker.text.text_caches import PER_TEXT
 
 #: What an answer puts before a quoted list item that has no number of its own ("- Quick check-in"
-#: for "•Quick check-in"); :func:`narrowed` looks the item up without it.
+#: for "•Quick check-in"); ``answerers.base.narrowed`` looks the item up without it.
 LIST_DASH = "- "
 
 _MARKUP = re.compile(r"^\s*(?:#{1,6}\s+|[•●▪◦]\s*|[-*+]\s+|>\s*)")
