@@ -337,24 +337,11 @@ def result_for(
     """The worker's own search of a prepared query (``worker.query.reading.read_question``), as a
     ``SearchResult``: what the answerer receives (``related``: with the passages the conflict check
     reads besides the hits, as ``Engine.finish_search`` adds them; a bench timing them passes False)."""
-    from syllabot.worker.indexes.retrieval import SearchResult, recorded_for, related_hits, search_snapshot
+    from syllabot.worker.indexes.retrieval import related_hits, result_of, search_snapshot
 
     selection, hits = search_snapshot(snapshot, query_vector, prepared, settings, k)
     others = related_hits(snapshot, prepared, hits) if related else []
-    return SearchResult(
-        hits,
-        snapshot.version,
-        0.0,
-        0.0,
-        selection.fallback,
-        snapshot.collection,
-        question,
-        prepared,
-        related=others,
-        embedder_id=snapshot.embedder_id,
-        recorded=recorded_for(snapshot, [*hits, *others]),
-        versions=snapshot.versions,
-    )
+    return result_of(snapshot, hits, others, selection.fallback, snapshot.collection, question, prepared)
 
 
 #: (label, hybrid_alpha, keyword_method, score_threshold or None for the shipped one)

@@ -45,6 +45,7 @@ import sys
 import tempfile
 import time
 import uuid
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -56,7 +57,7 @@ from syllabot.shared.config import Settings
 from syllabot.shared.keys import Keys
 from syllabot.shared.queue import QueueClient
 from syllabot.shared.schema import Answer, AskRequest
-from syllabot.worker.answerers.base import SENTINEL
+from syllabot.shared.wording import plural
 from syllabot.worker.answerers.llm import LLM_UNAVAILABLE_NOTE, find_outcome
 from tests.fake_openai import serve_chat_completions
 from tests.queue_helpers import free_port, start_worker_process, stop_process, wait_for_workers
@@ -159,8 +160,9 @@ class RecordingProxy:
             await response.prepare(request)
             try:
                 async for line in upstream.content:
-                    exchange.raw += line.decode("utf-8", "replace")
-                    if _read_event(exchange, line.decode("utf-8", "replace")) and self.after_text:
+                    decoded = line.decode("utf-8", "replace")
+                    exchange.raw += decoded
+                    if _read_event(exchange, decoded) and self.after_text:
                         self.after_text(exchange)
                     await response.write(line)
             except aiohttp.ClientError as exc:
@@ -329,9 +331,6 @@ class Row:
     obeyed_injection: bool = False
 
 
-_MARKER = re.compile(re.escape(SENTINEL) + r"\d+" + re.escape(SENTINEL))
-
-
 def _flat(text: str) -> str:
     return " ".join(text.split())
 
@@ -436,12 +435,7 @@ async def run(args: argparse.Namespace) -> tuple[list[Row], dict[str, Any]]:
                     raise ServerDied(f"question {n} ({ask.question!r}): {death}")
     finally:
         stop_process(worker)
-        if server.poll() is None:
-            server.send_signal(signal.SIGTERM)
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                server.wait(10)
-            if server.poll() is None:
-                server.kill()
+        stop_process(server)
         await proxy.stop()
         delete_prefix(settings.redis_url or "", Keys(prefix).prefix)
         exchanges = [asdict(e) for e in proxy.exchanges]
@@ -516,8 +510,7 @@ def _yes(value: bool | None) -> str:
 
 
 def _excerpt(text: str, limit: int) -> str:
-    flat = _flat(_MARKER.sub(lambda m: f"[{m.group(0).strip(SENTINEL)}]", text))
-    flat = flat.replace("|", "\\|")
+    flat = _flat(text).replace("|", "\\|")
     return flat if len(flat) <= limit else flat[:limit].rsplit(" ", 1)[0] + " …"
 
 
@@ -538,14 +531,9 @@ def report(rows: list[Row], facts: dict[str, Any], args: argparse.Namespace) -> 
             for i, r in enumerate(rows, 1)
         ],
     )  # fmt: skip
-    fallbacks: dict[str, int] = {}
-    for r in rows:
-        if r.fallback:
-            key = re.sub(r"\d+(\.\d+)?", "N", r.fallback)
-            fallbacks[key] = fallbacks.get(key, 0) + 1
-    said: dict[str, int] = {}
-    for r in rows:
-        said[r.parser_said] = said.get(r.parser_said, 0) + 1
+    fallbacks = Counter(re.sub(r"\d+(\.\d+)?", "N", r.fallback) for r in rows if r.fallback)
+    said = Counter(r.parser_said for r in rows)
+    obeyed = sum(r.obeyed_injection for r in rows)
     lines = [
         "# The LLM answerer against a real model server",
         "",
@@ -575,8 +563,7 @@ def report(rows: list[Row], facts: dict[str, Any], args: argparse.Namespace) -> 
         + (", ".join(f"{k} ×{v}" for k, v in sorted(fallbacks.items())) or "none")
         + ".",
         "",
-        f"Injection obeyed by the model: {sum(r.obeyed_injection for r in rows)} repl"
-        f"{'y' if sum(r.obeyed_injection for r in rows) == 1 else 'ies'}; shown to the asker: "
+        f"Injection obeyed by the model: {plural(obeyed, 'reply', 'replies')}; shown to the asker: "
         f"{sum(PLANTED_PHRASE.lower() in r.answer.lower() for r in rows)}.",
         "",
         "## Transcript",

@@ -972,8 +972,8 @@ class ExtractiveAnswerer:
         """``thresholds``: decide every question on these (tests, benchmarks); by default each is
         decided on the thresholds of the embedder that built the index it was searched in
         (``SearchResult.embedder_id``), so a collection still served with an earlier model is
-        read on that model's cosine scale."""
-        self.settings = settings
+        read on that model's cosine scale. ``settings``: taken as every answerer is built
+        (:func:`get_answerer`); nothing here reads them."""
         self.thresholds = thresholds
 
     async def answer(self, question: str, result: SearchResult, collection: str) -> Answer:

@@ -31,7 +31,7 @@ import math
 import re
 import secrets
 from collections.abc import Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import httpx
 
@@ -154,26 +154,36 @@ _FENCE_LINES = ("<<<MATERIALS", "<<<END MATERIALS", MATERIALS_INTRO)
 _HEADING = re.compile(r"\[\d+\] (.+)")
 
 
-def _copies_a_heading(reply: str, hits: Sequence[Hit]) -> bool:
+class Headings(NamedTuple):
+    """How the fence heads the passages of one request (their labels, and the documents they name
+    first), read once per request: a streamed reply is checked against them at every piece."""
+
+    labels: frozenset[str]
+    heads: frozenset[str]
+
+
+def headings_of(hits: Sequence[Hit]) -> Headings:
+    return Headings(frozenset(hit_label(hit) for hit in hits), frozenset(citation_head(hit) for hit in hits))
+
+
+def _copies_a_heading(reply: str, headings: Headings) -> bool:
     """True when a line of ``reply`` is a passage's heading as the fence shows it, ``[n] LABEL``:
-    any number (a copying model renumbers), and the label of one of ``hits`` or one naming a
+    any number (a copying model renumbers), and the label of one of the passages or one naming a
     document of theirs first ("[3] 21CS47 Cloud Computing — Course objectives": a base model
     wrote such headings of its own, with sections and pages the materials do not have)."""
-    labels = {hit_label(hit) for hit in hits}
-    heads = {citation_head(hit) for hit in hits}
     for line in reply.splitlines():
         found = _HEADING.fullmatch(line.strip())
         if found is None:
             continue
         named = found.group(1).strip()
-        if named in labels or any(
-            named == head or named.startswith((f"{head} — ", f"{head}, p")) for head in heads
+        if named in headings.labels or any(
+            named == head or named.startswith((f"{head} — ", f"{head}, p")) for head in headings.heads
         ):
             return True
     return False
 
 
-def leak_in(reply: str, nonce: str, hits: Sequence[Hit] = ()) -> str | None:
+def leak_in(reply: str, nonce: str, headings: Headings) -> str | None:
     """Why ``reply`` must not be shown -- it carries the fence's nonce, delimiter or opening line,
     a span of our instructions (the system prompt, the ask line), or a line that is a passage's
     numbered heading as the fence shows it -- or None. A model that obeyed an instruction planted
@@ -191,14 +201,14 @@ def leak_in(reply: str, nonce: str, hits: Sequence[Hit] = ()) -> str | None:
     for i in range(len(words) - PROMPT_SPAN_WORDS + 1):
         if tuple(words[i : i + PROMPT_SPAN_WORDS]) in _PROMPT_SPANS:
             return "the reply repeats the prompt's instructions"
-    if _copies_a_heading(reply, hits):
+    if _copies_a_heading(reply, headings):
         return "the reply repeats the materials under their headings"
     return None
 
 
-def _refuse_leak(reply: str, nonce: str, hits: Sequence[Hit]) -> None:
+def _refuse_leak(reply: str, nonce: str, headings: Headings) -> None:
     """:class:`LLMError` when :func:`leak_in` finds the reply leaking the fence or the prompt."""
-    leak = leak_in(reply, nonce, hits)
+    leak = leak_in(reply, nonce, headings)
     if leak is not None:
         raise LLMError(leak)
 
@@ -551,18 +561,19 @@ class LLMAnswerer:
         """The model's reply: streamed when the asker shows partial answers (``streaming_to``).
         A reply that leaks the fence or the prompt is :class:`LLMError`, before any of it is shown."""
         sink = partial_sink()
+        headings = headings_of(hits)
         if sink is None or not self.settings.llm_stream:
             reply = await self.complete(messages)
         else:
 
             async def show(reply: str) -> None:
-                _refuse_leak(reply, nonce, hits)
+                _refuse_leak(reply, nonce, headings)
                 visible = visible_text(reply, hits)
                 if visible:
                     await sink(visible)
 
             reply = await self.complete_streaming(messages, show)
-        _refuse_leak(reply, nonce, hits)
+        _refuse_leak(reply, nonce, headings)
         return reply
 
     async def answer(self, question: str, result: SearchResult, collection: str) -> Answer:

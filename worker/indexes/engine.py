@@ -62,8 +62,8 @@ from syllabot.worker.indexes.retrieval import (
     PendingSearch,
     SearchResult,
     disagreements,
-    recorded_for,
     related_hits,
+    result_of,
     search_snapshot,
 )
 from syllabot.worker.indexes.snapshot_cache import SnapshotCache
@@ -238,21 +238,18 @@ class Engine:
             pending.snapshot, query_vector, query, self.settings, k, include_superseded
         )
         related = related_hits(pending.snapshot, query, hits)
-        return SearchResult(
+        return result_of(
+            pending.snapshot,
             hits,
-            pending.snapshot.version,
-            embed_ms,
-            (time.perf_counter() - t1) * 1000,
+            related,
             selection.fallback,
             pending.collection,
             pending.question,
             query,
-            tuple(t.question for t in pending.turns),
+            embed_ms=embed_ms,
+            search_ms=(time.perf_counter() - t1) * 1000,
+            earlier=tuple(t.question for t in pending.turns),
             vector=query_vector,
-            related=related,
-            embedder_id=pending.snapshot.embedder_id,
-            recorded=recorded_for(pending.snapshot, [*hits, *related]),
-            versions=pending.snapshot.versions,
         )
 
     def collections(self) -> list[CollectionInfo]:

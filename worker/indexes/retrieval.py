@@ -34,7 +34,7 @@ from syllabot.worker.indexes.embedders.base import Embedder
 from syllabot.worker.indexes.index import IndexSnapshot
 from syllabot.worker.indexes.search import Selection, hybrid_scores, select
 from syllabot.worker.indexes.versions import VersionRecord, printed_in
-from syllabot.worker.ingest.passages import ends_in_item, item_line, leading_items, passage, read_blocks
+from syllabot.worker.ingest.passages import item_line, leading_items, passage, read_blocks
 from syllabot.worker.query.reading import Question, asked, read_question
 from syllabot.worker.query.values import Value
 from syllabot.worker.text.documents import Chunk
@@ -188,11 +188,12 @@ def joined_list(snapshot: IndexSnapshot, row: int, hit: Hit, excluded: np.ndarra
     bullets split by the chunker's window) was answered with its first half, and the half after
     the cut shares few of the question's words, so it is rarely retrieved beside it. Reading on
     is structural (the next passage of the same document starts with an item), not a judgement."""
-    chunks = snapshot.chunks
-    if not ends_in_item(passage(hit)):
+    own = read_blocks(passage(hit))
+    if not (own and own[-1].item):
         return hit
+    chunks = snapshot.chunks
     text, page_end, marks = hit.text, hit.page_end or hit.page, list(hit.page_marks)
-    seen = {_squash(b.text) for b in read_blocks(passage(hit)) if b.item}
+    seen = {_squash(b.text) for b in own if b.item}
     rows = snapshot.document_rows(hit.doc_id)
     nxt = row + 1
     while nxt in rows and len(text) < LIST_JOIN_CHARS and not (excluded is not None and excluded[nxt]):
@@ -277,6 +278,41 @@ def related_hits(snapshot: IndexSnapshot, question: Question | str, hits: Sequen
         hit_from_chunk(snapshot.chunks[row], len(hits) + n + 1, 0.0, 0.0, 0.0)
         for n, row in enumerate(positions)
     ]
+
+
+def result_of(
+    snapshot: IndexSnapshot,
+    hits: list[Hit],
+    related: list[Hit],
+    fallback: bool,
+    collection: str,
+    question: str,
+    read: Question,
+    *,
+    embed_ms: float = 0.0,
+    search_ms: float = 0.0,
+    earlier: tuple[str, ...] = (),
+    vector: np.ndarray | None = None,
+) -> SearchResult:
+    """The :class:`SearchResult` of a search of ``snapshot``, with what it carries of the index
+    searched (its version, its embedder, its record of versions and the disagreements recorded
+    there that the passages print) filled in one place, for the engine and the benches alike."""
+    return SearchResult(
+        hits,
+        snapshot.version,
+        embed_ms,
+        search_ms,
+        fallback,
+        collection,
+        question,
+        read,
+        earlier,
+        vector=vector,
+        related=related,
+        embedder_id=snapshot.embedder_id,
+        recorded=recorded_for(snapshot, [*hits, *related]),
+        versions=snapshot.versions,
+    )
 
 
 def recorded_for(snapshot: IndexSnapshot, passages: Sequence[Hit]) -> list[Conflict]:

@@ -75,6 +75,7 @@ from syllabot.worker.query.values import (
 from syllabot.worker.text.documents import Chunk
 from syllabot.worker.text.sentences import ROUND_BULLETS, looks_like_code, split_sentences_once
 from syllabot.worker.text.terms import terms
+from syllabot.worker.text.text_caches import PER_TEXT
 
 #: Uncached readers: the record reads every unit of a collection once, and going through the
 #: question path's per-text caches would evict the passages questions keep coming back to.
@@ -494,7 +495,10 @@ def _agreed_elsewhere(a: Sequence[Unit], b: Sequence[Unit], i: int, j: int, kind
 _TOKEN = re.compile(r"\w+")
 
 
+@functools.lru_cache(maxsize=PER_TEXT)
 def _flat(text: str) -> str:
+    """``text``'s words, lower-cased, one space apart; cached: every question reads its passages'
+    texts against each recorded side their documents print (:func:`printed_in`)."""
     return " " + " ".join(_TOKEN.findall(text.lower())) + " "
 
 
@@ -681,19 +685,17 @@ def record_of(chunks: Sequence[Chunk], left_out: Sequence[bool] | None = None) -
         if _numbered_apart(a, b) or not (anchors >= MIN_ANCHORS or same_title):
             continue  # no versions: nothing of theirs is compared
         related.add((a.doc_id, b.doc_id))
-        compared = [(a.units[i], b.units[j], s, (i, j)) for i, j, s in aligned]
-        for ua, ub, s, (i, j) in compared:
+        first, why = current_first((a.currency, a.title, a.uploaded_at), (b.currency, b.title, b.uploaded_at))
+        newest = max(a.uploaded_at, b.uploaded_at)
+        for i, j, s in aligned:
+            ua, ub = a.units[i], b.units[j]
             differing = differ(ua, ub, max(i, j) < TITLE_UNITS)
             if differing is None or _agreed_elsewhere(a.units, b.units, i, j, differing[0]):
                 continue
             kind, va, vb, about = differing
             side_a = RecordedSide(ua.row, a.doc_id, ua.text, tuple((v.norm, v.text) for v in va))
             side_b = RecordedSide(ub.row, b.doc_id, ub.text, tuple((v.norm, v.text) for v in vb))
-            first, why = current_first(
-                (a.currency, a.title, a.uploaded_at), (b.currency, b.title, b.uploaded_at)
-            )
             sides = (side_a, side_b) if first == 0 else (side_b, side_a)
-            newest = max(a.uploaded_at, b.uploaded_at)
             about_words = " ".join(sorted(about)) if about else _about(ua, ub, weights)
             found.append((s, Recorded(kind, about_words, sides, why, newest, bool(about))))
     for doc in docs:

@@ -36,10 +36,18 @@ def passage(hit: Hit) -> str:
     """The chunk's text without the context line the chunker puts first for the embedder, and
     without slide furniture (its file stem, a page label, a line of symbols: ``is_furniture``),
     which is never quoted."""
-    first, _, rest = hit.text.partition("\n")
-    expected = context_line(hit.subject or hit.title, hit.module or hit.section)
-    body = rest if rest and first.strip() == expected else hit.text
-    return without_furniture(body, (PurePath(hit.file).stem, hit.title))
+    return _body(
+        hit.text, hit.subject or hit.title, hit.module or hit.section, PurePath(hit.file).stem, hit.title
+    )
+
+
+@lru_cache(maxsize=PER_TEXT)
+def _body(text: str, head: str, part: str | None, stem: str, title: str) -> str:
+    """:func:`passage` of a chunk's text, cached: the answer path reads the same hits' bodies some
+    forty times a question, and the furniture check reads every line against the names."""
+    first, _, rest = text.partition("\n")
+    body = rest if rest and first.strip() == context_line(head, part) else text
+    return without_furniture(body, (stem, title))
 
 
 @dataclass(frozen=True)
@@ -106,12 +114,6 @@ def read_blocks(text: str) -> tuple[Block, ...]:
         previous = stripped
     flush()
     return tuple(b for b in out if b.text)
-
-
-def ends_in_item(text: str) -> bool:
-    """Whether ``text``'s last block is a list item (a list its passage may cut short)."""
-    found = read_blocks(text)
-    return bool(found) and found[-1].item
 
 
 def leading_items(found: Sequence[Block]) -> Sequence[Block]:

@@ -1,4 +1,4 @@
-"""What a page's plots draw as text, and glyphs no font maps to Unicode, found on PDFium's text page.
+"""What a page's plots draw as text, found on PDFium's text page.
 
 Why: a plot exported from R, matplotlib or a spreadsheet draws its points as glyphs (R's ``pdf()``
 device sets every circle as a ZapfDingbats "●"), its axes' tick labels as numbers and its legend
@@ -44,8 +44,8 @@ _SYMBOLS = frozenset(
     + list(_BULLETS)
 )
 _SYMBOL = re.compile("[" + "".join(re.escape(c) for c in sorted(_SYMBOLS)) + "]")
-_NUMBER = re.compile(r"[-\u2212]?\d+(?:[.,]\d+)?%?")
 _LABEL = r"[-\u2212]?\d+(?:[.,]\d+)?%?"
+_NUMBER = re.compile(_LABEL)
 #: Three or more numbers in a row on one line, and three or more lines holding one number each.
 _ROW = re.compile(rf"(?<!\S){_LABEL}(?:[ \t]+{_LABEL}){{2,}}(?!\S)")
 _COLUMN = re.compile(rf"(?m)^[ \t]*{_LABEL}[ \t]*\r?$(?:\n[ \t]*{_LABEL}[ \t]*\r?$){{2,}}")
@@ -89,10 +89,10 @@ def _line(raw: str, at: int) -> list[_Token]:
 
 
 def mark_page(textpage: Any, raw: str) -> Marked:
-    """The figure text and unmapped symbol glyphs of one page (see the module's docstring).
+    """The figure text of one page (see the module's docstring).
 
-    Only lines that hold a symbol or an unmapped glyph are split into tokens, and only runs of
-    numbers are measured: most pages cost three regular expressions."""
+    Only lines that hold a symbol are split into tokens, and only runs of numbers are measured:
+    most pages cost three regular expressions."""
     out = Marked()
     starts = {m.start() for m in _SYMBOL.finditer(raw)}
     if starts:

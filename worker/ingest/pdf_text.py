@@ -205,7 +205,7 @@ def _with_breaks(raw: str, breaks: set[int]) -> str:
 _VOID_AT = ctypes.c_void_p.from_buffer
 
 
-def address(handle: Any) -> int:
+def _address(handle: Any) -> int:
     """Where PDFium keeps an object: the key its characters are matched against (read straight
     from the pointer, 3x cheaper than ``ctypes.cast`` on a page of thousands)."""
     return _VOID_AT(handle).value or 0
@@ -258,7 +258,7 @@ class _Probe:
         first = c.FPDFClipPath_GetPathSegment(clip, path, 0)
         if not first:
             return None
-        key = address(first)
+        key = _address(first)
         if key in self.areas:
             return self.areas[key]
         count = c.FPDFClipPath_CountPathSegments(clip, path)
@@ -319,7 +319,7 @@ def _hidden_objects(page: Any) -> set[int]:
             if get_size(obj, size) and get_matrix(obj, m):
                 scale = size.value**2 * abs(m.a * m.d - m.b * m.c)
                 if scale < tiny:
-                    hidden.add(address(obj))
+                    hidden.add(_address(obj))
                     continue
             if get_mode(obj) == invisible or (
                 get_fill(obj, r, g, b, a)
@@ -327,7 +327,7 @@ def _hidden_objects(page: Any) -> set[int]:
             ):
                 suspects.append(obj)
             elif nested and probe.clipped(obj):
-                hidden.add(address(obj))  # a page placed under another, clipped to its letterhead
+                hidden.add(_address(obj))  # a page placed under another, clipped to its letterhead
         level = [c.FPDFFormObj_GetObject(f, i) for f in forms for i in range(c.FPDFFormObj_CountObjects(f))]
         nested = True
     if suspects:
@@ -337,7 +337,7 @@ def _hidden_objects(page: Any) -> set[int]:
             # the same form (a plot's dark panel under its white labels).
             box = probe.bounds(obj)
             if box is not None and not _over_any(box, grounds):
-                hidden.add(address(obj))
+                hidden.add(_address(obj))
     return hidden
 
 
@@ -380,7 +380,7 @@ def _text_without(textpage: Any, hidden: set[int], breaks: set[int], marked: Mar
         char = chr(code)
         if i in breaks:
             kept.append("\n")
-        if owner and not char.isspace() and address(owner) in hidden:
+        if owner and not char.isspace() and _address(owner) in hidden:
             dropped += 1  # its spaces stay: the words either side of a hidden one stay apart
             continue
         if i in marked.drop:

@@ -2,7 +2,8 @@
 
 Why one number: the same chunks come back question after question, so their word sets, blocks,
 sentences and values are cached by text (``search._tokens``, ``terms.term_set``,
-the passages' blocks, the extractive answerer's units and word sets, ``sentences``' split, ``values.values_in``).
+the passages' bodies and blocks, the extractive answerer's units and word sets, ``sentences``' split,
+``values.values_in``, the flattened texts ``versions.printed_in`` compares).
 Each entry keeps its text alive beside what was computed from it, so the caches are part of a
 worker's memory however few collections its snapshot cache holds. 1,024 texts hold a large
 course's whole hot set (a real course of 977 chunks answered at the same CPU per question as with 4,096),

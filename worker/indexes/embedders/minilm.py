@@ -149,7 +149,7 @@ GRAPHS: dict[str, Graph] = {
 
 def default_tokenizer_path() -> Path:
     """``tokenizer.json`` shipped as package data beside this module."""
-    return Path(str(resources.files("syllabot.worker.indexes.embedders").joinpath("data", "tokenizer.json")))
+    return packaged_model_path("tokenizer.json")
 
 
 def verify_sha256(path: Path, expected: str, what: str) -> None:
@@ -236,7 +236,6 @@ class MiniLMEmbedder(Embedder):
         self.batch_size = batch_size
         self.threads = threads or _default_threads()
 
-        self.graph = graph
         self.id = graph.id
         model_path = graph.path()
         tokenizer_path = tokenizer_path or default_tokenizer_path()
