@@ -720,6 +720,59 @@ def cmd_conflicts(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def cmd_card(args: argparse.Namespace, settings: Settings) -> int:
+    """`syllabot card -c C`: the course card (each fact with its document and page, the slots no
+    document fills, disagreements by slot); `--template`: a course-facts document to fill in."""
+    from syllabot.worker.query.card import card_lines, disagreements, template
+
+    if args.template:
+        sys.stdout.write(template())
+        return 0
+    from syllabot.worker.indexes.engine import Engine
+
+    collection = require_collection(settings, implied_collection(settings, args.collection))
+    card = Engine(settings).card(collection)
+    if args.json:
+        data = {
+            "collection": collection,
+            "terms": card.terms,
+            "facts": [
+                {
+                    "slot": f.slot,
+                    "text": f.text,
+                    "who": f.who or None,
+                    "file": f.file,
+                    "page": f.page or None,
+                    "older_term": f.older,
+                    "teacher": f.doc_id in card.teacher,
+                }
+                for f in card.facts
+            ],
+            "disagreements": [
+                {
+                    "slot": d.slot,
+                    "who": d.who or None,
+                    "first": d.first.text,
+                    "first_file": d.first.file,
+                    "first_page": d.first.page or None,
+                    "second": d.second.text,
+                    "second_file": d.second.file,
+                    "second_page": d.second.page or None,
+                }
+                for d in disagreements(card)
+            ],
+        }
+        print(json.dumps(data, indent=2, ensure_ascii=False))
+        return 0
+    print(f"collection '{collection}': the course card ({len(card.facts)} facts)")
+    for line in card_lines(card):
+        print(line)
+    print(
+        "\nTo correct or add a fact: `syllabot card --template > course-facts.md`, fill it in, and index it."
+    )
+    return 0
+
+
 def cmd_report(args: argparse.Namespace, settings: Settings) -> int:
     from syllabot.cli_queue import run_report
     from syllabot.shared.gap_report import disagreements, summary_line, table, to_csv
@@ -863,6 +916,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--collection", "-c")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_conflicts)
+
+    p = sub.add_parser(
+        "card",
+        help="show the course card: who teaches, when and where, grading and rules, each with its page",
+    )
+    p.add_argument("--collection", "-c")
+    p.add_argument("--json", action="store_true")
+    p.add_argument(
+        "--template", action="store_true", help="print a course-facts document to fill in and index"
+    )
+    p.set_defaults(func=cmd_card)
 
     p = sub.add_parser("current", help="mark a document as the current version (undoes `supersede`)")
     p.add_argument("document", help="its doc_id or file name (see `syllabot sources`)")

@@ -355,7 +355,7 @@ def decide(reading: Reading, thresholds: Thresholds = DEFAULT_THRESHOLDS) -> Ver
     if signals is None:  # nothing retrieved at all
         return Verdict("not_in_materials", "nothing retrieved")
     general = _general(signals, reading.fallback, thresholds)
-    if reading.fallback or not reading.findings:
+    if not reading.findings or (reading.fallback and reading.findings[0].reason != "card"):
         return general
     return _structural(reading.findings, general)
 
@@ -371,6 +371,12 @@ def _structural(findings: Sequence[Finding], general: Verdict) -> Verdict:
     """The first finding settles it, except an outline with no entry on the topic ("which week is
     the midterm"): the passages may still say it in prose, so what comes after it answers when it can."""
     first, rest = findings[0], findings[1:]
+    if first.reason == "card" and first.claim != "proves":
+        # the card holds no fact of the asked slot (or none that is surely it): the passages may
+        # still say it in prose, so what comes after answers when it can
+        after = _structural(rest, general) if rest else general
+        if after.status == "answered":
+            return after
     if first.claim == "partial" and first.reason == "outline":
         after = _structural(rest, general) if rest else general
         if after.status == "answered":

@@ -68,6 +68,7 @@ from syllabot.worker.ingest.passages import (
     passage,
     read_blocks,
 )
+from syllabot.worker.query.card import SLOT_OF, CardAnswer
 from syllabot.worker.query.intent import VALUE_PATTERNS, Intent, section_pattern
 from syllabot.worker.query.outlines import Entry, OutlineAsk, outlines_by_document, read_for
 from syllabot.worker.query.reading import Question, read_question
@@ -873,18 +874,48 @@ def read_sentences(
     return _Sentences(focus, ranked, with_value), signals
 
 
+def card_reply(card: CardAnswer) -> Finding | None:
+    """What the course card says of the asked slot: its facts quoted, each with its page (proving
+    the answer when what is filled is what was asked, else showing the closest facts first); an
+    empty slot in a course whose syllabus the card read is "not listed", with the closest fact the
+    card holds. None when the card has nothing to say (no syllabus basics read, nothing filled)."""
+    slot = SLOT_OF[card.slot]
+    if card.facts:
+        lines = []
+        for fact, n in zip(card.facts, card.numbers, strict=False):
+            text = " ".join(fact.text.split())
+            who = f"{fact.who}: " if fact.who and fact.who.lower() not in text.lower() else ""
+            lines.append(f"{quotable(who + _clip(text, QUOTE_CHARS))} {cite_marker(n)}")
+        if not card.strong:
+            return None  # facts of the slot, none surely the asked one: the passages answer as they can
+        return Finding("proves", "card", "\n".join(lines))
+    if not card.read:
+        return None
+    text = f"No {slot.says} is listed in your materials."
+    if card.closest is not None and card.numbers:
+        near = " ".join(card.closest.text.split())
+        text += (
+            f" The closest course fact I found: {quotable(_clip(near, 200))} {cite_marker(card.numbers[-1])}"
+        )
+    return Finding("absent", "card", text)
+
+
 def find_structure(
     question: Question,
     hits: Sequence[Hit],
     related: Sequence[Hit],
     thresholds: Thresholds = DEFAULT_THRESHOLDS,
+    card: CardAnswer | None = None,
 ) -> list[Finding]:
-    """What the structure of the passages says, in the order it is trusted: a numbered outline, a
-    module's whole text, a list block (or one course outcome), the module holding a topic, a
-    grading breakdown. Empty when the question asks for no such shape, or none was found."""
+    """What the structure of the passages says, in the order it is trusted: the course card's
+    facts of the asked slot, a numbered outline, a module's whole text, a list block (or one course
+    outcome), the module holding a topic, a grading breakdown. Empty when the question asks for no
+    such shape, or none was found."""
     intent = question.intent
     named = question.courses
     found: list[Finding | None] = []
+    if card is not None and question.outline is None and not intent.is_list and not question.counts:
+        found.append(card_reply(card))
     if question.outline is not None and related:
         found.append(outline_reply(question.outline, hits, related))
     if intent.modules and not intent.where and intent.section is None:
@@ -953,12 +984,16 @@ def reply_for(
     thresholds: Thresholds = DEFAULT_THRESHOLDS,
     related: Sequence[Hit] = (),
     conflict: bool = False,
+    card: CardAnswer | None = None,
 ) -> Reply:
     """The verdict and composed text for a question read once (pure): the structure's findings and
     the sentence reading gathered, :func:`decision.decide` the outcome, the text composed for it.
     ``related``: the course's other passages the engine read for it (a numbered outline, whose
     citations follow the hits' numbers); ``conflict``: two documents state the asked fact differently."""
-    findings = [] if fallback else find_structure(question, hits, related, thresholds)
+    # the card is read from the documents, not retrieved: it answers even where search fell back
+    findings = find_structure(question, hits, related, thresholds, card)
+    if fallback:
+        findings = [f for f in findings if f.reason == "card"]
     read, signals = read_sentences(question, hits, fallback, thresholds)
     verdict = decide(Reading(fallback, signals, tuple(findings), conflict), thresholds)
     shown = verdict if verdict.beside is None else dataclasses.replace(verdict, reason=verdict.beside)
@@ -999,7 +1034,9 @@ class ExtractiveAnswerer:
         # a result built without a reading (a stand-in engine's) is read here, from the question asked
         asked = result.read if result.read is not None else read_question(question)
         conflict = conflict_of(result, asked)
-        reply = reply_for(asked, hits, result.fallback, thresholds, result.related, conflict is not None)
+        reply = reply_for(
+            asked, hits, result.fallback, thresholds, result.related, conflict is not None, result.card
+        )
         text, citations = finalise_citations(reply.text, result.passages, brackets=False)
         answer = Answer(text=text, status=reply.status, citations=citations, **base)
         return lead_with_record(lead_with_conflict(answer, conflict, reply.verdict), result.recorded, asked)

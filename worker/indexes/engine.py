@@ -71,6 +71,7 @@ from syllabot.worker.indexes.store import CollectionStore
 from syllabot.worker.ingest.chunking import chunk_document
 from syllabot.worker.ingest.families import may_be_relinked, relink
 from syllabot.worker.ingest.loaders import IngestError, TooLarge, load_document
+from syllabot.worker.query.card import CourseCard
 from syllabot.worker.query.reading import read_question
 from syllabot.worker.text.documents import Chunk, Document
 
@@ -271,6 +272,14 @@ class Engine:
             keys, bindings = store.drop(collection, lock)
         self.cache.drop(collection)
         return DropReport(dropped=info, keys=keys, bindings=bindings)
+
+    def card(self, collection: str) -> CourseCard:
+        """The collection's course card (``worker.query.card``), read at index time: what a teacher
+        checks and corrects with a course-facts document."""
+        snapshot = self.snapshot(validate_collection_name(collection))
+        if snapshot is None:
+            raise NothingToIndex(f"collection '{collection}' has no index; index some documents first")
+        return snapshot.course_card
 
     def conflicts(self, collection: str) -> list[ConflictInfo]:
         """Facts on which the collection's current documents disagree, for the teacher to fix

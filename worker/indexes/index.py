@@ -29,6 +29,7 @@ from syllabot.worker.indexes.embedders.base import EmbedderMismatch
 from syllabot.worker.indexes.search import superseded_mask
 from syllabot.worker.indexes.versions import Recorded, VersionRecord, record_of
 from syllabot.worker.ingest.courses import CourseCatalog
+from syllabot.worker.query.card import CourseCard, read_card
 from syllabot.worker.query.intent import holds_section
 from syllabot.worker.query.outlines import Outline, read_outline
 from syllabot.worker.text.documents import Chunk
@@ -64,9 +65,20 @@ class IndexSnapshot:
     #: existed builds it on first use).
     _versions: VersionRecord | None = field(default=None, repr=False)
     _by_doc: dict[str, list[tuple[Recorded, int]]] | None = field(default=None, init=False, repr=False)
+    #: The course card (``worker.query.card``): the collection's course facts in typed slots, read
+    #: at index time and stored with the snapshot; a snapshot stored before cards reads it on load.
+    card: CourseCard | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         self.superseded = superseded_mask(self.chunks)
+        if self.card is None:
+            self.card = read_card(self.chunks)
+
+    @property
+    def course_card(self) -> CourseCard:
+        """The course card, read in ``__post_init__`` when not loaded with the snapshot."""
+        assert self.card is not None
+        return self.card
 
     @property
     def versions(self) -> VersionRecord:
@@ -271,6 +283,7 @@ class IndexSnapshot:
             "chunks": zlib.compress(json.dumps([c.to_dict() for c in self.chunks]).encode()),
             "keyword": zlib.compress(json.dumps(self.keyword.to_json()).encode()),
             "versions": zlib.compress(json.dumps(self.versions.to_json()).encode()),
+            "card": zlib.compress(json.dumps(self.course_card.to_json()).encode()),
         }
 
     @classmethod
@@ -285,6 +298,11 @@ class IndexSnapshot:
             versions = (
                 VersionRecord.from_json(json.loads(zlib.decompress(fields[b"versions"])))
                 if b"versions" in fields
+                else None
+            )
+            card = (
+                CourseCard.from_json(json.loads(zlib.decompress(fields[b"card"])))
+                if b"card" in fields
                 else None
             )
         except (KeyError, ValueError, zlib.error) as exc:
@@ -302,6 +320,7 @@ class IndexSnapshot:
             keyword,
             meta["built_at"],
             versions,
+            card,
         )
 
 

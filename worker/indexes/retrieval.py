@@ -10,6 +10,7 @@ is the façade that loads snapshots and embeds queries around these.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import itertools
 from collections.abc import Sequence
@@ -35,6 +36,7 @@ from syllabot.worker.indexes.index import IndexSnapshot
 from syllabot.worker.indexes.search import Selection, hybrid_scores, select
 from syllabot.worker.indexes.versions import VersionRecord, printed_in
 from syllabot.worker.ingest.passages import item_line, leading_items, passage, read_blocks
+from syllabot.worker.query.card import CardAnswer, answer_from_card
 from syllabot.worker.query.reading import Question, asked, read_question
 from syllabot.worker.query.values import Value
 from syllabot.worker.text.documents import Chunk
@@ -66,6 +68,9 @@ class SearchResult:
     recorded: list[Conflict] = field(default_factory=list)
     #: the snapshot's record of its documents' versions: which the question-time check may compare
     versions: VersionRecord | None = None
+    #: what the course card says of the asked slot (``worker.query.card.answer_from_card``), its
+    #: facts cited by passage number (their passages are among ``passages``); None: no slot asked
+    card: CardAnswer | None = None
 
     @functools.cached_property
     def asked(self) -> Question:
@@ -296,7 +301,9 @@ def result_of(
 ) -> SearchResult:
     """The :class:`SearchResult` of a search of ``snapshot``, with what it carries of the index
     searched (its version, its embedder, its record of versions and the disagreements recorded
-    there that the passages print) filled in one place, for the engine and the benches alike."""
+    there that the passages print) filled in one place, for the engine and the benches alike; the
+    course card's answer to the asked slot, its facts' passages added to ``related``."""
+    card, related = card_evidence(snapshot, read, hits, related)
     return SearchResult(
         hits,
         snapshot.version,
@@ -312,7 +319,39 @@ def result_of(
         embedder_id=snapshot.embedder_id,
         recorded=recorded_for(snapshot, [*hits, *related]),
         versions=snapshot.versions,
+        card=card,
     )
+
+
+def card_evidence(
+    snapshot: IndexSnapshot, read: Question, hits: list[Hit], related: list[Hit]
+) -> tuple[CardAnswer | None, list[Hit]]:
+    """The course card's answer to the slot ``read`` asks (of the courses it names; else, in a
+    collection of several courses, of the top hit's), with each fact's passage number: a passage
+    already among the hits or related ones keeps its number, any other is added after them."""
+    card = snapshot.course_card
+    if not read.slots or not card.facts:
+        return None, related
+    subjects: tuple[str, ...] = ()
+    if read.courses:
+        mask = snapshot.course_mask(read.courses)
+        subjects = tuple({snapshot.chunks[r].subject or "" for r in np.flatnonzero(mask)})
+    elif hits and len({f.subject for f in card.facts}) > 1:
+        subjects = (hits[0].subject or "",)
+    answer = answer_from_card(card, read.slots, read.text, subjects, read.unknown)
+    if answer is None:
+        return None, related
+    related = list(related)
+    numbers = {(p.doc_id, p.text): n for n, p in enumerate([*hits, *related], start=1)}
+    cited: list[int] = []
+    for fact in (*answer.facts, *((answer.closest,) if answer.closest is not None else ())):
+        chunk = snapshot.chunks[fact.row]
+        key = (chunk.doc_id, chunk.text)
+        if key not in numbers:
+            numbers[key] = len(hits) + len(related) + 1
+            related.append(hit_from_chunk(chunk, numbers[key], 0.0, 0.0, 0.0))
+        cited.append(numbers[key])
+    return dataclasses.replace(answer, numbers=tuple(cited)), related
 
 
 def recorded_for(snapshot: IndexSnapshot, passages: Sequence[Hit]) -> list[Conflict]:

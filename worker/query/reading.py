@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from syllabot.shared.threads import Turn
+from syllabot.worker.query.card import asked_slots
 from syllabot.worker.query.conversation import follow_up, switched_course
 from syllabot.worker.query.intent import Intent, asks_about_a_change, read_intent
 from syllabot.worker.query.outlines import OutlineAsk, read_ask
@@ -103,6 +104,9 @@ class Question:
     asks_source: bool = False
     #: the counts it names ("the 5 weekly themes"), as the value recogniser normalises them
     counts: frozenset[str] = frozenset()
+    #: the course-card slots it asks about ("office hrs?" asks ``staff.office_hours``;
+    #: ``worker.query.card.SLOTS``), in the table's order
+    slots: tuple[str, ...] = ()
 
 
 def _expand(text: str) -> str:
@@ -126,6 +130,7 @@ def asked(question: Question) -> Question:
         yes_no=bool(_YES_NO.match(question.text)),
         asks_source=bool(_ASKS_SOURCE.search(question.text)),
         counts=frozenset(v.norm for v in values_in(about) if v.kind == "count"),
+        slots=asked_slots(question.text),
     )
 
 

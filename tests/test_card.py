@@ -1,0 +1,184 @@
+"""worker/query/card.py: a course's facts read once into typed slots, answered from there.
+
+Every text here is our own (a pottery course, a birding course), none copied from an evaluation
+document."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from syllabot.shared.answer_text import answer_text
+from syllabot.shared.config import Settings
+from syllabot.worker.answerers.extractive import ExtractiveAnswerer
+from syllabot.worker.indexes.embedders.hashing import HashingEmbedder
+from syllabot.worker.indexes.engine import Engine
+from syllabot.worker.indexes.index import IndexSnapshot, build_snapshot
+from syllabot.worker.query.card import (
+    answer_from_card,
+    asked_slots,
+    card_lines,
+    disagreements,
+    read_card,
+    template,
+)
+from syllabot.worker.query.reading import read_question
+from syllabot.worker.text.documents import Chunk
+
+HEADER = (
+    "CER 210: Wheel-thrown Pottery (Spring 2031)\n"
+    "Meeting Times: TTh 9:05 — 10:50AM; Studio: Kiln Hall 114\n"
+    "Instructor: Dr. Ada Whitlock; Email: ada.whitlock@clayschool.edu; Office Location: Kiln Hall 2047; "
+    "Office Hours: Wed 1:00 — 3:00PM\n"
+    "Teaching Assistant: Bo Lindqvist; Email: bo.lindqvist@clayschool.edu; Office Hours: By appointment"
+)
+RULES = (
+    "Late pieces lose one letter grade for each day after the deadline. "
+    "You may use ChatGPT to brainstorm glaze names, but every written reflection must be your own. "
+    "Students needing disability accommodations should contact the Access Office in week one."
+)
+GRADING = "Grading\nPortfolio 50%\nGlaze journal 20%\nCritique participation 30%"
+
+
+def _chunk(i: int, text: str, page: int, doc: str = "syllabus", title: str = "Pottery syllabus") -> Chunk:
+    return Chunk(chunk_id=f"{doc}:{i}", doc_id=doc, file=f"{doc}.pdf", title=title, text=text, page=page)
+
+
+def _snapshot(chunks: list[Chunk]) -> IndexSnapshot:
+    embedder = HashingEmbedder(256)
+    matrix = embedder.embed_documents([c.text for c in chunks])
+    return build_snapshot("v1", "c", embedder.id, embedder.dim, chunks, matrix, "now")
+
+
+def _course() -> list[Chunk]:
+    return [_chunk(0, HEADER, 1), _chunk(1, RULES, 2), _chunk(2, GRADING, 3)]
+
+
+def test_a_header_record_gives_each_person_their_own_facts_and_a_room_is_never_a_year() -> None:
+    card = read_card(_course())
+    hours = {f.who: f.text for f in card.of("staff.office_hours")}
+    assert hours == {
+        "Ada Whitlock": "Office Hours: Wed 1:00 — 3:00PM",
+        "Bo Lindqvist": "Office Hours: By appointment",
+    }
+    assert [f.who for f in card.of("staff.ta")] == ["Bo Lindqvist"]
+    assert [f.text for f in card.of("staff.office")] == ["Office Location: Kiln Hall 2047"]
+    assert card.terms == {"syllabus": "Spring 2031"}  # the term, not the room "2047"
+    assert card.of("staff.phone") == []
+    assert any("ChatGPT" in f.text for f in card.of("policy.ai"))
+    assert any("Late pieces" in f.text for f in card.of("policy.late"))
+    assert all(f.page == 1 for f in card.of("staff.email"))
+
+
+def test_the_card_is_stored_with_the_snapshot_and_read_back() -> None:
+    snapshot = _snapshot(_course())
+    again = IndexSnapshot.from_fields({k.encode(): v for k, v in snapshot.to_fields().items()})
+    assert again.course_card == snapshot.course_card
+    assert again.course_card.facts
+
+
+def test_questions_name_their_slot_as_students_type_them() -> None:
+    assert asked_slots(read_question("prof office hrs??").text)[0] == "staff.office_hours"
+    assert asked_slots(read_question("whats the TA's email").text)[0] == "staff.email"
+    assert asked_slots(read_question("is there extra credit").text) == ("policy.extra_credit",)
+    assert asked_slots(read_question("which room r we in").text)[0] == "meeting.place"
+    # a topic question that happens to say "when" or "weights" asks no course fact
+    assert asked_slots(read_question("when do we cover correlation").text) == ()
+    assert asked_slots(read_question("importance sampling - what are the weights").text) == ()
+
+
+def _ask(snapshot: IndexSnapshot, question: str) -> tuple[str, str]:
+    from syllabot.worker.indexes.retrieval import result_of, search_snapshot
+
+    read = read_question(question, snapshot)
+    embedder = HashingEmbedder(256)
+    settings = Settings(embedder="hashing", _env_file=None)
+    selection, hits = search_snapshot(snapshot, embedder.embed_query(read.text), read, settings)
+    result = result_of(snapshot, hits, [], selection.fallback, "c", question, read)
+    answer = ExtractiveAnswerer().answer_sync(question, result, "c")
+    return answer.status, answer_text(answer)
+
+
+def test_a_filled_slot_is_answered_from_the_card_with_its_page() -> None:
+    snapshot = _snapshot(_course())
+    status, text = _ask(snapshot, "when r bo lindqvist's office hrs")
+    assert status == "answered"
+    assert "By appointment" in text and "Wed 1:00" not in text  # the TA's own, not the instructor's
+    status, text = _ask(snapshot, "where is the prof's office")
+    assert status == "answered" and "Kiln Hall 2047" in text
+
+
+def test_a_slot_no_document_fills_is_not_in_your_materials_with_the_closest_fact() -> None:
+    snapshot = _snapshot(_course())
+    status, text = _ask(snapshot, "whats the prof's phone number")
+    assert status == "not_in_materials"
+    assert text.startswith("Not in your materials")
+    assert "No phone number is listed" in text and "@clayschool.edu" in text
+
+
+def test_an_empty_slot_says_nothing_where_the_card_read_no_syllabus() -> None:
+    # slides alone: no staff, no grading read, so an empty slot is no evidence
+    slides = [_chunk(0, "Centering the clay\nKeep your elbows braced on your thighs.", 4, doc="deck")]
+    card = read_card(slides)
+    answer = answer_from_card(card, ("staff.phone",), "whats the prof's phone number")
+    assert answer is None or not answer.read
+
+
+def test_the_older_terms_facts_never_answer_for_the_current_one() -> None:
+    old = "CER 210: Wheel-thrown Pottery (Fall 2030)\nMeeting Times: MWF 8:00 — 8:50AM; Studio: Kiln Hall 009"
+    chunks = [*_course(), _chunk(0, old, 1, doc="syllabus-old", title="Old pottery syllabus")]
+    card = read_card(chunks)
+    assert [f.text for f in card.of("meeting.time")] == ["Meeting Times: TTh 9:05 — 10:50AM"]
+    assert any(f.older and "MWF" in f.text for f in card.of("meeting.time", current=False))
+    assert disagreements(card) == []  # last term's hours are no disagreement with this term's
+
+
+def test_two_current_documents_that_differ_on_a_slot_are_a_disagreement_with_both_sides() -> None:
+    slides = "Office Hours: Fri 10:00 — 11:00AM"
+    chunks = [*_course(), _chunk(0, f"Welcome\nInstructor: Dr. Ada Whitlock; {slides}", 2, doc="intro-deck")]
+    found = [d for d in disagreements(read_card(chunks)) if d.slot == "staff.office_hours"]
+    assert found and {found[0].first.doc_id, found[0].second.doc_id} == {"syllabus", "intro-deck"}
+    assert any("disagree" in line.lower() for line in card_lines(read_card(chunks)))
+
+
+def test_a_teachers_course_facts_win_and_nonsense_fills_nothing() -> None:
+    facts = (
+        "# Course facts\n\nOffice hours: Thu 4:00 — 5:00PM\nEmail: not-an-address\nGrading: Portfolio 120%"
+    )
+    chunks = [*_course(), _chunk(0, facts, 1, doc="course-facts", title="Course facts")]
+    card = read_card(chunks)
+    instructor_hours = [f.text for f in card.of("staff.office_hours")]
+    assert instructor_hours == ["Office hours: Thu 4:00 — 5:00PM"]
+    assert not any("not-an-address" in f.text for f in card.facts)
+    assert not any("120%" in f.text for f in card.facts)
+    # the unfilled template states nothing
+    blank = read_card([_chunk(0, template(), 1, doc="blank", title="Course facts")])
+    assert blank.facts == ()
+
+
+def test_syllabot_card_prints_the_card_and_its_template(settings: Settings, tmp_path: Path) -> None:
+    syllabus = tmp_path / "pottery.md"
+    syllabus.write_text(f"# Pottery syllabus\n\n{HEADER}\n\n{RULES}\n", encoding="utf-8")
+    Engine(settings).ingest("pottery", [(syllabus.name, syllabus.read_bytes())])
+    env = {
+        "REDIS_URL": settings.redis_url or "",
+        "SYLLABOT_KEY_PREFIX": settings.key_prefix,
+        "SYLLABOT_EMBEDDER": "hashing",
+        "SYLLABOT_DATA_DIR": str(settings.data_dir),
+        "PATH": "/usr/bin:/bin",
+    }
+    run = subprocess.run(
+        [sys.executable, "-m", "syllabot", "card", "-c", "pottery", "--json"],
+        capture_output=True, text=True, env=env, timeout=120, check=True,
+    )  # fmt: skip
+    data = json.loads(run.stdout)
+    slots = {f["slot"] for f in data["facts"]}
+    assert {"staff.office_hours", "staff.email", "policy.ai"} <= slots
+    assert all(f["file"] == "pottery.md" for f in data["facts"])
+    run = subprocess.run(
+        [sys.executable, "-m", "syllabot", "card", "--template"],
+        capture_output=True, text=True, env=env, timeout=120, check=True,
+    )  # fmt: skip
+    assert run.stdout.startswith("# Course facts")

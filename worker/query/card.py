@@ -1,0 +1,1066 @@
+"""The course card: a course's facts read once, at index time, into typed slots, each with its page.
+
+Why: students ask mostly about the course itself (who teaches, when and where, office hours,
+grading, dates, the rules), and those facts sit in header blocks, "Label: value" lines and single
+sentences that a passage's embedding dilutes: "prof office hrs??" found a page about software. A
+fact read into a typed slot is a signal retrieval cannot give: the office-hours slot filled with a
+day and a time, cited, answers "office hrs?" with confidence; the phone slot empty after the
+syllabus was read is an honest "Not in your materials".
+
+One general mechanism, no code per slot or per course: :data:`SLOTS` is one table of short
+descriptions, the labels and sentence cues that state each slot, the value type that checks it and
+the words of a question that ask it. The reader (:func:`read_card`, pure) takes a collection's
+chunks, reads
+
+* **labelled lines** ("Office Hours: MWF 11:30", a header block's "When / Where / Who", a record of
+  one person's fields the chunker joined with "; "): the label names the slot, the value is
+  checked by type (an email holds "@", a meeting time a day or a time, a room is never a year);
+* **sentences** ("Late submissions will not be graded."): a sentence whose words state a slot,
+  checked by the same value types, kept whole with its page;
+
+and each document's term ("Fall 2018"), so that where a collection holds two terms of one course
+the older term's facts are marked ``older`` and never answer for the current one.
+
+At question time :func:`answer_from_card` picks the facts of the asked slot (``Question.slots``,
+read once with the rest of the question) for the person or role named, best first; a slot no fact
+fills, in a course whose card holds the basics of a syllabus, is reported empty with the closest
+fact the card does hold. The verdict (``worker.answerers.decision.decide``) weighs that as evidence.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Collection, Iterable, Sequence
+from dataclasses import dataclass, field, replace
+
+from syllabot.worker.ingest.chunking import RECORD_JOIN
+from syllabot.worker.query.values import values_in
+from syllabot.worker.text.documents import Chunk
+from syllabot.worker.text.sentences import split_sentences
+from syllabot.worker.text.terms import term_set
+from syllabot.worker.text.vocabulary import common
+
+_I = re.IGNORECASE
+
+
+@dataclass(frozen=True)
+class Slot:
+    """One kind of course fact: what it is (``says``, the words of the teacher's card and of the
+    "not listed" note), the labels and sentence cues that state it, the value type a stated value
+    must have (:data:`VALUE_TYPES`), the question words that ask it, and its group (the closest
+    fact of an empty slot comes from the same group)."""
+
+    name: str
+    says: str
+    value: str
+    asks: re.Pattern[str]
+    labels: re.Pattern[str] | None = None
+    cues: re.Pattern[str] | None = None
+    group: str = ""
+
+
+def _p(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern, _I)
+
+
+_PLATFORMS = (
+    r"slack|piazza|ed\s+discussion|edstem|campuswire|discord|microsoft\s+teams|zulip|moodle"
+    r"|canvas\s+discussions?|github\s+discussions|gitter|mattermost|ed\s+stem"
+)
+
+#: The slots, in the order a label is tried against them (office hours before office, an email
+#: before a contact). Every slot a student asks about the course itself; policies are sentences.
+SLOTS: tuple[Slot, ...] = (
+    Slot(
+        "staff.office_hours",
+        "office hours",
+        "hours",
+        _p(
+            r"\boffice\s+hours?\b|\bOH\b|\bstudent\s+hours\b|\bmeet\s+(?:with\s+)?(?:the\s+)?(?:instructor|TA)"
+        ),
+        _p(r"^(?:office|student|consultation|drop-?in)\s+hours?\b|^hours\b|^o\S{0,2}\s*ce\s+hours"),
+        _p(r"\b(?:office|student|drop-?in)\s+hours?\b|\bo\s?ce\s+hours\b"),
+        "staff",
+    ),
+    Slot(
+        "staff.email",
+        "email address",
+        "email",
+        _p(r"\be-?mails?\b|\bcontact\b|\breach\s+(?:the|him|her|them|out)\b"),
+        _p(r"^e-?mail\b|^contact\b"),
+        _p(r"\be-?mail\b"),
+        "staff",
+    ),
+    Slot(
+        "staff.phone",
+        "phone number",
+        "phone",
+        _p(r"\bphone\b|\bcall\b|\btelephone\b|\bcell\b|\bnumber\s+to\s+(?:call|text)\b"),
+        _p(r"^(?:tele)?phone\b|^tel\b|^cell\b"),
+        None,
+        "staff",
+    ),
+    Slot(
+        "staff.office",
+        "office location",
+        "place",
+        _p(r"\boffice\b(?!\s+hours?)|\bwhere\s+(?:can\s+i\s+)?find\s+(?:the\s+)?(?:instructor|TA)"),
+        _p(r"^o\S{0,2}\s*ce(?:\s+(?:location|room|address))?$|^office\s+(?:location|room|address)"),
+        _p(r"\boffice\s+(?:is\s+(?:in|at)|location|room)\b|\bmy\s+office\b"),
+        "staff",
+    ),
+    Slot(
+        "staff.ta",
+        "teaching assistant",
+        "person",
+        _p(r"\bTAs?\b|\bteaching\s+assistants?\b|\bteaching\s+fellows?\b|\btutors?\b|\bgraders?\b"),
+        _p(
+            r"^(?:teaching\s+assistants?|TAs?|teaching\s+fellows?|TFs?|tutors?|graders?|course\s+assistants?)\b"
+        ),
+        None,
+        "staff",
+    ),
+    Slot(
+        "staff.instructor",
+        "instructor",
+        "person",
+        _p(
+            r"\bwho\b.{0,30}\b(?:teach|teaching|runs|taught|instructor|professor|lecturer|teacher)"
+            r"|\b(?:instructor|professor|lecturer|teacher)(?:'s)?\s+name\b|\bname\s+of\s+(?:the\s+)?(?:instructor|professor|lecturer|teacher)"
+        ),
+        _p(
+            r"^(?:instructors?|professors?|lecturers?|teachers?|who|taught\s+by|faculty|course\s+instructor)\s*$"
+        ),
+        None,
+        "staff",
+    ),
+    Slot(
+        "meeting.time",
+        "meeting time",
+        "when",
+        _p(
+            r"\bwhen\s+(?:does|do|is|are)\s+(?:the\s+|this\s+|our\s+)?(?:class|course|lectures?|labs?|sections?|tutorials?)"
+            r"(?:\s+(?:meet|held|happen|start|on))?\s*\??$|\bwhen\s+do\s+we\s+(?:meet|have\s+(?:class|lecture))"
+            r"|\bwhat\s+(?:time|days?)\b.*\b(?:class|lecture|meet|lab|section|tutorial)|\b(?:class|lecture|meeting)\s+(?:times?|days?|schedule)\b"
+            r"|\b(?:class|course|lecture|it)\s+meets?\b|\bwhat\s+days?\b.*\bmeet"
+        ),
+        _p(
+            r"^(?:when|meeting\s+times?|class\s+times?|lecture\s+times?|lectures?|class(?:es)?|time|times|days?"
+            r"|schedule|meets|lab(?:s|\s+sections?)?|sections?|tutorials?(?:\s+\d+)?|recitations?|discussion\s+sections?|x-?hours?)\s*$"
+        ),
+        _p(
+            r"\b(?:class|course|lectures?)\s+(?:meets?|will\s+meet|is\s+held|are\s+held)\b|\bwe\s+(?:will\s+)?meet\b"
+        ),
+        "meeting",
+    ),
+    Slot(
+        "meeting.place",
+        "meeting place",
+        "place",
+        _p(
+            r"\bwhere\s+(?:does|do|is|are)\s+(?:the\s+|this\s+|our\s+)?(?:class|course|lectures?|labs?|sections?|tutorials?)\b"
+            r"|\bwhere\s+(?:do|will)\s+we\s+meet\b|\b(?:which|what)\s+(?:room|building|classroom|hall)\b|\bclassroom\b"
+            r"|\blocation\s+of\s+(?:the\s+)?(?:class|lecture)|\b(?:online|in\s+person)\b.*\b(?:class|lecture)|\b(?:class|lecture)\w*\b.*\b(?:online|in\s+person)\b"
+        ),
+        _p(
+            r"^(?:where|location|classroom|room|place|venue|lecture\s+(?:room|hall)|class\s+location|building|lectures?"
+            r"|class(?:es)?|labs?|sections?|tutorials?(?:\s+\d+)?|recitations?|meeting\s+(?:place|location))s?\s*$"
+        ),
+        _p(r"\b(?:class|course|lectures?)\s+(?:will\s+be\s+)?(?:held|meets?)\s+(?:in|at|on|via|online)\b"),
+        "meeting",
+    ),
+    Slot(
+        "course.website",
+        "course website",
+        "url",
+        _p(
+            r"\bwebsite\b|\bweb\s*site\b|\bcourse\s+(?:page|site)\b|\bcanvas\s+page\b|\bwhere\s+(?:are|do\s+i\s+find)\s+(?:the\s+)?(?:slides|materials)"
+        ),
+        _p(r"^(?:web|website|course\s+(?:website|page|site)|url|homepage|home\s+page|site)\s*$"),
+        _p(r"\b(?:course\s+)?(?:website|web\s+page|webpage)\b"),
+        "course",
+    ),
+    Slot(
+        "course.discussion",
+        "discussion forum",
+        "platform",
+        _p(
+            rf"\b(?:{_PLATFORMS})\b|\bforum\b|\bwhere\s+(?:do|can|should)\s+(?:i|we)\s+(?:ask|post)\b|\bgroup\s+chat\b"
+        ),
+        _p(r"^(?:discussion|forum|q\s*&\s*a|questions)\s*$"),
+        _p(rf"\b(?:{_PLATFORMS})\b"),
+        "course",
+    ),
+    Slot(
+        "course.term",
+        "term",
+        "term",
+        _p(r"\bwhich\s+(?:term|semester|quarter)\b|\bwhat\s+(?:term|semester|quarter)\b"),
+        _p(r"^(?:term|semester|quarter|session)\s*$"),
+        None,
+        "course",
+    ),
+    Slot(
+        "course.prerequisites",
+        "prerequisites",
+        "text",
+        _p(
+            r"\bpre-?requisites?\b|\bprereqs?\b|\bneed\s+to\s+(?:have\s+)?(?:taken|know)\b|\bbackground\b|\bprior\s+(?:knowledge|experience)\b"
+        ),
+        _p(r"^(?:pre-?requisites?|prereqs?|requirements|background)\s*$"),
+        _p(r"\bpre-?requisites?\b|\bprior\s+(?:knowledge|experience|coursework)\b|\bmust\s+have\s+taken\b"),
+        "course",
+    ),
+    Slot(
+        "grading.scale",
+        "letter-grade cut-offs",
+        "scale",
+        _p(
+            r"\bcut-?offs?\b|\bletter\s+grades?\b|\bgrading\s+scale\b|\b(?:get|need|for)\s+an?\s+[ABCD][+-]?\s|\bcurved?\b"
+        ),
+        _p(r"^(?:grading\s+scale|grade\s+scale|letter\s+grades?|scale)\s*$"),
+        _p(r"\b(?:letter\s+grades?|grading\s+scale|grade\s+scale)\b|\bA\s*[:(]?\s*9\d"),
+        "grading",
+    ),
+    Slot(
+        "grading.weight",
+        "grading weight",
+        "weight",
+        _p(
+            r"\bworth\b(?!.{0,20}\b(?:cpu|machines?|gpus?)\b)|\bhow\s+much\s+(?:does|do|is|are)\b.*\bcount"
+            r"|\b(?:weigh\w*|percent(?:age)?|%)\b.{0,40}\b(?:grade|grading|final|course|mark)"
+            r"|\b(?:grade|grading|final\s+mark)\b.{0,40}\b(?:weigh\w*|percent(?:age)?|%)"
+            r"|\bgrad(?:e|ing)\s+(?:breakdown|split|distribution|components?)\b|\bhow\s+(?:is|are)\s+(?:the\s+)?(?:grade|grading|course)\w*\s+(?:calculated|determined|graded)\b"
+            r"|\bhow\s+(?:is|will)\s+(?:the\s+course|this\s+class|it|we)\s+(?:be\s+)?graded\b|\bcounts?\s+(?:for|toward)\s+(?:the\s+|my\s+|your\s+)?(?:final\s+)?grade"
+        ),
+        None,
+        _p(
+            r"\bgrade\b|\bgrading\b|\bworth\b|\bweigh|\bpoints\b|\bcounts?\s+(?:for|toward)\b|\bof\s+(?:the|your)\s+(?:final\s+)?(?:course\s+)?(?:grade|mark)\b"
+        ),
+        "grading",
+    ),
+    Slot(
+        "dates.exam",
+        "exam date",
+        "when",
+        _p(
+            r"\bwhen\b.*\b(?:exams?|midterms?|finals?|quiz(?:zes)?|tests?)\b|\b(?:exam|midterm|final)\s+(?:date|day|time)s?\b"
+        ),
+        _p(r"^(?:midterm|final|exam)s?(?:\s+exam)?(?:\s+date)?\s*$"),
+        _p(r"\b(?:midterm|final\s+exam|exams?|quiz(?:zes)?)\b"),
+        "dates",
+    ),
+    Slot(
+        "dates.due",
+        "due date",
+        "when",
+        _p(
+            r"\bwhen\b.*\bdue\b|\bdue\s+(?:date|day)s?\b|\bdeadlines?\b|\bwhen\s+(?:do|should|must)\s+(?:i|we)\s+(?:submit|turn\s+in|hand\s+in)\b"
+        ),
+        _p(r"^(?:due|deadline|due\s+dates?)\s*$"),
+        _p(r"\bdue\b|\bdeadline\b|\bsubmit\w*\s+by\b"),
+        "dates",
+    ),
+    Slot(
+        "policy.late",
+        "late-work policy",
+        "text",
+        _p(
+            r"\blate\b|\bpast\s+the\s+deadline\b|\bafter\s+the\s+deadline\b|\bgrace\s+(?:period|days?)\b|\bslip\s+days?\b"
+        ),
+        _p(r"^late(?:\s+(?:work|submissions?|policy|assignments?))?\s*$"),
+        _p(
+            r"\blate\s+(?:work|submissions?|assignments?|homeworks?|papers?|penalt\w*|polic\w*|days?)\b|\b(?:submitted|turned\s+in|handed\s+in|submit\w*)\s+late\b"
+            r"|\blate\b.{0,60}\b(?:penal\w*|deduct\w*|accept\w*|graded|credit)\b|\bafter\s+the\s+deadline\b|\bgrace\s+(?:period|days?)\b|\bslip\s+days?\b"
+        ),
+        "policy",
+    ),
+    Slot(
+        "policy.missed",
+        "policy on missed work and extensions",
+        "text",
+        _p(
+            r"\bmiss(?:ed|ing)?\b|\bmake-?\s?ups?\b|\bextensions?\b|\bsick\b|\bexcused?\b|\babsences?\b|\bcan'?t\s+make\s+it\b|\bemergenc"
+        ),
+        _p(
+            r"^(?:extensions?|make-?up\s+(?:exams?|work|policy)|missed\s+(?:work|exams?|classes?)|absences?)\s*$"
+        ),
+        _p(
+            r"\bextensions?\b|\bmake-?\s?ups?\b|\bmiss(?:ed|es)?\s+(?:an?\s+|the\s+)?(?:exam|midterm|final|class|deadline|quiz|lab|assignment)|\bexcused\b|\bmedical\b|\bemergenc"
+        ),
+        "policy",
+    ),
+    Slot(
+        "policy.extra_credit",
+        "extra credit",
+        "text",
+        _p(r"\bextra\s+credit\b|\bbonus\b|\bextra\s+points?\b"),
+        _p(r"^(?:extra\s+credit|bonus(?:\s+points)?)\s*$"),
+        _p(r"\bextra\s+credit\b|\bbonus\b|\bextra\s+points?\b"),
+        "policy",
+    ),
+    Slot(
+        "policy.attendance",
+        "attendance and participation",
+        "text",
+        _p(
+            r"\battend\w*\b|\bparticipat\w*\b|\bmandatory\b|\bskip\w*\s+(?:class|lecture)|\bshow\s+up\b|\brequired\s+to\s+come\b"
+        ),
+        _p(r"^(?:attendance|participation|attendance\s+and\s+participation|class\s+participation)\s*$"),
+        _p(r"\battend\w*\b|\bparticipat\w*\b"),
+        "policy",
+    ),
+    Slot(
+        "policy.ai",
+        "policy on AI tools",
+        "text",
+        _p(
+            r"\bchat\s?gpt\b|\bA\.?I\.?\b|\bGPT\w*\b|\bcopilot\b|\bLLMs?\b|\blarge\s+language\s+models?\b|\bgenerative\b|\bclaude\b|\bgemini\b"
+        ),
+        _p(r"^(?:a\.?i\.?|generative\s+a\.?i\.?|ai\s+(?:tools?|policy|use)|use\s+of\s+ai)\b"),
+        _p(
+            r"\bchat\s?gpt\b|\b(?:generative\s+)?A\.?I\.?\b(?!\s*[-=])|\bGPT-?\d?\b|\bcopilot\b|\bLLMs?\b|\blarge\s+language\s+models?\b"
+        ),
+        "policy",
+    ),
+    Slot(
+        "policy.collaboration",
+        "collaboration policy",
+        "text",
+        _p(
+            r"\bcollaborat\w*\b|\bwork\s+(?:together|with\s+(?:others|friends|classmates|a\s+partner))\b|\bshare\s+(?:code|answers|solutions)\b|\bin\s+(?:groups?|pairs|teams)\b|\bpartners?\b|\bgroup\s+work\b"
+        ),
+        _p(r"^(?:collaboration(?:\s+policy)?|group\s+work)\s*$"),
+        _p(
+            r"\bcollaborat\w*\b|\bwork\s+together\b|\bown\s+(?:work|words|code)\b|\bindividually\b|\bdiscuss\s+(?:the\s+)?(?:problems|homework|assignments)\b"
+        ),
+        "policy",
+    ),
+    Slot(
+        "policy.accommodations",
+        "accommodations for disabilities",
+        "text",
+        _p(r"\baccommodat\w*\b|\bdisabilit\w*\b|\baccessib\w*\b|\bextra\s+time\s+on\b"),
+        _p(r"^(?:accommodations?|accessibility|disabilit\w*|student\s+needs)\b"),
+        _p(r"\baccommodat\w*\b|\bdisabilit\w*\b|\baccessib\w*\b"),
+        "policy",
+    ),
+    Slot(
+        "policy.regrade",
+        "regrade requests",
+        "text",
+        _p(r"\bre-?grad\w*\b|\bdispute\b|\bgrade\s+(?:appeal|complaint)s?\b|\bwrong(?:ly)?\s+graded\b"),
+        _p(r"^(?:re-?grad\w*|grade\s+appeals?)\s*$"),
+        _p(r"\bre-?grad\w*\b|\bgrade\s+appeals?\b"),
+        "policy",
+    ),
+    Slot(
+        "policy.integrity",
+        "academic integrity",
+        "text",
+        _p(
+            r"\bplagiari\w*\b|\bcheat\w*\b|\bacademic\s+(?:integrity|honesty|misconduct)\b|\bhonou?r\s+(?:code|principle)\b|\bcopy\w*\s+(?:code|answers|from)\b"
+        ),
+        _p(
+            r"^(?:academic\s+(?:integrity|honesty|misconduct)|(?:the\s+)?(?:academic\s+)?honou?r\s+(?:code|principle)|plagiarism)\b"
+        ),
+        _p(
+            r"\bplagiari\w*\b|\bcheat\w*\b|\bacademic\s+(?:integrity|honesty|misconduct|dishonesty)\b|\bhonou?r\s+(?:code|principle)\b"
+        ),
+        "policy",
+    ),
+    Slot(
+        "materials.textbook",
+        "textbook",
+        "text",
+        _p(r"\b(?:text\s*)?books?\b|\brequired\s+(?:text|reading)s?\b|\breadings?\b"),
+        _p(
+            r"^(?:text\s*books?|required\s+(?:text|reading)s?|books?|readings?|course\s+materials|materials|references?|literature)\s*$"
+        ),
+        _p(
+            r"\btext\s*books?\b|\brequired\s+(?:text|reading)s?\b|\b(?:recommended|required|main|course)\s+(?:book|text)s?\b|\bno\s+(?:required\s+)?(?:text\s*book|book)\b"
+        ),
+        "materials",
+    ),
+    Slot(
+        "materials.software",
+        "software",
+        "text",
+        _p(
+            r"\bwhat\s+software\b|\bsoftware\s+(?:do|should|will)\b|\b(?:which|what)\s+(?:programming\s+)?language\b"
+            r"|\bdo\s+(?:i|we)\s+(?:need|use|have)\s+to\s+(?:install|use|know)\b|\b(?:python|R|matlab|stata|julia)\s+or\s+(?:python|R|matlab|stata|julia)\b"
+            r"|\bbring\s+(?:a|my|our)\s+laptops?\b|\bneed\s+a\s+laptop\b"
+        ),
+        _p(r"^(?:software|computing|tools|programming|computer\s+requirements?|technology)\s*$"),
+        _p(
+            r"\bsoftware\b|\binstall\w*\b|\b(?:we|you)\s+will\s+(?:use|need)\s+(?:python|R|matlab|julia|jupyter|rstudio|a\s+laptop)\b|\bprogramming\s+language\b|\bbring\s+(?:your|a)\s+laptop\b"
+        ),
+        "materials",
+    ),
+)
+
+SLOT_OF: dict[str, Slot] = {s.name: s for s in SLOTS}
+
+# --- values, checked by type ----------------------------------------------------------------------
+
+EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+#: A phone number: grouped digits with a separator, never a year, a room or a course code alone.
+PHONE = re.compile(r"(?:\+\d{1,3}[\s.-]?)?\(?\b\d{3}\)?[\s.-]\d{3}[\s.-]\d{4}\b")
+URL = re.compile(
+    r"https?://\S+|\bwww\.\S+|\b[\w-]+(?:\.[\w-]+)*\.(?:edu|com|org|io|net|de|ru|gov)(?:/\S*)?\b", _I
+)
+_APPOINTMENT = re.compile(
+    r"\bby\s+appointment\b|\bupon\s+request\b|\bby\s+request\b|\bTBA\b|\bTBD\b|\bafter\s+class\b", _I
+)
+#: A place: a room word, a building name before a room number ("Moore B03"), or online.
+PLACE = re.compile(
+    r"\b(?:room|rm\.?|hall|building|bldg\.?|auditorium|library|lab(?:oratory)?|center|centre|house|classroom|annex|tower)\b"
+    r"|\b[A-Z][a-z]+\s+(?:[A-Z]{0,2}\d{1,4}[A-Z]?|\d{1,4}[-–]\d{1,4})\b|\b[A-Z]{1,4}\([A-Z]\)\s*\d{2,4}[A-Z]?\b|\bzoom\b|\bonline\b|\bremote(?:ly)?\b|\bin\s+person\b|\bvirtual\b",
+)
+_PERCENT_OR_POINTS = re.compile(r"\d\s*%|\b\d+(?:\.\d+)?\s*(?:percent|points?|pts)\b", _I)
+_SCALE = re.compile(r"\b[ABCDF][+-]?\s*[:(=]?\s*\(?\d{2}", re.ASCII)
+_TERM = re.compile(
+    r"\b(?P<season>spring|summer|fall|autumn|winter)(?:\s+(?:semester|term|quarter|session))?,?\s+"
+    r"(?P<year>(?:19|20)\d\d)(?:\s*/\s*\d{2,4})?\b"
+    r"|\b(?P<year2>(?:19|20)\d\d)\s+(?P<season2>spring|summer|fall|autumn|winter)\b",
+    _I,
+)
+_PLATFORM = re.compile(rf"\b(?:{_PLATFORMS})\b", _I)
+#: A person's name: two or more capitalised words (initials allowed), titles left out.
+_NAME = re.compile(r"\b(?:[A-Z][a-z'’-]+|[A-Z]\.)(?:\s+(?:[A-Z][a-z'’-]+|[A-Z]\.|van|von|de|der|da)){1,3}\b")
+_TITLES = re.compile(r"\b(?:dr|prof|professor|mr|mrs|ms|mx)\.?\s+", _I)
+
+
+def _when(text: str) -> bool:
+    """A day, a time or a date is stated (the one value recogniser), or "by appointment"."""
+    return bool(_APPOINTMENT.search(text)) or any(
+        v.kind in ("weekday", "time", "date") for v in values_in(text)
+    )
+
+
+def _checked(value_type: str, text: str) -> bool:
+    """Does ``text`` hold a value of ``value_type``? The one check of a slot's value, for labelled
+    values and sentences alike: a room number is never a time, a course code never a phone."""
+    if value_type == "email":
+        return bool(EMAIL.search(text))
+    if value_type == "phone":
+        return bool(PHONE.search(text))
+    if value_type == "url":
+        return bool(URL.search(text))
+    if value_type in ("hours", "when"):
+        return _when(text)
+    if value_type == "place":
+        return bool(PLACE.search(text))
+    if value_type == "weight":
+        percents = [float(p) for p in re.findall(r"(\d+(?:\.\d+)?)\s*%", text)]
+        return bool(_PERCENT_OR_POINTS.search(text)) and all(p <= 100 for p in percents)
+    if value_type == "scale":
+        return len(_SCALE.findall(text)) >= 2
+    if value_type == "term":
+        return bool(_TERM.search(text))
+    if value_type == "platform":
+        return bool(_PLATFORM.search(text))
+    if value_type == "person":
+        return bool(_NAME.search(_TITLES.sub("", text)))
+    return len(text.split()) >= 3  # a rule is a sentence, not a heading
+
+
+def term_of(text: str) -> tuple[int, int] | None:
+    """A term as (year, season order) for comparing two documents' terms: "Fall 2018" > "Spring 2018"."""
+    m = _TERM.search(text)
+    if m is None:
+        return None
+    season = (m.group("season") or m.group("season2") or "").lower()
+    year = int(m.group("year") or m.group("year2"))
+    order = {"winter": 0, "spring": 1, "summer": 2, "fall": 3, "autumn": 3}[season]
+    return (year, order)
+
+
+# --- the card ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Fact:
+    """One course fact: its slot, the line or sentence that states it (as printed), whose it is
+    (a person's name, or their role), where it is (the chunk ``row`` of the snapshot, its document
+    and page), and whether its document is of an older term than another in the collection."""
+
+    slot: str
+    text: str
+    row: int
+    doc_id: str
+    file: str
+    page: int
+    who: str = ""
+    role: str = ""
+    older: bool = False
+    subject: str = ""
+
+    def to_json(self) -> list[object]:
+        return [
+            self.slot,
+            self.text,
+            self.row,
+            self.doc_id,
+            self.file,
+            self.page,
+            self.who,
+            self.role,
+            self.older,
+            self.subject,
+        ]
+
+    @classmethod
+    def from_json(cls, data: Sequence[object]) -> Fact:
+        slot, text, row, doc_id, file, page, who, role, older, subject = data
+        return cls(
+            str(slot),
+            str(text),
+            int(row),
+            str(doc_id),
+            str(file),
+            int(page),
+            str(who),
+            str(role),
+            bool(older),
+            str(subject),
+        )  # type: ignore[call-overload]
+
+
+@dataclass(frozen=True)
+class CourseCard:
+    """Every fact of a collection, in document order; ``terms``: each document's term, where read."""
+
+    facts: tuple[Fact, ...] = ()
+    terms: dict[str, str] = field(default_factory=dict)
+    #: documents that are a teacher's course facts (``syllabot card --template``): they win
+    teacher: frozenset[str] = frozenset()
+
+    def of(self, slot: str, subjects: Sequence[str] = (), current: bool = True) -> list[Fact]:
+        """The facts of ``slot`` (of the courses named, when any; of the current term, unless asked);
+        where a teacher's course-facts document fills the slot, its facts alone."""
+        facts = [
+            f
+            for f in self.facts
+            if f.slot == slot and (not subjects or f.subject in subjects) and not (current and f.older)
+        ]
+        mine = [f for f in facts if f.doc_id in self.teacher]
+        return mine or facts
+
+    def holds_basics(self, subjects: Sequence[str] = ()) -> bool:
+        """The card read a syllabus of the course: who teaches it or how it is graded, and one
+        more kind of fact besides. Only then is an empty slot evidence that no document says it."""
+        slots = {f.slot for f in self.facts if (not subjects or f.subject in subjects) and not f.older}
+        basics = {"staff.instructor", "staff.email", "grading.weight", "meeting.time"}
+        return len(slots & basics) >= 2 and len(slots) >= 4
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "facts": [f.to_json() for f in self.facts],
+            "terms": self.terms,
+            "teacher": sorted(self.teacher),
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, object]) -> CourseCard:
+        facts = data.get("facts", [])
+        terms = data.get("terms", {})
+        teacher = data.get("teacher", [])
+        assert isinstance(facts, list) and isinstance(terms, dict) and isinstance(teacher, list)
+        return cls(
+            tuple(Fact.from_json(f) for f in facts),
+            {str(k): str(v) for k, v in terms.items()},
+            frozenset(str(d) for d in teacher),
+        )
+
+
+_PLACEHOLDER = re.compile(r"^\s*<[^>]*>\s*$")
+_LABEL = re.compile(r"^(?P<key>[A-Z][A-Za-z&/.'’ -]{0,30}?)\s*:\s*(?P<value>\S.*)$")
+#: A line of a header block printed as "Label value" without a colon ("When Tue & Thu …").
+_BARE_LABEL = re.compile(
+    r"^(?P<key>When|Where|Who|Web|Instructor|Office\s+Hours|Email|Office|Time|Location|Classroom)\s+(?P<value>\S.*)$"
+)
+
+
+def _label_slots(label: str, value: str) -> list[Slot]:
+    """The slots a "Label: value" states: each slot whose labels name it and whose value type the
+    value has ("Lectures: Mondays 12pm–2pm, H4, Zoom" states when and where)."""
+    key = label.strip().lower()
+    return [s for s in SLOTS if s.labels is not None and s.labels.search(key) and _checked(s.value, value)]
+
+
+#: The longest a labelled value is kept: a header line the text layer ran into the next
+#: paragraph ("Office Hours: By appointment Course Description How can …") is cut between words.
+VALUE_CHARS = 160
+
+
+def _clipped(value: str) -> str:
+    if len(value) <= VALUE_CHARS:
+        return value
+    return value[:VALUE_CHARS].rsplit(" ", 1)[0] + " …"
+
+
+def _person(value: str) -> str:
+    m = _NAME.search(_TITLES.sub("", value))
+    return m.group(0) if m else ""
+
+
+def _segments(line: str) -> list[tuple[str, str]]:
+    """A line's "Label: value" fields (a record the chunker joined with "; " is several)."""
+    out: list[tuple[str, str]] = []
+    for part in line.split(RECORD_JOIN):
+        m = _LABEL.match(part.strip()) or _BARE_LABEL.match(part.strip())
+        if m is None or len(m.group("key").split()) > 4 or "http" in m.group("key").lower():
+            continue
+        if _PLACEHOLDER.match(m.group("value")):
+            continue  # a template's "<name@school.edu>" left unfilled states nothing
+        out.append((m.group("key"), m.group("value").strip()))
+    return out
+
+
+#: How much of a document's first passage is its header block (title, who, when, where).
+HEADER_CHARS = 400
+_HEADER_CUT = re.compile(r"\s*(?:\||·|•|;|\.\s+(?=[A-Z0-9]))\s*")
+
+
+def _header_facts(text: str) -> list[tuple[Slot, str, str, str]]:
+    """The facts of a header block printed without labels ("LA 1234 | Title Jo Smith jo@x.edu
+    Fall 2018. Design 217. Tuesday & Thursday 12:30–3:20pm."), each piece read by its value type
+    alone: an email (and the name printed just before it: the instructor), a day with a time (the
+    meetings), and, in a header that holds one of those, a short piece naming a place."""
+    found: list[tuple[Slot, str, str, str]] = []
+    places: list[str] = []
+    for piece in _HEADER_CUT.split(text[:HEADER_CHARS]):
+        piece = piece.strip()
+        if not piece or ": " in piece:
+            continue  # a labelled field is read as one
+        email = EMAIL.search(piece)
+        if email is not None:
+            before = piece[: email.start()].strip()
+            names = _NAME.findall(_TITLES.sub("", before))
+            # the name printed just before the email: its last two words (three with an initial)
+            words = names[-1].split() if names else []
+            who = " ".join(words[-3:] if len(words) >= 3 and words[-2].endswith(".") else words[-2:])
+            if who:
+                found.append((SLOT_OF["staff.instructor"], who, who, "staff.instructor"))
+            text_ = piece if len(piece) <= VALUE_CHARS else email.group(0)
+            found.append((SLOT_OF["staff.email"], text_, who, "staff.instructor"))
+            continue
+        values = {v.kind for v in values_in(piece)}
+        if "time" in values and ("weekday" in values or "date" in values) and len(piece.split()) <= 12:
+            found.append((SLOT_OF["meeting.time"], piece, "", ""))
+        elif len(piece.split()) <= 4 and PLACE.search(piece) and not _TERM.search(piece):
+            places.append(piece)
+    if found:
+        found += [(SLOT_OF["meeting.place"], p, "", "") for p in places[:2]]
+    return found
+
+
+def _body_lines(chunk: Chunk) -> list[str]:
+    """The chunk's lines without the context line the chunker puts first for the embedder."""
+    lines = chunk.text.split("\n")
+    if len(lines) > 1 and lines[0].strip() in {
+        chunk.title,
+        chunk.subject or "",
+        chunk.file,
+        chunk.file.rsplit(".", 1)[0],
+    }:
+        lines = lines[1:]
+    return [ln.strip() for ln in lines if ln.strip()]
+
+
+_MAX_SENTENCE = 420
+
+
+def _facts_of_line(line: str) -> Iterable[tuple[Slot, str, str, str]]:
+    """(slot, text, who, role) of each fact a line states: its labelled fields first (a person's
+    record gives its email, office and hours to that person), then its sentences by their cues."""
+    fields = _segments(line)
+    who = role = ""
+    labelled = False
+    for n, (label, value) in enumerate(fields):
+        text = f"{label}: {_clipped(value)}"
+        for slot in _label_slots(label, value):
+            labelled = True
+            if slot.name in ("staff.instructor", "staff.ta"):
+                if n == 0 or not who:
+                    who, role = _person(value), slot.name
+                yield slot, text, who, role
+            else:
+                yield slot, text, who if slot.group == "staff" else "", role if slot.group == "staff" else ""
+    if labelled and len(fields) >= 2:
+        return  # a record: its fields are its facts
+    if _PLACEHOLDER.match(line.split(":", 1)[-1]):
+        return  # a template's guidance or an unfilled line
+    for sentence in split_sentences(line):
+        if len(sentence) > _MAX_SENTENCE or len(sentence.split()) < 3:
+            continue
+        for slot in SLOTS:
+            if slot.cues is not None and slot.cues.search(sentence) and _checked(slot.value, sentence):
+                yield slot, sentence, "", ""
+
+
+def read_card(chunks: Sequence[Chunk]) -> CourseCard:
+    """The card of a collection's chunks (pure; the snapshot builds it once, at index time)."""
+    facts: list[Fact] = []
+    seen: set[tuple[str, str, str, str]] = set()
+    terms: dict[str, tuple[int, int]] = {}
+    term_text: dict[str, str] = {}
+    teacher: set[str] = set()
+    headed: set[str] = set()
+    for row, chunk in enumerate(chunks):
+        if _is_facts_document(chunk):
+            teacher.add(chunk.doc_id)
+        lines = _body_lines(chunk)
+        header: Iterable[tuple[Slot, str, str, str]] = ()
+        if chunk.doc_id not in headed and (chunk.page or 1) <= 1:
+            headed.add(chunk.doc_id)
+            header = _header_facts(" ".join(lines))
+        for slot, text, who, role in header:
+            key = (chunk.doc_id, slot.name, who, " ".join(text.lower().split()))
+            if key not in seen:
+                seen.add(key)
+                facts.append(
+                    Fact(
+                        slot.name,
+                        text,
+                        row,
+                        chunk.doc_id,
+                        chunk.file,
+                        chunk.page or 0,
+                        who,
+                        role,
+                        subject=chunk.subject or "",
+                    )
+                )
+        for line in lines:
+            if chunk.doc_id not in terms and (chunk.page or 1) <= 1:
+                m = _TERM.search(line)
+                if m is not None:
+                    found = term_of(m.group(0))
+                    if found is not None:
+                        terms[chunk.doc_id], term_text[chunk.doc_id] = found, m.group(0)
+            for slot, text, who, role in _facts_of_line(line):
+                key = (chunk.doc_id, slot.name, who, " ".join(text.lower().split()))
+                if key in seen:
+                    continue
+                seen.add(key)
+                facts.append(
+                    Fact(
+                        slot.name,
+                        text,
+                        row,
+                        chunk.doc_id,
+                        chunk.file,
+                        chunk.page or 0,
+                        who,
+                        role,
+                        subject=chunk.subject or "",
+                    )
+                )
+    latest = max(terms.values(), default=None)
+    older = {
+        doc for doc, t in terms.items() if latest is not None and t < latest and len(set(terms.values())) > 1
+    }
+    # a term is read from a document's first page only: a deck citing "Fall 2019" later on is no term
+    if older:
+        facts = [replace(f, older=f.doc_id in older) for f in facts]
+    return CourseCard(tuple(facts), term_text, frozenset(teacher))
+
+
+def _is_facts_document(chunk: Chunk) -> bool:
+    """A teacher's course-facts document: its title, or its first line, is the template's heading."""
+    head = chunk.text.lstrip().split("\n", 1)[0]
+    return any(FACTS_HEADING.lower() == t.strip().strip("#").strip().lower() for t in (chunk.title, head))
+
+
+# --- questions --------------------------------------------------------------------------------------
+
+
+def asked_slots(question: str) -> tuple[str, ...]:
+    """The slots a cleaned question asks about, the one its words name most fully first ("where
+    are office hours held" asks office hours before a place; "prof office hrs and which room"
+    asks office hours and the office)."""
+    spans = []
+    for n, slot in enumerate(SLOTS):
+        m = slot.asks.search(question)
+        if m is not None:
+            spans.append((-(m.end() - m.start()), -n, slot.name))
+    return tuple(name for _, _, name in sorted(spans))
+
+
+_ROLE_WORDS = (
+    (
+        "staff.ta",
+        re.compile(r"\bTAs?\b|\bteaching\s+(?:assistants?|fellows?)\b|\btutors?\b|\bgraders?\b", _I),
+    ),
+    ("staff.instructor", re.compile(r"\binstructor|\bprofessor|\bprof\b|\blecturer|\bteacher|\bdr\.?\s", _I)),
+)
+
+
+@dataclass(frozen=True)
+class CardAnswer:
+    """What the card says of a question: the asked slot, the facts that fill it best first (empty:
+    the card holds none), whether the card read the course's syllabus basics (an empty slot is then
+    evidence), the closest fact of the slot's group for an empty slot, and the passage numbers the
+    facts are cited by (filled by retrieval)."""
+
+    slot: str
+    facts: tuple[Fact, ...] = ()
+    read: bool = False
+    closest: Fact | None = None
+    numbers: tuple[int, ...] = ()
+    strong: bool = False
+
+
+#: The most facts an answer from the card quotes.
+MAX_FACTS = 3
+
+
+def _named_people(card: CourseCard, question: str) -> set[str]:
+    words = {w.lower() for w in re.findall(r"[A-Za-z]{3,}", question)}
+    return {f.who for f in card.facts if f.who and words & {w.lower() for w in f.who.split() if len(w) >= 3}}
+
+
+#: Slots whose emptiness, once the card read a syllabus, says no document states them: their
+#: labels and cues are distinctive enough that a stated value is read (a phone number, an email,
+#: office hours, a room, a forum, extra credit, an AI rule). A textbook list or a due date may be
+#: printed in forms the card does not read, so their emptiness proves nothing.
+CLAIMS_ABSENCE = frozenset(
+    {
+        "staff.phone",
+        "staff.email",
+        "staff.office_hours",
+        "staff.ta",
+        "course.discussion",
+        "policy.extra_credit",
+        "policy.ai",
+    }
+)
+#: Slots of one typed value each (per person, where staff): a fact of the asked one answers.
+TYPED = frozenset(
+    {
+        "staff.phone",
+        "staff.email",
+        "staff.office_hours",
+        "staff.office",
+        "staff.ta",
+        "staff.instructor",
+        "meeting.time",
+        "meeting.place",
+        "course.website",
+        "course.discussion",
+        "course.term",
+    }
+)
+
+
+def answer_from_card(
+    card: CourseCard,
+    slots: Sequence[str],
+    question: str,
+    subjects: Sequence[str] = (),
+    unknown: Collection[str] = (),
+) -> CardAnswer | None:
+    """The card's answer to a question asking ``slots`` (None: it asks none, or the card is empty).
+
+    The facts of the first asked slot that the card fills, for the person the question names (or
+    the role it names: "TA", "prof"), ranked by how many of the question's words they hold.
+    ``strong`` (the answer can be confident) when the slot is one typed value (who, when, where,
+    contact) and the facts are the asked person's, or few; any other slot when its best fact holds
+    the question's own topic words and no other fact holds as many. An empty slot is an answer
+    only for :data:`CLAIMS_ABSENCE` slots. ``unknown``: the question's words the collection never
+    uses (chat words, typing), which name nothing the fact must hold."""
+    if not slots or not card.facts:
+        return None
+    name = slots[0]
+    slot = SLOT_OF[name]
+    people = _named_people(card, question)
+    role = next((r for r, pattern in _ROLE_WORDS if pattern.search(question)), "")
+    facts = card.of(name, subjects)
+    if slot.group == "staff" and name not in ("staff.ta", "staff.instructor"):
+        if people:
+            facts = [f for f in facts if f.who in people]
+        elif role == "staff.ta":
+            facts = [f for f in facts if f.role == "staff.ta"]
+        elif role:
+            facts = [f for f in facts if f.role != "staff.ta"]
+    if not facts:
+        if name not in CLAIMS_ABSENCE:
+            return None
+        near = [
+            f
+            for f in card.facts
+            if SLOT_OF[f.slot].group == slot.group and not f.older and (not subjects or f.subject in subjects)
+        ]
+        # the closest fact: the person's (or role's) own, the way to reach them first
+        near.sort(key=lambda f: (not (f.who in people or f.role == role), _NEAREST.get(f.slot, 9), f.row))
+        return CardAnswer(name, (), card.holds_basics(subjects), near[0] if near else None)
+    q_terms = term_set(question)
+    asking = slot.asks.search(question)
+    # the everyday words that asked for the slot ("deadline", "how much … count") are no topic;
+    # a subject word inside the asking span ("what day was the correlation lecture") is
+    said = re.findall(r"[a-z]{3,}", asking.group(0).lower()) if asking else []
+    topic = q_terms - term_set(" ".join(w for w in said if common(w))) - term_set(slot.says) - _SLOT_WORDS
+
+    def score(f: Fact) -> tuple[int, int, int]:
+        words = term_set(f"{f.text} {f.who}")
+        return (len(topic & words), len(q_terms & words), -f.row)
+
+    ranked = sorted(facts, key=score, reverse=True)
+    chosen = tuple(ranked[:MAX_FACTS])
+    best = score(ranked[0])[0]
+    if name in TYPED:
+        # something else the materials speak of, named and not in the fact ("which room is the
+        # final exam in", "are office hours on zoom too"): the slot's value may not be its answer
+        fact_terms = term_set(f"{chosen[0].text} {chosen[0].who}")
+        absent = term_set(" ".join(unknown))
+        elsewhere = {
+            w
+            for w in re.findall(r"[a-z]{3,}", question.lower())
+            if (t := term_set(w)) and t <= topic and not t & fact_terms and not t & absent and not common(w)
+        }
+        strong = (
+            not elsewhere
+            and not (topic & _EVENTS - fact_terms)
+            and (bool(people) or len({_norm(f.text) for f in facts}) <= 2)
+        )
+    else:
+        runner = score(ranked[1])[0] if len(ranked) > 1 else 0
+        strong = best > runner and best >= max(1, (len(topic) + 1) // 2)
+    return CardAnswer(name, chosen, card.holds_basics(subjects), None, (), strong)
+
+
+#: Which fact of an empty slot's group is shown first: how to reach the person, then when and where.
+_NEAREST = {"staff.email": 0, "staff.office_hours": 1, "staff.office": 2, "staff.instructor": 3}
+
+#: Course events of their own: a question naming one asks about it, not the class's room or hours.
+_EVENTS = term_set(
+    "exam midterm final quiz test poster session presentation project paper assignment homework "
+    "submit submission review lab report"
+)
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+_SLOT_WORDS = term_set(
+    "when where what which who how is are the class course lecture time day days office hours email instructor professor "
+    "TA teaching assistant policy due date exam worth grade deadline"
+)
+
+
+# --- the teacher's view -----------------------------------------------------------------------------
+
+#: The heading of a teacher's course-facts document (``syllabot card --template``): what it states
+#: wins over every other document for the slots it fills, as a newer version does.
+FACTS_HEADING = "Course facts"
+
+#: The template's lines: one "Label:" per slot the reader reads from a label, in the table's order.
+TEMPLATE_LABELS = (
+    ("Term", "course.term", "e.g. Fall 2026"),
+    ("Website", "course.website", "https://…"),
+    ("Discussion", "course.discussion", "e.g. Slack, Piazza, Ed Discussion"),
+    ("Prerequisites", "course.prerequisites", "what students must have taken or know"),
+    ("Instructor", "staff.instructor", "name"),
+    ("Email", "staff.email", "name@school.edu"),
+    ("Office", "staff.office", "building and room"),
+    ("Office hours", "staff.office_hours", "days and times, or by appointment"),
+    ("Teaching assistant", "staff.ta", "name (one line each; put their Email/Office/Office hours after it)"),
+    ("Lectures", "meeting.time", "days and times"),
+    ("Classroom", "meeting.place", "building and room, or online"),
+    ("Late work", "policy.late", "the rule, as a sentence"),
+    ("Extensions", "policy.missed", "missed exams, make-ups, extensions"),
+    ("Extra credit", "policy.extra_credit", "the rule, or that there is none"),
+    ("Attendance", "policy.attendance", "the rule"),
+    ("Collaboration", "policy.collaboration", "the rule"),
+    ("AI tools", "policy.ai", "the rule on ChatGPT and similar tools"),
+    ("Accommodations", "policy.accommodations", "who to contact"),
+    ("Textbooks", "materials.textbook", "title(s), or that none is required"),
+    ("Software", "materials.software", "what to install or use"),
+)
+
+
+def template() -> str:
+    """A Markdown course-facts document a teacher fills in and uploads to correct or add facts."""
+    lines = [
+        f"# {FACTS_HEADING}",
+        "",
+        "<Fill in what students should be told and index this file; lines left as they are state nothing."
+        " What it states wins over the other documents for the same facts. Weights one line each, dates"
+        " as dates.>",
+        "",
+    ]
+    lines += [f"{label}: <{hint}>" for label, _, hint in TEMPLATE_LABELS]
+    lines += ["Grading: <component and weight, e.g. Homework 40%>", "Midterm: <date>", "Final exam: <date>"]
+    return "\n".join(lines) + "\n"
+
+
+@dataclass(frozen=True)
+class SlotDisagreement:
+    """Two current documents that fill one typed slot (for one person) differently."""
+
+    slot: str
+    who: str
+    first: Fact
+    second: Fact
+
+
+def disagreements(card: CourseCard) -> list[SlotDisagreement]:
+    """Typed slots two current documents fill differently (a teacher's course-facts document
+    settles its slots, so those are none): the note names both, with their documents and pages."""
+    out: list[SlotDisagreement] = []
+    groups: dict[tuple[str, str, str], list[Fact]] = {}
+    for f in card.facts:
+        if f.slot in TYPED and f.slot not in ("staff.ta", "staff.instructor") and not f.older:
+            groups.setdefault((f.subject, f.slot, f.who), []).append(f)
+    for (_, slot, who), facts in groups.items():
+        if any(f.doc_id in card.teacher for f in facts):
+            continue
+        by_doc: dict[str, Fact] = {}
+        for f in facts:
+            by_doc.setdefault(f.doc_id, f)
+        firsts = list(by_doc.values())
+        for a, b in itertools.pairwise(firsts):
+            if _value_words(a.text) != _value_words(b.text):
+                out.append(SlotDisagreement(slot, who, a, b))
+                break
+    return out
+
+
+def _value_words(text: str) -> frozenset[str]:
+    """What a fact states, label words left out: "Office Hours: Mon 2pm" and "office hours are Mon 2pm" agree."""
+    value = text.split(":", 1)[1] if ":" in text[:40] else text
+    return frozenset(v.norm for v in values_in(value)) or term_set(value)
+
+
+def card_lines(card: CourseCard) -> list[str]:
+    """The card as a teacher reads it: each slot with its facts and where each is printed, the
+    slots no document fills, and the disagreements by slot."""
+    lines: list[str] = []
+    for slot in SLOTS:
+        facts = [f for f in card.facts if f.slot == slot.name]
+        if not facts:
+            lines.append(f"{slot.says}: not stated in any document")
+            continue
+        lines.append(f"{slot.says}:")
+        for f in facts[: MAX_FACTS * 2]:
+            where = f"{f.file}" + (f", p. {f.page}" if f.page else "")
+            flag = " (older term)" if f.older else " (your course facts)" if f.doc_id in card.teacher else ""
+            who = f"{f.who}: " if f.who and f.who.lower() not in f.text.lower() else ""
+            lines.append(f"  - {who}{_clipped(' '.join(f.text.split()))} [{where}]{flag}")
+        if len(facts) > MAX_FACTS * 2:
+            lines.append(f"  … and {len(facts) - MAX_FACTS * 2} more")
+    found = disagreements(card)
+    if found:
+        lines.append("")
+        lines.append(f"Disagreements ({len(found)}):")
+        for d in found:
+            owner = f" ({d.who})" if d.who else ""
+            lines.append(
+                f"  - {SLOT_OF[d.slot].says}{owner}: “{_clipped(d.first.text)}” [{d.first.file}, p. {d.first.page}] "
+                f"vs “{_clipped(d.second.text)}” [{d.second.file}, p. {d.second.page}]"
+            )
+    return lines
