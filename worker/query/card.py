@@ -517,15 +517,15 @@ class Fact:
         return cls(
             str(slot),
             str(text),
-            int(row),
+            int(str(row)),
             str(doc_id),
             str(file),
-            int(page),
+            int(str(page)),
             str(who),
             str(role),
             bool(older),
             str(subject),
-        )  # type: ignore[call-overload]
+        )
 
 
 @dataclass(frozen=True)
