@@ -259,16 +259,19 @@ def print_ingest_report(report: IngestReport, stream: TextIO | None = None) -> N
         if f.ok:
             modules = f", modules: {', '.join(f.modules)}" if f.modules else ""
             replaced = f" (replaced {f.replaced})" if f.replaced else ""
-            print(f"  ok    {f.file}: {f.pages} pages, {f.chunks} chunks{modules}{replaced}", file=stream)
+            counts = f"{plural(f.pages, 'page')}, {plural(f.chunks, 'chunk')}"
+            print(f"  ok    {f.file}: {counts}{modules}{replaced}", file=stream)
             for warning in f.warnings:
                 print(f"        warning: {warning}", file=stream)
-            if f.dropped:
+            if f.left_out():
                 print(f"        left out of the index: {f.left_out()}", file=stream)
+            if f.guessed():
+                print(f"        read by a guess: {f.guessed()}", file=stream)
         else:
             print(f"  ERROR {f.file}: {f.error}", file=stream)
     if report.changed:
         print(
-            f"collection '{report.collection}': {report.total_chunks} chunks, index version "
+            f"collection '{report.collection}': {plural(report.total_chunks, 'chunk')}, index version "
             f"{report.index_version}",
             file=stream,
         )

@@ -1,0 +1,71 @@
+"""Words a teacher or an operator can act on (issue 63): the index report's counts and what it left
+out, `doctor` on a Redis with no collection, `sources` with long document ids, progress that counts
+what is stored, expected outcomes logged in one line, and a cancel seen within a second."""
+
+from __future__ import annotations
+
+import io
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from syllabot import cli
+from syllabot.shared.config import Settings, get_settings
+from syllabot.shared.schema import FileReport, IngestReport
+
+
+@pytest.fixture
+def env(settings: Settings, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Settings]:
+    for name, value in {
+        "REDIS_URL": settings.redis_url or "",
+        "SYLLABOT_KEY_PREFIX": settings.key_prefix,
+        "SYLLABOT_DATA_DIR": str(settings.data_dir),
+        "SYLLABOT_EMBEDDER": "hashing",
+    }.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.chdir(tmp_path)
+    get_settings.cache_clear()
+    yield settings
+    get_settings.cache_clear()
+
+
+# --- the index report -------------------------------------------------------------------------
+
+
+def test_the_index_report_counts_in_the_singular_and_says_what_was_left_out_in_plain_words() -> None:
+    report = IngestReport(
+        collection="os",
+        files=[
+            FileReport(
+                file="one-pager.pdf",
+                ok=True,
+                pages=1,
+                chunks=1,
+                dropped={"running_lines": 9, "page_labels": 1, "unmended_marks": 1},
+            ),
+            FileReport(file="notes.pdf", ok=True, pages=12, chunks=30, dropped={"unmended_marks": 3}),
+        ],
+        index_version="v1",
+        total_chunks=31,
+        changed=True,
+    )
+    out = io.StringIO()
+    cli.print_ingest_report(report, out)
+    text = out.getvalue()
+    lines = [line.strip() for line in text.splitlines()]
+    assert "ok    one-pager.pdf: 1 page, 1 chunk" in lines
+    assert "left out of the index: 9 header and footer lines repeated on most pages, 1 slide number" in lines
+    assert "read by a guess: 1 word the PDF lost a letter of" in lines
+    assert "read by a guess: 3 words the PDF lost letters of" in lines
+    for jargon in (r"\b1 pages", r"\b1 chunks", "running lines", "unmended", "page labels", r"\b1 marks"):
+        assert not re.search(jargon, text), jargon
+    # a file whose only count is a guess has nothing "left out of the index"
+    assert sum(line.startswith("left out of the index") for line in lines) == 1
+    one = IngestReport(
+        collection="os", files=report.files[:1], index_version="v1", total_chunks=1, changed=True
+    )
+    out = io.StringIO()
+    cli.print_ingest_report(one, out)
+    assert out.getvalue().splitlines()[-1] == "collection 'os': 1 chunk, index version v1"
