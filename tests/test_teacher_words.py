@@ -13,7 +13,10 @@ import pytest
 
 from syllabot import cli
 from syllabot.shared.config import Settings, get_settings
+from syllabot.shared.keys import Keys
+from syllabot.shared.redis_conn import sync_client_at
 from syllabot.shared.schema import FileReport, IngestReport
+from syllabot.worker.ops.doctor import check_collections
 
 
 @pytest.fixture
@@ -69,3 +72,20 @@ def test_the_index_report_counts_in_the_singular_and_says_what_was_left_out_in_p
     out = io.StringIO()
     cli.print_ingest_report(one, out)
     assert out.getvalue().splitlines()[-1] == "collection 'os': 1 chunk, index version v1"
+
+
+# --- doctor with no collection ----------------------------------------------------------------
+
+
+def test_doctor_with_no_collection_says_what_ask_and_the_bots_really_do(settings: Settings) -> None:
+    """`syllabot ask` answers from the samples while nothing of the teacher's is indexed (README),
+    and a bot's question is told nothing is indexed: no question gets "Not in your materials"."""
+    client = sync_client_at(settings.redis_url or "")
+    try:
+        (check,) = check_collections(client, Keys(settings.key_prefix), None)
+    finally:
+        client.close()
+    assert check.status == "warn"
+    assert "not in your materials" not in check.detail.lower()
+    assert "`syllabot ask` answers from the bundled samples" in check.detail
+    assert "'sample'" in check.detail and "syllabot index PATH -c NAME" in check.detail
