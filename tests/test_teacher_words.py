@@ -16,6 +16,7 @@ from syllabot.shared.config import Settings, get_settings
 from syllabot.shared.keys import Keys
 from syllabot.shared.redis_conn import sync_client_at
 from syllabot.shared.schema import FileReport, IngestReport
+from syllabot.worker.indexes.engine import Engine
 from syllabot.worker.ops.doctor import check_collections
 
 
@@ -89,3 +90,33 @@ def test_doctor_with_no_collection_says_what_ask_and_the_bots_really_do(settings
     assert "not in your materials" not in check.detail.lower()
     assert "`syllabot ask` answers from the bundled samples" in check.detail
     assert "'sample'" in check.detail and "syllabot index PATH -c NAME" in check.detail
+
+
+# --- sources -----------------------------------------------------------------------------------
+
+
+def test_sources_columns_stay_in_line_whatever_the_length_of_a_doc_id(
+    env: Settings, capsys: pytest.CaptureFixture[str]
+) -> None:
+    engine = Engine(env)
+    long_id = "21cs44-operating-systems-lecture-notes-2026-revised"
+    engine.ingest(
+        "os",
+        [
+            ("a.md", b"# OS\n\n## Module 3\n\nDeadlocks.\n"),
+            ("notes.md", f"---\nid: {long_id}\n---\n# OS notes\n\n## Module 1\n\nProcesses.\n".encode()),
+        ],
+        who="test",
+    )
+    assert cli.main(["sources", "-c", "os"]) == 0
+    header, *rows = capsys.readouterr().out.splitlines()
+    assert len(rows) == 2 and any(row.startswith(long_id + " ") for row in rows)
+    file_at = header.index("file")
+    pages_end = header.index("pages") + len("pages")
+    chunks_end = header.index("chunks") + len("chunks")
+    indexed_at = header.index("indexed")
+    for row, (file, pages, chunks) in zip(rows, [("a.md", "1", "1"), ("notes.md", "1", "1")], strict=True):
+        assert row[file_at:].startswith(file + " "), row
+        assert row[:pages_end].endswith(" " + pages), row
+        assert row[:chunks_end].endswith(" " + chunks), row
+        assert row[indexed_at - 1] == " " and row[indexed_at].isdigit(), row

@@ -585,9 +585,14 @@ def cmd_sources(args: argparse.Namespace, settings: Settings) -> int:
         print(f"collection '{collection}' has no documents")
         return 0
     files = {s.doc_id: s.file for s in sources}
-    print(f"{'doc_id':24} {'file':36} {'pages':>5} {'chunks':>6}  {'indexed':25}  status".rstrip())
+    # Each column as wide as its longest value (a long doc_id or file name no longer pushes the
+    # rest of its row out of line), and at least as wide as before.
+    ids = max(24, *(len(s.doc_id) for s in sources))
+    names = max(36, *(len(s.file) for s in sources))
+    stamps = max(25, *(len(s.indexed_at) for s in sources))
+    print(f"{'doc_id':{ids}} {'file':{names}} {'pages':>5} {'chunks':>6}  {'indexed':{stamps}}  status")
     for s in sources:
-        line = f"{s.doc_id:24} {s.file:36} {s.pages:>5} {s.chunks:>6}  {s.indexed_at:25}"
+        line = f"{s.doc_id:{ids}} {s.file:{names}} {s.pages:>5} {s.chunks:>6}  {s.indexed_at:{stamps}}"
         if s.status == "superseded":
             by = files.get(s.superseded_by or "")
             line += f"  superseded{f' by {by}' if by else ''}"
