@@ -120,3 +120,27 @@ def test_sources_columns_stay_in_line_whatever_the_length_of_a_doc_id(
         assert row[:pages_end].endswith(" " + pages), row
         assert row[:chunks_end].endswith(" " + chunks), row
         assert row[indexed_at - 1] == " " and row[indexed_at].isdigit(), row
+
+
+# --- progress counts what is stored -----------------------------------------------------------
+
+
+def test_embedding_progress_ends_on_the_number_of_chunks_the_index_stores(settings: Settings) -> None:
+    """Two passages of the same text (embedded once, stored twice) and, on the second upload, the
+    chunks the index keeps with their vectors: the last "embedding" count is the index's chunks."""
+    engine = Engine(settings)
+    same = b"# Late work policy\n\nLate work loses ten percent per day, up to three days.\n"
+    for files in (
+        [
+            ("section-a.md", same),
+            ("section-b.md", same),
+            ("notes.md", b"# OS\n\n## Module 3\n\nDeadlocks.\n"),
+        ],
+        [("extra.md", b"# Labs\n\n## Lab 1\n\nThe shell and its pipes.\n")],
+    ):
+        events: list[tuple[str, int, int]] = []
+        report = engine.ingest("os", files, "test", lambda s, d, t, seen=events: seen.append((s, d, t)))
+        embedding = [(d, t) for s, d, t in events if s == "embedding"]
+        assert report.changed and embedding[-1] == (report.total_chunks, report.total_chunks), embedding
+    snapshot = engine.snapshot("os")
+    assert snapshot is not None and len({c.text for c in snapshot.chunks}) < len(snapshot)

@@ -16,7 +16,8 @@ under it. onnxruntime releases the GIL while it computes, so the reader (Python)
   the vectors are the same as in any other order (within float tolerance: ``tests/test_pipeline.py``).
 * **Progress keeps flowing.** While documents are read the build reports ``reading``; once
   :meth:`EmbedPipeline.finish` knows every passage, each embedded batch reports ``embedding
-  done/total`` (passages embedded during reading count at once).
+  done/total`` (passages embedded during reading, and those the index keeps, count at once), in
+  chunks the index will store: the last count is the report's number of chunks.
 * Vectors are kept by passage text: a passage whose text changes after reading (a course tail
   relabelled by a document family, ``worker.ingest.families.relink``) is embedded again under its final text,
   so the index is exactly what embedding the final chunks would give.
@@ -26,6 +27,7 @@ from __future__ import annotations
 
 import queue
 import threading
+from collections import Counter
 from collections.abc import Callable, Sequence
 from types import TracebackType
 
@@ -88,7 +90,8 @@ class EmbedPipeline:
         self._vectors: dict[str, np.ndarray] = {}
         self._error: BaseException | None = None
         self._abort = threading.Event()
-        self._wanted: set[str] | None = None  # set by finish(): from then on, batches report progress
+        #: Set by finish(): each passage wanted and how many times; from then on, batches report progress.
+        self._wanted: Counter[str] | None = None
         self._total: int | None = None
         self._done = 0
         self._lock = threading.Lock()
@@ -107,16 +110,19 @@ class EmbedPipeline:
                 if self._error is not None or self._abort.is_set():
                     return
 
-    def finish(self, texts: Sequence[str]) -> np.ndarray:
+    def finish(self, texts: Sequence[str], kept: int = 0) -> np.ndarray:
         """The vectors of ``texts`` in their order: those not fed yet are embedded now.
 
-        Reports ``embedding done/total`` from here on, where ``total`` counts distinct ``texts``.
+        Reports ``embedding done/total`` from here on, counting what the index will store: every
+        one of ``texts`` (a passage repeated in two places counts twice, as it is stored twice) plus
+        ``kept``, the passages the index keeps with their vectors, which count as done at once. The
+        last count is the index's number of chunks.
         """
-        wanted = set(texts)
+        wanted = Counter(texts)
         with self._lock:
             self._wanted = wanted
-            self._total = len(wanted)
-            self._done = len(wanted & self._vectors.keys())
+            self._total = kept + len(texts)
+            self._done = kept + sum(n for text, n in wanted.items() if text in self._vectors)
         self._report()
         self.feed(list(dict.fromkeys(texts)))
         self._stop()
@@ -202,8 +208,8 @@ class EmbedPipeline:
             return
         with self._lock:
             for text, vector in zip(texts, vectors, strict=True):
-                if text not in self._vectors and self._wanted is not None and text in self._wanted:
-                    self._done += 1
+                if text not in self._vectors and self._wanted is not None:
+                    self._done += self._wanted[text]
                 self._vectors[text] = vector
             report = self._wanted is not None
         if report:
