@@ -5,6 +5,7 @@ what is stored, expected outcomes logged in one line, and a cancel seen within a
 from __future__ import annotations
 
 import io
+import logging
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,6 +19,7 @@ from syllabot.shared.redis_conn import sync_client_at
 from syllabot.shared.schema import FileReport, IngestReport
 from syllabot.worker.indexes.engine import Engine
 from syllabot.worker.ops.doctor import check_collections
+from tests.fakes import SlowEmbedder
 
 
 @pytest.fixture
@@ -144,3 +146,54 @@ def test_embedding_progress_ends_on_the_number_of_chunks_the_index_stores(settin
         assert report.changed and embedding[-1] == (report.total_chunks, report.total_chunks), embedding
     snapshot = engine.snapshot("os")
     assert snapshot is not None and len({c.text for c in snapshot.chunks}) < len(snapshot)
+
+
+# --- expected outcomes in the worker's log ----------------------------------------------------
+
+
+def _one_line_records(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:
+    """The records, once none is at ERROR and none carries a traceback."""
+    records = caplog.records
+    assert not [r for r in records if r.levelno >= logging.ERROR], [r.getMessage() for r in records]
+    assert not [r for r in records if r.exc_info or r.exc_text], [r.getMessage() for r in records]
+    assert all("\n" not in r.getMessage() for r in records)
+    return records
+
+
+async def test_a_build_its_client_cancelled_is_logged_in_one_line_at_info(
+    settings: Settings, caplog: pytest.LogCaptureFixture
+) -> None:
+    from syllabot.shared.queue import JobCancelled, QueueClient, Stop
+    from syllabot.worker.ops.sample import sample_files
+    from tests.queue_helpers import running_worker
+
+    stop = Stop()
+    embedder = SlowEmbedder(2e-4, on_call=lambda n: n == 3 and stop.press())  # ~0.1 s a passage
+    engine = Engine(settings, embedder=embedder)
+    caplog.set_level(logging.INFO)
+    async with running_worker(settings, engine=engine), QueueClient(settings) as client:
+        with pytest.raises(JobCancelled, match="nothing was published"):
+            await client.ingest_many("shop", sample_files(), "teacher", stop=stop)
+        assert engine.store.current_version("shop") is None
+    records = _one_line_records(caplog)
+    said = [r for r in records if "cancelled by its client" in r.getMessage()]
+    assert len(said) == 1 and said[0].levelno == logging.INFO
+    assert not [r for r in records if "failed" in r.getMessage() and "ingest" in r.getMessage()]
+
+
+async def test_a_mark_that_lost_a_race_is_logged_in_one_line_as_a_warning(
+    settings: Settings, caplog: pytest.LogCaptureFixture
+) -> None:
+    from syllabot.shared.queue import QueueClient
+    from syllabot.shared.source_names import VersionGone
+    from tests.queue_helpers import running_worker
+
+    caplog.set_level(logging.INFO)
+    async with running_worker(settings), QueueClient(settings) as client:
+        await client.ingest_many("shop", [("warranty.md", b"# Warranty\n\nOne year on the frame.\n")], "a")
+        with pytest.raises(VersionGone, match="nothing was changed"):
+            # the version admin A looked up is not the one stored: admin B replaced it meanwhile
+            await client.mark("shop", "warranty", "superseded", "admin-a", seen={"warranty": "0" * 64})
+    records = _one_line_records(caplog)
+    said = [r for r in records if "nothing was changed" in r.getMessage()]
+    assert len(said) == 1 and said[0].levelno == logging.WARNING
