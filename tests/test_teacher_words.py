@@ -197,3 +197,36 @@ async def test_a_mark_that_lost_a_race_is_logged_in_one_line_as_a_warning(
     records = _one_line_records(caplog)
     said = [r for r in records if "nothing was changed" in r.getMessage()]
     assert len(said) == 1 and said[0].levelno == logging.WARNING
+
+
+# --- a cancel is seen within a second ---------------------------------------------------------
+
+
+def test_a_cancel_mid_embedding_waits_for_one_call_sized_by_time_not_a_whole_batch(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Batches of 64 passages (an operator's SYLLABOT_EMBED_BATCH_SIZE) on an embedder at ~0.02 s
+    a passage: one such call took over a second, and a cancel waited for it. Now every call is cut
+    to what the embedder does in CHECK_EVERY_S at the speed measured so far, and the cancel is
+    checked before each: the cancel waits for the one call in flight, and that call is a short one.
+    No clock is read here: SlowEmbedder notes each call's size and its (slept) time."""
+    from syllabot.worker.indexes import pipeline
+    from syllabot.worker.indexes.cancel import Cancelled, CancelToken
+    from syllabot.worker.ops.sample import sample_files
+
+    budget = 0.2
+    monkeypatch.setattr(pipeline, "CHECK_EVERY_S", budget)
+    token = CancelToken()
+    embedder = SlowEmbedder(
+        4e-5, cancelled=lambda: token.cancelled, on_call=lambda n: n == 2 and token.cancel()
+    )
+    engine = Engine(settings.model_copy(update={"embed_batch_size": 64}), embedder=embedder, cancel=token)
+    with pytest.raises(Cancelled):
+        engine.ingest("shop", sample_files(), "test")
+    assert engine.store.current_version("shop") is None
+    calls = embedder.calls
+    assert len(calls) == 2  # none started once the build was cancelled
+    (in_flight,) = [c for c in calls if c.cancelled_after]
+    assert not in_flight.cancelled_before
+    # every call (but one of a single passage, the least there is) fits the budget
+    assert all(c.size == 1 or c.seconds <= budget for c in calls), calls
