@@ -112,7 +112,7 @@ class Engine:
         cancel: CancelToken | None = None,
     ) -> None:
         """``cancel``: a token whose cancellation stops a build before it publishes (Ctrl-C in the
-        terminal); builds check it between files, pages, embedding batches and lock polls."""
+        terminal); builds check it between files, pages, embedder calls and lock polls."""
         self.settings = settings
         self.cancel = cancel or CancelToken()
         self.keys = Keys(settings.key_prefix)
