@@ -313,8 +313,10 @@ def _file_report_value(f: FileReport) -> str:
     if f.modules:
         lines.append("Modules: " + ", ".join(plain(m) for m in f.modules))
     lines.extend(f"⚠️ {neutralise(w)}" for w in f.warnings)
-    if f.dropped:
+    if f.left_out():
         lines.append(f"Left out of the index: {plain(f.left_out())}")
+    if f.guessed():
+        lines.append(f"Read by a guess: {plain(f.guessed())}")
     if f.error:
         lines.append(f"❌ {neutralise(f.error)}")
     return truncate("\n".join(lines), FIELD_VALUE_MAX)

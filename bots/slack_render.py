@@ -438,8 +438,10 @@ def render_ingest_report(report: IngestReport, action: str = "Indexed") -> Messa
         lines.extend(f"    :warning: {safe(w)}" for w in f.warnings[:10])
         if len(f.warnings) > 10:
             lines.append(f"    … and {len(f.warnings) - 10} more warnings")
-        if f.dropped:
+        if f.left_out():
             lines.append(f"    left out of the index: {safe(f.left_out())}")
+        if f.guessed():
+            lines.append(f"    read by a guess: {safe(f.guessed())}")
     for f in failed:
         lines.append(f"• :x: *{safe(f.file)}* — {safe(f.error or 'could not be read')}")
         lines.extend(f"    :warning: {safe(w)}" for w in f.warnings[:5])

@@ -13,6 +13,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, model_validator
 
+from syllabot.shared.wording import plural
+
 #: The version of the messages between bots and workers. Version 2: ``Answer.text`` is the body
 #: only (lead, marker and general-knowledge label are added by ``shared/answer_text.py``). Raise it
 #: whenever a field changes meaning, not only shape; messages of version 1 carry no number.
@@ -179,6 +181,22 @@ class Answer(BaseModel):
         return data
 
 
+#: ``FileReport.dropped``'s kinds as a teacher reads them: (one, many). A kind not named here is
+#: shown by its key ("new_kind" -> "2 new kinds").
+LEFT_OUT_WORDS: dict[str, tuple[str, str]] = {
+    "plot_glyphs": ("character of a chart or plot", "characters of charts and plots"),
+    "page_labels": ("slide number", "slide numbers"),
+    "dot_leaders": ("dotted line of a table of contents", "dotted lines of tables of contents"),
+    "running_lines": (
+        "header or footer line repeated on most pages",
+        "header and footer lines repeated on most pages",
+    ),
+    "hidden_chars": ("hidden character (text no reader sees)", "hidden characters (text no reader sees)"),
+}
+#: Kinds of ``FileReport.dropped`` that are kept in the text, read by a guess, not left out.
+GUESSED_KINDS = ("unmended_marks",)
+
+
 class FileReport(BaseModel):
     """What indexing one file produced, or why it could not be used."""
 
@@ -201,8 +219,22 @@ class FileReport(BaseModel):
     )
 
     def left_out(self) -> str:
-        """``dropped`` in words for every front-end ("46 page labels, 7 dot leaders"); "" when none."""
-        return ", ".join(f"{n} {kind.replace('_', ' ')}" for kind, n in self.dropped.items())
+        """What extraction left out, in words a teacher can check against the PDF, for every front-end
+        ("46 slide numbers, 1 header or footer line repeated on most pages"); "" when none. Marks read
+        by a guess are kept in the text, so :meth:`guessed` says them apart."""
+        return ", ".join(
+            plural(n, *LEFT_OUT_WORDS.get(kind, (kind.replace("_", " "), None)))
+            for kind, n in self.dropped.items()
+            if n and kind not in GUESSED_KINDS
+        )
+
+    def guessed(self) -> str:
+        """The words extraction kept but could only read by a guess, shown after "read by a guess:"
+        ("1 word the PDF lost a letter of"); "" when none."""
+        n = sum(self.dropped.get(kind, 0) for kind in GUESSED_KINDS)
+        if not n:
+            return ""
+        return f"{plural(n, 'word')} the PDF lost {'a letter' if n == 1 else 'letters'} of"
 
 
 class IngestReport(BaseModel):

@@ -1,5 +1,9 @@
 """Test doubles shared by several test modules.
 
+:class:`SlowEmbedder` is the hashing embedder at the speed of a large model on a slow, shared
+machine: a fixed time per passage, every call recorded (its size, and whether a build's cancel had
+been asked for when it started and when it ended).
+
 :class:`TruncatedEmbedder` reproduces the incident this product exists for: a Matryoshka model
 asked for fewer dimensions returns the first 768 components of its unit 3072-d vectors *without*
 renormalising them. Each such vector has length ~0.5, so a raw dot product between two of them is
@@ -10,12 +14,16 @@ renormalising them. Each such vector has length ~0.5, so a raw dot product betwe
 from __future__ import annotations
 
 import re
+import threading
+import time
 import zlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
 from syllabot.worker.indexes.embedders.base import Embedder
+from syllabot.worker.indexes.embedders.hashing import HashingEmbedder
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 
@@ -58,3 +66,48 @@ class TruncatedEmbedder(Embedder):
 
     def _raw_documents(self, texts: Sequence[str]) -> np.ndarray:
         return self.truncated(texts)
+
+
+@dataclass(frozen=True)
+class EmbedCall:
+    """One call of :class:`SlowEmbedder`: how many passages, how long it slept, and whether the
+    build had been cancelled when it started and when it ended."""
+
+    size: int
+    seconds: float
+    cancelled_before: bool
+    cancelled_after: bool
+
+
+class SlowEmbedder(HashingEmbedder):
+    """The hashing embedder at the speed of a large model on a slow machine: a call sleeps
+    ``seconds_per_char`` for every character of its passages padded to its longest (a model pads
+    a call to its longest passage; the build measures passages in characters when the embedder has
+    no ``token_lengths``), never less (``time.sleep``). ``cancelled``: whether the build was
+    cancelled (a ``CancelToken``'s ``cancelled``), noted for each call; ``on_call``: called with the
+    call's number (1, 2, ...) as each starts, e.g. to cancel the build mid-call."""
+
+    def __init__(
+        self,
+        seconds_per_char: float,
+        cancelled: Callable[[], bool] = lambda: False,
+        on_call: Callable[[int], None] | None = None,
+    ) -> None:
+        super().__init__(256)
+        self.seconds_per_char = seconds_per_char
+        self.cancelled = cancelled
+        self.on_call = on_call
+        self.calls: list[EmbedCall] = []
+        self._lock = threading.Lock()
+
+    def _raw_documents(self, texts: Sequence[str]) -> np.ndarray:
+        before = self.cancelled()
+        with self._lock:
+            number = len(self.calls) + 1
+        if self.on_call is not None:
+            self.on_call(number)
+        seconds = self.seconds_per_char * len(texts) * max((len(t) for t in texts), default=0)
+        time.sleep(seconds)
+        with self._lock:
+            self.calls.append(EmbedCall(len(texts), seconds, before, self.cancelled()))
+        return super()._raw_documents(texts)

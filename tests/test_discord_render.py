@@ -409,7 +409,10 @@ def test_render_ingest_report_summarises_pages_chunks_modules_and_warnings() -> 
     assert "no text layer: is this a scan?" in fields["⚠️ scan.pdf"]
     assert fields["❌ bad.docx"] == "❌ not a DOCX file"
     assert "42 chunks" in fields["✅ notes.pdf"]
-    assert "Left out of the index: 10 page labels, 4 running lines" in fields["✅ notes.pdf"]
+    assert (
+        "Left out of the index: 10 slide numbers, 4 header and footer lines repeated on most pages"
+        in fields["✅ notes.pdf"]
+    )
 
 
 def test_progress_and_rate_limit_texts() -> None:

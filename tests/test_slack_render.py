@@ -361,7 +361,10 @@ def test_ingest_report_summary() -> None:
     assert "3 pages, 12 chunks" in dumped
     assert "Module 1, Module 2" in dumped
     assert "page 3 has no text" in dumped
-    assert "left out of the index: 12 plot glyphs, 40 hidden chars" in dumped
+    assert (
+        "left out of the index: 12 characters of charts and plots, 40 hidden characters (text no reader sees)"
+        in dumped
+    )
     assert "not a valid docx" in dumped
     assert "42 chunks" in dumped
     assert "1 failed" in msg["text"]

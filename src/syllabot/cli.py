@@ -259,16 +259,19 @@ def print_ingest_report(report: IngestReport, stream: TextIO | None = None) -> N
         if f.ok:
             modules = f", modules: {', '.join(f.modules)}" if f.modules else ""
             replaced = f" (replaced {f.replaced})" if f.replaced else ""
-            print(f"  ok    {f.file}: {f.pages} pages, {f.chunks} chunks{modules}{replaced}", file=stream)
+            counts = f"{plural(f.pages, 'page')}, {plural(f.chunks, 'chunk')}"
+            print(f"  ok    {f.file}: {counts}{modules}{replaced}", file=stream)
             for warning in f.warnings:
                 print(f"        warning: {warning}", file=stream)
-            if f.dropped:
+            if f.left_out():
                 print(f"        left out of the index: {f.left_out()}", file=stream)
+            if f.guessed():
+                print(f"        read by a guess: {f.guessed()}", file=stream)
         else:
             print(f"  ERROR {f.file}: {f.error}", file=stream)
     if report.changed:
         print(
-            f"collection '{report.collection}': {report.total_chunks} chunks, index version "
+            f"collection '{report.collection}': {plural(report.total_chunks, 'chunk')}, index version "
             f"{report.index_version}",
             file=stream,
         )
@@ -582,9 +585,14 @@ def cmd_sources(args: argparse.Namespace, settings: Settings) -> int:
         print(f"collection '{collection}' has no documents")
         return 0
     files = {s.doc_id: s.file for s in sources}
-    print(f"{'doc_id':24} {'file':36} {'pages':>5} {'chunks':>6}  {'indexed':25}  status".rstrip())
+    # Each column as wide as its longest value (a long doc_id or file name no longer pushes the
+    # rest of its row out of line), and at least as wide as before.
+    ids = max(24, *(len(s.doc_id) for s in sources))
+    names = max(36, *(len(s.file) for s in sources))
+    stamps = max(25, *(len(s.indexed_at) for s in sources))
+    print(f"{'doc_id':{ids}} {'file':{names}} {'pages':>5} {'chunks':>6}  {'indexed':{stamps}}  status")
     for s in sources:
-        line = f"{s.doc_id:24} {s.file:36} {s.pages:>5} {s.chunks:>6}  {s.indexed_at:25}"
+        line = f"{s.doc_id:{ids}} {s.file:{names}} {s.pages:>5} {s.chunks:>6}  {s.indexed_at:{stamps}}"
         if s.status == "superseded":
             by = files.get(s.superseded_by or "")
             line += f"  superseded{f' by {by}' if by else ''}"

@@ -1,7 +1,8 @@
 """Cancelling a build: a token the terminal sets on Ctrl-C or SIGTERM, and the build checks.
 
-A build (index, re-index, remove) checks its token between files, pages and embedding batches, so
-it stops within a fraction of a second, and once more at the one point that matters: just before
+A build (index, re-index, remove) checks its token between files, pages and embedder calls (each
+cut to at most ``pipeline.CHECK_EVERY_S`` at the speed measured so far), so it stops within a
+second on any machine, and once more at the one point that matters: just before
 it publishes. :meth:`CancelToken.commit` and :meth:`CancelToken.cancel` decide, under one lock,
 which of the two happened first, so the terminal never says "nothing was published" about a
 build that was already publishing (it then waits for the publish and says so instead).

@@ -113,7 +113,7 @@ class Engine:
         cancel: CancelToken | None = None,
     ) -> None:
         """``cancel``: a token whose cancellation stops a build before it publishes (Ctrl-C in the
-        terminal); builds check it between files, pages, embedding batches and lock polls."""
+        terminal); builds check it between files, pages, embedder calls and lock polls."""
         self.settings = settings
         self.cancel = cancel or CancelToken()
         self.keys = Keys(settings.key_prefix)
@@ -521,7 +521,7 @@ class Engine:
             # other course is indexed too (see worker.ingest.families.vtu.link_course_tails).
             new_chunks = relink(kept_chunks + [c for _, cs, _ in parsed.values() for c in cs])
             new_chunks = new_chunks[len(kept_chunks) :]
-            new_matrix = pipe.finish([c.text for c in new_chunks])
+            new_matrix = pipe.finish([c.text for c in new_chunks], kept=len(kept_chunks))
             chunks = kept_chunks + new_chunks
             matrix = np.vstack([previous.matrix[keep_rows], new_matrix]) if previous else new_matrix
             if progress:

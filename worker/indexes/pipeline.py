@@ -15,8 +15,15 @@ under it. onnxruntime releases the GIL while it computes, so the reader (Python)
   worth; at the end the rest goes longest first. Every vector goes back to its passage's place, and
   the vectors are the same as in any other order (within float tolerance: ``tests/test_pipeline.py``).
 * **Progress keeps flowing.** While documents are read the build reports ``reading``; once
-  :meth:`EmbedPipeline.finish` knows every passage, each embedded batch reports ``embedding
-  done/total`` (passages embedded during reading count at once).
+  :meth:`EmbedPipeline.finish` knows every passage, each embedder call reports ``embedding
+  done/total`` (passages embedded during reading, and those the index keeps, count at once), in
+  chunks the index will store: the last count is the report's number of chunks.
+* **A cancel is seen within a second.** The cancel check runs before every embedder call, and a
+  batch is cut into calls sized by time, not by count: each call holds no more passages than the
+  embedder, at the speed measured on the calls before it, embeds in :data:`CHECK_EVERY_S`. A
+  batch of 32 long passages for a large model on a slow, shared machine took ~10 s in one call;
+  now a Ctrl-C waits for one short call, whatever the machine (the first call holds one passage,
+  to measure).
 * Vectors are kept by passage text: a passage whose text changes after reading (a course tail
   relabelled by a document family, ``worker.ingest.families.relink``) is embedded again under its final text,
   so the index is exactly what embedding the final chunks would give.
@@ -26,6 +33,8 @@ from __future__ import annotations
 
 import queue
 import threading
+import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from types import TracebackType
 
@@ -42,6 +51,9 @@ WINDOW = 256
 POOL_BATCHES = 2
 #: Passages read ahead of the embedder at most.
 QUEUE_TEXTS = 4 * WINDOW
+#: Seconds one embedder call may take, at the speed measured so far: the most that passes between
+#: two cancel checks while embedding (a Ctrl-C is seen within this plus the worker's poll).
+CHECK_EVERY_S = 0.5
 _END = None
 
 
@@ -73,11 +85,16 @@ class EmbedPipeline:
         progress: Progress | None = None,
         window: int = WINDOW,
         check: Callable[[], None] | None = None,
+        check_every_s: float | None = None,
     ) -> None:
-        """``check``: called before each batch; what it raises (a cancelled build) ends the
-        embedding and is re-raised by :meth:`finish`."""
+        """``check``: called before each embedder call; what it raises (a cancelled build) ends the
+        embedding and is re-raised by :meth:`finish`. ``check_every_s``: how long one call may take
+        at the measured speed (default :data:`CHECK_EVERY_S`)."""
         self.embedder = embedder
         self._check = check
+        self.check_every_s = CHECK_EVERY_S if check_every_s is None else check_every_s
+        #: Seconds per padded token (or character) of the calls so far; None before the first.
+        self._per_token: float | None = None
         self.batch_size = max(1, batch_size)
         self.window = max(self.batch_size, window)
         #: Passages held back while reading, so each batch can be cut from similar lengths.
@@ -88,7 +105,8 @@ class EmbedPipeline:
         self._vectors: dict[str, np.ndarray] = {}
         self._error: BaseException | None = None
         self._abort = threading.Event()
-        self._wanted: set[str] | None = None  # set by finish(): from then on, batches report progress
+        #: Set by finish(): each passage wanted and how many times; from then on, calls report progress.
+        self._wanted: Counter[str] | None = None
         self._total: int | None = None
         self._done = 0
         self._lock = threading.Lock()
@@ -107,16 +125,19 @@ class EmbedPipeline:
                 if self._error is not None or self._abort.is_set():
                     return
 
-    def finish(self, texts: Sequence[str]) -> np.ndarray:
+    def finish(self, texts: Sequence[str], kept: int = 0) -> np.ndarray:
         """The vectors of ``texts`` in their order: those not fed yet are embedded now.
 
-        Reports ``embedding done/total`` from here on, where ``total`` counts distinct ``texts``.
+        Reports ``embedding done/total`` from here on, counting what the index will store: every
+        one of ``texts`` (a passage repeated in two places counts twice, as it is stored twice) plus
+        ``kept``, the passages the index keeps with their vectors, which count as done at once. The
+        last count is the index's number of chunks.
         """
-        wanted = set(texts)
+        wanted = Counter(texts)
         with self._lock:
             self._wanted = wanted
-            self._total = len(wanted)
-            self._done = len(wanted & self._vectors.keys())
+            self._total = kept + len(texts)
+            self._done = kept + sum(n for text, n in wanted.items() if text in self._vectors)
         self._report()
         self.feed(list(dict.fromkeys(texts)))
         self._stop()
@@ -173,11 +194,11 @@ class EmbedPipeline:
                 start = tightest_run([n for n, _ in pool], self.batch_size)
                 batch = pool[start : start + self.batch_size]
                 del pool[start : start + self.batch_size]
-                self._embed([t for _, t in batch])
+                self._embed(batch)
             if ended and pool:
                 pool.sort(key=lambda p: p[0], reverse=True)
                 for start in range(0, len(pool), self.batch_size):
-                    self._embed([t for _, t in pool[start : start + self.batch_size]])
+                    self._embed(pool[start : start + self.batch_size])
                 pool = []
 
     def _lengths(self, texts: list[str]) -> Sequence[int]:
@@ -190,20 +211,46 @@ class EmbedPipeline:
             self._error = exc
             return [0] * len(texts)
 
-    def _embed(self, texts: list[str]) -> None:
-        if self._error is not None:
-            return
+    def _embed(self, batch: list[tuple[int, str]]) -> None:
+        """Embed ``batch`` ((tokens, passage) pairs) in calls sized by time, checking before each."""
+        while batch and self._error is None:
+            n = self._fitting(batch)
+            self._call(batch[:n])
+            batch = batch[n:]
+
+    def _fitting(self, batch: Sequence[tuple[int, str]]) -> int:
+        """How many of ``batch``'s first passages one call embeds within :attr:`check_every_s` at
+        the speed measured so far (padded to the longest of them); one at least, one before any
+        call was measured."""
+        if self._per_token is None:
+            return 1
+        longest = 1
+        for n, (tokens, _) in enumerate(batch):
+            longest = max(longest, tokens)
+            if n and (n + 1) * longest * self._per_token > self.check_every_s:
+                return n
+        return len(batch)
+
+    def _call(self, batch: Sequence[tuple[int, str]]) -> None:
+        texts = [t for _, t in batch]
         try:
             if self._check is not None:
                 self._check()
+            started = time.perf_counter()
             vectors = self.embedder.embed_documents(texts)
+            took = time.perf_counter() - started
         except Exception as exc:  # noqa: BLE001 - re-raised in the reader by finish()
             self._error = exc
             return
+        per_token = took / (len(texts) * max(1, *(n for n, _ in batch)))
+        # Slower at once, faster by halves: one quick call on a busy machine does not make the
+        # next call long.
+        known = self._per_token
+        self._per_token = per_token if known is None or per_token > known else (known + per_token) / 2
         with self._lock:
             for text, vector in zip(texts, vectors, strict=True):
-                if text not in self._vectors and self._wanted is not None and text in self._wanted:
-                    self._done += 1
+                if text not in self._vectors and self._wanted is not None:
+                    self._done += self._wanted[text]
                 self._vectors[text] = vector
             report = self._wanted is not None
         if report:

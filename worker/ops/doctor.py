@@ -43,6 +43,7 @@ import httpx
 import numpy as np
 import redis
 
+from syllabot.shared.bindings import SAMPLE_COLLECTION
 from syllabot.shared.config import Settings
 from syllabot.shared.keys import Keys
 from syllabot.shared.queue_protocol import HEARTBEAT_INTERVAL_S, HEARTBEAT_TTL_S
@@ -875,8 +876,9 @@ def check_collections(client: redis.Redis, keys: Keys, embedder: Embedder | None
             Check(
                 "collections",
                 "warn",
-                "no collection is indexed yet: every question would get 'not in your materials'. "
-                "Add files with `syllabot index PATH -c NAME`",
+                "no collection is indexed yet: `syllabot ask` answers from the bundled samples (indexed "
+                f"into '{SAMPLE_COLLECTION}' on its first question), and a question from Discord or Slack is "
+                "told that nothing is indexed. Add your own files with `syllabot index PATH -c NAME`",
                 {"collections": []},
             )
         ]

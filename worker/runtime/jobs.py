@@ -50,6 +50,7 @@ from syllabot.shared.redis_conn import (
     retry_while_lost,
 )
 from syllabot.shared.schema import SCHEMA_VERSION, AskRequest, IngestReport, wire_version
+from syllabot.shared.source_names import VersionGone
 from syllabot.shared.threads import ThreadStore
 from syllabot.worker.answerers import get_answerer
 from syllabot.worker.answerers.answer_cache import AnswerCache
@@ -235,13 +236,25 @@ async def _sample_queue_depth(ctx: dict[str, Any]) -> None:
 # --- delivery ----------------------------------------------------------------------------------
 
 
+#: What a job may end with that is nobody's fault, for its asker to be told and the log to say in
+#: one line: a build its client cancelled (Ctrl-C; logged by :func:`_build`), an admin's mark that
+#: lost a race with another admin's upload. Not re-raised, so arq logs no traceback at ERROR.
+EXPECTED_OUTCOMES: tuple[type[Exception], ...] = (Cancelled, VersionGone)
+
+
 async def _deliver(ctx: dict[str, Any], work: Awaitable[Any]) -> None:
     """Run ``work`` and push its result (or its error) to the job's result list.
 
-    Errors are re-raised after delivery so arq logs and counts them as failed jobs too.
+    Errors are re-raised after delivery so arq logs and counts them as failed jobs too, except the
+    :data:`EXPECTED_OUTCOMES`, which are delivered the same way and logged in one line.
     """
     try:
         result = await work
+    except EXPECTED_OUTCOMES as exc:
+        await _push(ctx, error_envelope(exc))
+        if isinstance(exc, VersionGone):
+            log.warning("job %s refused, as its asker is told: %s", ctx["job_id"], exc)
+        return
     except Exception as exc:
         await _push(ctx, error_envelope(exc))
         raise
