@@ -323,6 +323,10 @@ def result_of(
     )
 
 
+#: How many of the top hits are read for an empty slot's words before the card says it is not there.
+CARD_PASSAGES = 5
+
+
 def card_evidence(
     snapshot: IndexSnapshot, read: Question, hits: list[Hit], related: list[Hit]
 ) -> tuple[CardAnswer | None, list[Hit]]:
@@ -338,7 +342,9 @@ def card_evidence(
         subjects = tuple({snapshot.chunks[r].subject or "" for r in np.flatnonzero(mask)})
     elif hits and len({f.subject for f in card.facts}) > 1:
         subjects = (hits[0].subject or "",)
-    answer = answer_from_card(card, read.slots, read.text, subjects, read.unknown)
+    answer = answer_from_card(
+        card, read.slots, read.text, subjects, read.unknown, [h.text for h in hits[:CARD_PASSAGES]]
+    )
     if answer is None:
         return None, related
     related = list(related)

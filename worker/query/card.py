@@ -862,6 +862,7 @@ def answer_from_card(
     question: str,
     subjects: Sequence[str] = (),
     unknown: Collection[str] = (),
+    passages: Sequence[str] = (),
 ) -> CardAnswer | None:
     """The card's answer to a question asking ``slots`` (None: it asks none, or the card is empty).
 
@@ -871,7 +872,9 @@ def answer_from_card(
     contact) and the facts are the asked person's, or few; any other slot when its best fact holds
     the question's own topic words and no other fact holds as many. An empty slot is an answer
     only for :data:`CLAIMS_ABSENCE` slots. ``unknown``: the question's words the collection never
-    uses (chat words, typing), which name nothing the fact must hold."""
+    uses (chat words, typing), which name nothing the fact must hold. ``passages``: the texts
+    search found; an empty slot is no answer where one of them speaks of it in words the card
+    could not read ("Office hours are held after each lab in the studio")."""
     if not slots or not card.facts:
         return None
     name = slots[0]
@@ -887,7 +890,7 @@ def answer_from_card(
         elif role:
             facts = [f for f in facts if f.role != "staff.ta"]
     if not facts:
-        if name not in CLAIMS_ABSENCE:
+        if name not in CLAIMS_ABSENCE or any(_speaks_of(slot, text) for text in passages):
             return None
         near = [
             f
@@ -940,6 +943,11 @@ _EVENTS = term_set(
     "exam midterm final quiz test poster session presentation project paper assignment homework "
     "submit submission review lab report"
 )
+
+
+def _speaks_of(slot: Slot, text: str) -> bool:
+    """Does a passage speak of the slot (its question words or its sentence cues)?"""
+    return bool(slot.asks.search(text) or (slot.cues is not None and slot.cues.search(text)))
 
 
 def _norm(text: str) -> str:
