@@ -57,6 +57,7 @@ from syllabot.shared.queue_protocol import (
     ENQUEUE,
     INGEST_TIMEOUT_S,
     JOB_ASK,
+    JOB_CARD,
     JOB_COLLECTIONS,
     JOB_CONFLICTS,
     JOB_DROP,
@@ -387,6 +388,13 @@ class QueueClient:
         """The facts on which the collection's documents disagree (``Engine.conflicts``)."""
         result = await self._call(JOB_CONFLICTS, collection, timeout=timeout or self.settings.ask_timeout_s)
         return _validate_list(ConflictInfo, result, "conflicts")
+
+    async def card(self, collection: str, timeout: float | None = None) -> list[str]:
+        """The collection's course card as a teacher reads it (``card_lines`` of ``Engine.card``, as
+        `syllabot card` prints it): each slot with its facts and where each is printed, the slots no
+        document fills, the disagreements by slot."""
+        result = await self._call(JOB_CARD, collection, timeout=timeout or self.settings.ask_timeout_s)
+        return _validate_lines(result, "the course card")
 
     async def remove(
         self,
@@ -765,6 +773,16 @@ def _validate_list(model: type[_M], data: Any, what: str) -> list[_M]:
     if not isinstance(data, list):
         raise JobFailed(f"worker returned {type(data).__name__} for {what}, expected a list")
     return [_validate(model, item) for item in data]
+
+
+def _validate_lines(data: Any, what: str) -> list[str]:
+    """A worker's JSON list of text lines; anything else is reported as a failed job, not a crash."""
+    if not isinstance(data, list) or not all(isinstance(line, str) for line in data):
+        raise JobFailed(
+            f"the worker's reply for {what} is not a list of lines; are the bot and the worker the same "
+            "Syllabot version?"
+        )
+    return list(data)
 
 
 def _validate(model: type[_M], data: Any) -> _M:

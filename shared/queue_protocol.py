@@ -47,6 +47,7 @@ __all__ = [
     "INGEST_TIMEOUT_S",
     "IN_PROGRESS_TTL_S",
     "JOB_ASK",
+    "JOB_CARD",
     "JOB_COLLECTIONS",
     "JOB_CONFLICTS",
     "JOB_DROP",
@@ -80,6 +81,7 @@ JOB_REPORT = "report"
 JOB_REMOVE = "remove"
 JOB_MARK = "mark"
 JOB_CONFLICTS = "conflicts"
+JOB_CARD = "card"
 JOB_COLLECTIONS = "collections"
 JOB_DROP = "drop"
 

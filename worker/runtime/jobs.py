@@ -637,6 +637,17 @@ async def conflicts(ctx: dict[str, Any], collection: str) -> None:
     await _deliver(ctx, work())
 
 
+async def card(ctx: dict[str, Any], collection: str) -> None:
+    """The collection's course card as the teacher reads it (``card_lines``, as `syllabot card`)."""
+    from syllabot.worker.query.card import card_lines  # loaded with the engine already
+
+    async def work() -> list[str]:
+        engine: Engine = ctx["engine"]
+        return await asyncio.to_thread(lambda: card_lines(engine.card(collection)))
+
+    await _deliver(ctx, work())
+
+
 async def remove(ctx: dict[str, Any], collection: str, doc_id: str, who: str = "") -> None:
     async def work() -> dict:
         report = await _build(ctx, collection, "remove", collection, doc_id)
