@@ -576,6 +576,41 @@ async def list_conflicts(queue: ConflictAdmin, collection: str, timeout: float |
     return AdminReply(f"Where the documents of “{collection}” disagree", conflict_lines(entries))
 
 
+class CardAdmin(Protocol):
+    async def card(self, collection: str, timeout: float | None = None) -> list[str]: ...
+
+
+#: The card reply's last line: how a teacher corrects what the card read.
+CARD_CORRECTION = (
+    "To correct or add a fact: fill in the course-facts document that `syllabot card --template` "
+    "prints and index it; its facts win for their slots."
+)
+
+
+def card_reply_lines(lines: list[str]) -> list[str]:
+    """The card's lines (``card_lines``, as `syllabot card` prints them: a slot's heading, its facts
+    indented under it) as one line per fact, each led by its slot, for a chat's bulleted reply; a
+    heading with nothing under it ("phone number: not stated in any document") stays one line."""
+    out: list[str] = []
+    heading = ""
+    for line in lines:
+        if line[:1].isspace() and heading:  # a fact, or "… and 3 more", of the heading above it
+            out.append(f"{heading.removesuffix(':')} — {line.strip().removeprefix('- ')}")
+        elif line.strip():
+            heading = line.strip()
+            if not heading.endswith(":"):
+                out.append(heading)
+    return out
+
+
+async def show_card(queue: CardAdmin, collection: str, timeout: float | None = None) -> AdminReply:
+    """``/card`` (Discord), ``/syllabot-card`` (Slack), like `syllabot card`: the collection's course
+    card, each fact with the document and page it was read from, the slots no document fills and the
+    disagreements by slot, for the teacher to check. Queue errors propagate."""
+    lines = await queue.card(collection, timeout=timeout)
+    return AdminReply(f"The course card of “{collection}”", [*card_reply_lines(lines), CARD_CORRECTION])
+
+
 class CollectionAdmin(Protocol):
     """What the collection commands need of the queue client (a fake in tests)."""
 

@@ -197,3 +197,37 @@ def test_the_core_has_no_io_and_no_platform_types() -> None:
     forbidden = ("discord", "slack_bolt", "slack_sdk", "aiohttp", "httpx", "redis.asyncio", "socket")
     assert not [m for m in imported if m.startswith(forbidden)], imported
     assert all(m.startswith("syllabot.shared") or "." not in m or m == "collections.abc" for m in imported)
+
+
+class _CardQueue:
+    def __init__(self, lines: list[str]) -> None:
+        self.lines = lines
+
+    async def card(self, collection: str, timeout: float | None = None) -> list[str]:
+        return self.lines
+
+
+async def test_the_card_reply_leads_each_fact_with_its_slot_for_both_bots() -> None:
+    """``show_card``: `syllabot card`'s lines (a heading, its facts indented under it) as one
+    bulleted line per fact, led by its slot; empty slots and the disagreements kept; how to correct last."""
+    lines = [
+        "office hours:",
+        "  - Mira Osei: Office Hours: Tue 10-11am [loom-syllabus.pdf, p. 1]",
+        "  - Mira Osei: office hours are Wed 2-3pm [loom-notes.pdf, p. 4]",
+        "  … and 2 more",
+        "phone number: not stated in any document",
+        "",
+        "Disagreements (1):",
+        "  - office hours (Mira Osei): “Tue 10-11am” [loom-syllabus.pdf, p. 1] vs “Wed 2-3pm” [loom-notes.pdf, p. 4]",
+    ]
+    reply = await fe.show_card(_CardQueue(lines), "loom-101")
+    assert reply.ok and reply.title == "The course card of “loom-101”"
+    assert reply.lines == [
+        "office hours — Mira Osei: Office Hours: Tue 10-11am [loom-syllabus.pdf, p. 1]",
+        "office hours — Mira Osei: office hours are Wed 2-3pm [loom-notes.pdf, p. 4]",
+        "office hours — … and 2 more",
+        "phone number: not stated in any document",
+        "Disagreements (1) — office hours (Mira Osei): “Tue 10-11am” [loom-syllabus.pdf, p. 1] vs “Wed 2-3pm” "
+        "[loom-notes.pdf, p. 4]",
+        fe.CARD_CORRECTION,
+    ]
