@@ -929,7 +929,7 @@ class SyllabotBot(discord.Client):
         if reply.ok and what == "drop":
             self._sources_cache.clear()
         await safe_send(
-            interaction, [render.notice(reply.title, reply.body(), error=not reply.ok)], ephemeral=True
+            interaction, render.admin_notice(reply.title, reply.body(), error=not reply.ok), ephemeral=True
         )
 
     async def handle_collection_list(self, interaction: discord.Interaction) -> None:

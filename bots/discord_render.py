@@ -388,6 +388,15 @@ def notice(title: str, message: str = "", *, error: bool = True) -> Rendered:
     return Rendered(embeds=[embed])
 
 
+def admin_notice(title: str, message: str, *, error: bool) -> list[Rendered]:
+    """An admin command's reply: :func:`notice` where it fits one embed; a longer one (a course's
+    card, a long list of disagreements) goes on in further embeds and messages instead of being cut."""
+    text = neutralise(message)
+    if len(text) <= DESCRIPTION_MAX:
+        return [notice(title, message, error=error)]
+    return pack_messages(_body_embeds(text, COLOUR_ERROR if error else COLOUR_INFO, title, DESCRIPTION_MAX))
+
+
 def rate_limited(retry_after_s: float, limit: int) -> Rendered:
     """The friendly 'slow down' message: how many questions a minute, and when to ask again."""
     seconds = max(1, int(retry_after_s + 0.999))

@@ -440,3 +440,21 @@ def test_a_question_s_nul_controls_and_bidi_overrides_never_reach_a_title(status
     assert shown.removeprefix("You asked: ") == "What is a semaphore? txet desrever"
     partial = r.render_partial("A semaphore is", HOSTILE_QUESTION)
     assert partial.embeds[0].title == "What is a semaphore? txet desrever"
+
+
+def test_a_long_admin_reply_goes_on_in_further_embeds_instead_of_being_cut() -> None:
+    """A course card can outgrow one embed: every line is shown, each embed and message within
+    Discord's limits; a short reply is the one-embed notice it always was."""
+    (short,) = r.admin_notice("Collections", "• os-2026", error=False)
+    assert short.embeds[0].title == "Collections" and short.embeds[0].description == "• os-2026"
+    lines = [
+        f"• slot {i} — a fact stated on page {i} of the lab handbook [handbook.md, p. {i}]"
+        for i in range(150)
+    ]
+    messages = r.admin_notice("The course card of “lab”", "\n".join(lines), error=False)
+    embeds = [e for m in messages for e in m.embeds]
+    assert len(embeds) > 1 and embeds[0].title == "The course card of “lab”"
+    assert all(len(e.description or "") <= r.DESCRIPTION_MAX for e in embeds)
+    assert all(m.total_embed_chars() <= r.EMBED_TOTAL_MAX and len(m.embeds) <= 10 for m in messages)
+    shown = "\n".join(e.description or "" for e in embeds)
+    assert all(f"page {i} of" in shown for i in range(150))
