@@ -55,6 +55,7 @@ from syllabot.bots.frontend import (
     list_conflicts,
     mark_document,
     repeat_weekly_post,
+    show_card,
 )
 from syllabot.shared.bindings import Bindings, InvalidCollectionName, validate_collection_name
 from syllabot.shared.config import Settings
@@ -787,6 +788,15 @@ class SyllabotBot(discord.Client):
 
         await self.handle_collection_admin(interaction, work, "conflicts")
 
+    async def handle_card(self, interaction: discord.Interaction) -> None:
+        """``/card``: this channel's collection's course card, each fact with its source (admins only)."""
+
+        async def work() -> AdminReply:
+            collection = await self.collection_for(interaction)
+            return await show_card(self.queue, collection, timeout=self.budget(interaction, 60))
+
+        await self.handle_collection_admin(interaction, work, "card")
+
     async def _run_admin_job(
         self,
         interaction: discord.Interaction,
@@ -1126,6 +1136,15 @@ async def conflicts_command(interaction: discord.Interaction) -> None:
     await _bot(interaction).handle_conflicts(interaction)
 
 
+@app_commands.command(
+    name="card", description="Admin: the course facts read from this collection, with sources"
+)
+@app_commands.default_permissions(manage_guild=True)
+@app_commands.guild_only()
+async def card_command(interaction: discord.Interaction) -> None:
+    await _bot(interaction).handle_card(interaction)
+
+
 @app_commands.command(name="current", description="Admin: mark a document as the current version")
 @app_commands.describe(document="The document that counts")
 @app_commands.default_permissions(manage_guild=True)
@@ -1204,6 +1223,7 @@ COMMANDS: list[app_commands.Command[Any, ..., Any] | app_commands.Group] = [
     supersede_command,
     current_command,
     conflicts_command,
+    card_command,
     report_command,
     collection_group,
 ]

@@ -52,6 +52,7 @@ from syllabot.bots.frontend import (
     list_conflicts,
     mark_document,
     repeat_weekly_post,
+    show_card,
 )
 from syllabot.shared.bindings import Bindings, InvalidCollectionName, Privacy, validate_collection_name
 from syllabot.shared.config import Settings
@@ -852,6 +853,31 @@ class SlackFrontEnd:
             ":mag:",
         )
 
+    async def card_command(
+        self,
+        client: AsyncWebClient,
+        text: str,
+        user: str,
+        channel: str | None,
+        team: str | None,
+        out: Reporter,
+    ) -> None:
+        """``/syllabot-card``: this channel's collection's course card, each fact with its source (admins)."""
+
+        async def work() -> AdminReply:
+            collection = await self.collection_for(channel, team)
+            return await show_card(self.queue, collection, timeout=out.job_wait(self.settings.ask_timeout_s))
+
+        await self._admin_reply(
+            client,
+            user,
+            out,
+            "see the course card",
+            "reading the course card",
+            work,
+            ":card_index:",
+        )
+
     async def _mark(
         self,
         client: AsyncWebClient,
@@ -1199,6 +1225,7 @@ def build_app(settings: Settings, queue: QueueClient, redis_client: aioredis.Red
     admin_text_command("/syllabot-supersede", fe.supersede_command)
     admin_text_command("/syllabot-current", fe.current_command)
     admin_text_command("/syllabot-conflicts", fe.conflicts_command)
+    admin_text_command("/syllabot-card", fe.card_command)
 
     @app.event("message")
     async def on_message(event: dict, body: dict, context: Any, client: AsyncWebClient, request: Any) -> None:

@@ -785,6 +785,29 @@ async def test_conflicts_lists_where_the_documents_disagree(
     assert "disagree" in text and "due on Monday" in text and "due on Friday" in text, text
 
 
+#: A course header of our own (no course of the evaluation data): the card reads its people's facts.
+STARS_SYLLABUS = (
+    b"# AST 105: Night Sky Navigation\n\n"
+    b"Instructor: Dr. Corin Halvey; Email: corin.halvey@starfield.example; "
+    b"Office Hours: Thu 4:00 - 5:30PM\n\n"
+    b"We learn to find north by the stars and to read a planisphere on the observatory roof.\n"
+)
+
+
+async def test_card_shows_the_course_facts_with_their_sources_to_admins_only(
+    fake: DiscordFake, bot: SyllabotBot, worker: None, settings: Settings
+) -> None:
+    await index(settings, "default", ("stars-syllabus.md", STARS_SYLLABUS))
+    ix = await fake.command("card")
+    assert "Admins only" in text_of(await ix.callback(TIMEOUT))
+    ix = await fake.command("card", roles=[fake.admin_role_id])
+    text = text_of(await ix.final(TIMEOUT))
+    assert "course card" in text and "default" in text, text
+    (hours,) = [line for line in text.splitlines() if "office hours" in line.lower() and "Thu" in line]
+    assert "4:00" in hours and "stars-syllabus.md" in hours, text
+    assert "not stated in any document" in text, text  # the slots no document fills are named too
+
+
 async def test_collection_list_and_drop_for_admins_only(
     fake: DiscordFake, bot: SyllabotBot, worker: None, settings: Settings, redis_client: aioredis.Redis
 ) -> None:

@@ -709,6 +709,7 @@ def test_manifest_matches_the_app() -> None:
         "/syllabot-supersede",
         "/syllabot-current",
         "/syllabot-conflicts",
+        "/syllabot-card",
     }
     (shortcut,) = manifest["features"]["shortcuts"]
     assert shortcut["type"] == "message" and shortcut["callback_id"] == ADD_SHORTCUT_ID
@@ -1124,6 +1125,25 @@ async def test_admins_list_where_the_documents_disagree(
     await bot.command(fake, "/syllabot-conflicts", "", ADMIN, "c2")
     said = (await fake.wait_for("response", "c2", timeout=WAIT * 2)).args["text"]
     assert "disagree" in said and "due on Monday" in said and "due on Friday" in said, said
+
+
+async def test_admins_see_the_course_card_with_its_sources(
+    bot: Bot, fake: FakeSlack, queue: QueueClient, worker: None
+) -> None:
+    syllabus = (
+        b"# AST 105: Night Sky Navigation\n\n"
+        b"Instructor: Dr. Corin Halvey; Email: corin.halvey@starfield.example; "
+        b"Office Hours: Thu 4:00 - 5:30PM\n\n"
+        b"We learn to find north by the stars and to read a planisphere on the observatory roof.\n"
+    )
+    await queue.ingest("default", "stars-syllabus.md", syllabus, "test", timeout=WAIT * 3)
+    await bot.command(fake, "/syllabot-card", "", STUDENT, "k1")
+    assert "Only Syllabot admins" in (await fake.wait_for("response", "k1", timeout=WAIT)).args["text"]
+    await bot.command(fake, "/syllabot-card", "", ADMIN, "k2")
+    said = (await fake.wait_for("response", "k2", timeout=WAIT * 2)).args["text"]
+    assert "course card" in said, said
+    (hours,) = [line for line in said.splitlines() if "office hours" in line.lower() and "Thu" in line]
+    assert "4:00" in hours and "stars-syllabus.md" in hours, said
 
 
 async def test_no_log_line_metric_or_stored_value_carries_a_user_id(
