@@ -713,52 +713,36 @@ def read_card(chunks: Sequence[Chunk]) -> CourseCard:
         if _is_facts_document(chunk):
             teacher.add(chunk.doc_id)
         lines = _body_lines(chunk)
-        header: Iterable[tuple[Slot, str, str, str]] = ()
+        stated: list[tuple[Slot, str, str, str]] = []
         if chunk.doc_id not in headed and (chunk.page or 1) <= 1:
             headed.add(chunk.doc_id)
-            header = _header_facts(" ".join(lines))
-        for slot, text, who, role in header:
-            key = (chunk.doc_id, slot.name, who, " ".join(text.lower().split()))
-            if key not in seen:
-                seen.add(key)
-                facts.append(
-                    Fact(
-                        slot.name,
-                        text,
-                        row,
-                        chunk.doc_id,
-                        chunk.file,
-                        chunk.page or 0,
-                        who,
-                        role,
-                        subject=chunk.subject or "",
-                    )
-                )
+            stated += _header_facts(" ".join(lines))
         for line in lines:
             if chunk.doc_id not in terms and (chunk.page or 1) <= 1:
                 m = _TERM.search(line)
-                if m is not None:
-                    found = term_of(m.group(0))
-                    if found is not None:
-                        terms[chunk.doc_id], term_text[chunk.doc_id] = found, m.group(0)
-            for slot, text, who, role in _facts_of_line(line):
-                key = (chunk.doc_id, slot.name, who, " ".join(text.lower().split()))
-                if key in seen:
-                    continue
-                seen.add(key)
-                facts.append(
-                    Fact(
-                        slot.name,
-                        text,
-                        row,
-                        chunk.doc_id,
-                        chunk.file,
-                        chunk.page or 0,
-                        who,
-                        role,
-                        subject=chunk.subject or "",
-                    )
+                found = term_of(m.group(0)) if m is not None else None
+                if m is not None and found is not None:
+                    terms[chunk.doc_id], term_text[chunk.doc_id] = found, m.group(0)
+            stated += _facts_of_line(line)
+        for slot, text, who, role in stated:
+            key = (chunk.doc_id, slot.name, who, " ".join(text.lower().split()))
+            if key in seen:
+                continue
+            seen.add(key)
+            page = chunk.page or 0
+            facts.append(
+                Fact(
+                    slot.name,
+                    text,
+                    row,
+                    chunk.doc_id,
+                    chunk.file,
+                    page,
+                    who,
+                    role,
+                    subject=chunk.subject or "",
                 )
+            )
     latest = max(terms.values(), default=None)
     older = {
         doc for doc, t in terms.items() if latest is not None and t < latest and len(set(terms.values())) > 1
