@@ -51,7 +51,16 @@ if TYPE_CHECKING:
     from syllabot.worker.answerers.decision import Verdict
     from syllabot.worker.indexes.retrieval import SearchResult
 
-_YEAR = re.compile(r"\b(19[89]\d|20[0-4]\d)\b")
+#: A year printed as part of a date or a term ("May 2, 2025", "Spring 2026", "03/14/2025",
+#: "2025-03-14", "Revised 2026", "© 2024"): a number that is not a date ("Room 2047", "CS 2040",
+#: a count) dates nothing.
+_YEAR = re.compile(
+    rf"\b(?:{MONTH_NAMES})\.?\s+(?:\d{{1,2}}(?:st|nd|rd|th)?,?\s+)?(19[89]\d|20[0-4]\d)\b"
+    r"|\b(?:spring|summer|fall|autumn|winter|semester|term|revised|updated|version\s+of)\W{0,3}(19[89]\d|20[0-4]\d)\b"
+    r"|(?:©|\(c\)|copyright)\s*(19[89]\d|20[0-4]\d)\b"
+    r"|\b\d{1,2}[/.]\d{1,2}[/.](19[89]\d|20[0-4]\d)\b|\b(19[89]\d|20[0-4]\d)-\d{2}-\d{2}\b",
+    re.IGNORECASE,
+)
 #: Two descriptions of one unit agree when they share at least this share of their words
 #: ("implement an experiment" = "implement your experiment"; "collect data" is not "human subjects
 #: training, collect data").
@@ -161,7 +170,7 @@ def how_current_named(name: str, texts: Iterable[str]) -> Currency:
     words."""
     name = name.replace("_", " ").replace("-", " ")
     body = " ".join(texts)
-    years = [int(y) for y in _YEAR.findall(body)]
+    years = [int(next(y for y in groups if y)) for groups in _YEAR.findall(body)]
     latest = max(years) if years else 0
     named = _NEWER_WORDS.search(name)
     if named:
