@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 import pytest
 import redis
 
-from syllabot.shared.config import Settings
+from syllabot.shared.config import Settings, get_settings
 
 if TYPE_CHECKING:
     from syllabot.worker.main import FastWorker
@@ -61,6 +61,25 @@ def settings(redis_prefix: str, tmp_path: Path) -> Settings:
         answerer="extractive",
         _env_file=None,
     )
+
+
+@pytest.fixture
+def env(settings: Settings, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Settings]:
+    """The environment ``cli.main`` reads, pointing at the test's Redis prefix, working in the
+    test's folder; no stray .env. For tests that call the command in-process."""
+    values = {
+        "REDIS_URL": settings.redis_url or "",
+        "SYLLABOT_KEY_PREFIX": settings.key_prefix,
+        "SYLLABOT_DATA_DIR": str(settings.data_dir),
+        "SYLLABOT_EMBEDDER": "hashing",
+        "SYLLABOT_ANSWERER": "extractive",
+    }
+    for name, value in values.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.chdir(tmp_path)
+    get_settings.cache_clear()
+    yield settings
+    get_settings.cache_clear()
 
 
 @pytest.fixture

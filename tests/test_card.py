@@ -6,8 +6,6 @@ document."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 from syllabot.shared.answer_text import answer_text
@@ -26,6 +24,7 @@ from syllabot.worker.query.card import (
 )
 from syllabot.worker.query.reading import read_question
 from syllabot.worker.text.documents import Chunk
+from tests.queue_helpers import cli_in
 
 HEADER = (
     "CER 210: Wheel-thrown Pottery (Spring 2031)\n"
@@ -162,23 +161,13 @@ def test_syllabot_card_prints_the_card_and_its_template(settings: Settings, tmp_
     syllabus = tmp_path / "pottery.md"
     syllabus.write_text(f"# Pottery syllabus\n\n{HEADER}\n\n{RULES}\n", encoding="utf-8")
     Engine(settings).ingest("pottery", [(syllabus.name, syllabus.read_bytes())])
-    env = {
-        "REDIS_URL": settings.redis_url or "",
-        "SYLLABOT_KEY_PREFIX": settings.key_prefix,
-        "SYLLABOT_EMBEDDER": "hashing",
-        "SYLLABOT_DATA_DIR": str(settings.data_dir),
-        "PATH": "/usr/bin:/bin",
-    }
-    run = subprocess.run(
-        [sys.executable, "-m", "syllabot", "card", "-c", "pottery", "--json"],
-        capture_output=True, text=True, env=env, timeout=120, check=True,
-    )  # fmt: skip
+    syllabot = cli_in(settings, tmp_path)
+    run = syllabot("card", "-c", "pottery", "--json")
+    assert run.returncode == 0, run.stderr
     data = json.loads(run.stdout)
     slots = {f["slot"] for f in data["facts"]}
     assert {"staff.office_hours", "staff.email", "policy.ai"} <= slots
     assert all(f["file"] == "pottery.md" for f in data["facts"])
-    run = subprocess.run(
-        [sys.executable, "-m", "syllabot", "card", "--template"],
-        capture_output=True, text=True, env=env, timeout=120, check=True,
-    )  # fmt: skip
+    run = syllabot("card", "--template")
+    assert run.returncode == 0, run.stderr
     assert run.stdout.startswith("# Course facts")

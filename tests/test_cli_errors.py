@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import io
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,24 +17,6 @@ from syllabot.shared import source_names
 from syllabot.shared.config import Settings, get_settings
 from syllabot.worker.indexes.engine import Engine
 from syllabot.worker.ops.sample import sample_files
-
-
-@pytest.fixture
-def env(settings: Settings, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Settings]:
-    """The environment ``cli.main`` reads, pointing at the test's Redis prefix; no stray .env."""
-    values = {
-        "REDIS_URL": settings.redis_url or "",
-        "SYLLABOT_KEY_PREFIX": settings.key_prefix,
-        "SYLLABOT_DATA_DIR": str(settings.data_dir),
-        "SYLLABOT_EMBEDDER": "hashing",
-        "SYLLABOT_ANSWERER": "extractive",
-    }
-    for name, value in values.items():
-        monkeypatch.setenv(name, value)
-    monkeypatch.chdir(tmp_path)
-    get_settings.cache_clear()
-    yield settings
-    get_settings.cache_clear()
 
 
 @pytest.fixture

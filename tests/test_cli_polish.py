@@ -5,32 +5,15 @@ words."""
 from __future__ import annotations
 
 import io
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from syllabot import cli
 from syllabot.cli_queue import _ProgressLine
-from syllabot.shared.config import Settings, get_settings
+from syllabot.shared.config import Settings
 from syllabot.shared.gap_report import GapReport, GapTopic, summary_line, table
 from syllabot.shared.wording import clip, plural
 from syllabot.worker.indexes.engine import Engine
-
-
-@pytest.fixture
-def env(settings: Settings, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Settings]:
-    for name, value in {
-        "REDIS_URL": settings.redis_url or "",
-        "SYLLABOT_KEY_PREFIX": settings.key_prefix,
-        "SYLLABOT_DATA_DIR": str(settings.data_dir),
-        "SYLLABOT_EMBEDDER": "hashing",
-    }.items():
-        monkeypatch.setenv(name, value)
-    monkeypatch.chdir(tmp_path)
-    get_settings.cache_clear()
-    yield settings
-    get_settings.cache_clear()
 
 
 def _report(days: int, questions: int, topic: GapTopic) -> GapReport:

@@ -7,35 +7,17 @@ from __future__ import annotations
 import io
 import logging
 import re
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from syllabot import cli
-from syllabot.shared.config import Settings, get_settings
+from syllabot.shared.config import Settings
 from syllabot.shared.keys import Keys
 from syllabot.shared.redis_conn import sync_client_at
 from syllabot.shared.schema import FileReport, IngestReport
 from syllabot.worker.indexes.engine import Engine
 from syllabot.worker.ops.doctor import check_collections
 from tests.fakes import SlowEmbedder
-
-
-@pytest.fixture
-def env(settings: Settings, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Settings]:
-    for name, value in {
-        "REDIS_URL": settings.redis_url or "",
-        "SYLLABOT_KEY_PREFIX": settings.key_prefix,
-        "SYLLABOT_DATA_DIR": str(settings.data_dir),
-        "SYLLABOT_EMBEDDER": "hashing",
-    }.items():
-        monkeypatch.setenv(name, value)
-    monkeypatch.chdir(tmp_path)
-    get_settings.cache_clear()
-    yield settings
-    get_settings.cache_clear()
-
 
 # --- the index report -------------------------------------------------------------------------
 

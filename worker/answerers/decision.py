@@ -368,20 +368,20 @@ _CLAIMED: dict[Claim, AnswerStatus] = {
 
 
 def _structural(findings: Sequence[Finding], general: Verdict) -> Verdict:
-    """The first finding settles it, except an outline with no entry on the topic ("which week is
-    the midterm"): the passages may still say it in prose, so what comes after it answers when it can."""
+    """The first finding settles it, except one of :data:`_YIELDS` ("which week is the midterm" with
+    no outline entry on it): what comes after it answers when it can."""
     first, rest = findings[0], findings[1:]
-    if first.reason == "card" and first.claim != "proves":
-        # the card holds no fact of the asked slot (or none that is surely it): the passages may
-        # still say it in prose, so what comes after answers when it can
-        after = _structural(rest, general) if rest else general
-        if after.status == "answered":
-            return after
-    if first.claim == "partial" and first.reason == "outline":
+    if (first.reason, first.claim) in _YIELDS:
         after = _structural(rest, general) if rest else general
         if after.status == "answered":
             return after
     return Verdict(_CLAIMED[first.claim], first.reason)
+
+
+#: Findings that give way to what comes after them when that answers: an outline with no entry on
+#: the topic, and a course card holding no fact of the asked slot. The passages may still say it in
+#: prose the structure could not read.
+_YIELDS = frozenset({("outline", "partial"), ("card", "absent")})
 
 
 def features(s: Signals) -> tuple[float, ...]:

@@ -879,19 +879,17 @@ def card_reply(card: CardAnswer) -> Finding | None:
     the answer when what is filled is what was asked, else showing the closest facts first); an
     empty slot in a course whose syllabus the card read is "not listed", with the closest fact the
     card holds. None when the card has nothing to say (no syllabus basics read, nothing filled)."""
-    slot = SLOT_OF[card.slot]
     if card.facts:
-        lines = []
-        for fact, n in zip(card.facts, card.numbers, strict=False):
-            text = " ".join(fact.text.split())
-            who = f"{fact.who}: " if fact.who and fact.who.lower() not in text.lower() else ""
-            lines.append(f"{quotable(who + _clip(text, QUOTE_CHARS))} {cite_marker(n)}")
         if not card.strong:
             return None  # facts of the slot, none surely the asked one: the passages answer as they can
+        lines = [
+            f"{quotable(_clip(fact.shown, QUOTE_CHARS))} {cite_marker(n)}"
+            for fact, n in zip(card.facts, card.numbers, strict=False)
+        ]
         return Finding("proves", "card", "\n".join(lines))
     if not card.read:
         return None
-    text = f"No {slot.says} is listed in your materials."
+    text = f"No {SLOT_OF[card.slot].says} is listed in your materials."
     if card.closest is not None and card.numbers:
         near = " ".join(card.closest.text.split())
         text += (

@@ -66,19 +66,19 @@ class IndexSnapshot:
     _versions: VersionRecord | None = field(default=None, repr=False)
     _by_doc: dict[str, list[tuple[Recorded, int]]] | None = field(default=None, init=False, repr=False)
     #: The course card (``worker.query.card``): the collection's course facts in typed slots, read
-    #: at index time and stored with the snapshot; a snapshot stored before cards reads it on load.
-    card: CourseCard | None = field(default=None, repr=False)
+    #: at index time (``build_snapshot``) and stored with the snapshot; None until read or built (a
+    #: snapshot stored before cards reads it on first use).
+    _card: CourseCard | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         self.superseded = superseded_mask(self.chunks)
-        if self.card is None:
-            self.card = read_card(self.chunks)
 
     @property
     def course_card(self) -> CourseCard:
-        """The course card, read in ``__post_init__`` when not loaded with the snapshot."""
-        assert self.card is not None
-        return self.card
+        """The course card, read from the chunks the first time when not built or loaded with the snapshot."""
+        if self._card is None:
+            self._card = read_card(self.chunks)
+        return self._card
 
     @property
     def versions(self) -> VersionRecord:
@@ -320,7 +320,7 @@ class IndexSnapshot:
             keyword,
             meta["built_at"],
             versions,
-            card,
+            _card=card,
         )
 
 
@@ -359,6 +359,8 @@ def build_snapshot(
     matrix = as_search_layout(np.asarray(matrix, dtype=np.float32).reshape(len(chunks), dim))
     check_unit_rows(matrix)
     keyword = build_keyword_index([c.text for c in chunks])
-    snapshot = IndexSnapshot(version, collection, embedder_id, dim, matrix, chunks, keyword, built_at)
+    snapshot = IndexSnapshot(
+        version, collection, embedder_id, dim, matrix, chunks, keyword, built_at, _card=read_card(chunks)
+    )
     snapshot.versions  # noqa: B018 -- the record is built at index time, not by the first question
     return snapshot

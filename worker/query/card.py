@@ -34,7 +34,8 @@ import re
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
-from syllabot.worker.ingest.chunking import RECORD_JOIN
+from syllabot.shared.wording import clip
+from syllabot.worker.ingest.chunking import RECORD_JOIN, field_key
 from syllabot.worker.query.values import values_in
 from syllabot.worker.text.documents import Chunk
 from syllabot.worker.text.sentences import split_sentences
@@ -466,15 +467,12 @@ def _checked(value_type: str, text: str) -> bool:
     return len(text.split()) >= 3  # a rule is a sentence, not a heading
 
 
-def term_of(text: str) -> tuple[int, int] | None:
-    """A term as (year, season order) for comparing two documents' terms: "Fall 2018" > "Spring 2018"."""
-    m = _TERM.search(text)
-    if m is None:
-        return None
-    season = (m.group("season") or m.group("season2") or "").lower()
+def _term_order(m: re.Match[str]) -> tuple[int, int]:
+    """A term matched by ``_TERM`` as (year, season order), to compare two documents' terms:
+    "Fall 2018" > "Spring 2018"."""
+    season = (m.group("season") or m.group("season2")).lower()
     year = int(m.group("year") or m.group("year2"))
-    order = {"winter": 0, "spring": 1, "summer": 2, "fall": 3, "autumn": 3}[season]
-    return (year, order)
+    return (year, {"winter": 0, "spring": 1, "summer": 2, "fall": 3, "autumn": 3}[season])
 
 
 # --- the card ---------------------------------------------------------------------------------------
@@ -496,6 +494,13 @@ class Fact:
     role: str = ""
     older: bool = False
     subject: str = ""
+
+    @property
+    def shown(self) -> str:
+        """The fact on one line as a reader is shown it, led by whose it is where its text does not
+        name them ("Bo Lindqvist: Office Hours: By appointment")."""
+        text = " ".join(self.text.split())
+        return f"{self.who}: {text}" if self.who and self.who.lower() not in text.lower() else text
 
     def to_json(self) -> list[object]:
         return [
@@ -576,7 +581,6 @@ class CourseCard:
 
 
 _PLACEHOLDER = re.compile(r"^\s*<[^>]*>\s*$")
-_LABEL = re.compile(r"^(?P<key>[A-Z][A-Za-z&/.'’ -]{0,30}?)\s*:\s*(?P<value>\S.*)$")
 #: A line of a header block printed as "Label value" without a colon ("When Tue & Thu …").
 _BARE_LABEL = re.compile(
     r"^(?P<key>When|Where|Who|Web|Instructor|Office\s+Hours|Email|Office|Time|Location|Classroom)\s+(?P<value>\S.*)$"
@@ -595,27 +599,25 @@ def _label_slots(label: str, value: str) -> list[Slot]:
 VALUE_CHARS = 160
 
 
-def _clipped(value: str) -> str:
-    if len(value) <= VALUE_CHARS:
-        return value
-    return value[:VALUE_CHARS].rsplit(" ", 1)[0] + " …"
-
-
 def _person(value: str) -> str:
     m = _NAME.search(_TITLES.sub("", value))
     return m.group(0) if m else ""
 
 
 def _segments(line: str) -> list[tuple[str, str]]:
-    """A line's "Label: value" fields (a record the chunker joined with "; " is several)."""
+    """A line's "Label: value" fields (``chunking.field_key``, a record the chunker joined with "; "
+    is several), and a header block's "When Tue & Thu …" printed without the colon."""
     out: list[tuple[str, str]] = []
-    for part in line.split(RECORD_JOIN):
-        m = _LABEL.match(part.strip()) or _BARE_LABEL.match(part.strip())
-        if m is None or len(m.group("key").split()) > 4 or "http" in m.group("key").lower():
+    for part in (p.strip() for p in line.split(RECORD_JOIN)):
+        bare = _BARE_LABEL.match(part)
+        if field_key(part) is not None:
+            label, value = part.split(":", 1)
+        elif bare is not None:
+            label, value = bare.group("key"), bare.group("value")
+        else:
             continue
-        if _PLACEHOLDER.match(m.group("value")):
-            continue  # a template's "<name@school.edu>" left unfilled states nothing
-        out.append((m.group("key"), m.group("value").strip()))
+        if not _PLACEHOLDER.match(value):  # a template's "<name@school.edu>" left unfilled states nothing
+            out.append((label.strip(), value.strip()))
     return out
 
 
@@ -634,7 +636,7 @@ def _header_facts(text: str) -> list[tuple[Slot, str, str, str]]:
     for piece in _HEADER_CUT.split(text[:HEADER_CHARS]):
         piece = piece.strip()
         if not piece or ": " in piece:
-            continue  # a labelled field is read as one
+            continue  # a labelled field is read by _segments
         email = EMAIL.search(piece)
         if email is not None:
             before = piece[: email.start()].strip()
@@ -680,7 +682,7 @@ def _facts_of_line(line: str) -> Iterable[tuple[Slot, str, str, str]]:
     who = role = ""
     labelled = False
     for n, (label, value) in enumerate(fields):
-        text = f"{label}: {_clipped(value)}"
+        text = f"{label}: {clip(value, VALUE_CHARS)}"
         for slot in _label_slots(label, value):
             labelled = True
             if slot.name in ("staff.instructor", "staff.ta"):
@@ -714,40 +716,28 @@ def read_card(chunks: Sequence[Chunk]) -> CourseCard:
             teacher.add(chunk.doc_id)
         lines = _body_lines(chunk)
         stated: list[tuple[Slot, str, str, str]] = []
-        if chunk.doc_id not in headed and (chunk.page or 1) <= 1:
+        # a term and a header block are read from a document's first page only: a deck citing
+        # "Fall 2019" later on is no term
+        first_page = (chunk.page or 1) <= 1
+        if first_page and chunk.doc_id not in headed:
             headed.add(chunk.doc_id)
             stated += _header_facts(" ".join(lines))
+        if first_page and chunk.doc_id not in terms:
+            m = next((m for line in lines if (m := _TERM.search(line))), None)
+            if m is not None:
+                terms[chunk.doc_id], term_text[chunk.doc_id] = _term_order(m), m.group(0)
         for line in lines:
-            if chunk.doc_id not in terms and (chunk.page or 1) <= 1:
-                m = _TERM.search(line)
-                found = term_of(m.group(0)) if m is not None else None
-                if m is not None and found is not None:
-                    terms[chunk.doc_id], term_text[chunk.doc_id] = found, m.group(0)
             stated += _facts_of_line(line)
         for slot, text, who, role in stated:
-            key = (chunk.doc_id, slot.name, who, " ".join(text.lower().split()))
-            if key in seen:
-                continue
-            seen.add(key)
-            page = chunk.page or 0
-            facts.append(
-                Fact(
-                    slot.name,
-                    text,
-                    row,
-                    chunk.doc_id,
-                    chunk.file,
-                    page,
-                    who,
-                    role,
-                    subject=chunk.subject or "",
+            key = (chunk.doc_id, slot.name, who, _norm(text))
+            if key not in seen:
+                seen.add(key)
+                page, subject = chunk.page or 0, chunk.subject or ""
+                facts.append(
+                    Fact(slot.name, text, row, chunk.doc_id, chunk.file, page, who, role, subject=subject)
                 )
-            )
-    latest = max(terms.values(), default=None)
-    older = {
-        doc for doc, t in terms.items() if latest is not None and t < latest and len(set(terms.values())) > 1
-    }
-    # a term is read from a document's first page only: a deck citing "Fall 2019" later on is no term
+    latest = max(terms.values(), default=(0, 0))
+    older = {doc for doc, t in terms.items() if t < latest}
     if older:
         facts = [replace(f, older=f.doc_id in older) for f in facts]
     return CourseCard(tuple(facts), term_text, frozenset(teacher))
@@ -950,28 +940,28 @@ _SLOT_WORDS = term_set(
 #: wins over every other document for the slots it fills, as a newer version does.
 FACTS_HEADING = "Course facts"
 
-#: The template's lines: one "Label:" per slot the reader reads from a label, in the table's order.
+#: The template's lines, (label, hint): one "Label:" per slot the reader reads from a label, in the table's order.
 TEMPLATE_LABELS = (
-    ("Term", "course.term", "e.g. Fall 2026"),
-    ("Website", "course.website", "https://…"),
-    ("Discussion", "course.discussion", "e.g. Slack, Piazza, Ed Discussion"),
-    ("Prerequisites", "course.prerequisites", "what students must have taken or know"),
-    ("Instructor", "staff.instructor", "name"),
-    ("Email", "staff.email", "name@school.edu"),
-    ("Office", "staff.office", "building and room"),
-    ("Office hours", "staff.office_hours", "days and times, or by appointment"),
-    ("Teaching assistant", "staff.ta", "name (one line each; put their Email/Office/Office hours after it)"),
-    ("Lectures", "meeting.time", "days and times"),
-    ("Classroom", "meeting.place", "building and room, or online"),
-    ("Late work", "policy.late", "the rule, as a sentence"),
-    ("Extensions", "policy.missed", "missed exams, make-ups, extensions"),
-    ("Extra credit", "policy.extra_credit", "the rule, or that there is none"),
-    ("Attendance", "policy.attendance", "the rule"),
-    ("Collaboration", "policy.collaboration", "the rule"),
-    ("AI tools", "policy.ai", "the rule on ChatGPT and similar tools"),
-    ("Accommodations", "policy.accommodations", "who to contact"),
-    ("Textbooks", "materials.textbook", "title(s), or that none is required"),
-    ("Software", "materials.software", "what to install or use"),
+    ("Term", "e.g. Fall 2026"),
+    ("Website", "https://…"),
+    ("Discussion", "e.g. Slack, Piazza, Ed Discussion"),
+    ("Prerequisites", "what students must have taken or know"),
+    ("Instructor", "name"),
+    ("Email", "name@school.edu"),
+    ("Office", "building and room"),
+    ("Office hours", "days and times, or by appointment"),
+    ("Teaching assistant", "name (one line each; put their Email/Office/Office hours after it)"),
+    ("Lectures", "days and times"),
+    ("Classroom", "building and room, or online"),
+    ("Late work", "the rule, as a sentence"),
+    ("Extensions", "missed exams, make-ups, extensions"),
+    ("Extra credit", "the rule, or that there is none"),
+    ("Attendance", "the rule"),
+    ("Collaboration", "the rule"),
+    ("AI tools", "the rule on ChatGPT and similar tools"),
+    ("Accommodations", "who to contact"),
+    ("Textbooks", "title(s), or that none is required"),
+    ("Software", "what to install or use"),
 )
 
 
@@ -985,7 +975,7 @@ def template() -> str:
         " as dates.>",
         "",
     ]
-    lines += [f"{label}: <{hint}>" for label, _, hint in TEMPLATE_LABELS]
+    lines += [f"{label}: <{hint}>" for label, hint in TEMPLATE_LABELS]
     lines += ["Grading: <component and weight, e.g. Homework 40%>", "Midterm: <date>", "Final exam: <date>"]
     return "\n".join(lines) + "\n"
 
@@ -1041,8 +1031,7 @@ def card_lines(card: CourseCard) -> list[str]:
         for f in facts[: MAX_FACTS * 2]:
             where = f"{f.file}" + (f", p. {f.page}" if f.page else "")
             flag = " (older term)" if f.older else " (your course facts)" if f.doc_id in card.teacher else ""
-            who = f"{f.who}: " if f.who and f.who.lower() not in f.text.lower() else ""
-            lines.append(f"  - {who}{_clipped(' '.join(f.text.split()))} [{where}]{flag}")
+            lines.append(f"  - {clip(f.shown, VALUE_CHARS)} [{where}]{flag}")
         if len(facts) > MAX_FACTS * 2:
             lines.append(f"  … and {len(facts) - MAX_FACTS * 2} more")
     found = disagreements(card)
@@ -1052,7 +1041,7 @@ def card_lines(card: CourseCard) -> list[str]:
         for d in found:
             owner = f" ({d.who})" if d.who else ""
             lines.append(
-                f"  - {SLOT_OF[d.slot].says}{owner}: “{_clipped(d.first.text)}” [{d.first.file}, p. {d.first.page}] "
-                f"vs “{_clipped(d.second.text)}” [{d.second.file}, p. {d.second.page}]"
+                f"  - {SLOT_OF[d.slot].says}{owner}: “{clip(d.first.text, VALUE_CHARS)}” [{d.first.file}, "
+                f"p. {d.first.page}] vs “{clip(d.second.text, VALUE_CHARS)}” [{d.second.file}, p. {d.second.page}]"
             )
     return lines

@@ -105,7 +105,7 @@ class Question:
     #: the counts it names ("the 5 weekly themes"), as the value recogniser normalises them
     counts: frozenset[str] = frozenset()
     #: the course-card slots it asks about ("office hrs?" asks ``staff.office_hours``;
-    #: ``worker.query.card.SLOTS``), in the table's order
+    #: ``worker.query.card.SLOTS``), the one its words name most fully first
     slots: tuple[str, ...] = ()
 
 

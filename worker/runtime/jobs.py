@@ -61,6 +61,7 @@ from syllabot.worker.indexes.snapshot_cache import SnapshotCache, publish_stats
 from syllabot.worker.ops.metrics import WorkerMetrics, ingest_failure_kind
 from syllabot.worker.ops.question_log import QuestionLog
 from syllabot.worker.ops.report import build_report
+from syllabot.worker.query.card import card_lines
 from syllabot.worker.runtime.cpu_pool import CpuPool
 from syllabot.worker.runtime.hooks import hooks_of
 
@@ -639,7 +640,6 @@ async def conflicts(ctx: dict[str, Any], collection: str) -> None:
 
 async def card(ctx: dict[str, Any], collection: str) -> None:
     """The collection's course card as the teacher reads it (``card_lines``, as `syllabot card`)."""
-    from syllabot.worker.query.card import card_lines  # loaded with the engine already
 
     async def work() -> list[str]:
         engine: Engine = ctx["engine"]
