@@ -38,6 +38,7 @@ from syllabot.shared.answer_text import (
     answer_parts,
     answer_text,
     status_lead,
+    with_bold,
 )
 from syllabot.shared.bindings import InvalidCollectionName, validate_collection_name
 from syllabot.shared.formats import clean_name
@@ -118,6 +119,7 @@ __all__ = [
     "repeat_weekly_post",
     "split_text",
     "status_lead",
+    "with_bold",
 ]
 
 

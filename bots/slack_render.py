@@ -242,7 +242,7 @@ def render_answer(answer: Answer, answer_id: str | None = None, conversation: st
     elif parts.status == "uncertain":
         head.append(section(UNCERTAIN_MRKDWN))
 
-    body: list[Block] = [section(piece) for piece in split_text(safe(parts.body))]
+    body: list[Block] = [section(piece) for piece in split_text(safe(frontend.with_bold(parts.body, "*")))]
 
     general: list[Block] = []
     if parts.general_knowledge:

@@ -14,6 +14,7 @@ match expected strings against the full text too, and the worker may import only
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from syllabot.shared.schema import NOT_IN_MATERIALS, UNCERTAIN_LEAD, Answer, AnswerStatus, Citation
@@ -28,6 +29,7 @@ __all__ = [
     "answer_text",
     "status_lead",
     "status_tail",
+    "with_bold",
 ]
 
 #: What an ``uncertain`` answer's plain text opens with: the closest passages come first, so the
@@ -66,6 +68,16 @@ def status_tail(status: AnswerStatus) -> str:
     return UNCERTAIN_TAIL if status == "uncertain" else ""
 
 
+#: A run a worker put in bold (the asked value, ``extractive.emphasise``): Markdown's ``**…**``.
+_BOLD = re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*")
+
+
+def with_bold(text: str, mark: str) -> str:
+    """``text`` with its bold runs marked as a platform marks them: Discord reads Markdown's ``**``
+    as it is, Slack's mrkdwn wants ``*``, plain text (a terminal, a notification) none."""
+    return _BOLD.sub(lambda m: f"{mark}{m.group(1)}{mark}", text)
+
+
 @dataclass(frozen=True)
 class AnswerParts:
     """An :class:`Answer` as front-ends lay it out (all text unescaped: renderers escape).
@@ -87,7 +99,7 @@ class AnswerParts:
     @property
     def said(self) -> str:
         """Lead, body and (uncertain) the hedge after it: the answer without general knowledge."""
-        first = " ".join(part for part in (self.lead, self.body) if part)
+        first = " ".join(part for part in (self.lead, with_bold(self.body, "")) if part)
         tail = status_tail(self.status)
         return f"{first} — {tail}" if tail else first
 

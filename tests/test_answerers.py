@@ -507,7 +507,7 @@ def test_each_fact_of_a_header_record_is_quoted_alone_with_whose_it_is() -> None
 
     assert (
         ask("when r sam okafor office hrs?")
-        == "Teaching Assistant: Sam Okafor; Office Hours: TuTh 3:30PM - 5PM. [1]"
+        == "Teaching Assistant: Sam Okafor; Office Hours: **TuTh 3:30PM - 5PM**. [1]"
     )
     assert (
         ask("where's ada lovelace's office located")

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from syllabot import cli, cli_queue
+from syllabot.shared.answer_text import with_bold
 from syllabot.shared.config import Settings
 from syllabot.shared.schema import NOT_IN_MATERIALS, SCHEMA_VERSION, UNCERTAIN_LEAD, Answer, Citation
 from syllabot.worker.indexes.conflicts import DISAGREE_LEAD
@@ -106,7 +107,7 @@ def test_ask_json_carries_the_status_and_the_log_line_too(
     data = json.loads(out)
     assert data["status"] in ("answered", "uncertain", "not_in_materials")
     assert (
-        data["text"].startswith(data["body"])
+        data["text"].startswith(with_bold(data["body"], ""))  # plain text: no bold marks
         if data["status"] == "answered"
         else data["text"] != data["body"]
     )

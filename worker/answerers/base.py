@@ -83,6 +83,55 @@ def first_cited(text: str) -> int | None:
     return int(m.group(2)) if m else None
 
 
+#: Two emphasised values this close, with only a range's or a list's joiner between, are one
+#: ("**2**-**3pm**" reads as "**2-3pm**").
+#: The kinds of value a reply shows in bold: those read exactly (a count's noun is read loosely:
+#: "April 16 No class" is not a count of classes).
+EMPHASISED = frozenset({"weekday", "date", "time", "duration", "percent"})
+#: A citation, private (:func:`cite_marker`) or as shown ("[2]"): never emphasised.
+_MARKS = re.compile(r"(\x00\d+\x00|\[\d+(?:\s*[,–-]\s*\d+)*\])")
+_JOINER = re.compile(r"\s*(?:[-–—,/&]|to|and)?\s*")
+
+
+def emphasise(text: str, kinds: frozenset[str]) -> str:
+    """``text`` with every value of the asked ``kinds`` it quotes in bold (Markdown ``**``): the
+    date of "when is the exam", the percent of "how much is homework worth", read by the one value
+    recogniser (:func:`values.values_in`). Why: a reply quotes a sentence or a piece of a page, and
+    the asked value is one word of it; bold lets a student find it at a glance. Citation markers
+    and text already in bold are left as they are."""
+    if not kinds:
+        return text
+    from syllabot.worker.query.values import values_in  # the query stage; answerers import it lazily
+
+    out: list[str] = []
+    for part in _MARKS.split(text):
+        if _MARKS.fullmatch(part) or "**" in part:
+            out.append(part)
+            continue
+        lines = []
+        for line in part.split("\n"):
+            found: list[tuple[int, int]] = []
+            for value in values_in(line):
+                if value.kind not in kinds & EMPHASISED:
+                    continue
+                at = line.find(value.text)
+                while at >= 0 and any(a < at + len(value.text) and at < b for a, b in found):
+                    at = line.find(value.text, at + 1)  # the same words again: their next place
+                if at >= 0:
+                    found.append((at, at + len(value.text)))
+            spans: list[list[int]] = []
+            for start, end in sorted(found):
+                if spans and _JOINER.fullmatch(line[spans[-1][1] : start]):
+                    spans[-1][1] = end
+                else:
+                    spans.append([start, end])
+            for start, end in reversed(spans):
+                line = f"{line[:start]}**{line[start:end]}**{line[end:]}"
+            lines.append(line)
+        out.append("\n".join(lines))
+    return "".join(out)
+
+
 def quotable(text: str) -> str:
     """Text safe to put next to :func:`cite_marker` markers (the sentinel character removed)."""
     return text.replace(SENTINEL, "")

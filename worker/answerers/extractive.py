@@ -36,6 +36,7 @@ from syllabot.shared.schema import Answer, AnswerStatus, Hit
 from syllabot.worker.answerers.base import (
     AnswerContext,
     cite_marker,
+    emphasise,
     finalise_citations,
     first_cited,
     quotable,
@@ -417,6 +418,9 @@ PIECES_CHARS = 1100
 #: A piece sharing at least this share of its words with a piece already shown says it again
 #: (overlapping windows of one page, a slide and the syllabus line it restates).
 PIECE_REPEAT = 0.6
+#: A later piece is shown only when its best unit ranks at least this share of the first piece's.
+LATER_PIECE_SHARE = 0.5
+LATER_PIECE_AT_LEAST = 100
 
 
 def _shown_unit(unit: _Unit) -> str:
@@ -424,7 +428,9 @@ def _shown_unit(unit: _Unit) -> str:
     return _list_lines(unit) if unit.items else _sentence_end(unit.text)
 
 
-def _piece(hits: Sequence[Hit], s: _Sentence, limit: int = PIECE_CHARS, grow: bool = True) -> str:
+def _piece(
+    hits: Sequence[Hit], s: _Sentence, limit: int = PIECE_CHARS, grow: bool = True, at_least: int = 0
+) -> str:
     """What a piece quotes of the passage ``s`` is from, cited: the run of its units (sentences,
     bullets, rows, lists), in the passage's order, that holds ``s`` and the most of the question's
     words within ``limit`` characters -- of those the longest (``grow``: the whole passage when it
@@ -441,7 +447,7 @@ def _piece(hits: Sequence[Hit], s: _Sentence, limit: int = PIECE_CHARS, grow: bo
         return f"{quotable(_sentence_end(focus_window(shown_one, s.weights, limit)))} {marker}"
     shown = [_shown_unit(u) for u in units]
     words = [_word_sets(u) for u in units]
-    best: tuple[float, int, int, int] | None = None
+    best: tuple[float, int, int, int, int] | None = None
     window = (at, at)
     for first in range(at, -1, -1):
         size = sum(len(t) + 1 for t in shown[first:at])
@@ -458,7 +464,13 @@ def _piece(hits: Sequence[Hit], s: _Sentence, limit: int = PIECE_CHARS, grow: bo
             weight = sum(v for t, v in s.weights.items() if t in present)
             # the most of the question's words; of those the longest (or shortest) run, then the
             # one reaching least far back
-            key = (weight, size if grow else -size, -(at - first), last)
+            key = (
+                weight,
+                size if grow else min(size, at_least),
+                size if grow else -size,
+                -(at - first),
+                last,
+            )
             if best is None or key > best:
                 best, window = key, (first, last)
     return f"{quotable(' '.join(shown[window[0] : window[1] + 1]))} {marker}"
@@ -469,21 +481,31 @@ def pieces(question: str, intent: Intent, hits: Sequence[Hit], count: int = PIEC
     first, each saying something the ones before it did not, cited: what an "I can't tell" reply
     shows. Why several: on courses nobody tuned for, the first passage holds the asked facts for
     about half of the questions and the first three for ~0.7; a student shown the best of each
-    reads the answer the ranking could not pick."""
+    reads the answer the ranking could not pick.
+
+    Why the later ones short: the first piece is read whole around its best unit (the answer is
+    often the sentence beside the one that matched); a later piece is a second chance, shown as
+    the shortest run that holds its question words, and only when it ranks within
+    ``LATER_PIECE_SHARE`` of the first (tuning courses: reply p50 766 -> 526 characters for 7 of
+    560 replies no longer holding the asked facts, ``docs/BENCHMARKS.md``)."""
     focus = _focus(hits, PIECE_SCAN)
     chosen: list[str] = []
     said: list[frozenset[str]] = []
     used: set[int] = set()
     size = 0
+    first_score = 0.0
     for s in _rank(question, intent, hits, focus, hits):
         if s.hit_index in used:
             continue
-        text = _piece(hits, s)
+        if chosen and s.score < LATER_PIECE_SHARE * first_score:
+            break
+        text = _piece(hits, s, grow=not chosen, at_least=LATER_PIECE_AT_LEAST)
         words = term_set(text)
         if (chosen and size + len(text) > PIECES_CHARS) or any(
             len(words & earlier) >= PIECE_REPEAT * max(1, len(words)) for earlier in said
         ):
             continue
+        first_score = first_score or s.score
         used.add(s.hit_index)
         said.append(words)
         chosen.append(text)
@@ -1036,6 +1058,7 @@ class ExtractiveAnswerer:
             asked, hits, result.fallback, thresholds, result.related, conflict is not None, result.card
         )
         text, citations = finalise_citations(reply.text, result.passages, brackets=False)
+        text = emphasise(text, asked.intent.compared)  # after: citations find quotes by their words
         answer = Answer(text=text, status=reply.status, citations=citations, **base)
         return lead_with_record(lead_with_conflict(answer, conflict, reply.verdict), result.recorded, asked)
 

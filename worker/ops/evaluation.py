@@ -190,7 +190,7 @@ def expect_met(text: str, expect: Sequence[str]) -> bool:
     again ("manage-\\nment" → "management"), because extractive answers quote the materials' own
     line-wraps. An empty ``expect`` is met (nothing was required); blank strings are ignored.
     """
-    written = _normalise(text)
+    written = _normalise(text).replace("**", "")  # bold is how a value is shown, not what it says
     variants = (written, _WRAP_HYPHEN.sub("", written))
     return all(any(expect_pattern(e).search(v) for v in variants) for e in expect if e.strip())
 
