@@ -199,11 +199,20 @@ def joined_list(snapshot: IndexSnapshot, row: int, hit: Hit, excluded: np.ndarra
     chunks = snapshot.chunks
     text, page_end, marks = hit.text, hit.page_end or hit.page, list(hit.page_marks)
     seen = {_squash(b.text) for b in own if b.item}
+    said = _squash(" ".join(b.text for b in own))
     rows = snapshot.document_rows(hit.doc_id)
     nxt = row + 1
     while nxt in rows and len(text) < LIST_JOIN_CHARS and not (excluded is not None and excluded[nxt]):
         follower = hit_from_chunk(chunks[nxt], 0, 0.0, 0.0, 0.0)
         found = read_blocks(passage(follower))
+        # a window overlapping this one repeats its last lines, the list's lead-in among them (not
+        # a slide under the same title: what it repeats must be how this passage ends)
+        repeated = next((n for n, b in enumerate(found) if _squash(b.text) not in said), len(found))
+        if repeated and _ends_with(said, [_squash(b.text) for b in found[: repeated + 1]], repeated):
+            found = found[repeated:]
+        if not found:
+            nxt += 1  # wholly inside this one: the list may go on in the next
+            continue
         leading = leading_items(found)
         if not leading:
             break
@@ -211,6 +220,11 @@ def joined_list(snapshot: IndexSnapshot, row: int, hit: Hit, excluded: np.ndarra
         items = [b.text for b in leading if _squash(b.text) not in seen]
         seen.update(_squash(t) for t in items)
         if items:
+            # the item the window cut ("… linear algebra is") is read whole from the next one
+            head, _, last = text.rpartition("\n")
+            cut = read_blocks(last)
+            if head and cut and cut[0].item and _squash(items[0]).startswith(_squash(cut[0].text)):
+                text = head
             at = len("".join(text.split()))
             if follower.page is not None and follower.page != (page_end or follower.page):
                 marks.append((at, follower.page))
@@ -222,6 +236,17 @@ def joined_list(snapshot: IndexSnapshot, row: int, hit: Hit, excluded: np.ndarra
     if text == hit.text:
         return hit
     return hit.model_copy(update={"text": text, "page_end": page_end, "page_marks": marks})
+
+
+def _ends_with(said: str, blocks: Sequence[str], repeated: int) -> bool:
+    """Whether ``said`` ends with the first ``repeated`` of ``blocks``, or with them and the start of
+    the block after them (the item the earlier window cut: "… pull walls of even thick")."""
+    tail = " ".join(blocks[:repeated])
+    at = said.rfind(tail)
+    if at < 0:
+        return False
+    rest = said[at + len(tail) :].strip()
+    return not rest or (len(blocks) > repeated and blocks[repeated].startswith(rest))
 
 
 def _squash(text: str) -> str:
