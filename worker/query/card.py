@@ -302,7 +302,7 @@ SLOTS: tuple[Slot, ...] = (
         "policy on missed work and extensions",
         "text",
         _p(
-            r"\bmiss(?:ed|ing)?\b|\bmake-?\s?ups?\b|\bextensions?\b|\bsick\b|\bexcused?\b|\babsences?\b|\bcan'?t\s+make\s+it\b|\bemergenc"
+            r"\bmiss(?:ed|ing)?\b(?!\s+(?:the\s+)?(?:lecture|class)\s+\d|.{0,40}\bwhat\s+(?:was|did|is))|\bmake-?\s?ups?\b|\bextensions?\b|\bsick\b|\bexcused?\b|\babsences?\b|\bcan'?t\s+make\s+it\b|\bemergenc"
         ),
         _p(
             r"^(?:extensions?|make-?up\s+(?:exams?|work|policy)|missed\s+(?:work|exams?|classes?)|absences?)\s*$"
@@ -392,7 +392,7 @@ SLOTS: tuple[Slot, ...] = (
         "academic integrity",
         "text",
         _p(
-            r"\bplagiari\w*\b|\bcheat\w*\b|\bacademic\s+(?:integrity|honesty|misconduct)\b|\bhonou?r\s+(?:code|principle)\b|\bcopy\w*\s+(?:code|answers|from)\b"
+            r"\bplagiari\w*\b|\bcheat(?:s|ed|ing|er)?\b(?!\s+sheets?)|\bacademic\s+(?:integrity|honesty|misconduct)\b|\bhonou?r\s+(?:code|principle)\b|\bcopy\w*\s+(?:code|answers|from)\b"
         ),
         _p(
             r"^(?:academic\s+(?:integrity|honesty|misconduct)|(?:the\s+)?(?:academic\s+)?honou?r\s+(?:code|principle)|plagiarism)\b"
@@ -598,10 +598,16 @@ class CourseCard:
 
     def holds_basics(self, subjects: Sequence[str] = ()) -> bool:
         """The card read a syllabus of the course: who teaches it or how it is graded, and one
-        more kind of fact besides. Only then is an empty slot evidence that no document says it."""
+        more kind of fact besides, or a document named a syllabus (a sparse one says what it
+        does not list by not listing it). Only then is an empty slot evidence that no document says it."""
         slots = {f.slot for f in self.facts if (not subjects or f.subject in subjects) and not f.older}
         basics = {"staff.instructor", "staff.email", "grading.weight", "meeting.time"}
-        return len(slots & basics) >= 2 and len(slots) >= 4
+        syllabus = any(
+            _SYLLABUS.search(f.file)
+            for f in self.facts
+            if (not subjects or f.subject in subjects) and not f.older
+        )
+        return (len(slots & basics) >= 2 or syllabus) and len(slots) >= 4
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -624,6 +630,8 @@ class CourseCard:
 
 
 _PLACEHOLDER = re.compile(r"^\s*<[^>]*>\s*$")
+#: A document that names itself the course's syllabus (or outline) by its file name.
+_SYLLABUS = re.compile(r"syllab|course[\s_-]*(?:outline|info)", _I)
 #: A line of a header block printed as "Label value" without a colon ("When Tue & Thu …").
 _BARE_LABEL = re.compile(
     r"^(?P<key>When|Where|Who|Web|Instructor|Office\s+Hours|Email|Office|Time|Location|Classroom)\s+(?P<value>\S.*)$"
@@ -962,6 +970,15 @@ def _weights(chunks: Sequence[Chunk]) -> dict[str, list[tuple[int, str]]]:
     return out
 
 
+def _scale_rows(lines: Sequence[str]) -> list[tuple[Slot, str, str, str]]:
+    """A letter-grade scale printed one grade a row ("A | 93–100" / "A- | 90–92" / …): three or
+    more rows of a passage read together as the scale, from its first grade to its last."""
+    rows = [line for line in lines if _SCALE.search(line)]
+    if len(rows) < 3:
+        return []
+    return [(SLOT_OF["grading.scale"], clip(" ".join(rows), _MAX_SENTENCE), "", "")]
+
+
 def read_card(chunks: Sequence[Chunk]) -> CourseCard:
     """The card of a collection's chunks (pure; the snapshot builds it once, at index time)."""
     facts: list[Fact] = []
@@ -1013,6 +1030,8 @@ def read_card(chunks: Sequence[Chunk]) -> CourseCard:
         heading_slots = _named_slots(heading) if heading else []
         for line in lines:
             stated += _facts_of_line(line, state, heading_slots)
+        if not any(slot.name == "grading.scale" for slot, *_ in stated):
+            stated += _scale_rows(lines)
         for slot, text, who, role in stated:
             add(row, chunk, slot, text, who, role)
     for doc_weights in weights.values():
@@ -1080,21 +1099,12 @@ def _named_people(card: CourseCard, question: str) -> set[str]:
     return {f.who for f in card.facts if f.who and words & {w.lower() for w in f.who.split() if len(w) >= 3}}
 
 
-#: Slots whose emptiness, once the card read a syllabus, says no document states them: their
-#: labels and cues are distinctive enough that a stated value is read (a phone number, an email,
-#: office hours, a room, a forum, extra credit, an AI rule). A textbook list or a due date may be
-#: printed in forms the card does not read, so their emptiness proves nothing.
-CLAIMS_ABSENCE = frozenset(
-    {
-        "staff.phone",
-        "staff.email",
-        "staff.office_hours",
-        "staff.ta",
-        "course.discussion",
-        "policy.extra_credit",
-        "policy.ai",
-    }
-)
+#: Slots whose emptiness proves nothing even once the card read a syllabus: due dates are printed
+#: in schedules, tables and assignment sheets in more forms than the card reads, and a syllabus
+#: that names no instructor the card could read (a name printed alone, a redacted one) still has one. Every other slot
+#: the card reads by label, list and cue, so a course whose syllabus it read and that fills the
+#: slot nowhere does not state it (the passages are still read for it: ``passages``).
+NO_ABSENCE = frozenset({"dates.due", "staff.instructor"})
 #: Slots of one typed value each (per person, where staff): a fact of the asked one answers.
 TYPED = frozenset(
     {
@@ -1128,7 +1138,7 @@ def answer_from_card(
     ``strong`` (the answer can be confident) when the slot is one typed value (who, when, where,
     contact) and the facts are the asked person's, or few; any other slot when its best fact holds
     the question's own topic words and no other fact holds as many. An empty slot is an answer
-    only for :data:`CLAIMS_ABSENCE` slots. ``unknown``: the question's words the collection never
+    for every slot but :data:`NO_ABSENCE`. ``unknown``: the question's words the collection never
     uses (chat words, typing), which name nothing the fact must hold. ``passages``: the texts
     search found; an empty slot is no answer where one of them speaks of it in words the card
     could not read ("Office hours are held after each lab in the studio")."""
@@ -1147,7 +1157,10 @@ def answer_from_card(
         elif role:
             facts = [f for f in facts if f.role != "staff.ta"]
     if not facts:
-        if name not in CLAIMS_ABSENCE or any(_speaks_of(slot, text) for text in passages):
+        # every slot the question asks is empty ("which building are office hours in" asks a place
+        # and office hours: hours listed, no absence), the role words aside ("the TA's email")
+        others = [s for s in slots[1:] if s not in ("staff.ta", "staff.instructor") and card.of(s, subjects)]
+        if name in NO_ABSENCE or others or any(_speaks_of(slot, text) for text in passages):
             return None
         near = [
             f
