@@ -1177,9 +1177,10 @@ def answer_from_card(
     said = re.findall(r"[a-z]{3,}", asking.group(0).lower()) if asking else []
     topic = q_terms - term_set(" ".join(w for w in said if common(w))) - term_set(slot.says) - _SLOT_WORDS
 
-    def score(f: Fact) -> tuple[int, int, int]:
+    def score(f: Fact) -> tuple[int, int, bool, int]:
         words = term_set(f"{f.text} {f.who}")
-        return (len(topic & words), len(q_terms & words), -f.row)
+        # on a tie, the syllabus's fact before a slide's
+        return (len(topic & words), len(q_terms & words), bool(_SYLLABUS.search(f.file)), -f.row)
 
     ranked = sorted(facts, key=score, reverse=True)
     chosen = tuple(ranked[:MAX_FACTS])
@@ -1197,11 +1198,14 @@ def answer_from_card(
         strong = (
             not elsewhere
             and not (topic & _EVENTS - fact_terms)
-            and (bool(people) or len({_norm(f.text) for f in facts}) <= 2)
+            and (bool(people) or len({_norm(f.text) for f in facts}) <= MAX_FACTS)
         )
     else:
         runner = score(ranked[1])[0] if len(ranked) > 1 else 0
-        strong = best > runner and best >= max(1, (len(topic) + 1) // 2)
+        # a question that asks a rule itself ("late policy?") is answered by the rule's facts
+        strong = (best > runner and best >= max(1, (len(topic) + 1) // 2)) or (
+            not topic and slot.group == "policy" and len(facts) <= MAX_FACTS
+        )
     return CardAnswer(name, chosen, card.holds_basics(subjects), None, (), strong)
 
 
