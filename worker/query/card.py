@@ -912,7 +912,7 @@ def _facts_of_piece(
                     state.who, state.role = who, slot.name
                 yield slot, text, who, slot.name if slot.name in _LISTED else ""
         fields = []
-    if labelled and (len(fields) >= 2 or not fields):
+    if labelled and (len(fields) >= 2 or not fields or item):
         return  # a record, or an item of a list: its fields are its facts
     if _PLACEHOLDER.match(piece.split(":", 1)[-1]):
         return  # a template's guidance or an unfilled line
