@@ -171,3 +171,55 @@ def test_syllabot_card_prints_the_card_and_its_template(settings: Settings, tmp_
     run = syllabot("card", "--template")
     assert run.returncode == 0, run.stderr
     assert run.stdout.startswith("# Course facts")
+
+
+LISTS = (
+    "Glassblowing basics — Course team\n"
+    "* **Semester**: Autumn 2032\n"
+    "* **Class time and location**: Tuesdays 9:00 am – 10:15 am, Larkspur Hall 120\n"
+    "TA\n"
+    "* Mina Okafor\n"
+    "* office hours: Thursdays 3:00 – 4:00 pm\n"
+    "Readings:\n"
+    "• Vance, T. 2019. Breath and the Gather. Furnace Press\n"
+    "• Ito, R., and K. Moss. 2021. Annealing for Beginners. Ember Books"
+)
+
+
+def test_lists_under_a_lead_markdown_fields_and_joined_labels_are_read() -> None:
+    card = read_card([_chunk(0, LISTS, 1, doc="glass-syllabus", title="Glassblowing basics")])
+    assert any("Autumn 2032" in f.text for f in card.of("course.term"))
+    assert any("Tuesdays" in f.text for f in card.of("meeting.time"))
+    assert any("Larkspur Hall 120" in f.text for f in card.of("meeting.place"))
+    assert [(f.who, f.role) for f in card.of("staff.ta")] == [("Mina Okafor", "staff.ta")]
+    assert [f.who for f in card.of("staff.office_hours")] == ["Mina Okafor"]  # the TA's, from the list
+    books = " ".join(f.text for f in card.of("materials.textbook"))
+    assert "Breath and the Gather" in books and "Annealing for Beginners" in books
+
+
+def test_named_weights_that_make_the_whole_grade_are_grading_weights() -> None:
+    text = (
+        "Kiln Logs (30%) Keep a log of every firing.\n"
+        "Glaze Tests (45%) Twelve test tiles.\n"
+        "Studio Upkeep (25%) Sweep and wedge."
+    )
+    card = read_card([_chunk(0, text, 4)])
+    assert {f.text for f in card.of("grading.weight")} == {
+        "Kiln Logs (30%)",
+        "Glaze Tests (45%)",
+        "Studio Upkeep (25%)",
+    }
+
+
+def test_a_slides_words_that_look_like_a_rule_are_no_rule() -> None:
+    slides = "Collaborative filtering\nItem-based collaborative filtering ranks neighbours.\nBonus 2 Bonus Is boosting a good idea?"
+    card = read_card([_chunk(0, slides, 7, doc="recsys-deck", title="Recommender systems")])
+    assert card.of("policy.collaboration") == [] and card.of("policy.extra_credit") == []
+
+
+def test_any_rule_no_document_states_is_not_in_your_materials_once_the_syllabus_was_read() -> None:
+    card = read_card(_course())
+    answer = answer_from_card(card, ("policy.regrade",), "how do regrade requests work")
+    assert answer is not None and answer.read and not answer.facts
+    # a due date may sit in a schedule the card cannot read: its emptiness proves nothing
+    assert answer_from_card(card, ("dates.due",), "when is the glaze journal due") is None

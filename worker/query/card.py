@@ -65,6 +65,14 @@ def _p(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern, _I)
 
 
+#: Where a course keeps its pages (a course website is one of these, or a URL).
+_SITES = r"canvas|github|moodle|blackboard|brightspace|sakai|d2l|google\s+classroom|gradescope"
+#: Tools a course has students use: a sentence that has them install, run or know one names its software.
+_TOOLS = (
+    r"python|matlab|julia|stata|spss|sas|jupyter|rstudio|r|excel|gradescope|latex|overleaf|git|github"
+    r"|numpy|scipy|pandas|scikit-learn|tensorflow|pytorch|arcgis|qgis|autocad|rhino|grasshopper"
+)
+
 _PLATFORMS = (
     r"slack|piazza|ed\s+discussion|edstem|campuswire|discord|microsoft\s+teams|zulip|moodle"
     r"|canvas\s+discussions?|github\s+discussions|gitter|mattermost|ed\s+stem"
@@ -107,7 +115,7 @@ SLOTS: tuple[Slot, ...] = (
         "office location",
         "place",
         _p(r"\boffice\b(?!\s+hours?)|\bwhere\s+(?:can\s+i\s+)?find\s+(?:the\s+)?(?:instructor|TA)"),
-        _p(r"^o\S{0,2}\s*ce(?:\s+(?:location|room|address))?$|^office\s+(?:location|room|address)"),
+        _p(r"^(?:office|o\S{0,2}\s*ce)(?:\s+(?:location|room|address|number))?$"),
         _p(r"\boffice\s+(?:is\s+(?:in|at)|location|room)\b|\bmy\s+office\b"),
         "staff",
     ),
@@ -168,18 +176,26 @@ SLOTS: tuple[Slot, ...] = (
             r"^(?:where|location|classroom|room|place|venue|lecture\s+(?:room|hall)|class\s+location|building|lectures?"
             r"|class(?:es)?|labs?|sections?|tutorials?(?:\s+\d+)?|recitations?|meeting\s+(?:place|location))s?\s*$"
         ),
-        _p(r"\b(?:class|course|lectures?)\s+(?:will\s+be\s+)?(?:held|meets?)\s+(?:in|at|on|via|online)\b"),
+        _p(
+            r"\b(?:class|course|lectures?)\s+(?:will\s+(?:be\s+)?)?(?:held|meets?)\s+(?:in|at|on|via|online)\b"
+        ),
         "meeting",
     ),
     Slot(
         "course.website",
         "course website",
-        "url",
+        "site",
         _p(
             r"\bwebsite\b|\bweb\s*site\b|\bcourse\s+(?:page|site)\b|\bcanvas\s+page\b|\bwhere\s+(?:are|do\s+i\s+find)\s+(?:the\s+)?(?:slides|materials)"
         ),
-        _p(r"^(?:web|website|course\s+(?:website|page|site)|url|homepage|home\s+page|site)\s*$"),
-        _p(r"\b(?:course\s+)?(?:website|web\s+page|webpage)\b"),
+        _p(
+            r"^(?:web|website|course\s+(?:website|page|site)|url|homepage|home\s+page|site|\w+\s+(?:page|site))\s*$"
+        ),
+        _p(
+            r"\b(?:course\s+)?(?:website|web\s+page|webpage)\b"
+            rf"|\b(?:posted|provided|available|found|shared|uploaded|appear|published)\b.{{0,40}}\b(?:on|at|via|in|to)\s+(?:the\s+)?(?:course\s+)?(?:{_SITES})\b"
+            rf"|\bcourse\s+(?:{_SITES})\s+(?:page|site)\b|\b(?:{_SITES})\s+(?:page|site)\s+(?:for|of)\s+the\s+(?:class|course)\b"
+        ),
         "course",
     ),
     Slot(
@@ -210,7 +226,10 @@ SLOTS: tuple[Slot, ...] = (
             r"\bpre-?requisites?\b|\bprereqs?\b|\bneed\s+to\s+(?:have\s+)?(?:taken|know)\b|\bbackground\b|\bprior\s+(?:knowledge|experience)\b"
         ),
         _p(r"^(?:pre-?requisites?|prereqs?|requirements|background)\s*$"),
-        _p(r"\bpre-?requisites?\b|\bprior\s+(?:knowledge|experience|coursework)\b|\bmust\s+have\s+taken\b"),
+        _p(
+            r"\bpre-?requisites?\b|\bprior\s+(?:knowledge|experience|coursework)\b|\bmust\s+have\s+taken\b"
+            r"|\bmust\s+be\s+(?:skilled|proficient|familiar|comfortable)\b|\bbackground\s+in\b"
+        ),
         "course",
     ),
     Slot(
@@ -270,10 +289,11 @@ SLOTS: tuple[Slot, ...] = (
         _p(
             r"\blate\b|\bpast\s+the\s+deadline\b|\bafter\s+the\s+deadline\b|\bgrace\s+(?:period|days?)\b|\bslip\s+days?\b"
         ),
-        _p(r"^late(?:\s+(?:work|submissions?|policy|assignments?))?\s*$"),
+        _p(r"^late(?:\s+(?:work|submissions?|policy|assignments?|homeworks?|papers?))?\s*$"),
         _p(
             r"\blate\s+(?:work|submissions?|assignments?|homeworks?|papers?|penalt\w*|polic\w*|days?)\b|\b(?:submitted|turned\s+in|handed\s+in|submit\w*)\s+late\b"
             r"|\blate\b.{0,60}\b(?:penal\w*|deduct\w*|accept\w*|graded|credit)\b|\bafter\s+the\s+deadline\b|\bgrace\s+(?:period|days?)\b|\bslip\s+days?\b"
+            r"|\bpast\s+(?:the|their|its)\s+due\s+dates?\b|\b(?:submit\w*|turn\w*\s+in|hand\w*\s+in)\s+(?:\w+\s+){0,3}on\s+time\b"
         ),
         "policy",
     ),
@@ -282,13 +302,14 @@ SLOTS: tuple[Slot, ...] = (
         "policy on missed work and extensions",
         "text",
         _p(
-            r"\bmiss(?:ed|ing)?\b|\bmake-?\s?ups?\b|\bextensions?\b|\bsick\b|\bexcused?\b|\babsences?\b|\bcan'?t\s+make\s+it\b|\bemergenc"
+            r"\bmiss(?:ed|ing)?\b(?!\s+(?:the\s+)?(?:lecture|class)\s+\d|.{0,40}\bwhat\s+(?:was|did|is))|\bmake-?\s?ups?\b|\bextensions?\b|\bsick\b|\bexcused?\b|\babsences?\b|\bcan'?t\s+make\s+it\b|\bemergenc"
         ),
         _p(
             r"^(?:extensions?|make-?up\s+(?:exams?|work|policy)|missed\s+(?:work|exams?|classes?)|absences?)\s*$"
         ),
         _p(
-            r"\bextensions?\b|\bmake-?\s?ups?\b|\bmiss(?:ed|es)?\s+(?:an?\s+|the\s+)?(?:exam|midterm|final|class|deadline|quiz|lab|assignment)|\bexcused\b|\bmedical\b|\bemergenc"
+            r"(?<!\.)\bextensions?\b(?!\s*[=(])|\bmake-?\s?ups?\b|\bmiss(?:ed|es)?\s+(?:an?\s+|the\s+)?(?:exam|midterm|final|class|deadline|quiz|lab|assignment)"
+            r"|\bexcused\s+(?:from|for)\b|\bmedical\s+(?:emergenc\w*|reasons?|notes?|documentation|excuses?|certificates?|leave|circumstances)\b|\bemergenc"
         ),
         "policy",
     ),
@@ -298,7 +319,10 @@ SLOTS: tuple[Slot, ...] = (
         "text",
         _p(r"\bextra\s+credit\b|\bbonus\b|\bextra\s+points?\b"),
         _p(r"^(?:extra\s+credit|bonus(?:\s+points)?)\s*$"),
-        _p(r"\bextra\s+credit\b|\bbonus\b|\bextra\s+points?\b"),
+        _p(
+            r"\bextra\s+credit\b|\bbonus\s+(?:points?|credit|marks?|questions?|problems?|assignments?|tasks?)\b"
+            r"|\b(?:as|for)\s+(?:a\s+)?bonus\b|\bextra\s+points?\b"
+        ),
         "policy",
     ),
     Slot(
@@ -309,7 +333,12 @@ SLOTS: tuple[Slot, ...] = (
             r"\battend\w*\b|\bparticipat\w*\b|\bmandatory\b|\bskip\w*\s+(?:class|lecture)|\bshow\s+up\b|\brequired\s+to\s+come\b"
         ),
         _p(r"^(?:attendance|participation|attendance\s+and\s+participation|class\s+participation)\s*$"),
-        _p(r"\battend\w*\b|\bparticipat\w*\b"),
+        _p(
+            r"\battendance\b|\battend(?:s|ed|ing)?\s+(?:\w+\s+){0,3}(?:class(?:es)?|lectures?|sessions?|meetings?|sections?|labs?|tutorials?)\b"
+            r"|\battend\s+and\b|\b(?:class|course|in-class|active|student)\s+participation\b|\bparticipation\s+(?:in|grade|points|score|is|will|counts?)\b"
+            r"|\bparticipat\w*\s+(?:in|during)\s+(?:class|discussions?|lectures?|labs?)\b|\bphysically\s+present\b|\babsences?\b"
+            r"|\bshow(?:ing)?\s+up\s+(?:for|to|in)\s+(?:class|lectures?)\b"
+        ),
         "policy",
     ),
     Slot(
@@ -334,7 +363,9 @@ SLOTS: tuple[Slot, ...] = (
         ),
         _p(r"^(?:collaboration(?:\s+policy)?|group\s+work)\s*$"),
         _p(
-            r"\bcollaborat\w*\b|\bwork\s+together\b|\bown\s+(?:work|words|code)\b|\bindividually\b|\bdiscuss\s+(?:the\s+)?(?:problems|homework|assignments)\b"
+            r"\bcollaborat(?:e|es|ed|ing|ion|ions|ors?)\b|\bcollusion\b|\bwork\s+together\b|\bown\s+(?:work|words|code)\b|\bindividually\b"
+            r"|\bdiscuss\s+(?:the\s+)?(?:problems|homework|assignments)\b|\b(?:be|is|are)\s+(?:your|their)\s+own\b|\byour\s+own,?\s+(?:\w+\s+)?work\b"
+            r"|\bdiscuss\s+(?:it\s+|them\s+)?with\s+(?:other\s+students|classmates|each\s+other|anyone|others)\b"
         ),
         "policy",
     ),
@@ -361,7 +392,7 @@ SLOTS: tuple[Slot, ...] = (
         "academic integrity",
         "text",
         _p(
-            r"\bplagiari\w*\b|\bcheat\w*\b|\bacademic\s+(?:integrity|honesty|misconduct)\b|\bhonou?r\s+(?:code|principle)\b|\bcopy\w*\s+(?:code|answers|from)\b"
+            r"\bplagiari\w*\b|\bcheat(?:s|ed|ing|er)?\b(?!\s+sheets?)|\bacademic\s+(?:integrity|honesty|misconduct)\b|\bhonou?r\s+(?:code|principle)\b|\bcopy\w*\s+(?:code|answers|from)\b"
         ),
         _p(
             r"^(?:academic\s+(?:integrity|honesty|misconduct)|(?:the\s+)?(?:academic\s+)?honou?r\s+(?:code|principle)|plagiarism)\b"
@@ -396,6 +427,7 @@ SLOTS: tuple[Slot, ...] = (
         _p(r"^(?:software|computing|tools|programming|computer\s+requirements?|technology)\s*$"),
         _p(
             r"\bsoftware\b|\binstall\w*\b|\b(?:we|you)\s+will\s+(?:use|need)\s+(?:python|R|matlab|julia|jupyter|rstudio|a\s+laptop)\b|\bprogramming\s+language\b|\bbring\s+(?:your|a)\s+laptop\b"
+            rf"|\b(?:run|use|using|install|know|learn|skilled\s+(?:at|in)|experience\s+(?:with|in)|like|such\s+as|(?:submitted|posted)\s+(?:on|via|through))\s+(?:\w+\s+){{0,2}}(?:{_TOOLS})\b"
         ),
         "materials",
     ),
@@ -414,20 +446,29 @@ URL = re.compile(
 _APPOINTMENT = re.compile(
     r"\bby\s+appointment\b|\bupon\s+request\b|\bby\s+request\b|\bTBA\b|\bTBD\b|\bafter\s+class\b", _I
 )
+#: A time stated by what happens then, or that there is none: "by the start of class", "on the
+#: last day of class", "due dates on Canvas", "there will be no midterm exam".
+_EVENT_TIME = re.compile(
+    r"\b(?:start|beginning|end|last\s+day)\s+of\s+(?:the\s+)?(?:class|lecture|semester|term|quarter)\b"
+    r"|\bdue\s+dates?\s+(?:are\s+)?(?:on|in|posted|listed)\b"
+    r"|\bno\s+(?:\w+\s+){0,2}(?:exams?|midterms?|finals?|quiz(?:zes)?|tests?)\b",
+    _I,
+)
 #: A place: a room word, a building name before a room number ("Moore B03"), or online.
 PLACE = re.compile(
     r"\b(?:room|rm\.?|hall|building|bldg\.?|auditorium|library|lab(?:oratory)?|center|centre|house|classroom|annex|tower)\b"
-    r"|\b[A-Z][a-z]+\s+(?:[A-Z]{0,2}\d{1,4}[A-Z]?|\d{1,4}[-–]\d{1,4})\b|\b[A-Z]{1,4}\([A-Z]\)\s*\d{2,4}[A-Z]?\b|\bzoom\b|\bonline\b|\bremote(?:ly)?\b|\bin\s+person\b|\bvirtual\b",
+    r"|\b[A-Z][a-z]+\s+(?:[A-Z]{0,2}\d{1,4}[A-Z]?|\d{1,4}[-–]\d{1,4})\b|\b[A-Z]{1,4}\([A-Z]\)\s*\d{2,4}[A-Z]?\b|\b[A-Z]{2,}\s+[A-Z]\d{3,4}[A-Z]?\b|(?i:\bzoom\b|\bonline\b|\bremote(?:ly)?\b|\bin\s+person\b|\bvirtual\b)",
 )
 _PERCENT_OR_POINTS = re.compile(r"\d\s*%|\b\d+(?:\.\d+)?\s*(?:percent|points?|pts)\b", _I)
 _SCALE = re.compile(r"\b[ABCDF][+-]?\s*[:(=]?\s*\(?\d{2}", re.ASCII)
 _TERM = re.compile(
-    r"\b(?P<season>spring|summer|fall|autumn|winter)(?:\s+(?:semester|term|quarter|session))?,?\s+"
+    r"\b(?P<season>spring|spr|summer|fall|autumn|winter)(?:\s+(?:semester|term|quarter|session))?,?\s+"
     r"(?P<year>(?:19|20)\d\d)(?:\s*/\s*\d{2,4})?\b"
     r"|\b(?P<year2>(?:19|20)\d\d)\s+(?P<season2>spring|summer|fall|autumn|winter)\b",
     _I,
 )
 _PLATFORM = re.compile(rf"\b(?:{_PLATFORMS})\b", _I)
+_SITE = re.compile(rf"\b(?:{_SITES})\b", _I)
 #: A person's name: two or more capitalised words (initials allowed), titles left out.
 _NAME = re.compile(r"\b(?:[A-Z][a-z'’-]+|[A-Z]\.)(?:\s+(?:[A-Z][a-z'’-]+|[A-Z]\.|van|von|de|der|da)){1,3}\b")
 _TITLES = re.compile(r"\b(?:dr|prof|professor|mr|mrs|ms|mx)\.?\s+", _I)
@@ -435,7 +476,7 @@ _TITLES = re.compile(r"\b(?:dr|prof|professor|mr|mrs|ms|mx)\.?\s+", _I)
 
 def _when(text: str) -> bool:
     """A day, a time or a date is stated (the one value recogniser), or "by appointment"."""
-    return bool(_APPOINTMENT.search(text)) or any(
+    return bool(_APPOINTMENT.search(text) or _EVENT_TIME.search(text)) or any(
         v.kind in ("weekday", "time", "date") for v in values_in(text)
     )
 
@@ -449,6 +490,8 @@ def _checked(value_type: str, text: str) -> bool:
         return bool(PHONE.search(text))
     if value_type == "url":
         return bool(URL.search(text))
+    if value_type == "site":
+        return bool(URL.search(text) or _SITE.search(text))
     if value_type in ("hours", "when"):
         return _when(text)
     if value_type == "place":
@@ -472,7 +515,7 @@ def _term_order(m: re.Match[str]) -> tuple[int, int]:
     "Fall 2018" > "Spring 2018"."""
     season = (m.group("season") or m.group("season2")).lower()
     year = int(m.group("year") or m.group("year2"))
-    return (year, {"winter": 0, "spring": 1, "summer": 2, "fall": 3, "autumn": 3}[season])
+    return (year, {"winter": 0, "spring": 1, "spr": 1, "summer": 2, "fall": 3, "autumn": 3}[season])
 
 
 # --- the card ---------------------------------------------------------------------------------------
@@ -555,10 +598,16 @@ class CourseCard:
 
     def holds_basics(self, subjects: Sequence[str] = ()) -> bool:
         """The card read a syllabus of the course: who teaches it or how it is graded, and one
-        more kind of fact besides. Only then is an empty slot evidence that no document says it."""
+        more kind of fact besides, or a document named a syllabus (a sparse one says what it
+        does not list by not listing it). Only then is an empty slot evidence that no document says it."""
         slots = {f.slot for f in self.facts if (not subjects or f.subject in subjects) and not f.older}
         basics = {"staff.instructor", "staff.email", "grading.weight", "meeting.time"}
-        return len(slots & basics) >= 2 and len(slots) >= 4
+        syllabus = any(
+            _SYLLABUS.search(f.file)
+            for f in self.facts
+            if (not subjects or f.subject in subjects) and not f.older
+        )
+        return (len(slots & basics) >= 2 or syllabus) and len(slots) >= 4
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -581,17 +630,54 @@ class CourseCard:
 
 
 _PLACEHOLDER = re.compile(r"^\s*<[^>]*>\s*$")
+#: A document that names itself the course's syllabus (or outline) by its file name.
+_SYLLABUS = re.compile(r"syllab|course[\s_-]*(?:outline|info)", _I)
 #: A line of a header block printed as "Label value" without a colon ("When Tue & Thu …").
 _BARE_LABEL = re.compile(
     r"^(?P<key>When|Where|Who|Web|Instructor|Office\s+Hours|Email|Office|Time|Location|Classroom)\s+(?P<value>\S.*)$"
 )
 
 
+#: Words that only qualify a label ("Recommended literature", "Instructor email") and words that
+#: close a heading ("Instructor Contact Information", "Late Work Policy"): the label is what is left.
+_LABEL_QUALIFIER = re.compile(
+    r"^(?:recommended|required|optional|suggested|additional|main|course|class|online|further|instructor'?s?|ta'?s?)\s+",
+    _I,
+)
+_LABEL_TAIL = re.compile(r"\s+(?:contact\s+)?(?:information|info|details|policy|policies|procedures?)$", _I)
+_LABEL_JOIN = re.compile(r"\s+(?:and|&)\s+|\s*/\s*|\s*,\s*", _I)
+
+
+def _label_keys(label: str) -> tuple[list[str], list[str]]:
+    """The keys a label is matched by: the label, each part of a joined one ("Class time and
+    location" is a time and a place), and, tried only where those name no slot, each without a
+    qualifying first word ("Instructor email", "Recommended literature")."""
+    key = " ".join(re.sub(r"\(.*?\)", " ", label).strip().strip(":").lower().split())
+    key = _LABEL_TAIL.sub("", key)
+    keys = [key, *(p.strip() for p in _LABEL_JOIN.split(key) if p.strip() and p.strip() != key)]
+    bare = [b for k in keys if (b := _LABEL_QUALIFIER.sub("", k)) not in keys]
+    return keys, bare
+
+
+def _named_slots(label: str) -> list[Slot]:
+    """The slots a label (or a heading) names, its value not yet checked."""
+    keys, bare = _label_keys(label)
+    for tried in (keys, bare):
+        found = [s for s in SLOTS if s.labels is not None and any(s.labels.search(k) for k in tried)]
+        if found:
+            return found
+    return []
+
+
 def _label_slots(label: str, value: str) -> list[Slot]:
     """The slots a "Label: value" states: each slot whose labels name it and whose value type the
-    value has ("Lectures: Mondays 12pm–2pm, H4, Zoom" states when and where)."""
-    key = label.strip().lower()
-    return [s for s in SLOTS if s.labels is not None and s.labels.search(key) and _checked(s.value, value)]
+    value has ("Lectures: Mondays 12pm–2pm, H4, Zoom" states when and where). A label joining a
+    person's field and another ("Office hours and location") is the person's: its place is no
+    class meeting's."""
+    found = [s for s in _named_slots(label) if _checked(s.value, value)]
+    if any(s.group == "staff" for s in found):
+        found = [s for s in found if s.group == "staff"]
+    return found
 
 
 #: The longest a labelled value is kept: a header line the text layer ran into the next
@@ -604,13 +690,20 @@ def _person(value: str) -> str:
     return m.group(0) if m else ""
 
 
+#: A "Label: value" line, a lower-case label too ("* office: Online!" of a Markdown list).
+_FIELD = re.compile(r"^(?P<key>[A-Za-z][A-Za-z&/.' ()-]{0,40}?)\s*:\s+\S")
+
+
 def _segments(line: str) -> list[tuple[str, str]]:
     """A line's "Label: value" fields (``chunking.field_key``, a record the chunker joined with "; "
     is several), and a header block's "When Tue & Thu …" printed without the colon."""
     out: list[tuple[str, str]] = []
     for part in (p.strip() for p in line.split(RECORD_JOIN)):
         bare = _BARE_LABEL.match(part)
-        if field_key(part) is not None:
+        m = _FIELD.match(part)
+        if field_key(part[:1].upper() + part[1:]) is not None or (
+            m is not None and _named_slots(m.group("key"))
+        ):
             label, value = part.split(":", 1)
         elif bare is not None:
             label, value = bare.group("key"), bare.group("value")
@@ -659,48 +752,231 @@ def _header_facts(text: str) -> list[tuple[Slot, str, str, str]]:
     return found
 
 
-def _body_lines(chunk: Chunk) -> list[str]:
-    """The chunk's lines without the context line the chunker puts first for the embedder."""
+#: The context line the chunker puts first ("Syllabus — Late Work Policy"): its heading part.
+_CONTEXT_SEP = " — "
+
+
+def _body_lines(chunk: Chunk) -> tuple[list[str], str]:
+    """The chunk's lines without the context line the chunker puts first for the embedder, and the
+    section heading that context line names ("Title — Late Homework Policy"), if any."""
     lines = chunk.text.split("\n")
-    if len(lines) > 1 and lines[0].strip() in {
-        chunk.title,
-        chunk.subject or "",
-        chunk.file,
-        chunk.file.rsplit(".", 1)[0],
-    }:
-        lines = lines[1:]
-    return [ln.strip() for ln in lines if ln.strip()]
+    heading = ""
+    if len(lines) > 1:
+        first = lines[0].strip()
+        names = {chunk.title, chunk.subject or "", chunk.file, chunk.file.rsplit(".", 1)[0]} - {""}
+        head, sep, rest = first.partition(_CONTEXT_SEP)
+        if first in names:
+            lines = lines[1:]
+        elif sep and head.strip() in names:
+            lines, heading = lines[1:], rest.strip()
+    return [ln for ln in (_clean(ln) for ln in lines) if ln], heading
+
+
+_MARKDOWN_LINK = re.compile(r"\[([^\]]+)\]\((\S+?)\)")
+_EMPHASIS = re.compile(r"\*\*|__|(?<![\w*])\*(?=\S)|(?<=\S)\*(?![\w*])")
+
+
+def _clean(line: str) -> str:
+    """A line as read: Markdown emphasis and links undone ("* **Time**: MWF" is "* Time: MWF"),
+    tabs and runs of spaces one space."""
+    line = _MARKDOWN_LINK.sub(r"\1 (\2)", line)
+    bullet = re.match(r"^\s*\*\s+", line)
+    head, body = (line[: bullet.end()], line[bullet.end() :]) if bullet else ("", line)
+    return " ".join((head + _EMPHASIS.sub("", body)).split())
 
 
 _MAX_SENTENCE = 420
 
+#: A list item's mark at a line's start ("• ", "* ", "- ", "3. ", "▶ "), and items run into one
+#: line by the text layer ("… installed: . python 3; . numpy, scipy;", "▶ a ▶ b").
+_ITEM_MARK = re.compile(r"^(?:[*\-–•●▪◦■▶]|\d{1,2}[.)]\)?|\.)\s+")
+_INLINE_MARK = re.compile(r"\s+[•●▪◦■▶]\s+|(?<=\S)\s+\.\s+(?=\S)")
+#: A printed reference: "Author, A. 2016. Title" or "Author, First, and Other. 2013."
+_REFERENCE = re.compile(
+    r"\b[A-Z][a-z'’-]+,\s+(?:[A-Z]\.|[A-Z][a-z]+)[^.]{0,80}?\.?\s*\(?(?:19|20)\d\d[a-z]?\)?[.,]"
+)
+#: A sentence or piece that leads a list ("… make sure you have installed:", "listed below.").
+_LEADS = re.compile(r":\s*$|\b(?:listed|as\s+follows|the\s+following|below)\b[^.]*[.:]?\s*$", _I)
+#: Slots a list states item by item: people, books, tools, what to know, and rules "as follows".
+_LISTED = frozenset({"staff.ta", "staff.instructor"})
+#: A rule or a list of things is addressed to the reader or about the course: a slide's
+#: "Collaborative filtering" or "Bonus: boosting" is no policy.
+_ADDRESSED = re.compile(
+    r"\b(?:you|your|students?|we|our|us|class|course|instructor|professor|(?-i:TAs?|I)|me|my|will|must|should|may"
+    r"|cannot|allowed|permitted|required|expected|encouraged|recommended|helpful|necessary|penal\w+)\b",
+    _I,
+)
 
-def _facts_of_line(line: str) -> Iterable[tuple[Slot, str, str, str]]:
+
+def _lead_slots(text: str) -> list[Slot]:
+    """The slots a list's lead names: a short heading-like piece by its label ("TA", "Recommended
+    literature", "9. Topics Literature:"), else a leading sentence by its cues ("The course has
+    two textbooks:", "make sure you have installed:")."""
+    words = text.strip().rstrip(":").split()
+    if not words:
+        return []
+    for n in (len(words),) if len(words) <= 5 else ():
+        found = _named_slots(" ".join(words[-n:]))
+        if found:
+            return found
+    if text.rstrip().endswith(":"):
+        for n in (1, 2, 3):
+            found = _named_slots(" ".join(words[-n:]))
+            if found:
+                return found
+    sentences = split_sentences(text)
+    last = sentences[-1] if sentences else text
+    if _LEADS.search(last) and _ADDRESSED.search(last):
+        return [
+            s
+            for s in SLOTS
+            if s.cues is not None and s.cues.search(last) and (s.value == "text" or s.name in _LISTED)
+        ]
+    return []
+
+
+def _item_fact(slot: Slot, item: str) -> tuple[str, str] | None:
+    """(text, who) of a list item under a lead of ``slot``: a person's name, a book, a tool or a
+    rule; None where the item is not of the slot's type."""
+    if slot.name in _LISTED:
+        who = _person(item)
+        return (item, who) if who and len(item.split()) <= 6 else None
+    if slot.value == "text":
+        return (clip(item, _MAX_SENTENCE), "") if re.search(r"[A-Za-z]{2}", item) else None
+    return (clip(item, VALUE_CHARS), "") if _checked(slot.value, item) else None
+
+
+@dataclass
+class _Reading:
+    """Where a document's reading stands between its lines and passages: the list being read (its
+    lead's slots) and the person whose record or list the fields are of."""
+
+    lead: list[Slot] = field(default_factory=list)
+    who: str = ""
+    role: str = ""
+
+
+def _pieces(line: str) -> list[tuple[str, bool]]:
+    """A line's pieces and whether each is a list item."""
+    first_item = bool(_ITEM_MARK.match(line))
+    line = _ITEM_MARK.sub("", line, count=1)
+    parts = [p.strip() for p in _INLINE_MARK.split(line)]
+    return [(p, first_item or n > 0) for n, p in enumerate(parts) if p.strip(" .;")]
+
+
+def _facts_of_line(
+    line: str, state: _Reading, heading: Sequence[Slot] = ()
+) -> Iterable[tuple[Slot, str, str, str]]:
     """(slot, text, who, role) of each fact a line states: its labelled fields first (a person's
-    record gives its email, office and hours to that person), then its sentences by their cues."""
-    fields = _segments(line)
-    who = role = ""
+    record gives its email, office and hours to that person), the items of a list under a lead
+    ("TA" then "* Ria Kim"; "Literature:" then its books), then its sentences by their cues."""
+    for piece, item in _pieces(line):
+        referenced = any(s.name == "materials.textbook" for s in state.lead) and _REFERENCE.search(piece)
+        if not item and not referenced:
+            state.lead, state.who, state.role = [], "", ""
+        yield from _facts_of_piece(piece, item or bool(referenced), state, heading)
+        if piece.rstrip().endswith(":") or not item:
+            lead = _lead_slots(piece)
+            if not lead and not item:
+                m = re.match(r"^((?:[A-Z][a-z]+\s+)?[A-Z][a-z]+)\s+(?=[A-Z])", piece)
+                lead = [s for s in _named_slots(m.group(1)) if s.value == "text"] if m else []
+            state.lead = lead or ([] if piece.rstrip().endswith(":") else state.lead)
+
+
+def _facts_of_piece(
+    piece: str, item: bool, state: _Reading, heading: Sequence[Slot]
+) -> Iterable[tuple[Slot, str, str, str]]:
+    fields = _segments(piece)
     labelled = False
     for n, (label, value) in enumerate(fields):
         text = f"{label}: {clip(value, VALUE_CHARS)}"
         for slot in _label_slots(label, value):
             labelled = True
             if slot.name in ("staff.instructor", "staff.ta"):
-                if n == 0 or not who:
-                    who, role = _person(value), slot.name
-                yield slot, text, who, role
+                if n == 0 or not state.who:
+                    state.who, state.role = _person(value), slot.name
+                yield slot, text, state.who, state.role
             else:
-                yield slot, text, who if slot.group == "staff" else "", role if slot.group == "staff" else ""
-    if labelled and len(fields) >= 2:
-        return  # a record: its fields are its facts
-    if _PLACEHOLDER.match(line.split(":", 1)[-1]):
+                staff = slot.group == "staff"
+                yield slot, text, state.who if staff else "", state.role if staff else ""
+                if slot.name == "staff.office_hours" and _ROOM.search(value):
+                    # "Office hours: Friday 10-11 am, CODA S1323": where they are held is the office
+                    yield SLOT_OF["staff.office"], text, state.who, state.role
+    if not labelled and item:
+        for slot in state.lead or [s for s in heading if s.name in _LISTED]:
+            made = _item_fact(slot, piece)
+            if made is not None:
+                labelled = True
+                text, who = made
+                if slot.name in _LISTED:
+                    state.who, state.role = who, slot.name
+                yield slot, text, who, slot.name if slot.name in _LISTED else ""
+        fields = []
+    if labelled and (len(fields) >= 2 or not fields or item):
+        return  # a record, or an item of a list: its fields are its facts
+    if _PLACEHOLDER.match(piece.split(":", 1)[-1]):
         return  # a template's guidance or an unfilled line
-    for sentence in split_sentences(line):
+    for sentence in split_sentences(piece):
         if len(sentence) > _MAX_SENTENCE or len(sentence.split()) < 3:
             continue
+        labelled_by = _named_slots(sentence.split()[0])  # "Software GRASS GIS | …": a label, then its list
         for slot in SLOTS:
-            if slot.cues is not None and slot.cues.search(sentence) and _checked(slot.value, sentence):
+            if (
+                slot.cues is not None
+                and slot.cues.search(sentence)
+                and _checked(slot.value, sentence)
+                and (slot.value != "text" or slot in labelled_by or _ADDRESSED.search(sentence))
+            ):
                 yield slot, sentence, "", ""
+    # a paragraph under a rule's heading ("Late Homework & Extension Policy") is that rule, whole
+    rules = [s for s in heading if s.group == "policy"]
+    if rules and not item and len(piece.split()) >= 6:
+        cued = [s for s in rules if s.cues is not None and s.cues.search(piece)] or rules[:1]
+        for slot in cued:
+            yield slot, clip(piece, _MAX_SENTENCE), "", ""
+
+
+#: A room in an office-hours value ("Friday 10-11 am, CODA S1323"); online is no office.
+_ROOM = re.compile(
+    r"\b(?:room|rm\.?|hall|building|bldg\.?)\s*\w*\d|\b[A-Z][A-Za-z]+\s+[A-Z]{0,2}\d{2,4}[A-Z]?\b(?<!\b(?:am|pm)\b)"
+)
+#: A named assessment and its weight ("Lab Exercises (40%)"), read where a document's named
+#: weights add up to the whole grade or the name is an assessment's.
+_WEIGHT_ITEM = re.compile(
+    r"(?<![\w(])(?P<name>(?:[A-Z][\w'’-]*\s+){0,3}[A-Z][\w'’-]*)\s*\(\s*(?P<pct>\d{1,3}(?:\.\d+)?)\s*%\s*\)"
+)
+_ASSESSMENT = re.compile(
+    r"\b(?:homeworks?|assignments?|exams?|midterms?|finals?|quiz(?:zes)?|tests?|projects?|papers?|reports?|essays?"
+    r"|labs?|participation|attendance|presentations?|problem\s+sets?|psets?|posters?|portfolios?|journals?)\b",
+    _I,
+)
+
+
+def _weights(chunks: Sequence[Chunk]) -> dict[str, list[tuple[int, str]]]:
+    """Each document's named weights ("Poster Presentation (15%)"): (row, text) of those read as
+    grading weights, all of a document whose named weights sum to 100%, else those naming an
+    assessment."""
+    found: dict[str, dict[str, tuple[int, str, float]]] = {}
+    for row, chunk in enumerate(chunks):
+        for m in _WEIGHT_ITEM.finditer(chunk.text):
+            name = m.group("name").strip()
+            found.setdefault(chunk.doc_id, {}).setdefault(
+                name.lower(), (row, f"{name} ({m.group('pct')}%)", float(m.group("pct")))
+            )
+    out: dict[str, list[tuple[int, str]]] = {}
+    for doc, named in found.items():
+        whole = abs(sum(p for _, _, p in named.values()) - 100) < 0.5
+        out[doc] = [(row, text) for key, (row, text, _) in named.items() if whole or _ASSESSMENT.search(key)]
+    return out
+
+
+def _scale_rows(lines: Sequence[str]) -> list[tuple[Slot, str, str, str]]:
+    """A letter-grade scale printed one grade a row ("A | 93–100" / "A- | 90–92" / …): three or
+    more rows of a passage read together as the scale, from its first grade to its last."""
+    rows = [line for line in lines if _SCALE.search(line)]
+    if len(rows) < 3:
+        return []
+    return [(SLOT_OF["grading.scale"], clip(" ".join(rows), _MAX_SENTENCE), "", "")]
 
 
 def read_card(chunks: Sequence[Chunk]) -> CourseCard:
@@ -711,10 +987,22 @@ def read_card(chunks: Sequence[Chunk]) -> CourseCard:
     term_text: dict[str, str] = {}
     teacher: set[str] = set()
     headed: set[str] = set()
+    reading: dict[str, _Reading] = {}
+    weights = _weights(chunks)
+
+    def add(row: int, chunk: Chunk, slot: Slot, text: str, who: str = "", role: str = "") -> None:
+        key = (chunk.doc_id, slot.name, who, _norm(text))
+        if key not in seen:
+            seen.add(key)
+            page, subject = chunk.page or 0, chunk.subject or ""
+            facts.append(
+                Fact(slot.name, text, row, chunk.doc_id, chunk.file, page, who, role, subject=subject)
+            )
+
     for row, chunk in enumerate(chunks):
         if _is_facts_document(chunk):
             teacher.add(chunk.doc_id)
-        lines = _body_lines(chunk)
+        lines, heading = _body_lines(chunk)
         stated: list[tuple[Slot, str, str, str]] = []
         # a term and a header block are read from a document's first page only: a deck citing
         # "Fall 2019" later on is no term
@@ -723,19 +1011,33 @@ def read_card(chunks: Sequence[Chunk]) -> CourseCard:
             headed.add(chunk.doc_id)
             stated += _header_facts(" ".join(lines))
         if first_page and chunk.doc_id not in terms:
-            m = next((m for line in lines if (m := _TERM.search(line))), None)
-            if m is not None:
+            found = next(
+                (
+                    (m, line)
+                    for line in lines
+                    if (m := _TERM.search(line)) and not _PLACEHOLDER.match(line.split(":", 1)[-1])
+                ),
+                None,
+            )
+            if found is not None:
+                m, line = found
                 terms[chunk.doc_id], term_text[chunk.doc_id] = _term_order(m), m.group(0)
+                stated.append((SLOT_OF["course.term"], clip(line, VALUE_CHARS), "", ""))
+        # a list runs on into the next passage of its document (the chunker's windows overlap)
+        state = reading.setdefault(chunk.doc_id, _Reading())
+        if not lines or not (_ITEM_MARK.match(lines[0]) or _REFERENCE.search(lines[0][:120])):
+            state.lead, state.who, state.role = [], "", ""
+        heading_slots = _named_slots(heading) if heading else []
         for line in lines:
-            stated += _facts_of_line(line)
+            stated += _facts_of_line(line, state, heading_slots)
+        if not any(slot.name == "grading.scale" for slot, *_ in stated):
+            stated += _scale_rows(lines)
         for slot, text, who, role in stated:
-            key = (chunk.doc_id, slot.name, who, _norm(text))
-            if key not in seen:
-                seen.add(key)
-                page, subject = chunk.page or 0, chunk.subject or ""
-                facts.append(
-                    Fact(slot.name, text, row, chunk.doc_id, chunk.file, page, who, role, subject=subject)
-                )
+            add(row, chunk, slot, text, who, role)
+    for doc_weights in weights.values():
+        for row, text in doc_weights:
+            add(row, chunks[row], SLOT_OF["grading.weight"], text)
+    facts.sort(key=lambda f: f.row)
     latest = max(terms.values(), default=(0, 0))
     older = {doc for doc, t in terms.items() if t < latest}
     if older:
@@ -797,21 +1099,12 @@ def _named_people(card: CourseCard, question: str) -> set[str]:
     return {f.who for f in card.facts if f.who and words & {w.lower() for w in f.who.split() if len(w) >= 3}}
 
 
-#: Slots whose emptiness, once the card read a syllabus, says no document states them: their
-#: labels and cues are distinctive enough that a stated value is read (a phone number, an email,
-#: office hours, a room, a forum, extra credit, an AI rule). A textbook list or a due date may be
-#: printed in forms the card does not read, so their emptiness proves nothing.
-CLAIMS_ABSENCE = frozenset(
-    {
-        "staff.phone",
-        "staff.email",
-        "staff.office_hours",
-        "staff.ta",
-        "course.discussion",
-        "policy.extra_credit",
-        "policy.ai",
-    }
-)
+#: Slots whose emptiness proves nothing even once the card read a syllabus: due dates are printed
+#: in schedules, tables and assignment sheets in more forms than the card reads, and a syllabus
+#: that names no instructor the card could read (a name printed alone, a redacted one) still has one. Every other slot
+#: the card reads by label, list and cue, so a course whose syllabus it read and that fills the
+#: slot nowhere does not state it (the passages are still read for it: ``passages``).
+NO_ABSENCE = frozenset({"dates.due", "staff.instructor"})
 #: Slots of one typed value each (per person, where staff): a fact of the asked one answers.
 TYPED = frozenset(
     {
@@ -845,7 +1138,7 @@ def answer_from_card(
     ``strong`` (the answer can be confident) when the slot is one typed value (who, when, where,
     contact) and the facts are the asked person's, or few; any other slot when its best fact holds
     the question's own topic words and no other fact holds as many. An empty slot is an answer
-    only for :data:`CLAIMS_ABSENCE` slots. ``unknown``: the question's words the collection never
+    for every slot but :data:`NO_ABSENCE`. ``unknown``: the question's words the collection never
     uses (chat words, typing), which name nothing the fact must hold. ``passages``: the texts
     search found; an empty slot is no answer where one of them speaks of it in words the card
     could not read ("Office hours are held after each lab in the studio")."""
@@ -864,7 +1157,10 @@ def answer_from_card(
         elif role:
             facts = [f for f in facts if f.role != "staff.ta"]
     if not facts:
-        if name not in CLAIMS_ABSENCE or any(_speaks_of(slot, text) for text in passages):
+        # every slot the question asks is empty ("which building are office hours in" asks a place
+        # and office hours: hours listed, no absence), the role words aside ("the TA's email")
+        others = [s for s in slots[1:] if s not in ("staff.ta", "staff.instructor") and card.of(s, subjects)]
+        if name in NO_ABSENCE or others or any(_speaks_of(slot, text) for text in passages):
             return None
         near = [
             f
@@ -881,9 +1177,10 @@ def answer_from_card(
     said = re.findall(r"[a-z]{3,}", asking.group(0).lower()) if asking else []
     topic = q_terms - term_set(" ".join(w for w in said if common(w))) - term_set(slot.says) - _SLOT_WORDS
 
-    def score(f: Fact) -> tuple[int, int, int]:
+    def score(f: Fact) -> tuple[int, int, bool, int]:
         words = term_set(f"{f.text} {f.who}")
-        return (len(topic & words), len(q_terms & words), -f.row)
+        # on a tie, the syllabus's fact before a slide's
+        return (len(topic & words), len(q_terms & words), bool(_SYLLABUS.search(f.file)), -f.row)
 
     ranked = sorted(facts, key=score, reverse=True)
     chosen = tuple(ranked[:MAX_FACTS])
@@ -901,11 +1198,14 @@ def answer_from_card(
         strong = (
             not elsewhere
             and not (topic & _EVENTS - fact_terms)
-            and (bool(people) or len({_norm(f.text) for f in facts}) <= 2)
+            and (bool(people) or len({_norm(f.text) for f in facts}) <= MAX_FACTS)
         )
     else:
         runner = score(ranked[1])[0] if len(ranked) > 1 else 0
-        strong = best > runner and best >= max(1, (len(topic) + 1) // 2)
+        # a question that asks a rule itself ("late policy?") is answered by the rule's facts
+        strong = (best > runner and best >= max(1, (len(topic) + 1) // 2)) or (
+            not topic and slot.group == "policy" and len(facts) <= MAX_FACTS
+        )
     return CardAnswer(name, chosen, card.holds_basics(subjects), None, (), strong)
 
 
