@@ -7,8 +7,9 @@ question asks and what a sentence must hold to answer it (``worker.query.intent`
 date is built from the month, weekday, date and time patterns here, the ``item`` kind from
 :data:`NUMBERED_UNIT`), the counts a question names (``worker.query.reading``), and the values the
 conflict check compares (``worker.indexes.conflicts``) all come from these tables and :func:`values_in`,
-so no two of them can read "Mondays", "11:59PM" or "May 2, 2025" differently. Pure functions over
-text (no I/O).
+so no two of them can read "Mondays", "11:59PM" or "May 2, 2025" differently. The patterns of the
+days, dates and times live in ``worker.text.value_shapes``, where ingest reads them too (a line that
+only prints a date or a room is no document's title). Pure functions over text (no I/O).
 """
 
 from __future__ import annotations
