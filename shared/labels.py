@@ -6,7 +6,8 @@ back to it for an answer from an older worker that sent no label), so every plac
 
 from __future__ import annotations
 
-from typing import Protocol
+from collections.abc import Mapping
+from typing import Any, Protocol
 
 from syllabot.shared.schema import Citation, Hit, Passage
 
@@ -24,10 +25,26 @@ class Citable(Protocol):
     page_end: int | None
 
 
+def display_title(item: object) -> str:
+    """What citations call a document ("BIOL 210 — Sampling a meadow"): the display title ingest
+    read from its heading or first lines (``cite_title``, ``worker.ingest.doc_titles``), else its
+    own title, else its file's name. ``item``: a document, chunk or hit, or a stored document's
+    metadata. The one reading of it: labels, the source list and the same-title checks of versions
+    and conflicts all call this."""
+    if isinstance(item, Mapping):
+        return str(item.get("cite_title") or item.get("title") or item.get("file") or "")
+    read: Any = item
+    return str(getattr(read, "cite_title", None) or read.title or read.file)
+
+
+def title_key(item: object) -> str:
+    """:func:`display_title` as compared: two documents with one key are called the same."""
+    return display_title(item).strip().lower()
+
+
 def citation_head(item: Citable) -> str:
-    """The document a label names first: its subject, else its display title ("BIOL 210 — Sampling
-    a meadow") over its file's own name."""
-    return item.subject or getattr(item, "cite_title", None) or item.title or item.file
+    """The document a label names first: its subject, else its display title."""
+    return item.subject or display_title(item)
 
 
 def citation_label(item: Citable) -> str:

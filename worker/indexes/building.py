@@ -12,6 +12,7 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
+from syllabot.shared.labels import title_key
 from syllabot.shared.schema import FileReport, IngestReport
 from syllabot.worker.indexes.index import IndexSnapshot
 from syllabot.worker.text.documents import Chunk, Document
@@ -116,13 +117,6 @@ def _one_document_report(
     )
 
 
-def display_title(meta_or_doc: dict[str, Any] | Document) -> str:
-    """What citations call a document (its first page's title, else its own), for comparing."""
-    if isinstance(meta_or_doc, Document):
-        return (meta_or_doc.cite_title or meta_or_doc.title).strip().lower()
-    return str(meta_or_doc.get("cite_title") or meta_or_doc.get("title") or "").strip().lower()
-
-
 def _note_same_titles(
     stored: dict[str, dict[str, Any]],
     parsed: dict[str, tuple[Document, list[Chunk], bytes]],
@@ -133,11 +127,11 @@ def _note_same_titles(
     ``replace`` say so, with the commands that make it count, rather than guess (both are used
     until an admin says); with it, the upload is the admin's word: the (old, new) doc-id pairs
     returned are marked superseded by the caller, and the report says so."""
-    by_title = {display_title(m): (doc_id, m) for doc_id, m in stored.items() if doc_id not in parsed}
+    by_title = {title_key(m): (doc_id, m) for doc_id, m in stored.items() if doc_id not in parsed}
     pairs = []
     for document, _chunks, _data in parsed.values():
-        found = by_title.get(display_title(document))
-        if found is None or not display_title(document):
+        found = by_title.get(title_key(document))
+        if found is None or not title_key(document):
             continue
         old_id, older = found
         if replace:

@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from syllabot.shared.labels import citation, citation_label
+from syllabot.shared.labels import citation, citation_label, title_key
 from syllabot.shared.schema import Answer, Hit
 from syllabot.worker.query.outlines import (
     Outline,
@@ -108,7 +108,7 @@ class Side:
     @property
     def title(self) -> str:
         """The document's display title, lower-cased."""
-        return (self.hit.cite_title or self.hit.title).strip().lower()
+        return title_key(self.hit)
 
     @property
     def uploaded_at(self) -> str:

@@ -25,6 +25,7 @@ import redis
 from syllabot.shared.bindings import validate_collection_name
 from syllabot.shared.config import Settings
 from syllabot.shared.keys import Keys
+from syllabot.shared.labels import display_title
 from syllabot.shared.redis_conn import Durability, sync_client
 from syllabot.shared.schema import (
     CollectionInfo,
@@ -307,7 +308,7 @@ class Engine:
             SourceInfo(
                 doc_id=m["doc_id"],
                 file=m["file"],
-                title=m.get("title") or m["file"],
+                title=display_title(m),
                 pages=m.get("pages", 0),
                 chunks=m.get("chunks", 0),
                 indexed_at=m.get("indexed_at", ""),

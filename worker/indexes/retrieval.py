@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from syllabot.shared.config import Settings
-from syllabot.shared.labels import citation_label
+from syllabot.shared.labels import citation_label, display_title
 from syllabot.shared.schema import Hit
 from syllabot.shared.threads import Turn
 from syllabot.worker.indexes.breakdown import prints_weights
@@ -494,7 +494,7 @@ def hit_from_chunk(chunk: Chunk, rank: int, score: float, cosine: float, keyword
         version=chunk.version,
         status=chunk.status,
         lang=chunk.lang,
-        cite_title=chunk.cite_title or chunk.title,
+        cite_title=display_title(chunk),
         uploaded_at=chunk.uploaded_at,
         page_marks=list(chunk.page_marks),
         label=citation_label(chunk) + (EARLIER_VERSION if chunk.status == "superseded" else ""),

@@ -43,6 +43,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from syllabot.shared.labels import title_key
 from syllabot.shared.schema import Answer, Hit
 from syllabot.worker.indexes.conflicts import (
     DISAGREE_LEAD,
@@ -461,7 +462,7 @@ def _documents(chunks: Sequence[Chunk], left_out: Sequence[bool]) -> list[_Doc]:
         units = units_of(chunks, rows)
         name = f"{first.file} {first.title} {first.cite_title or ''}"
         currency = how_current_named(name, (chunks[r].text for r in rows))
-        title = (first.cite_title or first.title).strip().lower()
+        title = title_key(first)
         stem = _STEM_NUMBER.sub(r"\1 \2", first.file.rsplit(".", 1)[0].replace("_", " ").replace("-", " "))
         named = " ".join([stem, *(u.text for u in units[:TITLE_UNITS])])
         words = _words(named)

@@ -30,7 +30,7 @@ from pathlib import PurePath, PureWindowsPath
 
 from syllabot.shared.formats import DOCUMENT_KINDS, SUPPORTED_TYPES, clean_name
 from syllabot.worker.ingest.chunking import detect_subject
-from syllabot.worker.ingest.doc_titles import document_title
+from syllabot.worker.ingest.doc_titles import cite_title_of
 from syllabot.worker.ingest.ingest_errors import (
     CorruptFile,
     EmptyDocument,
@@ -203,8 +203,10 @@ def load_document(
     doc = _load_document(data, filename, max_bytes, check, max_expanded_bytes, max_text_chars)
     _check_text(doc, max_text_chars)
     doc.title = clean_name(doc.title, doc.file)
-    if doc.cite_title is not None:
-        doc.cite_title = clean_name(doc.cite_title, doc.title)
+    if doc.kind != "pdf":  # a PDF's is read from its first page as printed (``_load_pdf``)
+        doc.cite_title = cite_title_of(doc, doc.pages[0].text)
+    shown = clean_name(doc.cite_title or "", doc.title)
+    doc.cite_title = shown if shown != doc.title else None
     return doc
 
 
@@ -507,14 +509,10 @@ def _load_pdf(
     stem = _stem(name)
     subject = detect_subject(printed, prefer=stem)
     title = read.title if read.title and not _JUNK_TITLES.search(read.title) else None
-    own = title or subject or stem
-    # Slides, notes, US-style syllabi: the course and title their first page prints, for citations.
-    shown = document_title(raw[0], own, name) if subject is None else own
-    return Document(
+    doc = Document(
         doc_id=slugify(stem),
         file=name,
-        cite_title=shown if shown != own else None,
-        title=own,
+        title=title or subject or stem,
         pages=pages,
         kind="pdf",
         lang=_guess_lang(" ".join(p.text for p in pages)[:20000]),
@@ -522,6 +520,9 @@ def _load_pdf(
         warnings=warnings,
         dropped=dropped.as_report(),
     )
+    # Slides, notes, US-style syllabi: the course and title their first page prints, for citations.
+    doc.cite_title = cite_title_of(doc, raw[0])
+    return doc
 
 
 def _pages(numbers: list[int]) -> str:

@@ -7,8 +7,9 @@ question asks and what a sentence must hold to answer it (``worker.query.intent`
 date is built from the month, weekday, date and time patterns here, the ``item`` kind from
 :data:`NUMBERED_UNIT`), the counts a question names (``worker.query.reading``), and the values the
 conflict check compares (``worker.indexes.conflicts``) all come from these tables and :func:`values_in`,
-so no two of them can read "Mondays", "11:59PM" or "May 2, 2025" differently. Pure functions over
-text (no I/O).
+so no two of them can read "Mondays", "11:59PM" or "May 2, 2025" differently. The patterns of the
+days, dates and times live in ``worker.text.value_shapes``, where ingest reads them too (a line that
+only prints a date or a room is no document's title). Pure functions over text (no I/O).
 """
 
 from __future__ import annotations
@@ -23,48 +24,16 @@ from syllabot.worker.query.outlines import UNITS
 from syllabot.worker.text.keyword import keyword_stem
 from syllabot.worker.text.terms import terms
 from syllabot.worker.text.text_caches import PER_TEXT
+from syllabot.worker.text.value_shapes import DATE as DATE
+from syllabot.worker.text.value_shapes import DAY_RUN as _DAY_RUN
+from syllabot.worker.text.value_shapes import DAY_SHORT as DAY_SHORT
+from syllabot.worker.text.value_shapes import DAY_WORD as _DAY_WORD
+from syllabot.worker.text.value_shapes import MONTH_NAMES as MONTH_NAMES
+from syllabot.worker.text.value_shapes import MONTHS as _MONTHS
+from syllabot.worker.text.value_shapes import NUMERIC_DATE, WEEKDAYS
+from syllabot.worker.text.value_shapes import TIMES as TIMES
 
-#: The weekdays and their short forms ("Tue", "Thurs"): one table for the values read here, the words
-#: that are no topic, and the date a value question's sentence must hold (``intent.VALUE_PATTERNS``).
-WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-DAY_SHORT = ("mon", "tue", "tues", "wed", "thu", "thur", "thurs", "fri", "sat", "sun")
-_DAY_WORD = re.compile(
-    rf"\b({'|'.join(DAY_SHORT)})(?:day)?s?\b\.?|\b({'|'.join(WEEKDAYS)})s?\b", re.IGNORECASE
-)
-_MONTHS = {
-    m: i
-    for i, names in enumerate(
-        [
-            ("jan", "january"),
-            ("feb", "february"),
-            ("mar", "march"),
-            ("apr", "april"),
-            ("may",),
-            ("jun", "june"),
-            ("jul", "july"),
-            ("aug", "august"),
-            ("sep", "sept", "september"),
-            ("oct", "october"),
-            ("nov", "november"),
-            ("dec", "december"),
-        ],
-        start=1,
-    )
-    for m in names
-}
-#: The month names, longest first ("september" before "sep"): this module's dates and the intent's.
-MONTH_NAMES = "|".join(sorted(_MONTHS, key=len, reverse=True))
-DATE = re.compile(rf"\b({MONTH_NAMES})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?:,?\s+(\d{{4}}))?", re.IGNORECASE)
-#: A date written in numbers: "10/9", "8/26/2020", "11.29.2018" (dotted only with its year: "10.5" is a
-#: number), "2021-02-15". Month first unless the first number cannot be a month ("17.10.2022").
-NUMERIC_DATE = re.compile(
-    r"(?<![\w./:-])(?:(\d{1,2})/(\d{1,2})(?:/(\d{4}|\d{2}))?|(\d{1,2})\.(\d{1,2})\.(\d{4})"
-    r"|(\d{4})-(\d{2})-(\d{2}))(?![\w/]|\.\d)"
-)
 _PERCENT = re.compile(r"(?<![\d.])(\d{1,3}(?:\.\d+)?)\s*(?:%|percent\b)", re.IGNORECASE)
-TIMES = re.compile(
-    r"(?<![\d:])(\d{1,2})(?::(\d{2}))?\s*([ap])\.?m\.?\b|(?<![\d:])(\d{1,2}):(\d{2})(?![\d:])", re.IGNORECASE
-)
 #: A span of time ("10-11 am", "1:30-3:00pm", "12:30am–3:20pm"): the start takes the end's half of
 #: the day when it prints none ("1:30" is 13:30 here, not 01:30), unless it would then be after the
 #: end ("11-1pm" starts at 11 am).
@@ -78,7 +47,6 @@ _DASH = re.compile(r"\s*[-–—]\s*")
 _DAY_LETTER = {"m": "monday", "t": "tuesday", "tu": "tuesday", "w": "wednesday", "r": "thursday",
                "th": "thursday", "f": "friday"}  # fmt: skip
 _DAY_LETTERS = re.compile(r"Th|Tu|[MTWRF]")
-_DAY_RUN = re.compile(r"\b((?:Th|Tu|[MTWRF]){2,4})\b(?=\s*,?\s*\d{1,2}(?::\d{2}|\s*[ap]\.?m))")
 _MULTIPLE = re.compile(r"(?<![\d.])(\d{1,2})\s*[×x]\s+(?=[a-z])", re.IGNORECASE)
 _NUMBER_WORDS = {
     "one": 1,
