@@ -472,5 +472,7 @@ def hit_from_chunk(chunk: Chunk, rank: int, score: float, cosine: float, keyword
         cite_title=chunk.cite_title or chunk.title,
         uploaded_at=chunk.uploaded_at,
         page_marks=list(chunk.page_marks),
+        bullets=list(chunk.bullets),
+        markdown=chunk.markdown,
         label=citation_label(chunk) + (EARLIER_VERSION if chunk.status == "superseded" else ""),
     )
