@@ -1,5 +1,5 @@
 """What a student reads of every PDF under ../shared/data: symbol-font bullets read as a letter,
-and runs of glyphs no font map reads (issue 63).
+and runs of glyphs no font map reads (what a student reads).
 
     python -m bench.display_text
 

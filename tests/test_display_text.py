@@ -1,4 +1,4 @@
-"""Text as a student reads it, apart from the text the index reads (issue 63, part 1):
+"""Text as a student reads it, apart from the text the index reads:
 symbol-font bullets shown as "•", Markdown sources rendered to their words, runs of glyphs no font
 map reads left out and counted (worker/text/display.py, worker/ingest/pdf_figures.py,
 worker/ingest/markdown_text.py, answerers.base.as_read).

@@ -65,8 +65,9 @@ _TOKEN = re.compile(r"\S+")
 #: A lone glyph opening a line of words, or before a capitalised word: where a symbol font's bullet
 #: stands.
 _LONE = re.compile(r"^[ \t]*(\S)(?=[ \t]+\S)|(?<=[ \t])(\S)(?=[ \t]+[A-Z])", re.M)
-#: A character beyond Latin-1: where a glyph number read as a character lands.
-_WIDE = re.compile(r"[^\x00-\xff\s]")
+#: Two or more characters beyond Latin-1 in a row: where glyph numbers read as characters land (a
+#: lone curly quote or dash is not asked about).
+_WIDE = re.compile(r"[^\x00-\xff\s]{2,}")
 #: How many characters after a bullet (spaces aside) say where it is in the text the chunker makes.
 PROBE_CHARS = 24
 #: The fewest: a bullet before a shorter line ("I Yes") is not looked for.
@@ -145,8 +146,7 @@ def _unmapped(handle: Any, raw: str, out: Marked) -> None:
     error, owner = pdfium_c.FPDFText_HasUnicodeMapError, pdfium_c.FPDFText_GetTextObject
     n = len(raw)
     seen: set[int] = set()
-    for m in _WIDE.finditer(raw):
-        at = m.start()
+    for at in (i for m in _WIDE.finditer(raw) for i in range(m.start(), m.end())):
         if at in seen or error(handle, at) != 1:
             continue
         start, end = at, at + 1
