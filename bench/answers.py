@@ -482,7 +482,21 @@ def summary(rows: Sequence[Row]) -> dict[str, float | int]:
     cited = [r for r in ans if r.question.file]
     out["cite_page"] = share(sum(r.cite_page for r in cited), len(cited))
     out["answer_ms_p50"] = round(ms[len(ms) // 2], 2) if ms else 0.0
+    out["markup_replies"] = sum(has_markup(r.text) for r in rows)
     return out
+
+
+#: Template or citation markup no reply may show (issue 63): Liquid output or tags ("{{", "{%"),
+#: a pandoc citation ("[@key]", "@dirckx:2006anatomical"), a backslash escape ("15\%"), raw bold
+#: ("**").
+MARKUP = re.compile(
+    r"\{\{|\{%|\[-?@\w|(?<![\w.@])@[A-Za-z][\w-]*:\w|\\[%$&#_{}*]|\*\*(?=[^\s*])|(?<=[^\s*])\*\*"
+)
+
+
+def has_markup(text: str) -> bool:
+    """The reply shows markup a rendered page would not (:data:`MARKUP`)."""
+    return MARKUP.search(text) is not None
 
 
 def vtu_rows(split: str, embedder, settings) -> list[Row]:
@@ -552,7 +566,7 @@ def show(rows: Sequence[Row], only_wrong: bool = True) -> None:
 READS_HEADERS = [
     "set", "answerable / unanswerable", "reply holds the facts", "confident, lacking them",
     "answered with the facts", "told not-in", "unanswerable answered", "lists whole",
-    "1st citation's page", "reply chars p50 / max",
+    "1st citation's page", "reply chars p50 / max", "replies with markup",
 ]  # fmt: skip
 
 
@@ -569,6 +583,7 @@ def reads_row(name: str, s: dict) -> list:
         f"{s['list_whole']:.3f} (n={s['list_n']})" if s["list_n"] else "—",
         f"{s['cite_page']:.3f}",
         f"{s['reply_chars_p50']} / {s['reply_chars_max']}",
+        s["markup_replies"],
     ]
 
 

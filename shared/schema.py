@@ -69,6 +69,11 @@ class Hit(Passage):
     #: A passage over several pages: where each page after ``page`` begins in ``text`` (non-space
     #: characters before it, page), so a citation names the page its quote is on.
     page_marks: list[tuple[int, int]] = Field(default_factory=list)
+    #: Symbol-font bullets in ``text`` (non-space characters before each): shown to a student as
+    #: "•" (``worker.text.display``), kept as extracted in the text the index reads.
+    bullets: list[int] = Field(default_factory=list)
+    #: ``text`` is Markdown as the index reads it: a student reads it rendered (``Chunk.markdown``).
+    markdown: bool = False
 
 
 #: The fields of `syllabot search --json`, in order: a contract operators' scripts rely on.
@@ -192,6 +197,10 @@ LEFT_OUT_WORDS: dict[str, tuple[str, str]] = {
         "header and footer lines repeated on most pages",
     ),
     "hidden_chars": ("hidden character (text no reader sees)", "hidden characters (text no reader sees)"),
+    "undecoded_runs": (
+        "word in a font the PDF gives no letters for",
+        "words in a font the PDF gives no letters for",
+    ),
 }
 #: Kinds of ``FileReport.dropped`` that are kept in the text, read by a guess, not left out.
 GUESSED_KINDS = ("unmended_marks",)
@@ -211,7 +220,7 @@ class FileReport(BaseModel):
         default_factory=dict,
         description="What extraction left out of the indexed text, by kind: plot_glyphs (characters of "
         "plots: marks, legends, tick labels), page_labels, dot_leaders, running_lines, hidden_chars (text no reader sees), "
-        "unmended_marks.",
+        "undecoded_runs (words in a font without a usable map: glyph numbers, not letters), unmended_marks.",
     )
     error: str | None = None
     replaced: str | None = Field(

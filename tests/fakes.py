@@ -111,3 +111,18 @@ class SlowEmbedder(HashingEmbedder):
         with self._lock:
             self.calls.append(EmbedCall(len(texts), seconds, before, self.cancelled()))
         return super()._raw_documents(texts)
+
+
+def pdf_of(objects: list[bytes]) -> bytes:
+    """A PDF file of ``objects`` (numbered from 1; the first is the catalog) with its cross-reference
+    table: for pages written by hand, with fonts or forms no PDF library here writes."""
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n%s\nendobj\n" % (number, body)
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % at for at in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
+    return bytes(out)

@@ -31,6 +31,7 @@ from syllabot.worker.ingest.loaders import (
     parse_front_matter,
     slugify,
 )
+from tests.fakes import pdf_of
 
 MB = 1024 * 1024
 LIMIT = 20 * MB
@@ -438,16 +439,7 @@ def make_page_over_a_clipped_page() -> bytes:
         b"<< /Type /XObject /Subtype /Form /BBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >> >> "
         b"/Length %d >>\nstream\n%s\nendstream" % (len(form), form),
     ]
-    out = bytearray(b"%PDF-1.4\n")
-    offsets = []
-    for number, body in enumerate(objects, start=1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n%s\nendobj\n" % (number, body)
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    out += b"".join(b"%010d 00000 n \n" % at for at in offsets)
-    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
-    return bytes(out)
+    return pdf_of(objects)
 
 
 def test_text_a_clipping_path_cuts_away_is_not_indexed() -> None:

@@ -15,13 +15,16 @@ or to another bracket (``a[2][3]``) and is not a markdown link (``[3](url)``).
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol, TypedDict, runtime_checkable
 
 from syllabot.shared.labels import citation, citation_label
 from syllabot.shared.schema import Answer, Citation, Hit
+from syllabot.worker.ingest.markdown_text import rendered
 from syllabot.worker.ingest.passages import LIST_DASH
+from syllabot.worker.text.display import shown
 
 if TYPE_CHECKING:
     from syllabot.worker.indexes.retrieval import SearchResult
@@ -146,6 +149,49 @@ def _tidy(text: str) -> str:
 _PROBE = 30
 #: Lines shorter than this (non-space) are not looked up: "1." or a bullet would match anywhere.
 _MIN_PROBE = 12
+
+
+def as_read(hit: Hit, markdown: bool = True) -> Hit:
+    """``hit`` with its text as a student reads it: symbol-font bullets as "•"
+    (``worker.text.display``), and with ``markdown`` a Markdown-shaped source rendered to its
+    words (``markdown_text.rendered``). The same hit when there is nothing to show differently."""
+    render = markdown and hit.markdown
+    if not (hit.bullets or render):
+        return hit
+    text = shown(hit.text, hit.bullets)
+    if render:
+        text = rendered(text)
+    return hit.model_copy(update={"text": text, "bullets": [], "markdown": hit.markdown and not render})
+
+
+def for_reader(result: SearchResult, markdown: bool = True) -> SearchResult:
+    """``result`` with every passage an answer may quote as a student reads it (:func:`as_read`;
+    ``markdown``: Markdown-shaped sources rendered too).
+
+    Why at the answerer's door: search ranked the passages on the text the index reads; what an
+    answer quotes, and what a model reads and quotes, is the text a student sees. Both answerers
+    call it first (an LLM's extractive fallback too: a second call changes nothing). The
+    extractive answerer renders Markdown in its reply instead (:func:`rendered_reply`). Lists are
+    copied only when a passage shows differently."""
+    if not any(h.bullets or (markdown and h.markdown) for h in result.passages):
+        return result
+    return dataclasses.replace(
+        result,
+        hits=[as_read(h, markdown) for h in result.hits],
+        related=[as_read(h, markdown) for h in result.related],
+    )
+
+
+def rendered_reply(text: str, hits: Sequence[Hit]) -> str:
+    """An extractive reply's quotes of Markdown-shaped sources as a reader sees them rendered
+    (``markdown_text.rendered``), when any passage is of one; ``text`` itself otherwise.
+
+    Why the reply and not the passages: the answerer reads a passage's structure from its text
+    ("**Project** | …" rows), and reading them rendered changed which block a list reply quoted
+    (one tuning reply lost its facts, ``docs/BENCHMARKS.md``). The reply is quotes, citation
+    sentinels and the answerer's own plain words, which rendering leaves as they are; anything an
+    answer composes in Markdown (bold) must be added after this."""
+    return rendered(text) if any(h.markdown for h in hits) else text
 
 
 def narrowed(hit: Hit, quoted: Sequence[str]) -> Hit:

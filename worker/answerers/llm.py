@@ -39,7 +39,13 @@ from syllabot.shared.deadline import llm_budget
 from syllabot.shared.labels import citation_head
 from syllabot.shared.redis_conn import describe
 from syllabot.shared.schema import NOT_IN_MATERIALS, Answer, Hit
-from syllabot.worker.answerers.base import AnswerContext, finalise_citations, hit_label, strip_markers
+from syllabot.worker.answerers.base import (
+    AnswerContext,
+    finalise_citations,
+    for_reader,
+    hit_label,
+    strip_markers,
+)
 from syllabot.worker.answerers.decision import ModelSaid, Reading, decide
 from syllabot.worker.answerers.extractive import ExtractiveAnswerer
 from syllabot.worker.answerers.streaming import (
@@ -577,6 +583,8 @@ class LLMAnswerer:
         return reply
 
     async def answer(self, question: str, result: SearchResult, collection: str) -> Answer:
+        # the model reads, and so quotes, the passages as a student reads them (bullets as "•")
+        result = for_reader(result)
         if not result.hits:  # nothing to ground an answer on: no point paying for a model call
             return await self.fallback.answer(question, result, collection)
         try:

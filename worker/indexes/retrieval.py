@@ -497,5 +497,7 @@ def hit_from_chunk(chunk: Chunk, rank: int, score: float, cosine: float, keyword
         cite_title=display_title(chunk),
         uploaded_at=chunk.uploaded_at,
         page_marks=list(chunk.page_marks),
+        bullets=list(chunk.bullets),
+        markdown=chunk.markdown,
         label=citation_label(chunk) + (EARLIER_VERSION if chunk.status == "superseded" else ""),
     )

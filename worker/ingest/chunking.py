@@ -75,6 +75,7 @@ from syllabot.worker.ingest.headings import (
     match_heading,
 )
 from syllabot.worker.ingest.markdown_text import TABLE_ROW, markdown_lines
+from syllabot.worker.text.display import find_bullets
 from syllabot.worker.text.documents import Chunk, Document, Page
 from syllabot.worker.text.sentences import ITEM_START, ROUND_BULLETS, split_sentences
 
@@ -702,6 +703,8 @@ def chunk_document(
         ]
         for section in _markdown_sections(lines, doc.subject):
             _emit_section(builder, section, max_chars, window_sentences, overlap_sentences, syllabus=False)
+        for chunk in builder.chunks:
+            chunk.markdown = True  # read rendered (``markdown_text.rendered``)
         return builder.chunks
 
     lines = _lines(doc.pages)
@@ -717,7 +720,21 @@ def chunk_document(
         whole = _Section("window", None, None, doc.subject, lines=lines)
         if whole.has_content():
             _emit_windows(builder, whole, lines, max_chars, window_sentences, overlap_sentences)
-    return _mark_foreign(builder.chunks, doc.subject)
+    return _mark_bullets(_mark_foreign(builder.chunks, doc.subject), doc.bullets)
+
+
+def _mark_bullets(chunks: list[Chunk], bullets: Sequence[tuple[int, str]]) -> list[Chunk]:
+    """Each chunk's symbol-font bullets (``Chunk.bullets``), found by the glyph and what follows it
+    on its page (``Document.bullets``); the text is left as it is."""
+    if not bullets:
+        return chunks
+    for chunk in chunks:
+        first = chunk.page or 1
+        last = chunk.page_end or first
+        probes = [probe for page, probe in bullets if first <= page <= last]
+        if probes:
+            chunk.bullets = find_bullets(chunk.text, probes)
+    return chunks
 
 
 def _course_code(subject: str | None) -> str | None:
@@ -782,6 +799,14 @@ def relabelled(chunk: Chunk, subject: str, module: str | None, section: str | No
     text = f"{context}\n{chunk_body(chunk.text)}"
     shift = nonspace_len(context) - nonspace_len(chunk.text.split("\n", 1)[0])  # the marks follow the body
     marks = tuple((at + shift, page) for at, page in chunk.page_marks)
+    bullets = tuple(at + shift for at in chunk.bullets)
     return replace(
-        chunk, subject=subject, module=module, section=section, kind=kind, text=text, page_marks=marks
+        chunk,
+        subject=subject,
+        module=module,
+        section=section,
+        kind=kind,
+        text=text,
+        page_marks=marks,
+        bullets=bullets,
     )

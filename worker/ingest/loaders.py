@@ -490,6 +490,7 @@ def _load_pdf(
     texts, dropped = repair_pages(raw)
     dropped.hidden_chars = read.hidden_chars
     dropped.plot_glyphs = read.figure_chars
+    dropped.undecoded_runs = read.undecoded_runs
     pages = [Page(number, text) for number, text in enumerate(texts, start=1)]
     warnings: list[str] = []
     if failed:
@@ -519,6 +520,7 @@ def _load_pdf(
         subject=subject,
         warnings=warnings,
         dropped=dropped.as_report(),
+        bullets=tuple((page, "".join(_clean(probe, compat=True).split())) for page, probe in read.bullets),
     )
     # Slides, notes, US-style syllabi: the course and title their first page prints, for citations.
     doc.cite_title = cite_title_of(doc, raw[0])

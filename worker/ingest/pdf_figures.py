@@ -17,12 +17,24 @@ rule below is a shape any plot has, read from where PDFium placed the characters
 What the slide says in words beside the plot stays: a line with words keeps them, and a glyph
 starting a line of words is a bullet.
 
-Not here: symbol-font bullets PDFium cannot map (Beamer's msam triangle read as "I"). Reading them
-as "•" was built and measured, and cost the held-out courses answers (``docs/benchmarks/
-extraction.md``), so it is not shipped.
+Glyphs PDFium could not map (``FPDFText_HasUnicodeMapError``), read from the same text page:
 
-Everything here costs a regular expression over the page's text unless the page has a symbol or
-three numbers in a row; only then are characters looked at.
+* **symbol-font bullets**: a lone unmapped glyph opening a line of words, or standing before a
+  capitalised word, in a text object of its own (Beamer's msam triangle, which PDFium reads as a
+  capital "I": "I Grading"). The index keeps the text as PDFium reads it: reading them as "•" in
+  the index was built and measured, and cost the held-out courses answers (``docs/benchmarks/
+  extraction.md``). So only where they are is recorded (:attr:`Marked.bullets`, each as the glyph
+  and the characters after it on its line), and what a student reads shows them as "•"
+  (``worker.text.display``).
+* **undecoded runs**: two or more unmapped glyphs in a row, most of them read beyond Latin-1: a
+  font without a usable map whose glyph numbers PDFium hands out as characters (a small-caps
+  course code read as "ķŀĵƦƤƥ"). No reader can read them and no student types them: they are left
+  out and counted (:attr:`Marked.undecoded`). A bitmap font whose codes are plain letters ("I
+  think" in a Type 3 font) reads as those letters and stays.
+
+Everything here costs a regular expression over the page's text unless the page has a symbol,
+a lone glyph before a word, a character beyond Latin-1 or three numbers in a row; only then are
+characters looked at.
 """
 
 from __future__ import annotations
@@ -50,6 +62,16 @@ _NUMBER = re.compile(_LABEL)
 _ROW = re.compile(rf"(?<!\S){_LABEL}(?:[ \t]+{_LABEL}){{2,}}(?!\S)")
 _COLUMN = re.compile(rf"(?m)^[ \t]*{_LABEL}[ \t]*\r?$(?:\n[ \t]*{_LABEL}[ \t]*\r?$){{2,}}")
 _TOKEN = re.compile(r"\S+")
+#: A lone glyph opening a line of words, or before a capitalised word: where a symbol font's bullet
+#: stands.
+_LONE = re.compile(r"^[ \t]*(\S)(?=[ \t]+\S)|(?<=[ \t])(\S)(?=[ \t]+[A-Z])", re.M)
+#: Two or more characters beyond Latin-1 in a row: where glyph numbers read as characters land (a
+#: lone curly quote or dash is not asked about).
+_WIDE = re.compile(r"[^\x00-\xff\s]{2,}")
+#: How many characters after a bullet (spaces aside) say where it is in the text the chunker makes.
+PROBE_CHARS = 24
+#: The fewest: a bullet before a shorter line ("I Yes") is not looked for.
+MIN_PROBE_CHARS = 4
 _LETTER = re.compile(r"[^\W\d_]{2,}")
 #: The fewest ticks an axis is read from, and how unevenly they may lie (share of their spacing).
 MIN_TICKS = 3
@@ -67,6 +89,11 @@ class Marked:
     drop: set[int] = field(default_factory=set)
     #: characters of figures left out: marks, legends' marks and words, tick labels
     figure: int = 0
+    #: symbol-font bullets: each as its glyph and the non-space characters after it on its line
+    #: ("IGrading40%"), by which the chunker finds it again (``worker.text.display``)
+    bullets: list[str] = field(default_factory=list)
+    #: runs of glyphs no map reads (left out with ``drop``)
+    undecoded: int = 0
 
 
 @dataclass
@@ -94,6 +121,9 @@ def mark_page(textpage: Any, raw: str) -> Marked:
     Only lines that hold a symbol are split into tokens, and only runs of numbers are measured:
     most pages cost three regular expressions."""
     out = Marked()
+    handle = getattr(textpage, "raw", None)
+    if handle is not None:
+        _unmapped(handle, raw, out)
     starts = {m.start() for m in _SYMBOL.finditer(raw)}
     if starts:
         lines: dict[int, list[_Token]] = {}
@@ -104,6 +134,46 @@ def mark_page(textpage: Any, raw: str) -> Marked:
         _marks(list(lines.values()), out)
     _ticks(textpage, blanked(raw, out.drop) if out.drop else raw, out)
     return out
+
+
+def _unmapped(handle: Any, raw: str, out: Marked) -> None:
+    """Symbol-font bullets and undecoded runs (see the module): only characters where either may
+    stand are asked about."""
+    import pypdfium2.raw as pdfium_c
+
+    from syllabot.worker.ingest.pdf_text import _address  # pdf_text imports this module
+
+    error, owner = pdfium_c.FPDFText_HasUnicodeMapError, pdfium_c.FPDFText_GetTextObject
+    n = len(raw)
+    seen: set[int] = set()
+    for at in (i for m in _WIDE.finditer(raw) for i in range(m.start(), m.end())):
+        if at in seen or error(handle, at) != 1:
+            continue
+        start, end = at, at + 1
+        while start > 0 and not raw[start - 1].isspace() and error(handle, start - 1) == 1:
+            start -= 1
+        while end < n and not raw[end].isspace() and error(handle, end) == 1:
+            end += 1
+        seen.update(range(start, end))
+        wide = sum(1 for ch in raw[start:end] if ord(ch) > 0xFF)
+        if end - start >= 2 and 2 * wide >= end - start:
+            out.drop.update(range(start, end))
+            out.undecoded += 1
+    for m in _LONE.finditer(raw):
+        at = m.start(1) if m.group(1) is not None else m.start(2)
+        if at in out.drop or error(handle, at) != 1:
+            continue
+        after = at + 1
+        while after < n and raw[after].isspace():
+            after += 1
+        # a glyph set in a font of its own: a word of a text font without a map ("I think", in a
+        # bitmap font) shares its object with the words after it
+        if after < n and _address(owner(handle, at)) != _address(owner(handle, after)):
+            line_end = raw.find("\n", after)
+            rest = "".join(raw[after : n if line_end < 0 else line_end].split()).split("\ufffe")[0]
+            probe = raw[at] + rest[: PROBE_CHARS - 1]
+            if len(probe) >= MIN_PROBE_CHARS:
+                out.bullets.append(probe)
 
 
 def blanked(raw: str, drop: set[int]) -> str:

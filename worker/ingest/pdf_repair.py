@@ -63,6 +63,7 @@ class Dropped:
     dot_leaders: int = 0  # a table of contents' ". . . . . 3"
     running_lines: int = 0  # a header or footer repeated on most pages
     hidden_chars: int = 0  # text no reader sees (``pdf_text``)
+    undecoded_runs: int = 0  # words in a font without a usable map: glyph numbers (``pdf_figures``)
     unmended_marks: int = 0  # U+FFFE marks no word could be found for
 
     def add(self, other: Dropped) -> None:

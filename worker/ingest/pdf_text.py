@@ -49,6 +49,10 @@ class PdfText:
     hidden_chars: int = 0
     #: Characters of plots left out (marks, legends, tick labels: ``pdf_figures``).
     figure_chars: int = 0
+    #: Runs of glyphs no map reads, left out (``pdf_figures``).
+    undecoded_runs: int = 0
+    #: Symbol-font bullets, each as (page, its glyph and what follows it on its line) (``pdf_figures``).
+    bullets: list[tuple[int, str]] = field(default_factory=list)
     title: str | None = None
 
 
@@ -85,6 +89,8 @@ def read_pdf(
                 out.pages.append(text.replace("\r\n", "\n").replace("\r", "\n"))
                 out.hidden_chars += hidden
                 out.figure_chars += marked.figure
+                out.undecoded_runs += marked.undecoded
+                out.bullets.extend((index + 1, probe) for probe in marked.bullets)
                 total += len(text)
                 on_page(total)
             return out

@@ -39,6 +39,10 @@ class Document:
     #: What extraction left out of the indexed text, by kind ("plot_glyphs": 120, "running_lines":
     #: 14, ``pdf_repair.Dropped``), for the ingest report.
     dropped: dict[str, int] = field(default_factory=dict)
+    #: Symbol-font bullets PDFium read as a letter, each as (page, the glyph and the non-space
+    #: characters after it on its line: "IGrading40%"): the chunker finds them in its chunks'
+    #: text (``Chunk.bullets``); the text itself keeps the letter (``pdf_figures``).
+    bullets: tuple[tuple[int, str], ...] = ()
 
 
 @dataclass(slots=True)
@@ -80,6 +84,13 @@ class Chunk:
     #: characters before it, page). An answer cites the page its quoted sentence is on
     #: (``answerers.base.narrowed``); empty for a passage on one page.
     page_marks: tuple[tuple[int, int], ...] = ()
+    #: Symbol-font bullets in ``text`` (non-space characters before each), shown as "•" to a
+    #: student (``worker.text.display.shown``); the text the embedder and the keyword index read
+    #: keeps the letter PDFium read ("I"): reading "•" there cost held-out answers.
+    bullets: tuple[int, ...] = ()
+    #: The text is Markdown as the index reads it (a Markdown, web page or reStructuredText source,
+    #: ``markdown_text``): a student reads it rendered (``markdown_text.rendered``).
+    markdown: bool = False
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -92,6 +103,8 @@ class Chunk:
         fields = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
         if "page_marks" in fields:  # JSON gives lists
             fields["page_marks"] = tuple((int(at), int(page)) for at, page in fields["page_marks"])
+        if "bullets" in fields:
+            fields["bullets"] = tuple(int(at) for at in fields["bullets"])
         if shared is not None:
             for name, value in fields.items():
                 if name != "text" and type(value) is str:
