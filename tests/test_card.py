@@ -114,7 +114,7 @@ def test_a_slot_no_document_fills_is_not_in_your_materials_with_the_closest_fact
     status, text = _ask(snapshot, "whats the prof's phone number")
     assert status == "not_in_materials"
     assert text.startswith("Not in your materials")
-    assert "No phone number is listed" in text and "@clayschool.edu" in text
+    assert "I found no phone number in your materials" in text and "@clayschool.edu" in text
 
 
 def test_an_empty_slot_says_nothing_where_the_card_read_no_syllabus() -> None:

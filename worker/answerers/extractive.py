@@ -921,7 +921,7 @@ def card_reply(card: CardAnswer) -> Finding | None:
         return Finding("proves", "card", "\n".join(lines))
     if not card.read:
         return None
-    text = f"No {SLOT_OF[card.slot].says} is listed in your materials."
+    text = f"I found no {SLOT_OF[card.slot].says} in your materials."
     if card.closest is not None and card.numbers:
         near = " ".join(card.closest.text.split())
         text += (

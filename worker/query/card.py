@@ -327,7 +327,7 @@ SLOTS: tuple[Slot, ...] = (
     ),
     Slot(
         "policy.attendance",
-        "attendance and participation",
+        "attendance and participation policy",
         "text",
         _p(
             r"\battend\w*\b|\bparticipat\w*\b|\bmandatory\b|\bskip\w*\s+(?:class|lecture)|\bshow\s+up\b|\brequired\s+to\s+come\b"
@@ -380,7 +380,7 @@ SLOTS: tuple[Slot, ...] = (
     ),
     Slot(
         "policy.regrade",
-        "regrade requests",
+        "regrade policy",
         "text",
         _p(r"\bre-?grad\w*\b|\bdispute\b|\bgrade\s+(?:appeal|complaint)s?\b|\bwrong(?:ly)?\s+graded\b"),
         _p(r"^(?:re-?grad\w*|grade\s+appeals?)\s*$"),
@@ -389,7 +389,7 @@ SLOTS: tuple[Slot, ...] = (
     ),
     Slot(
         "policy.integrity",
-        "academic integrity",
+        "academic integrity policy",
         "text",
         _p(
             r"\bplagiari\w*\b|\bcheat(?:s|ed|ing|er)?\b(?!\s+sheets?)|\bacademic\s+(?:integrity|honesty|misconduct)\b|\bhonou?r\s+(?:code|principle)\b|\bcopy\w*\s+(?:code|answers|from)\b"
@@ -1033,7 +1033,8 @@ def read_card(chunks: Sequence[Chunk]) -> CourseCard:
         if not any(slot.name == "grading.scale" for slot, *_ in stated):
             stated += _scale_rows(lines)
         for slot, text, who, role in stated:
-            add(row, chunk, slot, text, who, role)
+            if not text.rstrip().endswith(":"):  # a lead-in says nothing without the items it leads
+                add(row, chunk, slot, text, who, role)
     for doc_weights in weights.values():
         for row, text in doc_weights:
             add(row, chunks[row], SLOT_OF["grading.weight"], text)
@@ -1212,10 +1213,11 @@ def answer_from_card(
 #: Which fact of an empty slot's group is shown first: how to reach the person, then when and where.
 _NEAREST = {"staff.email": 0, "staff.office_hours": 1, "staff.office": 2, "staff.instructor": 3}
 
-#: Course events of their own: a question naming one asks about it, not the class's room or hours.
+#: Course events and things of their own: a question naming one asks about it, not the class's
+#: room or hours ("where do lecture notes get posted" asks no meeting place).
 _EVENTS = term_set(
     "exam midterm final quiz test poster session presentation project paper assignment homework "
-    "submit submission review lab report"
+    "submit submission review lab report notes slides handouts recordings posted uploaded"
 )
 
 
