@@ -223,3 +223,23 @@ def test_any_rule_no_document_states_is_not_in_your_materials_once_the_syllabus_
     assert answer is not None and answer.read and not answer.facts
     # a due date may sit in a schedule the card cannot read: its emptiness proves nothing
     assert answer_from_card(card, ("dates.due",), "when is the glaze journal due") is None
+
+
+def test_chat_words_for_a_role_pick_that_persons_fact() -> None:
+    # "profs email" is the instructor's, not the TA's; a repeated sentence with the same address is
+    # still one address
+    chunks = [*_course(), _chunk(3, "Questions? Write to me at ada.whitlock@clayschool.edu any day.", 4)]
+    card = read_card(chunks)
+    for question in ("whats the profs email", "professors email?", "prof's email?"):
+        answer = answer_from_card(card, asked_slots(question), question)
+        assert answer is not None and answer.strong, question
+        assert all("bo.lindqvist" not in f.text for f in answer.facts)
+
+
+def test_where_lecture_notes_are_posted_is_no_meeting_place() -> None:
+    card = read_card([*_course(), _chunk(3, "Class location: Kiln Hall 114", 1, doc="info")])
+    where = "where is the class held"
+    assert answer_from_card(card, asked_slots(where), where).strong  # type: ignore[union-attr]
+    for question in ("where do the lecture notes get posted", "where are the class slides posted"):
+        answer = answer_from_card(card, asked_slots(question), question)
+        assert answer is None or not answer.strong, question

@@ -1072,7 +1072,10 @@ _ROLE_WORDS = (
         "staff.ta",
         re.compile(r"\bTAs?\b|\bteaching\s+(?:assistants?|fellows?)\b|\btutors?\b|\bgraders?\b", _I),
     ),
-    ("staff.instructor", re.compile(r"\binstructor|\bprofessor|\bprof\b|\blecturer|\bteacher|\bdr\.?\s", _I)),
+    (
+        "staff.instructor",
+        re.compile(r"\binstructor|\bprofessor|\bprof(?:s|'s|’s)?\b|\blecturer|\bteacher|\bdr\.?\s", _I),
+    ),
 )
 
 
@@ -1232,7 +1235,7 @@ def _norm(text: str) -> str:
 
 _SLOT_WORDS = term_set(
     "when where what which who how is are the class course lecture time day days office hours email instructor professor "
-    "TA teaching assistant policy due date exam worth grade deadline"
+    "prof profs TA TAs teaching assistant policy due date exam worth grade deadline"
 )
 
 
