@@ -180,6 +180,7 @@ class _Sentence:
 
 _ROUND_BULLET = re.compile(f"[{ROUND_BULLETS}]")
 _FIELD_LINE = re.compile(r"^(?P<key>[A-Z][A-Za-z&/.' -]{0,30}?)\s*:\s+\S")
+_DOT_BULLET = re.compile(r"^\.\s+(?=[A-Za-z(])")
 _BULLET_VALUE = re.compile(r"^[•●▪◦■\-*–]\s*\S")
 
 
@@ -261,7 +262,9 @@ def _sentences(lines: Sequence[_Line], max_chars: int) -> list[_Sentence]:
         fields.clear()
 
     for line in lines:
-        text = line.text.strip()
+        # a bullet a font draws as a full stop (". autoencoders;") is a bullet: as "." the item
+        # it opens was read as the end of the sentence before it
+        text = _DOT_BULLET.sub("• ", line.text.strip(), count=1)
         key = field_key(text) if text else None
         if key:
             flush()
