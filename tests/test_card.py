@@ -243,3 +243,21 @@ def test_where_lecture_notes_are_posted_is_no_meeting_place() -> None:
     for question in ("where do the lecture notes get posted", "where are the class slides posted"):
         answer = answer_from_card(card, asked_slots(question), question)
         assert answer is None or not answer.strong, question
+
+
+def test_two_facts_that_state_one_value_are_one_answer() -> None:
+    # the syllabus and the first day's slides both give the whole grade, in their own words
+    chunks = [
+        _chunk(0, HEADER, 1),
+        _chunk(1, "The grade is made of a portfolio (50%), a glaze journal (20%) and critique (30%).", 2),
+        _chunk(
+            2,
+            "Your grade: 3 portfolio pieces (50%), the glaze journal (20%) and critique (30%).",
+            1,
+            doc="day1",
+        ),
+    ]
+    card = read_card(chunks)
+    question = "how much is the glaze journal worth"
+    answer = answer_from_card(card, asked_slots(question), question)
+    assert answer is not None and len(answer.facts) == 2 and answer.strong

@@ -1206,12 +1206,24 @@ def answer_from_card(
         )
     else:
         runner = score(ranked[1])[0] if len(ranked) > 1 else 0
+        # facts tied at the best that state one value ("Scribing notes (10%)" in the syllabus and
+        # again on the first day's slides) are one answer, not two candidates
+        tied = [f for f in ranked if score(f)[0] == best]
+        agree = len({_stated(f.text) for f in tied}) == 1 and bool(_stated(tied[0].text))
         # a question that asks a rule itself ("late policy?") is answered by the rule's facts
-        strong = (best > runner and best >= max(1, (len(topic) + 1) // 2)) or (
+        strong = ((best > runner or agree) and best >= max(1, (len(topic) + 1) // 2)) or (
             not topic and slot.group == "policy" and len(facts) <= MAX_FACTS
         )
     return CardAnswer(name, chosen, card.holds_basics(subjects), None, (), strong)
 
+
+def _stated(text: str) -> frozenset[str]:
+    """The exact values (percents, dates, times, days) a fact states, as the recogniser reads them."""
+    return frozenset(f"{v.kind}:{v.norm}" for v in values_in(text) if v.kind in _EXACT)
+
+
+#: The kinds of value read exactly enough that two facts stating the same one agree.
+_EXACT = frozenset({"percent", "date", "time", "weekday"})
 
 #: Which fact of an empty slot's group is shown first: how to reach the person, then when and where.
 _NEAREST = {"staff.email": 0, "staff.office_hours": 1, "staff.office": 2, "staff.instructor": 3}
