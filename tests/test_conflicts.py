@@ -586,7 +586,7 @@ async def test_two_homework_sheets_are_no_versions_of_one_due_date(minilm_settin
 def test_a_room_or_a_course_number_dates_no_document() -> None:
     """Only a year printed as a date or a term says which document is current: "Room 2047" is a
     room, so a syllabus of Fall 2014 in that room is not "dated 2047"."""
-    from syllabot.worker.indexes.conflicts import how_current_named
+    from syllabot.worker.text.currency import how_current_named
 
     old = how_current_named(
         "pottery-fall", ["Fall 2014 syllabus. Studio: Kiln Hall, Room 2047; lab CER 2040."]

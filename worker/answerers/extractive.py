@@ -58,7 +58,7 @@ from syllabot.worker.answerers.decision import (
 )
 from syllabot.worker.answerers.focus import ELLIPSIS, QUOTE_CHARS, focus_window
 from syllabot.worker.indexes.breakdown import grade_breakdown
-from syllabot.worker.indexes.conflicts import conflict_of, how_current, lead_with_conflict
+from syllabot.worker.indexes.conflicts import conflict_of, lead_with_conflict
 from syllabot.worker.indexes.versions import lead_with_record
 from syllabot.worker.ingest.chunking import RECORD_JOIN
 from syllabot.worker.ingest.passages import (
@@ -75,6 +75,7 @@ from syllabot.worker.query.card import SLOT_OF, CardAnswer
 from syllabot.worker.query.intent import VALUE_PATTERNS, Intent, section_pattern
 from syllabot.worker.query.outlines import Entry, OutlineAsk, outlines_by_document, read_for
 from syllabot.worker.query.reading import Question, read_question
+from syllabot.worker.text.currency import how_current
 from syllabot.worker.text.sentences import split_sentences
 from syllabot.worker.text.terms import term_set, terms
 from syllabot.worker.text.text_caches import PER_TEXT

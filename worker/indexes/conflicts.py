@@ -25,7 +25,7 @@ from __future__ import annotations
 import functools
 import itertools
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -42,7 +42,8 @@ from syllabot.worker.query.outlines import (
     same_entry,
 )
 from syllabot.worker.query.reading import Question, read_question
-from syllabot.worker.query.values import MONTH_NAMES, Value, from_a_date, other_terms, topic_of, values_in
+from syllabot.worker.query.values import Value, from_a_date, other_terms, topic_of, values_in
+from syllabot.worker.text.currency import current_first, how_current
 from syllabot.worker.text.documents import Chunk
 from syllabot.worker.text.sentences import ITEM_START, ROUND_BULLETS, looks_like_code, split_sentences
 from syllabot.worker.text.terms import terms
@@ -51,24 +52,10 @@ if TYPE_CHECKING:
     from syllabot.worker.answerers.decision import Verdict
     from syllabot.worker.indexes.retrieval import SearchResult
 
-#: A year printed as part of a date or a term ("May 2, 2025", "Spring 2026", "03/14/2025",
-#: "2025-03-14", "Revised 2026", "© 2024"): a number that is not a date ("Room 2047", "CS 2040",
-#: a count) dates nothing.
-_YEAR = re.compile(
-    rf"\b(?:{MONTH_NAMES})\.?\s+(?:\d{{1,2}}(?:st|nd|rd|th)?,?\s+)?(19[89]\d|20[0-4]\d)\b"
-    r"|\b(?:spring|summer|fall|autumn|winter|semester|term|revised|updated|version\s+of)\W{0,3}(19[89]\d|20[0-4]\d)\b"
-    r"|(?:©|\(c\)|copyright)\s*(19[89]\d|20[0-4]\d)\b"
-    r"|\b\d{1,2}[/.]\d{1,2}[/.](19[89]\d|20[0-4]\d)\b|\b(19[89]\d|20[0-4]\d)-\d{2}-\d{2}\b",
-    re.IGNORECASE,
-)
 #: Two descriptions of one unit agree when they share at least this share of their words
 #: ("implement an experiment" = "implement your experiment"; "collect data" is not "human subjects
 #: training, collect data").
 _ITEM_AGREES = 0.5
-_NEWER_WORDS = re.compile(
-    r"\b(revised|updated|update|new(?:er|est)?|latest|current|amended|v\d+)\b", re.IGNORECASE
-)
-_OLDER_WORDS = re.compile(r"\b(old(?:er)?|outdated|previous|draft|superseded|archive[d]?)\b", re.IGNORECASE)
 
 
 #: A slide's bullet on a line of its own ("\n•Week 7: Collect data"), as the chunker writes them.
@@ -135,74 +122,6 @@ class Conflict:
     #: what the values that differ are of, when narrower than the sides' sentences (a table row's
     #: "short presentations" in a grading table): the words a question must ask about
     about: frozenset[str] = frozenset()
-
-
-#: A document saying it is a revision: "Revised: January 2026", "updated on 3/4", "last updated 2025",
-#: "this notice updates …" (not "the Revised Universal Soil Loss Equation", a name).
-_SAYS_REVISED = re.compile(
-    rf"\b(revised|updated)\b\s*(?:on|in|:|-|–)?\s*(?=\d|(?:{MONTH_NAMES})\b)"
-    r"|\b(this notice updates|supersedes|replaces)\b",
-    re.IGNORECASE,
-)
-
-
-def says_revised(text: str) -> bool:
-    """Whether ``text`` says it is a revision, with a date: "Revised: January 2026", "updated on
-    3/4", "last updated 2025" (``_SAYS_REVISED`` without its "this notice updates" half)."""
-    found = _SAYS_REVISED.search(text)
-    return found is not None and found.group(1) is not None
-
-
-#: How evidently current a document is (:func:`how_current`): said current (+1) or old (-1), the
-#: latest year it prints, and why in a few words.
-Currency = tuple[int, int, str]
-
-
-def how_current(hit: Hit, texts: Iterable[str]) -> Currency:
-    """How evidently current the document of ``hit`` is (:func:`how_current_named`)."""
-    return how_current_named(f"{hit.file} {hit.title} {hit.label}", texts)
-
-
-def how_current_named(name: str, texts: Iterable[str]) -> Currency:
-    """How evidently current a document is: +1 when its name or title (``name``) says so
-    ("revised", "updated", "v2") or its text does ("Revised: January 2026", "this notice
-    updates"), -1 when its name says it is old; the latest year it prints; and the reason in a few
-    words."""
-    name = name.replace("_", " ").replace("-", " ")
-    body = " ".join(texts)
-    years = [int(next(y for y in groups if y)) for groups in _YEAR.findall(body)]
-    latest = max(years) if years else 0
-    named = _NEWER_WORDS.search(name)
-    if named:
-        return 1, latest, f"“{named.group(0)}” in its name"
-    said = _SAYS_REVISED.search(body)
-    if said:
-        return (
-            1,
-            latest,
-            f"it says it is {said.group(1).lower()}" if said.group(1) else "it says it updates the others",
-        )
-    if _OLDER_WORDS.search(name):
-        return -1, latest, ""
-    return 0, latest, ""
-
-
-def current_first(a: tuple[Currency, str, str], b: tuple[Currency, str, str]) -> tuple[int, str]:
-    """Which of two documents, each (:data:`Currency`, display title, first upload time), the
-    materials say is current: 0 or 1 and why, or (0, "") when they do not say. Said current or old
-    first, then the later printed year, then, of two files of one title both kept, the later
-    upload (most likely the new version)."""
-    ((sa, ya, why_a), title_a, up_a), ((sb, yb, why_b), title_b, up_b) = a, b
-    if sa != sb:
-        first, why = (0, why_a) if sa > sb else (1, why_b)
-        if why:
-            return first, why
-    if ya and yb and ya != yb:
-        return (0 if ya > yb else 1), f"it is dated {max(ya, yb)}, the other {min(ya, yb)}"
-    if title_a and title_a == title_b and up_a and up_b and up_a != up_b:
-        later = 0 if up_a > up_b else 1
-        return later, f"it was uploaded later ({max(up_a, up_b)[:10]}) under the same title"
-    return 0, ""
 
 
 def _best_sentences(question_topic: frozenset[str], text: str) -> list[tuple[float, str]]:

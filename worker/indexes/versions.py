@@ -26,8 +26,9 @@ One general mechanism, no per-course patterns:
 4. **Disagreement** (:func:`differ`): an aligned pair whose values of one kind (dates, days,
    times, percentages, counts, durations, editions, marks, versions) differ. Two terms' calendars
    and two documents' own dates are not compared.
-5. **Current**: the versions machinery (``conflicts.how_current_named``, ``current_first``:
-   revised/updated in the name or text, the later printed year, the later upload of one title).
+5. **Current**: the one rule of ``worker.text.currency`` (``how_current_named``, ``current_first``:
+   a revision said in the name or text, the later year printed as a date, the later upload of one
+   title); a document that says it is a revision is a version of every other one.
 
 Pure functions over chunks (no I/O); the record is built by ``index.build_snapshot`` and stored
 with the snapshot (``IndexSnapshot.to_fields``), so it is versioned with it.
@@ -48,13 +49,9 @@ from syllabot.shared.schema import Answer, Hit
 from syllabot.worker.indexes.conflicts import (
     DISAGREE_LEAD,
     Conflict,
-    Currency,
     Disagreement,
     clash,
-    current_first,
-    how_current_named,
     lead_with_note,
-    says_revised,
 )
 from syllabot.worker.ingest.chunking import chunk_body
 from syllabot.worker.query.reading import Question
@@ -73,6 +70,7 @@ from syllabot.worker.query.values import (
     unit_tokens,
     values_in,
 )
+from syllabot.worker.text.currency import Currency, current_first, how_current_named
 from syllabot.worker.text.documents import Chunk
 from syllabot.worker.text.sentences import ROUND_BULLETS, looks_like_code, split_sentences_once
 from syllabot.worker.text.terms import terms
@@ -630,30 +628,6 @@ def _numbered_apart(a: _Doc, b: _Doc) -> bool:
     return _other_number(a.identity, b.identity)
 
 
-#: A document that says it revises the others: in its name ("…_revised.pdf", "…-update-2026.md",
-#: "Syllabus v2"), or in its text ("this notice updates the 21CS44 syllabus", "Updated: 12 January
-#: 2026": the word with the date after it, ``conflicts.how_current_named``'s reading).
-_REVISION_NAME = re.compile(
-    r"\b(?:revised|revision|updated?|amended|v[2-9]|new(?:er|est)?\s+version)\b", re.IGNORECASE
-)
-_REVISES = re.compile(
-    r"\bthis\s+(?:notice|document|version|syllabus|schedule|announcement|update|revision)\s+"
-    r"(?:updates|supersedes|replaces|revises|amends|corrects)\b",
-    re.IGNORECASE,
-)
-
-
-def _declares_update(doc: _Doc, chunks: Sequence[Chunk]) -> bool:
-    """A document that says of itself that it revises the others (a notice that "updates the
-    syllabus", a file named "revised", "Updated: 12 January 2026" at its head): a version of every
-    other document of the collection."""
-    first = chunks[doc.rows[0]]
-    name = f"{first.file} {first.title} {first.cite_title or ''}".replace("_", " ").replace("-", " ")
-    return bool(_REVISION_NAME.search(name)) or any(
-        _REVISES.search(chunks[r].text) or says_revised(chunks[r].text) for r in doc.rows
-    )
-
-
 def record_of(chunks: Sequence[Chunk], left_out: Sequence[bool] | None = None) -> VersionRecord:
     """The disagreements between versions of the collection's documents (see the module
     docstring), newest first, and the pairs of documents that are versions or restatements.
@@ -700,7 +674,7 @@ def record_of(chunks: Sequence[Chunk], left_out: Sequence[bool] | None = None) -
             about_words = " ".join(sorted(about)) if about else _about(ua, ub, weights)
             found.append((s, Recorded(kind, about_words, sides, why, newest, bool(about))))
     for doc in docs:
-        if _declares_update(doc, chunks):
+        if doc.currency[0] > 0:  # it says it revises the others (``currency.claims_revision``)
             related.update((doc.doc_id, other.doc_id) for other in docs if other is not doc)
     found.sort(key=lambda item: (item[1].newest, item[0]), reverse=True)
     return VersionRecord(tuple(entry for _, entry in found), frozenset(related))

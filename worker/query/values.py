@@ -30,10 +30,9 @@ from syllabot.worker.text.value_shapes import DAY_SHORT as DAY_SHORT
 from syllabot.worker.text.value_shapes import DAY_WORD as _DAY_WORD
 from syllabot.worker.text.value_shapes import MONTH_NAMES as MONTH_NAMES
 from syllabot.worker.text.value_shapes import MONTHS as _MONTHS
-from syllabot.worker.text.value_shapes import NUMERIC_DATE, WEEKDAYS
+from syllabot.worker.text.value_shapes import NUMERIC_DATE, PERCENT, WEEKDAYS, YEAR
 from syllabot.worker.text.value_shapes import TIMES as TIMES
 
-_PERCENT = re.compile(r"(?<![\d.])(\d{1,3}(?:\.\d+)?)\s*(?:%|percent\b)", re.IGNORECASE)
 #: A span of time ("10-11 am", "1:30-3:00pm", "12:30am–3:20pm"): the start takes the end's half of
 #: the day when it prints none ("1:30" is 13:30 here, not 01:30), unless it would then be after the
 #: end ("11-1pm" starts at 11 am).
@@ -217,7 +216,7 @@ def values_in(sentence: str) -> tuple[Value, ...]:
     23:59; "May 2, 2025" -> 05-02 and, being dated, also friday). Cached: the same passages come
     back question after question, and the conflict check reads them for every value question."""
     found: list[tuple[Value, int, int]] = []
-    for m in _PERCENT.finditer(sentence):
+    for m in PERCENT.finditer(sentence):
         found.append((Value("percent", f"{float(m.group(1)):g}%", m.group(0)), m.start(), m.end()))
     for m in _MULTIPLE.finditer(sentence):
         found.append((Value("count", str(int(m.group(1))), m.group(0).strip()), m.start(), m.end()))
@@ -360,7 +359,7 @@ def topic_of(text: str) -> frozenset[str]:
     return words | unit_tokens(text)
 
 
-_YEAR = re.compile(r"\b(?:19|20)\d{2}\b")
+_YEAR = re.compile(rf"\b{YEAR}\b")
 
 
 def from_a_date(value: Value) -> bool:

@@ -11,6 +11,14 @@ from __future__ import annotations
 
 import re
 
+#: A year as courses print one (1900–2099): the one range every year pattern uses (a date's, a
+#: term's, a document's dating, a reference's).
+YEAR = r"(?:19|20)\d\d"
+
+#: A percentage ("40%", "12.5 %", "10 percent"), its number (at most three digits) as group 1: the
+#: value recogniser's percents and the course card's weights.
+PERCENT = re.compile(r"(?<![\d.])(\d{1,3}(?:\.\d+)?)\s*(?:%|percent\b)", re.IGNORECASE)
+
 #: The weekdays and their short forms ("Tue", "Thurs"): one table for the values ``worker.query.values`` reads, the words
 #: that are no topic, and the date a value question's sentence must hold (``intent.VALUE_PATTERNS``).
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
@@ -55,11 +63,17 @@ TIMES = re.compile(
 #: Days written as a run of letters before a time ("MWF 10:10", "TTh 2pm").
 DAY_RUN = re.compile(r"\b((?:Th|Tu|[MTWRF]){2,4})\b(?=\s*,?\s*\d{1,2}(?::\d{2}|\s*[ap]\.?m))")
 
-#: A term: "Fall 2018", "Spring semester 2024", "2023 Summer", "Spr 2024", "SP23".
+#: A term with its season and year read apart ("Fall 2018", "Spring semester 2024", "Spr 2024",
+#: "2023 Summer", "Fall 2018/19"): the course card orders documents by it (``worker.text.currency``).
+SEASON_TERM = re.compile(
+    r"\b(?P<season>spring|spr|summer|fall|autumn|winter)(?:\s+(?:semester|term|quarter|session))?,?\s+"
+    rf"(?P<year>{YEAR})(?:\s*/\s*\d{{2,4}})?\b"
+    rf"|\b(?P<year2>{YEAR})\s+(?P<season2>spring|summer|fall|autumn|winter)\b",
+    re.IGNORECASE,
+)
+#: A term, its short forms too ("SP23", "fa 19").
 TERM = re.compile(
-    r"\b(?:spring|summer|fall|autumn|winter)(?:\s+(?:semester|term|quarter|session))?,?\s+(?:19|20)\d\d\b"
-    r"|\b(?:19|20)\d\d\s+(?:spring|summer|fall|autumn|winter)\b"
-    r"|\b(?:spr|sp|fa|su|wi)\.?\s?'?(?:19|20)?\d\d\b",
+    rf"{SEASON_TERM.pattern}|\b(?:spr|sp|fa|su|wi)\.?\s?'?(?:19|20)?\d\d\b",
     re.IGNORECASE,
 )
 #: A course code: a department and a number ("BIOL 210", "CHEMBIO 215", "ARTS118QX", "MUSIC-ED 500",
