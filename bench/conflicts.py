@@ -173,7 +173,8 @@ def _snapshot(q: dict, embedder, snapshots: dict):
 
 def run_cases(questions: Sequence[dict], embedder, settings) -> list[Case]:
     from syllabot.worker.answerers import extractive
-    from syllabot.worker.indexes.conflicts import DISAGREE_LEAD, conflict_of, shows
+    from syllabot.worker.answerers.notes import DISAGREE_LEAD, shows
+    from syllabot.worker.indexes.conflicts import conflict_of
     from syllabot.worker.indexes.retrieval import recorded_for, related_hits
     from syllabot.worker.query.reading import read_question
 

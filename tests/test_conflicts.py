@@ -13,13 +13,9 @@ from conftest import shared_data
 from syllabot.shared.config import Settings
 from syllabot.shared.schema import AskRequest, Hit
 from syllabot.worker.answerers.extractive import ExtractiveAnswerer
+from syllabot.worker.answerers.notes import render_conflict
 from syllabot.worker.answerers.pipeline import answer_question
-from syllabot.worker.indexes.conflicts import (
-    Candidate,
-    find_conflict,
-    more_to_read,
-    render_conflict,
-)
+from syllabot.worker.indexes.conflicts import Candidate, find_conflict, more_to_read
 from syllabot.worker.indexes.engine import Engine
 from syllabot.worker.indexes.retrieval import disagreements
 from syllabot.worker.indexes.search import is_duplicate

@@ -9,15 +9,16 @@ sentences of each retrieved document that are about what was asked are read for 
 value of; two documents disagree when one gives a value the other gives differently for the same
 thing (``clash``). Different wording of one value is agreement: values are compared normalised
 ("Mondays" = "Mon" = "monday"; "11:59PM" = "23:59"; a dated "May 2, 2025" is also a Friday). When
-one side is evidently the current one (revised or updated in its title, file name or text, a later
-printed year, or of two documents with the same title the later upload), it leads and the note says
-why.
+one side is evidently the current one (``worker.text.currency``: a revision said in its name or
+text, a later year printed as a date, or of two documents with the same title the later upload), it
+comes first, with why.
 
 Pure functions over hits and text (no I/O), shared by the answer path (:func:`find_conflict`,
-weighed by ``decision.decide``; :func:`lead_with_conflict`) and the teacher's
-list's outline and list entries (:func:`outline_disagreements`, :func:`list_disagreements`, read
-into the record of versions at index time, ``worker.indexes.versions``). The two stay one module because they
-judge and word a disagreement with the same helpers (``clash``, ``_told_apart``, ``_outline_said``).
+weighed by ``decision.decide``; the note's words are the answerers', ``worker.answerers.notes``) and
+the teacher's list's outline and list entries (:func:`outline_disagreements`,
+:func:`list_disagreements`, read into the record of versions at index time,
+``worker.indexes.versions``). The two stay one module because they judge and name a disagreement
+with the same helpers (``clash``, :func:`tell_apart`, ``_outline_said``).
 """
 
 from __future__ import annotations
@@ -29,8 +30,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from syllabot.shared.labels import citation, citation_label, title_key
-from syllabot.shared.schema import Answer, Hit
+from syllabot.shared.labels import citation_label, title_key
+from syllabot.shared.schema import Hit
 from syllabot.worker.query.outlines import (
     Outline,
     OutlineAsk,
@@ -49,7 +50,6 @@ from syllabot.worker.text.sentences import ITEM_START, ROUND_BULLETS, looks_like
 from syllabot.worker.text.terms import terms
 
 if TYPE_CHECKING:
-    from syllabot.worker.answerers.decision import Verdict
     from syllabot.worker.indexes.retrieval import SearchResult
 
 #: Two descriptions of one unit agree when they share at least this share of their words
@@ -118,7 +118,6 @@ class Conflict:
     kind: str
     sides: tuple[Side, ...]  # the current one first when one is evidently current
     current_reason: str = ""
-    remark: str = ""  # said after both sides ("The notes never print SQLite.")
     #: what the values that differ are of, when narrower than the sides' sentences (a table row's
     #: "short presentations" in a grading table): the words a question must ask about
     about: frozenset[str] = frozenset()
@@ -540,32 +539,13 @@ def _ordered(kind: str, a: Side, b: Side) -> Conflict:
     return Conflict(kind, (a, b) if first == 0 else (b, a), why)
 
 
-def _said(side: Side) -> str:
-    """What a side is quoted as saying: a schedule's line for the unit asked about ("Week 7: Collect
-    data") on its own, else the sentence around its values."""
-    kinds = {v.kind for v in side.found}
-    if kinds == {"item"}:
-        return "; ".join(side.quoted)
-    return _excerpt(side.sentence, side.quoted)
-
-
-def _excerpt(sentence: str, quoted: Sequence[str], width: int = 180) -> str:
-    text = " ".join(sentence.split())
-    if len(text) <= width:
-        return text
-    at = max(0, text.find(quoted[0]) if quoted else 0)
-    start = max(0, at - width // 3)
-    piece = text[start : start + width].strip()
-    return ("…" if start else "") + piece + ("…" if start + width < len(text) else "")
-
-
 def told_apart(sides: Sequence[tuple[Chunk, str]]) -> list[tuple[str, str]]:
     """(citation label, sentence) of each side read from a chunk, labels told apart by file."""
-    names = _told_apart([citation_label(c) for c, _ in sides], [c.file for c, _ in sides])
+    names = tell_apart([citation_label(c) for c, _ in sides], [c.file for c, _ in sides])
     return [(name, text) for name, (_, text) in zip(names, sides, strict=True)]
 
 
-def _told_apart(labels: Sequence[str], names: Sequence[str]) -> list[str]:
+def tell_apart(labels: Sequence[str], names: Sequence[str]) -> list[str]:
     """Citation labels, each followed by its file or document name when two are the same (two
     files of one title), so that a reader can tell the sides apart."""
     if len(set(labels)) == len(labels):
@@ -573,74 +553,11 @@ def _told_apart(labels: Sequence[str], names: Sequence[str]) -> list[str]:
     return [f"{label} ({name})" for label, name in zip(labels, names, strict=True)]
 
 
-def render_conflict(conflict: Conflict, numbers: Sequence[int] = ()) -> str:
-    """The plain words an answer leads with (no platform markup: each front-end renders the text);
-    ``numbers``: each side's citation number, written "[n]" after its name."""
-    names = _told_apart([side.label for side in conflict.sides], [side.file for side in conflict.sides])
-    if numbers:
-        names = [f"{name} [{n}]" for name, n in zip(names, numbers, strict=True)]
-    parts = [f"{name} says “{_said(side)}”" for name, side in zip(names, conflict.sides, strict=True)]
-    remark = f" {conflict.remark}" if conflict.remark else ""
-    if conflict.current_reason:
-        lead, rest = conflict.sides[0], parts[1:]
-        return (
-            f"{DISAGREE_LEAD}. The current one looks like {names[0]} ({conflict.current_reason}): "
-            f"it says “{_said(lead)}”; " + "; ".join(rest) + "." + remark
-        )
-    return f"{DISAGREE_LEAD}: " + "; ".join(parts) + "." + remark
-
-
-def shows(conflict: Conflict, text: str) -> bool:
-    """Whether ``text`` holds the note of ``conflict`` (each side's words as the note quotes them)."""
-    return DISAGREE_LEAD in text and all(f"“{_said(side)}”" in text for side in conflict.sides)
-
-
-def lead_with_note(answer: Answer, conflict: Conflict) -> Answer:
-    """``answer`` led by the note of ``conflict``, each side cited (numbered after the answer's own
-    citations unless one already cites its passage's page) and its number written in the note."""
-    citations = list(answer.citations)
-    numbers = []
-    for side in conflict.sides:
-        cited = next((c.n for c in citations if c.doc_id == side.doc_id and c.page == side.hit.page), None)
-        if cited is None:
-            cited = len(citations) + 1
-            citations.append(citation(cited, side.hit))
-        numbers.append(cited)
-    text = f"{render_conflict(conflict, numbers)}\n\n{answer.text}"
-    return answer.model_copy(update={"text": text, "citations": citations})
-
-
-#: How every answer that reports a disagreement begins (``syllabot eval`` counts it).
-DISAGREE_LEAD = "Your materials disagree"
-
-
 def conflict_of(result: SearchResult, question: Question | None = None) -> Conflict | None:
     """The disagreement a search result shows on what its question asks: among its hits and the
     ``related`` passages of their course (:func:`find_conflict`)."""
     versions = result.versions.related if result.versions is not None else None
     return find_conflict(question or result.asked, result.hits, related=result.related, versions=versions)
-
-
-def lead_with_conflict(answer: Answer, conflict: Conflict | None, verdict: Verdict | None) -> Answer:
-    """``answer`` led by the disagreement its verdict weighed (``decision.decide``: a conflict on the
-    asked fact proves the materials speak of it), both sides cited, the evidently current one first.
-
-    Only the text is composed here; the status is the verdict's. When the verdict found an answer
-    beside the note (``verdict.beside``), that answer follows the note; otherwise the note is the
-    whole reply, citing the two sides ("how much is the see worth for os" retrieves the textbook
-    list, but the syllabus and the revision notice each give the SEE marks)."""
-    if conflict is None or verdict is None or verdict.reason != "conflict":
-        return answer
-    if verdict.beside is not None:
-        return lead_with_note(answer, conflict)
-    cited = [side.hit for side in conflict.sides]
-    return answer.model_copy(
-        update={
-            "text": render_conflict(conflict, range(1, len(cited) + 1)),
-            "general_knowledge": None,
-            "citations": [citation(n, hit) for n, hit in enumerate(cited, 1)],
-        }
-    )
 
 
 @dataclass(frozen=True)
@@ -701,7 +618,7 @@ def list_disagreements(passages: Sequence[tuple[str, str, str]], limit: int = 20
                 continue
             first, second = sorted((doc_a, doc_b))
             if (first, second) not in found:
-                name_a, name_b = _told_apart([label_a, label_b], [doc_a, doc_b])
+                name_a, name_b = tell_apart([label_a, label_b], [doc_a, doc_b])
                 about = " ".join(sorted(a.lead & b.lead)[:4]) or "a list of questions"
                 found[first, second] = Disagreement(
                     about,
@@ -728,7 +645,7 @@ def outline_disagreements(outlines: Sequence[tuple[str, str, str, Outline[int]]]
         for course_b, doc_b, label_b, b in outlines[i + 1 :]:
             if course_a != course_b or doc_a == doc_b or a.unit != b.unit:
                 continue
-            name_a, name_b = _told_apart([label_a, label_b], [doc_a, doc_b])
+            name_a, name_b = tell_apart([label_a, label_b], [doc_a, doc_b])
             count = OutlineAsk(a.unit, "count")
             ra, rb = read_for(a, count), read_for(b, count)
             if ra is not None and rb is not None and readings_differ(ra, rb):

@@ -8,7 +8,7 @@ carrying the other version rarely shares a word with the student's question ("Fa
 reading what the question retrieved, never sees it. Here, once per index snapshot, every pair of
 documents that are likely versions or restatements of each other is aligned unit by unit, and
 each aligned pair of units stating a value differently is recorded, with both places and which
-side is current. The answer reads the record (``retrieval.recorded_for``, :func:`lead_with_record`),
+side is current. The answer reads the record (``retrieval.recorded_for``, ``answerers.notes.lead_with_record``),
 the question-time check compares only documents it calls versions (:meth:`VersionRecord.related`),
 and the teacher's list (`syllabot conflicts`) is the record itself (``IndexSnapshot.versions``).
 
@@ -45,14 +45,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from syllabot.shared.labels import title_key
-from syllabot.shared.schema import Answer, Hit
-from syllabot.worker.indexes.conflicts import (
-    DISAGREE_LEAD,
-    Conflict,
-    Disagreement,
-    clash,
-    lead_with_note,
-)
+from syllabot.worker.indexes.conflicts import Conflict, Disagreement, clash
 from syllabot.worker.ingest.chunking import chunk_body
 from syllabot.worker.query.reading import Question
 from syllabot.worker.query.values import (
@@ -504,39 +497,6 @@ def _flat(text: str) -> str:
 def printed_in(unit: str, text: str) -> bool:
     """Whether ``text`` prints ``unit``: its words in order, however spaced, bulleted or broken."""
     return _flat(unit) in _flat(text)
-
-
-def lead_with_record(answer: Answer, recorded: Sequence[Conflict], question: Question) -> Answer:
-    """``answer`` led by a recorded disagreement (:func:`recorded_for`) one side of which it
-    quotes: "Your materials disagree", both sides quoted and cited, the current one first, then
-    the answer as it was. Applied to the final answer (either answerer's, confident or "I can't
-    tell"), keyed by what it cites: a passage it cites printing a side of a disagreement on what
-    ``question`` asks (:func:`asked_about`; a schedule quoted whole for another question prints
-    every recorded line of it). An answer that already leads with the question-time check's note
-    keeps it."""
-    if not recorded or answer.status == "not_in_materials" or DISAGREE_LEAD in answer.text:
-        return answer
-    chosen = next(
-        (
-            conflict
-            for conflict in recorded
-            if asked_about(conflict, question) and any(_cites(answer, side.hit) for side in conflict.sides)
-        ),
-        None,
-    )
-    if chosen is None:
-        return answer
-    return lead_with_note(answer, chosen)
-
-
-def _cites(answer: Answer, hit: Hit) -> bool:
-    """Whether ``answer`` cites the passage ``hit`` (its document, on one of its pages)."""
-    last = hit.page_end or hit.page
-    return any(
-        c.doc_id == hit.doc_id
-        and (hit.page is None or c.page is None or hit.page <= c.page <= (last or c.page))
-        for c in answer.citations
-    )
 
 
 #: The kinds of value a question about when something happens asks, as one.
