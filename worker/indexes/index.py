@@ -82,12 +82,17 @@ class IndexSnapshot:
 
     @property
     def versions(self) -> VersionRecord:
-        """The record of the documents' versions (``worker.indexes.versions.record_of``): their
+        """The record of the documents' versions (:meth:`build_versions`), built on first use when
+        neither built with the snapshot nor loaded with it."""
+        return self._versions if self._versions is not None else self.build_versions()
+
+    def build_versions(self) -> VersionRecord:
+        """Build the record of the documents' versions (``worker.indexes.versions.record_of``): their
         disagreements, newest first, which documents are versions of each other, and the
-        teacher's list of them (:meth:`_listed`)."""
-        if self._versions is None:
-            record = record_of(self.chunks, self.superseded.tolist())
-            self._versions = dataclasses.replace(record, listed=self._listed(record))
+        teacher's list of them (:meth:`_listed`). ``build_snapshot`` calls it, so the record is
+        built at index time, not by the first question."""
+        record = record_of(self.chunks, self.superseded.tolist())
+        self._versions = dataclasses.replace(record, listed=self._listed(record))
         return self._versions
 
     def _listed(self, record: VersionRecord) -> tuple[Disagreement, ...]:
@@ -362,5 +367,5 @@ def build_snapshot(
     snapshot = IndexSnapshot(
         version, collection, embedder_id, dim, matrix, chunks, keyword, built_at, _card=read_card(chunks)
     )
-    snapshot.versions  # noqa: B018 -- the record is built at index time, not by the first question
+    snapshot.build_versions()
     return snapshot

@@ -59,20 +59,15 @@ from syllabot.worker.query.values import (
     Value,
     from_a_date,
     other_terms,
+    read_values,
     topic_of,
     unit_tokens,
-    values_in,
 )
 from syllabot.worker.text.currency import Currency, current_first, how_current_named
 from syllabot.worker.text.documents import Chunk
 from syllabot.worker.text.sentences import ROUND_BULLETS, looks_like_code, split_sentences_once
 from syllabot.worker.text.terms import terms
 from syllabot.worker.text.text_caches import PER_TEXT
-
-#: Uncached readers: the record reads every unit of a collection once, and going through the
-#: question path's per-text caches would evict the passages questions keep coming back to.
-_values = values_in.__wrapped__
-_sentences = split_sentences_once
 
 #: The kinds of value whose difference is a disagreement ("item", a schedule line's description,
 #: was compared too; deleted: no gain held out).
@@ -136,7 +131,10 @@ def _rows(sentence: str) -> list[str]:
 
 
 def _pieces(body: str) -> Iterable[str]:
-    for sentence in _sentences(body):
+    """A passage's statements: sentences, flattened bullets and table rows (read uncached, as
+    :func:`_unit_values` reads values: the record reads every unit of a collection once, and the
+    question path's per-text caches would evict the passages questions keep coming back to)."""
+    for sentence in split_sentences_once(body):
         for part in _INLINE_BULLET.split(sentence):
             yield from _rows(part)
 
@@ -196,7 +194,8 @@ _STEM_NUMBER = re.compile(r"\b([A-Za-z]{3,})(\d{1,3})\b")
 
 @functools.lru_cache(maxsize=4096)
 def _unit_values(text: str) -> tuple[Value, ...]:
-    return tuple(v for v in _values(text) if v.kind in KINDS)
+    """A unit's values of the kinds compared (``values.read_values``, uncached: see :func:`_pieces`)."""
+    return tuple(v for v in read_values(text) if v.kind in KINDS)
 
 
 class Weights:
@@ -241,9 +240,13 @@ ANCHOR_AT = 0.8
 MIN_ANCHORS = 3
 
 
-def _chain(pairs: Sequence[tuple[int, int, float]]) -> list[tuple[int, int, float]]:
-    """The heaviest chain of pairs increasing in both positions (a sequence alignment over the
-    candidate pairs): O(k log k) with a running best per second position."""
+def align(pairs: Sequence[tuple[int, int, float]]) -> list[tuple[int, int, float]]:
+    """The aligned units of two documents, in order: (index in one, index in the other,
+    similarity). ``pairs`` are the candidates (units worded alike, :func:`_alike`); the heaviest
+    chain of them increasing in both positions is kept (a sequence alignment over the candidate
+    pairs): O(k log k) with a running best per second position. A unit alone between two aligned
+    neighbours (a substitution) and a statement moved elsewhere (each other's most similar) were
+    aligned too; both were deleted: no gain held out, and the second added a false entry there."""
     ordered = sorted(pairs, key=lambda p: (p[0], -p[1]))
     # best chain ending at each pair; a sorted list of (j, best weight so far, pair index)
     weight = [0.0] * len(ordered)
@@ -275,15 +278,6 @@ def _chain(pairs: Sequence[tuple[int, int, float]]) -> list[tuple[int, int, floa
         out.append(ordered[k])
         k = back[k]
     return out[::-1]
-
-
-def align(pairs: Sequence[tuple[int, int, float]]) -> list[tuple[int, int, float]]:
-    """The aligned units of two documents, in order: (index in one, index in the other,
-    similarity). ``pairs`` are the candidates (units worded alike, :func:`_alike`); the heaviest
-    in-order chain of them is kept (:func:`_chain`). A unit alone between two aligned neighbours
-    (a substitution) and a statement moved elsewhere (each other's most similar) were aligned too;
-    both were deleted: no gain held out, and the second added a false entry there."""
-    return _chain(pairs)
 
 
 #: A word in more of the collection's documents than this share (and more than two) finds no

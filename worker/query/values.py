@@ -212,9 +212,16 @@ def _weekday(word: str) -> str:
 
 @functools.lru_cache(maxsize=PER_TEXT)
 def values_in(sentence: str) -> tuple[Value, ...]:
+    """Every value of a known kind in ``sentence`` (:func:`read_values`). Cached: the same passages
+    come back question after question, and the conflict check reads them for every value question."""
+    return read_values(sentence)
+
+
+def read_values(sentence: str) -> tuple[Value, ...]:
     """Every value of a known kind in ``sentence``, normalised ("Mondays" -> monday; "11:59PM" ->
-    23:59; "May 2, 2025" -> 05-02 and, being dated, also friday). Cached: the same passages come
-    back question after question, and the conflict check reads them for every value question."""
+    23:59; "May 2, 2025" -> 05-02 and, being dated, also friday). Uncached, for a reader that reads
+    each text once (the record of versions reads every unit of a collection once: through
+    :func:`values_in`'s cache it would evict the passages questions keep coming back to)."""
     found: list[tuple[Value, int, int]] = []
     for m in PERCENT.finditer(sentence):
         found.append((Value("percent", f"{float(m.group(1)):g}%", m.group(0)), m.start(), m.end()))
