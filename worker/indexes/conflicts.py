@@ -28,10 +28,10 @@ import itertools
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from syllabot.shared.labels import citation_label, title_key
-from syllabot.shared.schema import Hit
+from syllabot.shared.schema import ConflictInfo, Hit
 from syllabot.worker.query.outlines import (
     Outline,
     OutlineAsk,
@@ -560,35 +560,7 @@ def conflict_of(result: SearchResult, question: Question | None = None) -> Confl
     return find_conflict(question or result.asked, result.hits, related=result.related, versions=versions)
 
 
-@dataclass(frozen=True)
-class Disagreement:
-    """One fact on which two documents of a collection disagree, for the teacher: an entry of the
-    record of versions (``worker.indexes.versions``), which the teacher's list reads."""
-
-    topic: str
-    kind: str
-    first: tuple[str, str]  # (citation label, sentence)
-    second: tuple[str, str]
-    docs: tuple[str, str] = ("", "")  # the two documents' ids
-    current: str = ""  # why the first is the current one; "" when the materials do not say
-
-    def to_json(self) -> list[object]:
-        return [self.topic, self.kind, list(self.first), list(self.second), list(self.docs), self.current]
-
-    @classmethod
-    def from_json(cls, data: Sequence[Any]) -> Disagreement:
-        topic, kind, first, second, docs, current = data
-        return cls(
-            str(topic),
-            str(kind),
-            (first[0], first[1]),
-            (second[0], second[1]),
-            (docs[0], docs[1]),
-            str(current),
-        )
-
-
-def list_disagreements(passages: Sequence[tuple[str, str, str]], limit: int = 20) -> list[Disagreement]:
+def list_disagreements(passages: Sequence[tuple[str, str, str]], limit: int = 20) -> list[ConflictInfo]:
     """The teacher's list's entries for a list of questions printed in two documents with a
     question that differs (:func:`list_difference`; the weekly snippet's "What are the impediments
     to my progress?" against "What are you stuck on?"): ``passages`` are (doc_id, citation label,
@@ -604,7 +576,7 @@ def list_disagreements(passages: Sequence[tuple[str, str, str]], limit: int = 20
     for i, (_, _, listed) in enumerate(lists):
         for term in listed.item_words:
             by_term.setdefault(term, []).append(i)
-    found: dict[tuple[str, str], Disagreement] = {}
+    found: dict[tuple[str, str], ConflictInfo] = {}
     for i, (doc_a, label_a, a) in enumerate(lists):
         shared: dict[int, int] = {}
         for term in a.item_words:
@@ -620,17 +592,19 @@ def list_disagreements(passages: Sequence[tuple[str, str, str]], limit: int = 20
             if (first, second) not in found:
                 name_a, name_b = tell_apart([label_a, label_b], [doc_a, doc_b])
                 about = " ".join(sorted(a.lead & b.lead)[:4]) or "a list of questions"
-                found[first, second] = Disagreement(
-                    about,
-                    "list",
-                    (name_a, " ".join(differ[0])),
-                    (name_b, " ".join(differ[1])),
-                    (doc_a, doc_b),
+                found[first, second] = ConflictInfo(
+                    topic=about,
+                    kind="list",
+                    first=name_a,
+                    first_text=" ".join(differ[0]),
+                    second=name_b,
+                    second_text=" ".join(differ[1]),
+                    docs=(doc_a, doc_b),
                 )
     return list(found.values())[:limit]
 
 
-def outline_disagreements(outlines: Sequence[tuple[str, str, str, Outline[int]]]) -> list[Disagreement]:
+def outline_disagreements(outlines: Sequence[tuple[str, str, str, Outline[int]]]) -> list[ConflictInfo]:
     """The teacher's list's entries for numbered outlines: ``outlines`` are (course, doc_id,
     label, outline) of the collection's documents. Two documents of one course whose outlines of
     one unit differ are listed by their lengths when both start at 1 and the lengths differ (a
@@ -640,7 +614,7 @@ def outline_disagreements(outlines: Sequence[tuple[str, str, str, Outline[int]]]
     differ, so only the first is listed. Before it, an entry taught in parts in one outline and
     whole in the other is listed too (the README's "14. Google Compute Engine - Part 1 - Part 2"
     against the syllabus's "14. Virtual machines / cloud servers (Google Compute Engine)")."""
-    found: list[Disagreement] = []
+    found: list[ConflictInfo] = []
     for i, (course_a, doc_a, label_a, a) in enumerate(outlines):
         for course_b, doc_b, label_b, b in outlines[i + 1 :]:
             if course_a != course_b or doc_a == doc_b or a.unit != b.unit:
@@ -651,8 +625,14 @@ def outline_disagreements(outlines: Sequence[tuple[str, str, str, Outline[int]]]
             if ra is not None and rb is not None and readings_differ(ra, rb):
                 said_a, said_b = _outline_said(ra, a.unit), _outline_said(rb, b.unit)
                 found.append(
-                    Disagreement(
-                        f"how many {a.unit}s", "outline", (name_a, said_a), (name_b, said_b), (doc_a, doc_b)
+                    ConflictInfo(
+                        topic=f"how many {a.unit}s",
+                        kind="outline",
+                        first=name_a,
+                        first_text=said_a,
+                        second=name_b,
+                        second_text=said_b,
+                        docs=(doc_a, doc_b),
                     )
                 )
             numbered = {e.number: e for e in b.entries}
@@ -664,8 +644,14 @@ def outline_disagreements(outlines: Sequence[tuple[str, str, str, Outline[int]]]
                 if renamed or parts_of([entry]) != parts_of([other]):  # or one lecture against two parts
                     topic = f"{a.unit} {entry.number}"
                     found.append(
-                        Disagreement(
-                            topic, "outline", (name_a, entry.text), (name_b, other.text), (doc_a, doc_b)
+                        ConflictInfo(
+                            topic=topic,
+                            kind="outline",
+                            first=name_a,
+                            first_text=entry.text,
+                            second=name_b,
+                            second_text=other.text,
+                            docs=(doc_a, doc_b),
                         )
                     )
                 if renamed:

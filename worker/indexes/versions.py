@@ -45,7 +45,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from syllabot.shared.labels import title_key
-from syllabot.worker.indexes.conflicts import Conflict, Disagreement, clash
+from syllabot.shared.schema import ConflictInfo
+from syllabot.worker.indexes.conflicts import Conflict, clash
 from syllabot.worker.ingest.chunking import chunk_body
 from syllabot.worker.query.reading import Question
 from syllabot.worker.query.values import (
@@ -554,7 +555,7 @@ class VersionRecord:
     pairs: frozenset[tuple[str, str]] = frozenset()
     #: the teacher's list (`syllabot conflicts`): the entries as the teacher reads them, with the
     #: numbered outlines and lists of questions of two documents that differ, newest first
-    listed: tuple[Disagreement, ...] = ()
+    listed: tuple[ConflictInfo, ...] = ()
 
     def related(self, a: str, b: str) -> bool:
         """Whether documents ``a`` and ``b`` are versions or restatements of each other."""
@@ -564,15 +565,43 @@ class VersionRecord:
         return {
             "entries": [r.to_json() for r in self.entries],
             "pairs": sorted(self.pairs),
-            "listed": [d.to_json() for d in self.listed],
+            "listed": [_listed_to_json(d) for d in self.listed],
         }
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> VersionRecord:
         entries = tuple(Recorded.from_json(r) for r in data.get("entries", ()))
         pairs = frozenset((str(a), str(b)) for a, b in data.get("pairs", ()))
-        listed = tuple(Disagreement.from_json(d) for d in data.get("listed", ()))
+        listed = tuple(_listed_from_json(d) for d in data.get("listed", ()))
         return cls(entries, pairs, listed)
+
+
+def _listed_to_json(entry: ConflictInfo) -> list[object]:
+    """A teacher's-list entry as the snapshot stores it: [topic, kind, [label, text] of each side,
+    [doc ids], why current] (the stored shape of snapshots indexed before the entry was a
+    ``ConflictInfo``)."""
+    return [
+        entry.topic,
+        entry.kind,
+        [entry.first, entry.first_text],
+        [entry.second, entry.second_text],
+        list(entry.docs),
+        entry.current,
+    ]
+
+
+def _listed_from_json(data: Sequence[Any]) -> ConflictInfo:
+    topic, kind, first, second, docs, current = data
+    return ConflictInfo(
+        topic=str(topic),
+        kind=str(kind),
+        first=str(first[0]),
+        first_text=str(first[1]),
+        second=str(second[0]),
+        second_text=str(second[1]),
+        docs=(str(docs[0]), str(docs[1])),
+        current=str(current),
+    )
 
 
 def _numbered_apart(a: _Doc, b: _Doc) -> bool:
