@@ -58,3 +58,15 @@ def test_terms_are_ordered_by_year_then_season() -> None:
     assert fall is not None and spring is not None
     assert term_order(fall) > term_order(spring)
     assert term_of("Room 2018") is None
+
+
+def test_one_pattern_of_a_numbered_things_number_reads_a_third_digit() -> None:
+    """A numbered thing's number is one to three digits everywhere (``value_shapes.THING_NUMBER``):
+    a long course's "Lecture 104" is a lecture as the record's "Homework 104" is a homework (the
+    values read units to two digits only), while a year after a unit word numbers nothing."""
+    from syllabot.worker.query.values import unit_tokens, values_in
+
+    assert unit_tokens("Lecture 104: studio critique") == {"lecture104"}
+    (item,) = values_in("Lecture 104: studio critique")
+    assert item.kind == "item" and item.label == {"lecture104"}
+    assert unit_tokens("Week 2024") == frozenset()

@@ -69,6 +69,7 @@ from syllabot.worker.text.documents import Chunk
 from syllabot.worker.text.sentences import ROUND_BULLETS, looks_like_code, split_sentences_once
 from syllabot.worker.text.terms import terms
 from syllabot.worker.text.text_caches import PER_TEXT
+from syllabot.worker.text.value_shapes import THING_NUMBER
 
 #: The kinds of value whose difference is a disagreement ("item", a schedule line's description,
 #: was compared too; deleted: no gain held out).
@@ -83,7 +84,7 @@ _JOINED = re.compile(r"(?:[–—\-&,/]|\b(?:to|and|or|through|until|from|betwee
 #: A thing with its number ("Homework 2", "Prelim 1", "Design 217"): one word of the unit, so that
 #: homework 1's line never aligns with homework 2's.
 _NUMBERED = re.compile(
-    r"\b([a-z]{3,})\s+#?(\d{1,3})\b(?![/.:\-–]?\d|\s*(?:%|[ap]\.?m\b|st\b|nd\b|rd\b|th\b"
+    rf"\b([a-z]{{3,}})\s+#?({THING_NUMBER})\b(?![/.:\-–]?\d|\s*(?:%|[ap]\.?m\b|st\b|nd\b|rd\b|th\b"
     r"|(?:day|week|hour|minute|month|year|point|mark|page|credit|percent)s?\b))",
     re.IGNORECASE,
 )
@@ -190,7 +191,7 @@ def _numbered_in(words: frozenset[str]) -> tuple[tuple[str, str], ...]:
 
 
 #: A file name's number glued to its word ("homework1", "lecture03"): read apart.
-_STEM_NUMBER = re.compile(r"\b([A-Za-z]{3,})(\d{1,3})\b")
+_STEM_NUMBER = re.compile(rf"\b([A-Za-z]{{3,}})({THING_NUMBER})\b")
 
 
 @functools.lru_cache(maxsize=4096)

@@ -30,7 +30,7 @@ from syllabot.worker.text.value_shapes import DAY_SHORT as DAY_SHORT
 from syllabot.worker.text.value_shapes import DAY_WORD as _DAY_WORD
 from syllabot.worker.text.value_shapes import MONTH_NAMES as MONTH_NAMES
 from syllabot.worker.text.value_shapes import MONTHS as _MONTHS
-from syllabot.worker.text.value_shapes import NUMERIC_DATE, PERCENT, WEEKDAYS, YEAR
+from syllabot.worker.text.value_shapes import NUMERIC_DATE, PERCENT, THING_NUMBER, WEEKDAYS, YEAR
 from syllabot.worker.text.value_shapes import TIMES as TIMES
 
 #: A span of time ("10-11 am", "1:30-3:00pm", "12:30am–3:20pm"): the start takes the end's half of
@@ -81,13 +81,13 @@ _UNIT_WORDS = {word: unit for word, unit in UNITS.items() if word[-1] != "s" and
 _UNIT_NUMBERS = {**{w: n for w, n in _NUMBER_WORDS.items() if w != "single"}, "eleven": 11}
 _UNIT_WORD = "|".join(_UNIT_WORDS)
 NUMBERED_UNIT = re.compile(
-    rf"\b({_UNIT_WORD})\s*[-#]?\s*(\d{{1,2}}|{'|'.join(_UNIT_NUMBERS)})\b", re.IGNORECASE
+    rf"\b({_UNIT_WORD})\s*[-#]?\s*({THING_NUMBER}|{'|'.join(_UNIT_NUMBERS)})\b", re.IGNORECASE
 )
 #: What a schedule says of one unit: "Week 7: human subjects training, collect data", up to the
 #: next bullet, the next unit, a "Note:" after it, or the end of the sentence.
 _ITEM = re.compile(
     NUMBERED_UNIT.pattern
-    + rf"\s*[:–—-]\s*(?P<what>[^•▪◦●\n]+?)(?=\s*[•▪◦●\n]|\s+\b(?:{_UNIT_WORD})\s*[-#]?\s*\d{{1,2}}\s*[:–—-]"
+    + rf"\s*[:–—-]\s*(?P<what>[^•▪◦●\n]+?)(?=\s*[•▪◦●\n]|\s+\b(?:{_UNIT_WORD})\s*[-#]?\s*{THING_NUMBER}\s*[:–—-]"
     + r"|\s+(?:Note|NB|N\.B\.)\s*:|[.;](?:\s|$)|$)",
     re.IGNORECASE,
 )

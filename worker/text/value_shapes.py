@@ -1,5 +1,7 @@
 """The shapes of the values a line can print: days, dates, times, terms, course codes, rooms, page
-labels and version marks, as patterns.
+labels and version marks, as patterns; and the one pattern each of a year, a percentage and a
+numbered thing's number, which every other pattern of them builds on (they were written two or
+three times with different ranges).
 
 Why in the text stage: the value recogniser (``worker.query.values``) reads these to normalise what a
 sentence states, and ingest reads the same shapes to tell a document's title from a line that only
@@ -14,6 +16,11 @@ import re
 #: A year as courses print one (1900–2099): the one range every year pattern uses (a date's, a
 #: term's, a document's dating, a reference's).
 YEAR = r"(?:19|20)\d\d"
+
+#: A numbered thing's number ("Week 7", "Homework 12", "Lecture 19", "Design 217"): one to three
+#: digits, for every pattern of a thing and its number (the values' units, the record's numbered
+#: things); four digits are a year, a room or a course code (:data:`NUMBERED_NAME`).
+THING_NUMBER = r"\d{1,3}"
 
 #: A percentage ("40%", "12.5 %", "10 percent"), its number (at most three digits) as group 1: the
 #: value recogniser's percents and the course card's weights.
