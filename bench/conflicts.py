@@ -173,7 +173,8 @@ def _snapshot(q: dict, embedder, snapshots: dict):
 
 def run_cases(questions: Sequence[dict], embedder, settings) -> list[Case]:
     from syllabot.worker.answerers import extractive
-    from syllabot.worker.indexes.conflicts import DISAGREE_LEAD, conflict_of, shows
+    from syllabot.worker.answerers.notes import DISAGREE_LEAD, shows
+    from syllabot.worker.indexes.conflicts import conflict_of
     from syllabot.worker.indexes.retrieval import recorded_for, related_hits
     from syllabot.worker.query.reading import read_question
 
@@ -347,7 +348,7 @@ def _topics(questions: Sequence[dict]) -> dict[str, list[dict]]:
 def _entry_matches(entry, files: dict[str, str], sides: Sequence[dict]) -> bool:
     """A teacher's-list entry names a labelled conflict: its two documents are the labelled ones
     and each side's text holds its labelled value's numbers and days."""
-    said = {files.get(entry.docs[0], ""): entry.first[1], files.get(entry.docs[1], ""): entry.second[1]}
+    said = {files.get(entry.docs[0], ""): entry.first_text, files.get(entry.docs[1], ""): entry.second_text}
     if {side["file"] for side in sides[:2]} != set(said):
         return False
     return all(_value_in(side["value"], said[side["file"]]) for side in sides[:2])
@@ -403,9 +404,9 @@ def teacher_list(groups: dict[str, list[dict]], embedder, only: Sequence[str] | 
                 [
                     name,
                     entry.kind,
-                    entry.first[0],
-                    entry.second[0],
-                    entry.first[1][:90] + "…",
+                    entry.first,
+                    entry.second,
+                    entry.first_text[:90] + "…",
                     ", ".join(hit) or "—",
                 ]
             )

@@ -255,7 +255,8 @@ class IngestReport(BaseModel):
 
 
 class ConflictInfo(BaseModel):
-    """A fact on which two documents of a collection disagree (`syllabot conflicts`)."""
+    """A fact on which two documents of a collection disagree (`syllabot conflicts`): the one type of
+    the teacher's list, which the worker builds at index time, stores with the index and sends."""
 
     topic: str = Field(description="The words both passages share: what the fact is about.")
     kind: str = Field(description="count, percent, weekday, time, date, duration, edition, marks or version")
@@ -267,6 +268,9 @@ class ConflictInfo(BaseModel):
         default="",
         description="Why the first document is the current one; empty when the materials do not say.",
     )
+    #: The two documents' ids, the first's then the second's: the worker's own (which entries are
+    #: between versions, which are newest), never sent (``exclude``), so the message is unchanged.
+    docs: tuple[str, str] = Field(default=("", ""), exclude=True)
 
 
 class CollectionInfo(BaseModel):

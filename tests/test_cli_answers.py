@@ -15,7 +15,7 @@ from syllabot import cli, cli_queue
 from syllabot.shared.answer_text import with_bold
 from syllabot.shared.config import Settings
 from syllabot.shared.schema import NOT_IN_MATERIALS, SCHEMA_VERSION, UNCERTAIN_LEAD, Answer, Citation
-from syllabot.worker.indexes.conflicts import DISAGREE_LEAD
+from syllabot.worker.answerers.notes import DISAGREE_LEAD
 from syllabot.worker.indexes.engine import Engine
 from syllabot.worker.indexes.retrieval import SearchResult
 from syllabot.worker.ops.sample import sample_files

@@ -13,13 +13,9 @@ from conftest import shared_data
 from syllabot.shared.config import Settings
 from syllabot.shared.schema import AskRequest, Hit
 from syllabot.worker.answerers.extractive import ExtractiveAnswerer
+from syllabot.worker.answerers.notes import render_conflict
 from syllabot.worker.answerers.pipeline import answer_question
-from syllabot.worker.indexes.conflicts import (
-    Candidate,
-    find_conflict,
-    more_to_read,
-    render_conflict,
-)
+from syllabot.worker.indexes.conflicts import Candidate, find_conflict, more_to_read
 from syllabot.worker.indexes.engine import Engine
 from syllabot.worker.indexes.retrieval import disagreements
 from syllabot.worker.indexes.search import is_duplicate
@@ -244,9 +240,9 @@ async def test_a_revised_copy_of_a_syllabus_pdf_is_a_version_not_a_pile_of_confl
     snapshot = engine.snapshot("os")
     assert snapshot is not None
     found = disagreements(snapshot)
-    assert sorted(e.kind for e in found) == ["marks", "percent"], [(e.kind, e.first[1][:60]) for e in found]
+    assert sorted(e.kind for e in found) == ["marks", "percent"], [(e.kind, e.first_text[:60]) for e in found]
     for entry in found:  # the revised file first, as the current one
-        assert entry.first[0] != entry.second[0] and "21CS44_revised.pdf" in entry.first[0], entry
+        assert entry.first != entry.second and "21CS44_revised.pdf" in entry.first, entry
         assert "“revised” in its name" in entry.current
     answer = await answer_question(
         engine,
@@ -354,11 +350,9 @@ def test_the_teachers_list_names_a_list_of_questions_that_differs() -> None:
     found = list_disagreements(
         [("syl", "Syllabus, p. 5", SNIPPET_SYLLABUS), ("log", "Logistics, p. 3", SNIPPET_SLIDES)]
     )
-    assert [(e.kind, e.first[0], e.second[0]) for e in found] == [
-        ("list", "Syllabus, p. 5", "Logistics, p. 3")
-    ]
-    assert found[0].first[1].endswith("3.) What got in the way of my fieldwork?")
-    assert found[0].second[1].endswith("• What slowed you down?")
+    assert [(e.kind, e.first, e.second) for e in found] == [("list", "Syllabus, p. 5", "Logistics, p. 3")]
+    assert found[0].first_text.endswith("3.) What got in the way of my fieldwork?")
+    assert found[0].second_text.endswith("• What slowed you down?")
     steps = "Steps\n1. Open the course site\n2. Upload your PDF\n3. Press submit"
     other = "Steps\n1. Open the course site\n2. Upload your PDF\n3. Email the TA"
     assert list_disagreements([("a", "A", steps), ("b", "B", other)]) == []
@@ -367,6 +361,25 @@ def test_the_teachers_list_names_a_list_of_questions_that_differs() -> None:
         list_disagreements([("syl", "Syllabus, p. 5", SNIPPET_SYLLABUS), ("log", "Logistics, p. 3", same)])
         == []
     )
+
+
+def test_the_teachers_list_is_the_message_it_is_sent_as_and_keeps_its_stored_shape() -> None:
+    """One type for a disagreement the teacher reads: the list's entries are the ``ConflictInfo``
+    the bots receive (no hand conversion between two types), their documents' ids kept for the
+    worker and never sent, and a snapshot stores them as it did before."""
+    from syllabot.shared.schema import ConflictInfo
+    from syllabot.worker.indexes.conflicts import list_disagreements
+    from syllabot.worker.indexes.versions import VersionRecord
+
+    (entry,) = list_disagreements(
+        [("syl", "Syllabus, p. 5", SNIPPET_SYLLABUS), ("log", "Logistics, p. 3", SNIPPET_SLIDES)]
+    )
+    assert isinstance(entry, ConflictInfo) and entry.docs == ("syl", "log")
+    assert "docs" not in entry.model_dump(mode="json")
+    stored = VersionRecord(listed=(entry,)).to_json()
+    first, second = ["Syllabus, p. 5", entry.first_text], ["Logistics, p. 3", entry.second_text]
+    assert stored["listed"] == [[entry.topic, "list", first, second, ["syl", "log"], ""]]
+    assert VersionRecord.from_json(json.loads(json.dumps(stored))).listed == (entry,)
 
 
 def test_the_days_a_question_offers_are_the_values_asked_not_its_topic() -> None:
@@ -586,7 +599,7 @@ async def test_two_homework_sheets_are_no_versions_of_one_due_date(minilm_settin
 def test_a_room_or_a_course_number_dates_no_document() -> None:
     """Only a year printed as a date or a term says which document is current: "Room 2047" is a
     room, so a syllabus of Fall 2014 in that room is not "dated 2047"."""
-    from syllabot.worker.indexes.conflicts import how_current_named
+    from syllabot.worker.text.currency import how_current_named
 
     old = how_current_named(
         "pottery-fall", ["Fall 2014 syllabus. Studio: Kiln Hall, Room 2047; lab CER 2040."]

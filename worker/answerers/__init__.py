@@ -2,7 +2,7 @@
 
 Holds: ``decision`` (the verdict: answered, uncertain or not in the materials), ``extractive``
 (the default, offline answerer quoting the materials) with ``focus`` and ``base`` (citations
-checked and renumbered), ``llm`` and ``streaming`` (any OpenAI-compatible server, falling back to the
+checked and renumbered), ``notes`` (the words of a note that the materials disagree), ``llm`` and ``streaming`` (any OpenAI-compatible server, falling back to the
 extractive answer), ``answer_cache`` and ``pipeline`` (the answer path's one door). :func:`get_answerer`
 gives the answerer the settings name (``SYLLABOT_ANSWERER``).
 

@@ -57,9 +57,9 @@ from syllabot.worker.answerers.decision import (
     weights,
 )
 from syllabot.worker.answerers.focus import ELLIPSIS, QUOTE_CHARS, focus_window
+from syllabot.worker.answerers.notes import lead_with_conflict, lead_with_record
 from syllabot.worker.indexes.breakdown import grade_breakdown
-from syllabot.worker.indexes.conflicts import conflict_of, how_current, lead_with_conflict
-from syllabot.worker.indexes.versions import lead_with_record
+from syllabot.worker.indexes.conflicts import conflict_of
 from syllabot.worker.ingest.chunking import RECORD_JOIN
 from syllabot.worker.ingest.passages import (
     ANNOUNCES,
@@ -75,6 +75,7 @@ from syllabot.worker.query.card import SLOT_OF, CardAnswer
 from syllabot.worker.query.intent import VALUE_PATTERNS, Intent, section_pattern
 from syllabot.worker.query.outlines import Entry, OutlineAsk, outlines_by_document, read_for
 from syllabot.worker.query.reading import Question, read_question
+from syllabot.worker.text.currency import how_current
 from syllabot.worker.text.sentences import split_sentences
 from syllabot.worker.text.terms import term_set, terms
 from syllabot.worker.text.text_caches import PER_TEXT
@@ -769,7 +770,7 @@ def outline_reply(ask: OutlineAsk, hits: Sequence[Hit], related: Sequence[Hit]) 
     """ "How many lectures are there?", "what's the last week", "which lecture is PCA", "is there a
     lecture on ethics": read from the whole numbered outline of the unit asked about (the
     ``related`` passages, ``retrieval.outline_rows``), not from pieces of it, and answered from the
-    most evidently current document that prints one (``conflicts.how_current``, as the grading
+    most evidently current document that prints one (``currency.how_current``, as the grading
     breakdown and the conflict note judge it; then the best-ranked). Citations index ``hits``
     followed by ``related``. None when no document prints such an outline, or none can say (how
     many, from a schedule's later part; a number it does not list): the general answer."""

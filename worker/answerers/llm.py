@@ -48,6 +48,7 @@ from syllabot.worker.answerers.base import (
 )
 from syllabot.worker.answerers.decision import ModelSaid, Reading, decide
 from syllabot.worker.answerers.extractive import ExtractiveAnswerer
+from syllabot.worker.answerers.notes import lead_with_conflict, lead_with_record
 from syllabot.worker.answerers.streaming import (
     CUT_MESSAGE,
     CUT_REASON,
@@ -56,8 +57,7 @@ from syllabot.worker.answerers.streaming import (
     partial_sink,
     read_text,
 )
-from syllabot.worker.indexes.conflicts import Conflict, conflict_of, lead_with_conflict
-from syllabot.worker.indexes.versions import lead_with_record
+from syllabot.worker.indexes.conflicts import Conflict, conflict_of
 
 if TYPE_CHECKING:
     from syllabot.shared.config import Settings

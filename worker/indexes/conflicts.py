@@ -9,15 +9,16 @@ sentences of each retrieved document that are about what was asked are read for 
 value of; two documents disagree when one gives a value the other gives differently for the same
 thing (``clash``). Different wording of one value is agreement: values are compared normalised
 ("Mondays" = "Mon" = "monday"; "11:59PM" = "23:59"; a dated "May 2, 2025" is also a Friday). When
-one side is evidently the current one (revised or updated in its title, file name or text, a later
-printed year, or of two documents with the same title the later upload), it leads and the note says
-why.
+one side is evidently the current one (``worker.text.currency``: a revision said in its name or
+text, a later year printed as a date, or of two documents with the same title the later upload), it
+comes first, with why.
 
 Pure functions over hits and text (no I/O), shared by the answer path (:func:`find_conflict`,
-weighed by ``decision.decide``; :func:`lead_with_conflict`) and the teacher's
-list's outline and list entries (:func:`outline_disagreements`, :func:`list_disagreements`, read
-into the record of versions at index time, ``worker.indexes.versions``). The two stay one module because they
-judge and word a disagreement with the same helpers (``clash``, ``_told_apart``, ``_outline_said``).
+weighed by ``decision.decide``; the note's words are the answerers', ``worker.answerers.notes``) and
+the teacher's list's outline and list entries (:func:`outline_disagreements`,
+:func:`list_disagreements`, read into the record of versions at index time,
+``worker.indexes.versions``). The two stay one module because they judge and name a disagreement
+with the same helpers (``clash``, :func:`tell_apart`, ``_outline_said``).
 """
 
 from __future__ import annotations
@@ -25,12 +26,12 @@ from __future__ import annotations
 import functools
 import itertools
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from syllabot.shared.labels import citation, citation_label, title_key
-from syllabot.shared.schema import Answer, Hit
+from syllabot.shared.labels import citation_label, title_key
+from syllabot.shared.schema import ConflictInfo, Hit
 from syllabot.worker.query.outlines import (
     Outline,
     OutlineAsk,
@@ -42,33 +43,19 @@ from syllabot.worker.query.outlines import (
     same_entry,
 )
 from syllabot.worker.query.reading import Question, read_question
-from syllabot.worker.query.values import MONTH_NAMES, Value, from_a_date, other_terms, topic_of, values_in
+from syllabot.worker.query.values import Value, from_a_date, other_terms, topic_of, values_in
+from syllabot.worker.text.currency import current_first, how_current
 from syllabot.worker.text.documents import Chunk
 from syllabot.worker.text.sentences import ITEM_START, ROUND_BULLETS, looks_like_code, split_sentences
 from syllabot.worker.text.terms import terms
 
 if TYPE_CHECKING:
-    from syllabot.worker.answerers.decision import Verdict
     from syllabot.worker.indexes.retrieval import SearchResult
 
-#: A year printed as part of a date or a term ("May 2, 2025", "Spring 2026", "03/14/2025",
-#: "2025-03-14", "Revised 2026", "© 2024"): a number that is not a date ("Room 2047", "CS 2040",
-#: a count) dates nothing.
-_YEAR = re.compile(
-    rf"\b(?:{MONTH_NAMES})\.?\s+(?:\d{{1,2}}(?:st|nd|rd|th)?,?\s+)?(19[89]\d|20[0-4]\d)\b"
-    r"|\b(?:spring|summer|fall|autumn|winter|semester|term|revised|updated|version\s+of)\W{0,3}(19[89]\d|20[0-4]\d)\b"
-    r"|(?:©|\(c\)|copyright)\s*(19[89]\d|20[0-4]\d)\b"
-    r"|\b\d{1,2}[/.]\d{1,2}[/.](19[89]\d|20[0-4]\d)\b|\b(19[89]\d|20[0-4]\d)-\d{2}-\d{2}\b",
-    re.IGNORECASE,
-)
 #: Two descriptions of one unit agree when they share at least this share of their words
 #: ("implement an experiment" = "implement your experiment"; "collect data" is not "human subjects
 #: training, collect data").
 _ITEM_AGREES = 0.5
-_NEWER_WORDS = re.compile(
-    r"\b(revised|updated|update|new(?:er|est)?|latest|current|amended|v\d+)\b", re.IGNORECASE
-)
-_OLDER_WORDS = re.compile(r"\b(old(?:er)?|outdated|previous|draft|superseded|archive[d]?)\b", re.IGNORECASE)
 
 
 #: A slide's bullet on a line of its own ("\n•Week 7: Collect data"), as the chunker writes them.
@@ -131,78 +118,9 @@ class Conflict:
     kind: str
     sides: tuple[Side, ...]  # the current one first when one is evidently current
     current_reason: str = ""
-    remark: str = ""  # said after both sides ("The notes never print SQLite.")
     #: what the values that differ are of, when narrower than the sides' sentences (a table row's
     #: "short presentations" in a grading table): the words a question must ask about
     about: frozenset[str] = frozenset()
-
-
-#: A document saying it is a revision: "Revised: January 2026", "updated on 3/4", "last updated 2025",
-#: "this notice updates …" (not "the Revised Universal Soil Loss Equation", a name).
-_SAYS_REVISED = re.compile(
-    rf"\b(revised|updated)\b\s*(?:on|in|:|-|–)?\s*(?=\d|(?:{MONTH_NAMES})\b)"
-    r"|\b(this notice updates|supersedes|replaces)\b",
-    re.IGNORECASE,
-)
-
-
-def says_revised(text: str) -> bool:
-    """Whether ``text`` says it is a revision, with a date: "Revised: January 2026", "updated on
-    3/4", "last updated 2025" (``_SAYS_REVISED`` without its "this notice updates" half)."""
-    found = _SAYS_REVISED.search(text)
-    return found is not None and found.group(1) is not None
-
-
-#: How evidently current a document is (:func:`how_current`): said current (+1) or old (-1), the
-#: latest year it prints, and why in a few words.
-Currency = tuple[int, int, str]
-
-
-def how_current(hit: Hit, texts: Iterable[str]) -> Currency:
-    """How evidently current the document of ``hit`` is (:func:`how_current_named`)."""
-    return how_current_named(f"{hit.file} {hit.title} {hit.label}", texts)
-
-
-def how_current_named(name: str, texts: Iterable[str]) -> Currency:
-    """How evidently current a document is: +1 when its name or title (``name``) says so
-    ("revised", "updated", "v2") or its text does ("Revised: January 2026", "this notice
-    updates"), -1 when its name says it is old; the latest year it prints; and the reason in a few
-    words."""
-    name = name.replace("_", " ").replace("-", " ")
-    body = " ".join(texts)
-    years = [int(next(y for y in groups if y)) for groups in _YEAR.findall(body)]
-    latest = max(years) if years else 0
-    named = _NEWER_WORDS.search(name)
-    if named:
-        return 1, latest, f"“{named.group(0)}” in its name"
-    said = _SAYS_REVISED.search(body)
-    if said:
-        return (
-            1,
-            latest,
-            f"it says it is {said.group(1).lower()}" if said.group(1) else "it says it updates the others",
-        )
-    if _OLDER_WORDS.search(name):
-        return -1, latest, ""
-    return 0, latest, ""
-
-
-def current_first(a: tuple[Currency, str, str], b: tuple[Currency, str, str]) -> tuple[int, str]:
-    """Which of two documents, each (:data:`Currency`, display title, first upload time), the
-    materials say is current: 0 or 1 and why, or (0, "") when they do not say. Said current or old
-    first, then the later printed year, then, of two files of one title both kept, the later
-    upload (most likely the new version)."""
-    ((sa, ya, why_a), title_a, up_a), ((sb, yb, why_b), title_b, up_b) = a, b
-    if sa != sb:
-        first, why = (0, why_a) if sa > sb else (1, why_b)
-        if why:
-            return first, why
-    if ya and yb and ya != yb:
-        return (0 if ya > yb else 1), f"it is dated {max(ya, yb)}, the other {min(ya, yb)}"
-    if title_a and title_a == title_b and up_a and up_b and up_a != up_b:
-        later = 0 if up_a > up_b else 1
-        return later, f"it was uploaded later ({max(up_a, up_b)[:10]}) under the same title"
-    return 0, ""
 
 
 def _best_sentences(question_topic: frozenset[str], text: str) -> list[tuple[float, str]]:
@@ -621,78 +539,18 @@ def _ordered(kind: str, a: Side, b: Side) -> Conflict:
     return Conflict(kind, (a, b) if first == 0 else (b, a), why)
 
 
-def _said(side: Side) -> str:
-    """What a side is quoted as saying: a schedule's line for the unit asked about ("Week 7: Collect
-    data") on its own, else the sentence around its values."""
-    kinds = {v.kind for v in side.found}
-    if kinds == {"item"}:
-        return "; ".join(side.quoted)
-    return _excerpt(side.sentence, side.quoted)
-
-
-def _excerpt(sentence: str, quoted: Sequence[str], width: int = 180) -> str:
-    text = " ".join(sentence.split())
-    if len(text) <= width:
-        return text
-    at = max(0, text.find(quoted[0]) if quoted else 0)
-    start = max(0, at - width // 3)
-    piece = text[start : start + width].strip()
-    return ("…" if start else "") + piece + ("…" if start + width < len(text) else "")
-
-
 def told_apart(sides: Sequence[tuple[Chunk, str]]) -> list[tuple[str, str]]:
     """(citation label, sentence) of each side read from a chunk, labels told apart by file."""
-    names = _told_apart([citation_label(c) for c, _ in sides], [c.file for c, _ in sides])
+    names = tell_apart([citation_label(c) for c, _ in sides], [c.file for c, _ in sides])
     return [(name, text) for name, (_, text) in zip(names, sides, strict=True)]
 
 
-def _told_apart(labels: Sequence[str], names: Sequence[str]) -> list[str]:
+def tell_apart(labels: Sequence[str], names: Sequence[str]) -> list[str]:
     """Citation labels, each followed by its file or document name when two are the same (two
     files of one title), so that a reader can tell the sides apart."""
     if len(set(labels)) == len(labels):
         return list(labels)
     return [f"{label} ({name})" for label, name in zip(labels, names, strict=True)]
-
-
-def render_conflict(conflict: Conflict, numbers: Sequence[int] = ()) -> str:
-    """The plain words an answer leads with (no platform markup: each front-end renders the text);
-    ``numbers``: each side's citation number, written "[n]" after its name."""
-    names = _told_apart([side.label for side in conflict.sides], [side.file for side in conflict.sides])
-    if numbers:
-        names = [f"{name} [{n}]" for name, n in zip(names, numbers, strict=True)]
-    parts = [f"{name} says “{_said(side)}”" for name, side in zip(names, conflict.sides, strict=True)]
-    remark = f" {conflict.remark}" if conflict.remark else ""
-    if conflict.current_reason:
-        lead, rest = conflict.sides[0], parts[1:]
-        return (
-            f"{DISAGREE_LEAD}. The current one looks like {names[0]} ({conflict.current_reason}): "
-            f"it says “{_said(lead)}”; " + "; ".join(rest) + "." + remark
-        )
-    return f"{DISAGREE_LEAD}: " + "; ".join(parts) + "." + remark
-
-
-def shows(conflict: Conflict, text: str) -> bool:
-    """Whether ``text`` holds the note of ``conflict`` (each side's words as the note quotes them)."""
-    return DISAGREE_LEAD in text and all(f"“{_said(side)}”" in text for side in conflict.sides)
-
-
-def lead_with_note(answer: Answer, conflict: Conflict) -> Answer:
-    """``answer`` led by the note of ``conflict``, each side cited (numbered after the answer's own
-    citations unless one already cites its passage's page) and its number written in the note."""
-    citations = list(answer.citations)
-    numbers = []
-    for side in conflict.sides:
-        cited = next((c.n for c in citations if c.doc_id == side.doc_id and c.page == side.hit.page), None)
-        if cited is None:
-            cited = len(citations) + 1
-            citations.append(citation(cited, side.hit))
-        numbers.append(cited)
-    text = f"{render_conflict(conflict, numbers)}\n\n{answer.text}"
-    return answer.model_copy(update={"text": text, "citations": citations})
-
-
-#: How every answer that reports a disagreement begins (``syllabot eval`` counts it).
-DISAGREE_LEAD = "Your materials disagree"
 
 
 def conflict_of(result: SearchResult, question: Question | None = None) -> Conflict | None:
@@ -702,57 +560,7 @@ def conflict_of(result: SearchResult, question: Question | None = None) -> Confl
     return find_conflict(question or result.asked, result.hits, related=result.related, versions=versions)
 
 
-def lead_with_conflict(answer: Answer, conflict: Conflict | None, verdict: Verdict | None) -> Answer:
-    """``answer`` led by the disagreement its verdict weighed (``decision.decide``: a conflict on the
-    asked fact proves the materials speak of it), both sides cited, the evidently current one first.
-
-    Only the text is composed here; the status is the verdict's. When the verdict found an answer
-    beside the note (``verdict.beside``), that answer follows the note; otherwise the note is the
-    whole reply, citing the two sides ("how much is the see worth for os" retrieves the textbook
-    list, but the syllabus and the revision notice each give the SEE marks)."""
-    if conflict is None or verdict is None or verdict.reason != "conflict":
-        return answer
-    if verdict.beside is not None:
-        return lead_with_note(answer, conflict)
-    cited = [side.hit for side in conflict.sides]
-    return answer.model_copy(
-        update={
-            "text": render_conflict(conflict, range(1, len(cited) + 1)),
-            "general_knowledge": None,
-            "citations": [citation(n, hit) for n, hit in enumerate(cited, 1)],
-        }
-    )
-
-
-@dataclass(frozen=True)
-class Disagreement:
-    """One fact on which two documents of a collection disagree, for the teacher: an entry of the
-    record of versions (``worker.indexes.versions``), which the teacher's list reads."""
-
-    topic: str
-    kind: str
-    first: tuple[str, str]  # (citation label, sentence)
-    second: tuple[str, str]
-    docs: tuple[str, str] = ("", "")  # the two documents' ids
-    current: str = ""  # why the first is the current one; "" when the materials do not say
-
-    def to_json(self) -> list[object]:
-        return [self.topic, self.kind, list(self.first), list(self.second), list(self.docs), self.current]
-
-    @classmethod
-    def from_json(cls, data: Sequence[Any]) -> Disagreement:
-        topic, kind, first, second, docs, current = data
-        return cls(
-            str(topic),
-            str(kind),
-            (first[0], first[1]),
-            (second[0], second[1]),
-            (docs[0], docs[1]),
-            str(current),
-        )
-
-
-def list_disagreements(passages: Sequence[tuple[str, str, str]], limit: int = 20) -> list[Disagreement]:
+def list_disagreements(passages: Sequence[tuple[str, str, str]], limit: int = 20) -> list[ConflictInfo]:
     """The teacher's list's entries for a list of questions printed in two documents with a
     question that differs (:func:`list_difference`; the weekly snippet's "What are the impediments
     to my progress?" against "What are you stuck on?"): ``passages`` are (doc_id, citation label,
@@ -768,7 +576,7 @@ def list_disagreements(passages: Sequence[tuple[str, str, str]], limit: int = 20
     for i, (_, _, listed) in enumerate(lists):
         for term in listed.item_words:
             by_term.setdefault(term, []).append(i)
-    found: dict[tuple[str, str], Disagreement] = {}
+    found: dict[tuple[str, str], ConflictInfo] = {}
     for i, (doc_a, label_a, a) in enumerate(lists):
         shared: dict[int, int] = {}
         for term in a.item_words:
@@ -782,19 +590,21 @@ def list_disagreements(passages: Sequence[tuple[str, str, str]], limit: int = 20
                 continue
             first, second = sorted((doc_a, doc_b))
             if (first, second) not in found:
-                name_a, name_b = _told_apart([label_a, label_b], [doc_a, doc_b])
+                name_a, name_b = tell_apart([label_a, label_b], [doc_a, doc_b])
                 about = " ".join(sorted(a.lead & b.lead)[:4]) or "a list of questions"
-                found[first, second] = Disagreement(
-                    about,
-                    "list",
-                    (name_a, " ".join(differ[0])),
-                    (name_b, " ".join(differ[1])),
-                    (doc_a, doc_b),
+                found[first, second] = ConflictInfo(
+                    topic=about,
+                    kind="list",
+                    first=name_a,
+                    first_text=" ".join(differ[0]),
+                    second=name_b,
+                    second_text=" ".join(differ[1]),
+                    docs=(doc_a, doc_b),
                 )
     return list(found.values())[:limit]
 
 
-def outline_disagreements(outlines: Sequence[tuple[str, str, str, Outline[int]]]) -> list[Disagreement]:
+def outline_disagreements(outlines: Sequence[tuple[str, str, str, Outline[int]]]) -> list[ConflictInfo]:
     """The teacher's list's entries for numbered outlines: ``outlines`` are (course, doc_id,
     label, outline) of the collection's documents. Two documents of one course whose outlines of
     one unit differ are listed by their lengths when both start at 1 and the lengths differ (a
@@ -804,19 +614,25 @@ def outline_disagreements(outlines: Sequence[tuple[str, str, str, Outline[int]]]
     differ, so only the first is listed. Before it, an entry taught in parts in one outline and
     whole in the other is listed too (the README's "14. Google Compute Engine - Part 1 - Part 2"
     against the syllabus's "14. Virtual machines / cloud servers (Google Compute Engine)")."""
-    found: list[Disagreement] = []
+    found: list[ConflictInfo] = []
     for i, (course_a, doc_a, label_a, a) in enumerate(outlines):
         for course_b, doc_b, label_b, b in outlines[i + 1 :]:
             if course_a != course_b or doc_a == doc_b or a.unit != b.unit:
                 continue
-            name_a, name_b = _told_apart([label_a, label_b], [doc_a, doc_b])
+            name_a, name_b = tell_apart([label_a, label_b], [doc_a, doc_b])
             count = OutlineAsk(a.unit, "count")
             ra, rb = read_for(a, count), read_for(b, count)
             if ra is not None and rb is not None and readings_differ(ra, rb):
                 said_a, said_b = _outline_said(ra, a.unit), _outline_said(rb, b.unit)
                 found.append(
-                    Disagreement(
-                        f"how many {a.unit}s", "outline", (name_a, said_a), (name_b, said_b), (doc_a, doc_b)
+                    ConflictInfo(
+                        topic=f"how many {a.unit}s",
+                        kind="outline",
+                        first=name_a,
+                        first_text=said_a,
+                        second=name_b,
+                        second_text=said_b,
+                        docs=(doc_a, doc_b),
                     )
                 )
             numbered = {e.number: e for e in b.entries}
@@ -828,8 +644,14 @@ def outline_disagreements(outlines: Sequence[tuple[str, str, str, Outline[int]]]
                 if renamed or parts_of([entry]) != parts_of([other]):  # or one lecture against two parts
                     topic = f"{a.unit} {entry.number}"
                     found.append(
-                        Disagreement(
-                            topic, "outline", (name_a, entry.text), (name_b, other.text), (doc_a, doc_b)
+                        ConflictInfo(
+                            topic=topic,
+                            kind="outline",
+                            first=name_a,
+                            first_text=entry.text,
+                            second=name_b,
+                            second_text=other.text,
+                            docs=(doc_a, doc_b),
                         )
                     )
                 if renamed:

@@ -289,18 +289,7 @@ class Engine:
         snapshot = self.snapshot(validate_collection_name(collection))
         if snapshot is None:
             raise NothingToIndex(f"collection '{collection}' has no index; index some documents first")
-        return [
-            ConflictInfo(
-                topic=d.topic,
-                kind=d.kind,
-                first=d.first[0],
-                first_text=d.first[1],
-                second=d.second[0],
-                second_text=d.second[1],
-                current=d.current,
-            )
-            for d in disagreements(snapshot)
-        ]
+        return disagreements(snapshot)
 
     def sources(self, collection: str) -> list[SourceInfo]:
         docs = self.store.documents(collection)

@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from syllabot.shared.labels import citation_label
+from syllabot.shared.schema import ConflictInfo
 from syllabot.worker.indexes.conflicts import (
-    Disagreement,
     list_disagreements,
     outline_disagreements,
     told_apart,
@@ -82,15 +82,20 @@ class IndexSnapshot:
 
     @property
     def versions(self) -> VersionRecord:
-        """The record of the documents' versions (``worker.indexes.versions.record_of``): their
+        """The record of the documents' versions (:meth:`build_versions`), built on first use when
+        neither built with the snapshot nor loaded with it."""
+        return self._versions if self._versions is not None else self.build_versions()
+
+    def build_versions(self) -> VersionRecord:
+        """Build the record of the documents' versions (``worker.indexes.versions.record_of``): their
         disagreements, newest first, which documents are versions of each other, and the
-        teacher's list of them (:meth:`_listed`)."""
-        if self._versions is None:
-            record = record_of(self.chunks, self.superseded.tolist())
-            self._versions = dataclasses.replace(record, listed=self._listed(record))
+        teacher's list of them (:meth:`_listed`). ``build_snapshot`` calls it, so the record is
+        built at index time, not by the first question."""
+        record = record_of(self.chunks, self.superseded.tolist())
+        self._versions = dataclasses.replace(record, listed=self._listed(record))
         return self._versions
 
-    def _listed(self, record: VersionRecord) -> tuple[Disagreement, ...]:
+    def _listed(self, record: VersionRecord) -> tuple[ConflictInfo, ...]:
         """The teacher's list: the record's disagreements between aligned statements, and of two
         current documents that are versions of each other the numbered outlines that differ
         (``conflicts.outline_disagreements``) and the lists of questions with a question that
@@ -99,10 +104,20 @@ class IndexSnapshot:
         chunks = self.chunks
         entries = []
         for entry in record.entries:
-            first, second = told_apart([(chunks[side.row], side.text) for side in entry.sides])
-            docs = (entry.sides[0].doc_id, entry.sides[1].doc_id)
+            (first, first_text), (second, second_text) = told_apart(
+                [(chunks[side.row], side.text) for side in entry.sides]
+            )
             entries.append(
-                Disagreement(entry.about or entry.kind, entry.kind, first, second, docs, entry.current_reason)
+                ConflictInfo(
+                    topic=entry.about or entry.kind,
+                    kind=entry.kind,
+                    first=first,
+                    first_text=first_text,
+                    second=second,
+                    second_text=second_text,
+                    docs=(entry.sides[0].doc_id, entry.sides[1].doc_id),
+                    current=entry.current_reason,
+                )
             )
         # of documents that are versions of each other only: two decks' lists of steps, or a
         # collection of copies read pair by pair, are no versions
@@ -362,5 +377,5 @@ def build_snapshot(
     snapshot = IndexSnapshot(
         version, collection, embedder_id, dim, matrix, chunks, keyword, built_at, _card=read_card(chunks)
     )
-    snapshot.versions  # noqa: B018 -- the record is built at index time, not by the first question
+    snapshot.build_versions()
     return snapshot

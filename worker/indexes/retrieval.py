@@ -20,14 +20,13 @@ import numpy as np
 
 from syllabot.shared.config import Settings
 from syllabot.shared.labels import citation_label, display_title
-from syllabot.shared.schema import Hit
+from syllabot.shared.schema import ConflictInfo, Hit
 from syllabot.shared.threads import Turn
 from syllabot.worker.indexes.breakdown import prints_weights
 from syllabot.worker.indexes.conflicts import (
     READ_HITS,
     Candidate,
     Conflict,
-    Disagreement,
     Side,
     more_to_read,
 )
@@ -417,7 +416,7 @@ def recorded_for(snapshot: IndexSnapshot, passages: Sequence[Hit]) -> list[Confl
     return [Conflict(key[0], tuple(sides), reasons[key], about=about[key]) for key, sides in grouped.items()]
 
 
-def disagreements(snapshot: IndexSnapshot) -> list[Disagreement]:
+def disagreements(snapshot: IndexSnapshot) -> list[ConflictInfo]:
     """The teacher's list (`syllabot conflicts`): the snapshot's record of versions, as the teacher
     reads it (``IndexSnapshot.versions.listed``), newest first."""
     return list(snapshot.versions.listed)

@@ -8,7 +8,7 @@ carrying the other version rarely shares a word with the student's question ("Fa
 reading what the question retrieved, never sees it. Here, once per index snapshot, every pair of
 documents that are likely versions or restatements of each other is aligned unit by unit, and
 each aligned pair of units stating a value differently is recorded, with both places and which
-side is current. The answer reads the record (``retrieval.recorded_for``, :func:`lead_with_record`),
+side is current. The answer reads the record (``retrieval.recorded_for``, ``answerers.notes.lead_with_record``),
 the question-time check compares only documents it calls versions (:meth:`VersionRecord.related`),
 and the teacher's list (`syllabot conflicts`) is the record itself (``IndexSnapshot.versions``).
 
@@ -26,8 +26,9 @@ One general mechanism, no per-course patterns:
 4. **Disagreement** (:func:`differ`): an aligned pair whose values of one kind (dates, days,
    times, percentages, counts, durations, editions, marks, versions) differ. Two terms' calendars
    and two documents' own dates are not compared.
-5. **Current**: the versions machinery (``conflicts.how_current_named``, ``current_first``:
-   revised/updated in the name or text, the later printed year, the later upload of one title).
+5. **Current**: the one rule of ``worker.text.currency`` (``how_current_named``, ``current_first``:
+   a revision said in the name or text, the later year printed as a date, the later upload of one
+   title); a document that says it is a revision is a version of every other one.
 
 Pure functions over chunks (no I/O); the record is built by ``index.build_snapshot`` and stored
 with the snapshot (``IndexSnapshot.to_fields``), so it is versioned with it.
@@ -44,18 +45,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from syllabot.shared.labels import title_key
-from syllabot.shared.schema import Answer, Hit
-from syllabot.worker.indexes.conflicts import (
-    DISAGREE_LEAD,
-    Conflict,
-    Currency,
-    Disagreement,
-    clash,
-    current_first,
-    how_current_named,
-    lead_with_note,
-    says_revised,
-)
+from syllabot.shared.schema import ConflictInfo
+from syllabot.worker.indexes.conflicts import Conflict, clash
 from syllabot.worker.ingest.chunking import chunk_body
 from syllabot.worker.query.reading import Question
 from syllabot.worker.query.values import (
@@ -69,19 +60,16 @@ from syllabot.worker.query.values import (
     Value,
     from_a_date,
     other_terms,
+    read_values,
     topic_of,
     unit_tokens,
-    values_in,
 )
+from syllabot.worker.text.currency import Currency, current_first, how_current_named
 from syllabot.worker.text.documents import Chunk
 from syllabot.worker.text.sentences import ROUND_BULLETS, looks_like_code, split_sentences_once
 from syllabot.worker.text.terms import terms
 from syllabot.worker.text.text_caches import PER_TEXT
-
-#: Uncached readers: the record reads every unit of a collection once, and going through the
-#: question path's per-text caches would evict the passages questions keep coming back to.
-_values = values_in.__wrapped__
-_sentences = split_sentences_once
+from syllabot.worker.text.value_shapes import THING_NUMBER
 
 #: The kinds of value whose difference is a disagreement ("item", a schedule line's description,
 #: was compared too; deleted: no gain held out).
@@ -96,7 +84,7 @@ _JOINED = re.compile(r"(?:[–—\-&,/]|\b(?:to|and|or|through|until|from|betwee
 #: A thing with its number ("Homework 2", "Prelim 1", "Design 217"): one word of the unit, so that
 #: homework 1's line never aligns with homework 2's.
 _NUMBERED = re.compile(
-    r"\b([a-z]{3,})\s+#?(\d{1,3})\b(?![/.:\-–]?\d|\s*(?:%|[ap]\.?m\b|st\b|nd\b|rd\b|th\b"
+    rf"\b([a-z]{{3,}})\s+#?({THING_NUMBER})\b(?![/.:\-–]?\d|\s*(?:%|[ap]\.?m\b|st\b|nd\b|rd\b|th\b"
     r"|(?:day|week|hour|minute|month|year|point|mark|page|credit|percent)s?\b))",
     re.IGNORECASE,
 )
@@ -145,7 +133,10 @@ def _rows(sentence: str) -> list[str]:
 
 
 def _pieces(body: str) -> Iterable[str]:
-    for sentence in _sentences(body):
+    """A passage's statements: sentences, flattened bullets and table rows (read uncached, as
+    :func:`_unit_values` reads values: the record reads every unit of a collection once, and the
+    question path's per-text caches would evict the passages questions keep coming back to)."""
+    for sentence in split_sentences_once(body):
         for part in _INLINE_BULLET.split(sentence):
             yield from _rows(part)
 
@@ -200,12 +191,13 @@ def _numbered_in(words: frozenset[str]) -> tuple[tuple[str, str], ...]:
 
 
 #: A file name's number glued to its word ("homework1", "lecture03"): read apart.
-_STEM_NUMBER = re.compile(r"\b([A-Za-z]{3,})(\d{1,3})\b")
+_STEM_NUMBER = re.compile(rf"\b([A-Za-z]{{3,}})({THING_NUMBER})\b")
 
 
 @functools.lru_cache(maxsize=4096)
 def _unit_values(text: str) -> tuple[Value, ...]:
-    return tuple(v for v in _values(text) if v.kind in KINDS)
+    """A unit's values of the kinds compared (``values.read_values``, uncached: see :func:`_pieces`)."""
+    return tuple(v for v in read_values(text) if v.kind in KINDS)
 
 
 class Weights:
@@ -250,9 +242,13 @@ ANCHOR_AT = 0.8
 MIN_ANCHORS = 3
 
 
-def _chain(pairs: Sequence[tuple[int, int, float]]) -> list[tuple[int, int, float]]:
-    """The heaviest chain of pairs increasing in both positions (a sequence alignment over the
-    candidate pairs): O(k log k) with a running best per second position."""
+def align(pairs: Sequence[tuple[int, int, float]]) -> list[tuple[int, int, float]]:
+    """The aligned units of two documents, in order: (index in one, index in the other,
+    similarity). ``pairs`` are the candidates (units worded alike, :func:`_alike`); the heaviest
+    chain of them increasing in both positions is kept (a sequence alignment over the candidate
+    pairs): O(k log k) with a running best per second position. A unit alone between two aligned
+    neighbours (a substitution) and a statement moved elsewhere (each other's most similar) were
+    aligned too; both were deleted: no gain held out, and the second added a false entry there."""
     ordered = sorted(pairs, key=lambda p: (p[0], -p[1]))
     # best chain ending at each pair; a sorted list of (j, best weight so far, pair index)
     weight = [0.0] * len(ordered)
@@ -284,15 +280,6 @@ def _chain(pairs: Sequence[tuple[int, int, float]]) -> list[tuple[int, int, floa
         out.append(ordered[k])
         k = back[k]
     return out[::-1]
-
-
-def align(pairs: Sequence[tuple[int, int, float]]) -> list[tuple[int, int, float]]:
-    """The aligned units of two documents, in order: (index in one, index in the other,
-    similarity). ``pairs`` are the candidates (units worded alike, :func:`_alike`); the heaviest
-    in-order chain of them is kept (:func:`_chain`). A unit alone between two aligned neighbours
-    (a substitution) and a statement moved elsewhere (each other's most similar) were aligned too;
-    both were deleted: no gain held out, and the second added a false entry there."""
-    return _chain(pairs)
 
 
 #: A word in more of the collection's documents than this share (and more than two) finds no
@@ -508,39 +495,6 @@ def printed_in(unit: str, text: str) -> bool:
     return _flat(unit) in _flat(text)
 
 
-def lead_with_record(answer: Answer, recorded: Sequence[Conflict], question: Question) -> Answer:
-    """``answer`` led by a recorded disagreement (:func:`recorded_for`) one side of which it
-    quotes: "Your materials disagree", both sides quoted and cited, the current one first, then
-    the answer as it was. Applied to the final answer (either answerer's, confident or "I can't
-    tell"), keyed by what it cites: a passage it cites printing a side of a disagreement on what
-    ``question`` asks (:func:`asked_about`; a schedule quoted whole for another question prints
-    every recorded line of it). An answer that already leads with the question-time check's note
-    keeps it."""
-    if not recorded or answer.status == "not_in_materials" or DISAGREE_LEAD in answer.text:
-        return answer
-    chosen = next(
-        (
-            conflict
-            for conflict in recorded
-            if asked_about(conflict, question) and any(_cites(answer, side.hit) for side in conflict.sides)
-        ),
-        None,
-    )
-    if chosen is None:
-        return answer
-    return lead_with_note(answer, chosen)
-
-
-def _cites(answer: Answer, hit: Hit) -> bool:
-    """Whether ``answer`` cites the passage ``hit`` (its document, on one of its pages)."""
-    last = hit.page_end or hit.page
-    return any(
-        c.doc_id == hit.doc_id
-        and (hit.page is None or c.page is None or hit.page <= c.page <= (last or c.page))
-        for c in answer.citations
-    )
-
-
 #: The kinds of value a question about when something happens asks, as one.
 _WHEN = frozenset({"date", "weekday", "time"})
 
@@ -602,7 +556,7 @@ class VersionRecord:
     pairs: frozenset[tuple[str, str]] = frozenset()
     #: the teacher's list (`syllabot conflicts`): the entries as the teacher reads them, with the
     #: numbered outlines and lists of questions of two documents that differ, newest first
-    listed: tuple[Disagreement, ...] = ()
+    listed: tuple[ConflictInfo, ...] = ()
 
     def related(self, a: str, b: str) -> bool:
         """Whether documents ``a`` and ``b`` are versions or restatements of each other."""
@@ -612,15 +566,43 @@ class VersionRecord:
         return {
             "entries": [r.to_json() for r in self.entries],
             "pairs": sorted(self.pairs),
-            "listed": [d.to_json() for d in self.listed],
+            "listed": [_listed_to_json(d) for d in self.listed],
         }
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> VersionRecord:
         entries = tuple(Recorded.from_json(r) for r in data.get("entries", ()))
         pairs = frozenset((str(a), str(b)) for a, b in data.get("pairs", ()))
-        listed = tuple(Disagreement.from_json(d) for d in data.get("listed", ()))
+        listed = tuple(_listed_from_json(d) for d in data.get("listed", ()))
         return cls(entries, pairs, listed)
+
+
+def _listed_to_json(entry: ConflictInfo) -> list[object]:
+    """A teacher's-list entry as the snapshot stores it: [topic, kind, [label, text] of each side,
+    [doc ids], why current] (the stored shape of snapshots indexed before the entry was a
+    ``ConflictInfo``)."""
+    return [
+        entry.topic,
+        entry.kind,
+        [entry.first, entry.first_text],
+        [entry.second, entry.second_text],
+        list(entry.docs),
+        entry.current,
+    ]
+
+
+def _listed_from_json(data: Sequence[Any]) -> ConflictInfo:
+    topic, kind, first, second, docs, current = data
+    return ConflictInfo(
+        topic=str(topic),
+        kind=str(kind),
+        first=str(first[0]),
+        first_text=str(first[1]),
+        second=str(second[0]),
+        second_text=str(second[1]),
+        docs=(str(docs[0]), str(docs[1])),
+        current=str(current),
+    )
 
 
 def _numbered_apart(a: _Doc, b: _Doc) -> bool:
@@ -628,30 +610,6 @@ def _numbered_apart(a: _Doc, b: _Doc) -> bool:
     ("homework1.pdf" and "homework3.pdf", "Lecture 19: …" and "Lecture 20: …"): two of a series,
     never versions of each other, however much boilerplate they share."""
     return _other_number(a.identity, b.identity)
-
-
-#: A document that says it revises the others: in its name ("…_revised.pdf", "…-update-2026.md",
-#: "Syllabus v2"), or in its text ("this notice updates the 21CS44 syllabus", "Updated: 12 January
-#: 2026": the word with the date after it, ``conflicts.how_current_named``'s reading).
-_REVISION_NAME = re.compile(
-    r"\b(?:revised|revision|updated?|amended|v[2-9]|new(?:er|est)?\s+version)\b", re.IGNORECASE
-)
-_REVISES = re.compile(
-    r"\bthis\s+(?:notice|document|version|syllabus|schedule|announcement|update|revision)\s+"
-    r"(?:updates|supersedes|replaces|revises|amends|corrects)\b",
-    re.IGNORECASE,
-)
-
-
-def _declares_update(doc: _Doc, chunks: Sequence[Chunk]) -> bool:
-    """A document that says of itself that it revises the others (a notice that "updates the
-    syllabus", a file named "revised", "Updated: 12 January 2026" at its head): a version of every
-    other document of the collection."""
-    first = chunks[doc.rows[0]]
-    name = f"{first.file} {first.title} {first.cite_title or ''}".replace("_", " ").replace("-", " ")
-    return bool(_REVISION_NAME.search(name)) or any(
-        _REVISES.search(chunks[r].text) or says_revised(chunks[r].text) for r in doc.rows
-    )
 
 
 def record_of(chunks: Sequence[Chunk], left_out: Sequence[bool] | None = None) -> VersionRecord:
@@ -700,7 +658,7 @@ def record_of(chunks: Sequence[Chunk], left_out: Sequence[bool] | None = None) -
             about_words = " ".join(sorted(about)) if about else _about(ua, ub, weights)
             found.append((s, Recorded(kind, about_words, sides, why, newest, bool(about))))
     for doc in docs:
-        if _declares_update(doc, chunks):
+        if doc.currency[0] > 0:  # it says it revises the others (``currency.claims_revision``)
             related.update((doc.doc_id, other.doc_id) for other in docs if other is not doc)
     found.sort(key=lambda item: (item[1].newest, item[0]), reverse=True)
     return VersionRecord(tuple(entry for _, entry in found), frozenset(related))

@@ -282,7 +282,7 @@ def summarise(rows: Sequence[EvalRow]) -> dict:
 def conflict_summary(rows: Iterable[tuple[bool, str]]) -> dict[str, int | float | None]:
     """For an eval file with ``conflict: true`` questions (their documents disagree on the asked
     fact): how many answers say the materials disagree, and how many other answers do (false)."""
-    from syllabot.worker.indexes.conflicts import DISAGREE_LEAD
+    from syllabot.worker.answerers.notes import DISAGREE_LEAD
 
     pairs = [(conflict, DISAGREE_LEAD in text) for conflict, text in rows]
     noted = sum(1 for conflict, said in pairs if conflict and said)

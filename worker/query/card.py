@@ -37,9 +37,11 @@ from dataclasses import dataclass, field, replace
 from syllabot.shared.wording import clip
 from syllabot.worker.ingest.chunking import RECORD_JOIN, field_key
 from syllabot.worker.query.values import values_in
+from syllabot.worker.text.currency import term_of, term_order
 from syllabot.worker.text.documents import Chunk
 from syllabot.worker.text.sentences import split_sentences
 from syllabot.worker.text.terms import term_set
+from syllabot.worker.text.value_shapes import PERCENT, YEAR
 from syllabot.worker.text.vocabulary import common
 
 _I = re.IGNORECASE
@@ -459,14 +461,8 @@ PLACE = re.compile(
     r"\b(?:room|rm\.?|hall|building|bldg\.?|auditorium|library|lab(?:oratory)?|center|centre|house|classroom|annex|tower)\b"
     r"|\b[A-Z][a-z]+\s+(?:[A-Z]{0,2}\d{1,4}[A-Z]?|\d{1,4}[-–]\d{1,4})\b|\b[A-Z]{1,4}\([A-Z]\)\s*\d{2,4}[A-Z]?\b|\b[A-Z]{2,}\s+[A-Z]\d{3,4}[A-Z]?\b|(?i:\bzoom\b|\bonline\b|\bremote(?:ly)?\b|\bin\s+person\b|\bvirtual\b)",
 )
-_PERCENT_OR_POINTS = re.compile(r"\d\s*%|\b\d+(?:\.\d+)?\s*(?:percent|points?|pts)\b", _I)
+_POINTS = re.compile(r"\b\d+(?:\.\d+)?\s*(?:points?|pts)\b", _I)
 _SCALE = re.compile(r"\b[ABCDF][+-]?\s*[:(=]?\s*\(?\d{2}", re.ASCII)
-_TERM = re.compile(
-    r"\b(?P<season>spring|spr|summer|fall|autumn|winter)(?:\s+(?:semester|term|quarter|session))?,?\s+"
-    r"(?P<year>(?:19|20)\d\d)(?:\s*/\s*\d{2,4})?\b"
-    r"|\b(?P<year2>(?:19|20)\d\d)\s+(?P<season2>spring|summer|fall|autumn|winter)\b",
-    _I,
-)
 _PLATFORM = re.compile(rf"\b(?:{_PLATFORMS})\b", _I)
 _SITE = re.compile(rf"\b(?:{_SITES})\b", _I)
 #: A person's name: two or more capitalised words (initials allowed), titles left out.
@@ -497,25 +493,17 @@ def _checked(value_type: str, text: str) -> bool:
     if value_type == "place":
         return bool(PLACE.search(text))
     if value_type == "weight":
-        percents = [float(p) for p in re.findall(r"(\d+(?:\.\d+)?)\s*%", text)]
-        return bool(_PERCENT_OR_POINTS.search(text)) and all(p <= 100 for p in percents)
+        percents = [float(m.group(1)) for m in PERCENT.finditer(text)]
+        return bool(percents or _POINTS.search(text)) and all(p <= 100 for p in percents)
     if value_type == "scale":
         return len(_SCALE.findall(text)) >= 2
     if value_type == "term":
-        return bool(_TERM.search(text))
+        return bool(term_of(text))
     if value_type == "platform":
         return bool(_PLATFORM.search(text))
     if value_type == "person":
         return bool(_NAME.search(_TITLES.sub("", text)))
     return len(text.split()) >= 3  # a rule is a sentence, not a heading
-
-
-def _term_order(m: re.Match[str]) -> tuple[int, int]:
-    """A term matched by ``_TERM`` as (year, season order), to compare two documents' terms:
-    "Fall 2018" > "Spring 2018"."""
-    season = (m.group("season") or m.group("season2")).lower()
-    year = int(m.group("year") or m.group("year2"))
-    return (year, {"winter": 0, "spring": 1, "spr": 1, "summer": 2, "fall": 3, "autumn": 3}[season])
 
 
 # --- the card ---------------------------------------------------------------------------------------
@@ -745,7 +733,7 @@ def _header_facts(text: str) -> list[tuple[Slot, str, str, str]]:
         values = {v.kind for v in values_in(piece)}
         if "time" in values and ("weekday" in values or "date" in values) and len(piece.split()) <= 12:
             found.append((SLOT_OF["meeting.time"], piece, "", ""))
-        elif len(piece.split()) <= 4 and PLACE.search(piece) and not _TERM.search(piece):
+        elif len(piece.split()) <= 4 and PLACE.search(piece) and not term_of(piece):
             places.append(piece)
     if found:
         found += [(SLOT_OF["meeting.place"], p, "", "") for p in places[:2]]
@@ -793,7 +781,7 @@ _ITEM_MARK = re.compile(r"^(?:[*\-–•●▪◦■▶]|\d{1,2}[.)]\)?|\.)\s+")
 _INLINE_MARK = re.compile(r"\s+[•●▪◦■▶]\s+|(?<=\S)\s+\.\s+(?=\S)")
 #: A printed reference: "Author, A. 2016. Title" or "Author, First, and Other. 2013."
 _REFERENCE = re.compile(
-    r"\b[A-Z][a-z'’-]+,\s+(?:[A-Z]\.|[A-Z][a-z]+)[^.]{0,80}?\.?\s*\(?(?:19|20)\d\d[a-z]?\)?[.,]"
+    rf"\b[A-Z][a-z'’-]+,\s+(?:[A-Z]\.|[A-Z][a-z]+)[^.]{{0,80}}?\.?\s*\(?{YEAR}[a-z]?\)?[.,]"
 )
 #: A sentence or piece that leads a list ("… make sure you have installed:", "listed below.").
 _LEADS = re.compile(r":\s*$|\b(?:listed|as\s+follows|the\s+following|below)\b[^.]*[.:]?\s*$", _I)
@@ -1015,13 +1003,13 @@ def read_card(chunks: Sequence[Chunk]) -> CourseCard:
                 (
                     (m, line)
                     for line in lines
-                    if (m := _TERM.search(line)) and not _PLACEHOLDER.match(line.split(":", 1)[-1])
+                    if (m := term_of(line)) and not _PLACEHOLDER.match(line.split(":", 1)[-1])
                 ),
                 None,
             )
             if found is not None:
                 m, line = found
-                terms[chunk.doc_id], term_text[chunk.doc_id] = _term_order(m), m.group(0)
+                terms[chunk.doc_id], term_text[chunk.doc_id] = term_order(m), m.group(0)
                 stated.append((SLOT_OF["course.term"], clip(line, VALUE_CHARS), "", ""))
         # a list runs on into the next passage of its document (the chunker's windows overlap)
         state = reading.setdefault(chunk.doc_id, _Reading())

@@ -30,10 +30,9 @@ from syllabot.worker.text.value_shapes import DAY_SHORT as DAY_SHORT
 from syllabot.worker.text.value_shapes import DAY_WORD as _DAY_WORD
 from syllabot.worker.text.value_shapes import MONTH_NAMES as MONTH_NAMES
 from syllabot.worker.text.value_shapes import MONTHS as _MONTHS
-from syllabot.worker.text.value_shapes import NUMERIC_DATE, WEEKDAYS
+from syllabot.worker.text.value_shapes import NUMERIC_DATE, PERCENT, THING_NUMBER, WEEKDAYS, YEAR
 from syllabot.worker.text.value_shapes import TIMES as TIMES
 
-_PERCENT = re.compile(r"(?<![\d.])(\d{1,3}(?:\.\d+)?)\s*(?:%|percent\b)", re.IGNORECASE)
 #: A span of time ("10-11 am", "1:30-3:00pm", "12:30am–3:20pm"): the start takes the end's half of
 #: the day when it prints none ("1:30" is 13:30 here, not 01:30), unless it would then be after the
 #: end ("11-1pm" starts at 11 am).
@@ -82,13 +81,13 @@ _UNIT_WORDS = {word: unit for word, unit in UNITS.items() if word[-1] != "s" and
 _UNIT_NUMBERS = {**{w: n for w, n in _NUMBER_WORDS.items() if w != "single"}, "eleven": 11}
 _UNIT_WORD = "|".join(_UNIT_WORDS)
 NUMBERED_UNIT = re.compile(
-    rf"\b({_UNIT_WORD})\s*[-#]?\s*(\d{{1,2}}|{'|'.join(_UNIT_NUMBERS)})\b", re.IGNORECASE
+    rf"\b({_UNIT_WORD})\s*[-#]?\s*({THING_NUMBER}|{'|'.join(_UNIT_NUMBERS)})\b", re.IGNORECASE
 )
 #: What a schedule says of one unit: "Week 7: human subjects training, collect data", up to the
 #: next bullet, the next unit, a "Note:" after it, or the end of the sentence.
 _ITEM = re.compile(
     NUMBERED_UNIT.pattern
-    + rf"\s*[:–—-]\s*(?P<what>[^•▪◦●\n]+?)(?=\s*[•▪◦●\n]|\s+\b(?:{_UNIT_WORD})\s*[-#]?\s*\d{{1,2}}\s*[:–—-]"
+    + rf"\s*[:–—-]\s*(?P<what>[^•▪◦●\n]+?)(?=\s*[•▪◦●\n]|\s+\b(?:{_UNIT_WORD})\s*[-#]?\s*{THING_NUMBER}\s*[:–—-]"
     + r"|\s+(?:Note|NB|N\.B\.)\s*:|[.;](?:\s|$)|$)",
     re.IGNORECASE,
 )
@@ -213,11 +212,18 @@ def _weekday(word: str) -> str:
 
 @functools.lru_cache(maxsize=PER_TEXT)
 def values_in(sentence: str) -> tuple[Value, ...]:
+    """Every value of a known kind in ``sentence`` (:func:`read_values`). Cached: the same passages
+    come back question after question, and the conflict check reads them for every value question."""
+    return read_values(sentence)
+
+
+def read_values(sentence: str) -> tuple[Value, ...]:
     """Every value of a known kind in ``sentence``, normalised ("Mondays" -> monday; "11:59PM" ->
-    23:59; "May 2, 2025" -> 05-02 and, being dated, also friday). Cached: the same passages come
-    back question after question, and the conflict check reads them for every value question."""
+    23:59; "May 2, 2025" -> 05-02 and, being dated, also friday). Uncached, for a reader that reads
+    each text once (the record of versions reads every unit of a collection once: through
+    :func:`values_in`'s cache it would evict the passages questions keep coming back to)."""
     found: list[tuple[Value, int, int]] = []
-    for m in _PERCENT.finditer(sentence):
+    for m in PERCENT.finditer(sentence):
         found.append((Value("percent", f"{float(m.group(1)):g}%", m.group(0)), m.start(), m.end()))
     for m in _MULTIPLE.finditer(sentence):
         found.append((Value("count", str(int(m.group(1))), m.group(0).strip()), m.start(), m.end()))
@@ -360,7 +366,7 @@ def topic_of(text: str) -> frozenset[str]:
     return words | unit_tokens(text)
 
 
-_YEAR = re.compile(r"\b(?:19|20)\d{2}\b")
+_YEAR = re.compile(rf"\b{YEAR}\b")
 
 
 def from_a_date(value: Value) -> bool:

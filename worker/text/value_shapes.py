@@ -1,5 +1,7 @@
 """The shapes of the values a line can print: days, dates, times, terms, course codes, rooms, page
-labels and version marks, as patterns.
+labels and version marks, as patterns; and the one pattern each of a year, a percentage and a
+numbered thing's number, which every other pattern of them builds on (they were written two or
+three times with different ranges).
 
 Why in the text stage: the value recogniser (``worker.query.values``) reads these to normalise what a
 sentence states, and ingest reads the same shapes to tell a document's title from a line that only
@@ -10,6 +12,19 @@ question's reading, so the patterns live here, once, for both. Patterns only; no
 from __future__ import annotations
 
 import re
+
+#: A year as courses print one (1900–2099): the one range every year pattern uses (a date's, a
+#: term's, a document's dating, a reference's).
+YEAR = r"(?:19|20)\d\d"
+
+#: A numbered thing's number ("Week 7", "Homework 12", "Lecture 19", "Design 217"): one to three
+#: digits, for every pattern of a thing and its number (the values' units, the record's numbered
+#: things); four digits are a year, a room or a course code (:data:`NUMBERED_NAME`).
+THING_NUMBER = r"\d{1,3}"
+
+#: A percentage ("40%", "12.5 %", "10 percent"), its number (at most three digits) as group 1: the
+#: value recogniser's percents and the course card's weights.
+PERCENT = re.compile(r"(?<![\d.])(\d{1,3}(?:\.\d+)?)\s*(?:%|percent\b)", re.IGNORECASE)
 
 #: The weekdays and their short forms ("Tue", "Thurs"): one table for the values ``worker.query.values`` reads, the words
 #: that are no topic, and the date a value question's sentence must hold (``intent.VALUE_PATTERNS``).
@@ -55,11 +70,17 @@ TIMES = re.compile(
 #: Days written as a run of letters before a time ("MWF 10:10", "TTh 2pm").
 DAY_RUN = re.compile(r"\b((?:Th|Tu|[MTWRF]){2,4})\b(?=\s*,?\s*\d{1,2}(?::\d{2}|\s*[ap]\.?m))")
 
-#: A term: "Fall 2018", "Spring semester 2024", "2023 Summer", "Spr 2024", "SP23".
+#: A term with its season and year read apart ("Fall 2018", "Spring semester 2024", "Spr 2024",
+#: "2023 Summer", "Fall 2018/19"): the course card orders documents by it (``worker.text.currency``).
+SEASON_TERM = re.compile(
+    r"\b(?P<season>spring|spr|summer|fall|autumn|winter)(?:\s+(?:semester|term|quarter|session))?,?\s+"
+    rf"(?P<year>{YEAR})(?:\s*/\s*\d{{2,4}})?\b"
+    rf"|\b(?P<year2>{YEAR})\s+(?P<season2>spring|summer|fall|autumn|winter)\b",
+    re.IGNORECASE,
+)
+#: A term, its short forms too ("SP23", "fa 19").
 TERM = re.compile(
-    r"\b(?:spring|summer|fall|autumn|winter)(?:\s+(?:semester|term|quarter|session))?,?\s+(?:19|20)\d\d\b"
-    r"|\b(?:19|20)\d\d\s+(?:spring|summer|fall|autumn|winter)\b"
-    r"|\b(?:spr|sp|fa|su|wi)\.?\s?'?(?:19|20)?\d\d\b",
+    rf"{SEASON_TERM.pattern}|\b(?:spr|sp|fa|su|wi)\.?\s?'?(?:19|20)?\d\d\b",
     re.IGNORECASE,
 )
 #: A course code: a department and a number ("BIOL 210", "CHEMBIO 215", "ARTS118QX", "MUSIC-ED 500",
