@@ -212,3 +212,40 @@ def test_a_cancel_mid_embedding_waits_for_one_call_sized_by_time_not_a_whole_bat
     assert not in_flight.cancelled_before
     # every call (but one of a single passage, the least there is) fits the budget
     assert all(c.size == 1 or c.seconds <= budget for c in calls), calls
+
+
+def test_a_cancel_while_the_snapshot_is_built_is_noticed_inside_the_steps_that_read_every_passage() -> None:
+    # the course card and the record of versions read every passage after the embedding: a build of
+    # 12,000 passages spent ~10 s there, with no check until it published
+    import numpy as np
+
+    from syllabot.worker.indexes.cancel import Cancelled
+    from syllabot.worker.indexes.index import build_snapshot
+    from syllabot.worker.text.documents import Chunk
+
+    chunks = [
+        Chunk(
+            chunk_id=f"d{d}:{i}",
+            doc_id=f"d{d}",
+            file=f"d{d}.pdf",
+            title="Pottery",
+            text=f"Glaze note {d}.{i}.",
+        )
+        for d in range(3)
+        for i in range(40)
+    ]
+    matrix = np.eye(len(chunks), 8, dtype=np.float32)
+    matrix[8:, 0] = 1.0  # unit rows for every passage
+    calls: list[int] = []
+    build_snapshot("v1", "c", "e", 8, chunks, matrix, "now", check=lambda: calls.append(1))
+    assert len(calls) >= len(chunks)  # checked per passage, not once per step
+
+    def cancel_soon() -> None:
+        calls.append(1)
+        if len(calls) > 5:
+            raise Cancelled("cancelled before anything was published")
+
+    calls.clear()
+    with pytest.raises(Cancelled):
+        build_snapshot("v1", "c", "e", 8, chunks, matrix, "now", check=cancel_soon)
+    assert len(calls) == 6

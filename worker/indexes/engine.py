@@ -519,7 +519,14 @@ class Engine:
             indexed_at = _now()
             chunks = with_upload_times(chunks, stored, indexed_at)
             snapshot = build_snapshot(
-                new_version(), collection, embedder.id, embedder.dim, chunks, matrix, indexed_at
+                new_version(),
+                collection,
+                embedder.id,
+                embedder.dim,
+                chunks,
+                matrix,
+                indexed_at,
+                self.cancel.check,
             )
             puts = [
                 (
@@ -608,7 +615,14 @@ class Engine:
         chunks = with_upload_times(chunks, stored, indexed_at)
         embedder = self.embedder
         snapshot = build_snapshot(
-            new_version(), collection, embedder.id, embedder.dim, chunks, matrix, indexed_at
+            new_version(),
+            collection,
+            embedder.id,
+            embedder.dim,
+            chunks,
+            matrix,
+            indexed_at,
+            self.cancel.check,
         )
         metas = [
             (
@@ -667,7 +681,14 @@ class Engine:
                 for c in previous.chunks
             ]
             snapshot = build_snapshot(
-                new_version(), collection, previous.embedder_id, previous.dim, chunks, previous.matrix, _now()
+                new_version(),
+                collection,
+                previous.embedder_id,
+                previous.dim,
+                chunks,
+                previous.matrix,
+                _now(),
+                self.cancel.check,
             )
             self.cancel.commit()
             self.store.publish(snapshot, previous.version, update_meta=[meta], lock=lock)
@@ -690,7 +711,9 @@ class Engine:
             else:
                 chunks, embedder_id, dim = [], self.embedder.id, self.embedder.dim
                 matrix = np.zeros((0, dim), dtype=np.float32)
-            snapshot = build_snapshot(new_version(), collection, embedder_id, dim, chunks, matrix, _now())
+            snapshot = build_snapshot(
+                new_version(), collection, embedder_id, dim, chunks, matrix, _now(), self.cancel.check
+            )
             self.cancel.commit()
             self.store.publish(
                 snapshot, previous.version if previous else None, delete_doc_ids=[doc_id], lock=lock

@@ -40,7 +40,7 @@ import bisect
 import functools
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -287,7 +287,9 @@ def align(pairs: Sequence[tuple[int, int, float]]) -> list[tuple[int, int, float
 COMMON_SHARE = 0.5
 
 
-def _alike(docs: Sequence[_Doc], weights: Weights) -> dict[tuple[int, int], list[tuple[int, int, float]]]:
+def _alike(
+    docs: Sequence[_Doc], weights: Weights, check: Callable[[], None]
+) -> dict[tuple[int, int], list[tuple[int, int, float]]]:
     """Every pair of units of two documents of one course worded alike (:data:`ALIGN_AT`), by pair
     of documents: found through the words few documents hold (their weights summed per pair of
     units as the postings are read), so only units sharing one are compared."""
@@ -302,6 +304,7 @@ def _alike(docs: Sequence[_Doc], weights: Weights) -> dict[tuple[int, int], list
     for (_, word), holders in postings.items():
         if len(holders) < 2 or len(holders) > MAX_POSTING:
             continue
+        check()
         weight = weights.of(word)
         for x, u in enumerate(holders):
             d = units[u][0]
@@ -431,7 +434,7 @@ class _Doc:
     identity: Unit  # the numbered things its file name and title units name ("homework" -> "1")
 
 
-def _documents(chunks: Sequence[Chunk], left_out: Sequence[bool]) -> list[_Doc]:
+def _documents(chunks: Sequence[Chunk], left_out: Sequence[bool], check: Callable[[], None]) -> list[_Doc]:
     spans: dict[str, list[int]] = {}
     for row, chunk in enumerate(chunks):
         if not left_out[row]:
@@ -439,6 +442,7 @@ def _documents(chunks: Sequence[Chunk], left_out: Sequence[bool]) -> list[_Doc]:
     docs = []
     copies: set[tuple[str, ...]] = set()
     for doc_id, rows in spans.items():
+        check()
         # a document uploaded twice (under two names) is read once: it disagrees with nothing, and
         # aligning its copies with each other and with every version is a collection of copies' cost
         texts = tuple(chunk_body(chunks[r].text) for r in rows)
@@ -612,12 +616,15 @@ def _numbered_apart(a: _Doc, b: _Doc) -> bool:
     return _other_number(a.identity, b.identity)
 
 
-def record_of(chunks: Sequence[Chunk], left_out: Sequence[bool] | None = None) -> VersionRecord:
+def record_of(
+    chunks: Sequence[Chunk], left_out: Sequence[bool] | None = None, check: Callable[[], None] | None = None
+) -> VersionRecord:
     """The disagreements between versions of the collection's documents (see the module
     docstring), newest first, and the pairs of documents that are versions or restatements.
     ``left_out``: chunks not read (superseded versions an admin or the document's own front
-    matter retired)."""
-    docs = _documents(chunks, left_out if left_out is not None else [False] * len(chunks))
+    matter retired). ``check``: a build's cancel check, called per document and per pair read."""
+    check = check or (lambda: None)
+    docs = _documents(chunks, left_out if left_out is not None else [False] * len(chunks), check)
     weights = Weights([doc.units for doc in docs])
     # in how many documents each statement is printed: one in three or more is boilerplate (a
     # tutorial's setup lines, a deck's footer), no sign that two of them are versions
@@ -632,7 +639,8 @@ def record_of(chunks: Sequence[Chunk], left_out: Sequence[bool] | None = None) -
         title_count[doc.title] = title_count.get(doc.title, 0) + 1
     found: list[tuple[float, Recorded]] = []
     related: set[tuple[str, str]] = set()
-    for (d, e), pairs in _alike(docs, weights).items():
+    for (d, e), pairs in _alike(docs, weights, check).items():
+        check()
         a, b = docs[d], docs[e]
         aligned = align(pairs)
         anchors = sum(

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 from syllabot.shared.wording import clip
@@ -967,8 +967,9 @@ def _scale_rows(lines: Sequence[str]) -> list[tuple[Slot, str, str, str]]:
     return [(SLOT_OF["grading.scale"], clip(" ".join(rows), _MAX_SENTENCE), "", "")]
 
 
-def read_card(chunks: Sequence[Chunk]) -> CourseCard:
-    """The card of a collection's chunks (pure; the snapshot builds it once, at index time)."""
+def read_card(chunks: Sequence[Chunk], check: Callable[[], None] | None = None) -> CourseCard:
+    """The card of a collection's chunks (pure; the snapshot builds it once, at index time).
+    ``check``: a build's cancel check, called per passage read."""
     facts: list[Fact] = []
     seen: set[tuple[str, str, str, str]] = set()
     terms: dict[str, tuple[int, int]] = {}
@@ -988,6 +989,8 @@ def read_card(chunks: Sequence[Chunk]) -> CourseCard:
             )
 
     for row, chunk in enumerate(chunks):
+        if check is not None:
+            check()
         if _is_facts_document(chunk):
             teacher.add(chunk.doc_id)
         lines, heading = _body_lines(chunk)
