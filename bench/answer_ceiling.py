@@ -132,7 +132,6 @@ def unit_features(r: Read, cosines: Sequence[float]) -> np.ndarray:
                 float(focus.index(unit.hit_index)),
                 math.log(1 + len(unit.text)),
                 float(bool(unit.unit.items)),
-                float(unit.unit.record is not None),
                 unit.score,
                 cosine,
             ]

@@ -83,6 +83,9 @@ def test_questions_name_their_slot_as_students_type_them() -> None:
     assert asked_slots(read_question("whats the TA's email").text)[0] == "staff.email"
     assert asked_slots(read_question("is there extra credit").text) == ("policy.extra_credit",)
     assert asked_slots(read_question("which room r we in").text)[0] == "meeting.place"
+    # who teaches and who assists: the card's people, whose fields answer "their email" too
+    assert asked_slots(read_question("ok so who is the TA for the glaze lab").text)[0] == "staff.ta"
+    assert asked_slots(read_question("who teaches this class").text)[0] == "staff.instructor"
     # a topic question that happens to say "when" or "weights" asks no course fact
     assert asked_slots(read_question("when do we cover correlation").text) == ()
     assert asked_slots(read_question("importance sampling - what are the weights").text) == ()
@@ -193,6 +196,9 @@ def test_lists_under_a_lead_markdown_fields_and_joined_labels_are_read() -> None
     assert any("Larkspur Hall 120" in f.text for f in card.of("meeting.place"))
     assert [(f.who, f.role) for f in card.of("staff.ta")] == [("Mina Okafor", "staff.ta")]
     assert [f.who for f in card.of("staff.office_hours")] == ["Mina Okafor"]  # the TA's, from the list
+    question = read_question("who r the TAs?").text
+    answer = answer_from_card(card, asked_slots(question), question)
+    assert answer is not None and answer.strong and [f.who for f in answer.facts] == ["Mina Okafor"]
     books = " ".join(f.text for f in card.of("materials.textbook"))
     assert "Breath and the Gather" in books and "Annealing for Beginners" in books
 
@@ -261,3 +267,40 @@ def test_two_facts_that_state_one_value_are_one_answer() -> None:
     question = "how much is the glaze journal worth"
     answer = answer_from_card(card, asked_slots(question), question)
     assert answer is not None and len(answer.facts) == 2 and answer.strong
+
+
+STAFF_LINES = (
+    "Staff\n"
+    "Instructor: Dr. Ada Whitlock\nEmail: ada.whitlock@clayschool.edu\nOffice Hours: Wed 1:00 — 3:00PM\n"
+    "Teaching Assistant: Bo Lindqvist\nEmail: bo.lindqvist@clayschool.edu\nOffice Hours: Fri 9:00 — 10:00AM\n"
+    "Teaching Assistant: Cy Marsh\nEmail: cy.marsh@clayschool.edu\nOffice Hours: By appointment"
+)
+
+
+def test_a_staff_block_one_field_a_line_gives_each_person_their_fields_even_cut_between_passages() -> None:
+    """The chunker keeps a header block's "Label: value" lines one a line; the fields after a name
+    are that person's until the next name, also where the block runs on into the next passage
+    (whose window repeats the last lines of the one before)."""
+    lines = STAFF_LINES.split("\n")
+    whole = read_card([_chunk(0, HEADER.split("\n")[0] + "\n" + STAFF_LINES, 1)])
+    cut = read_card(
+        [
+            _chunk(0, "\n".join(lines[:6]), 1),
+            _chunk(1, "\n".join(lines[4:]), 1),  # repeats "Teaching Assistant: Bo …" and his email
+        ]
+    )
+    for card in (whole, cut):
+        hours = {f.who: f.text for f in card.of("staff.office_hours")}
+        assert hours == {
+            "Ada Whitlock": "Office Hours: Wed 1:00 — 3:00PM",
+            "Bo Lindqvist": "Office Hours: Fri 9:00 — 10:00AM",
+            "Cy Marsh": "Office Hours: By appointment",
+        }
+        emails = {f.who: f.text for f in card.of("staff.email")}
+        assert emails["Cy Marsh"] == "Email: cy.marsh@clayschool.edu"
+        assert {f.role for f in card.of("staff.email")} == {"staff.instructor", "staff.ta"}
+    # prose ends a person's fields: a later line is nobody's
+    after = read_card(
+        [_chunk(0, STAFF_LINES + "\nQuestions go to the course forum.\nOffice Hours: Mon 4PM", 1)]
+    )
+    assert [f.who for f in after.of("staff.office_hours")][-1] == ""

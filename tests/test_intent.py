@@ -57,18 +57,16 @@ def test_which_module_questions(question: str) -> None:
     [
         ("when is the DBMS exam", "date"),
         ("what date is the final", "date"),
-        ("what is the professor's email", "contact"),
-        ("office hours of the instructor?", "contact"),
-        ("who teaches ADA section B", "person"),
+        # who teaches, how to reach them, their office hours: course-card slots, no value kind
+        ("what is the professor's email", None),
+        ("office hours of the instructor?", None),
+        ("who teaches ADA section B", None),
         ("how many credits is OS", "number"),
         ("minimum marks to pass SEE", "number"),
         ("what percentage is the final worth", "number"),
         ("what is deadlock", None),
         ("how long does a deep read of a paper take", "duration"),
         ("how long is the exam", "duration"),
-        # "who" opening a clause of its own asks for a person; a relative clause does not
-        ("ok so who is the TA for lab 2", "person"),
-        ("can u tell me about who is going to teach this class", "person"),
         ("what support is there for students who are struggling with the material", None),
         ("how do i book a meeting? is there a link", None),
     ],
@@ -83,7 +81,7 @@ def test_value_questions_say_which_value(question: str, wants: str | None) -> No
         ("how long is the essay", "duration", {"duration"}),
         ("when is the final exam", "date", {"weekday", "date", "time", "duration"}),
         ("how many quizzes are there", "number", {"count"}),
-        ("what are the office hours", "contact", {"time", "weekday"}),
+        ("what are the office hours", None, {"time", "weekday"}),
         # a hint the check reads, no value the answer must quote ("due", "edition")
         ("is the essay due on canvas", None, {"weekday", "date", "time", "duration"}),
         ("which edition of the textbook", None, {"edition"}),
@@ -105,11 +103,6 @@ def test_value_patterns_find_the_value_and_not_a_timetable_promise() -> None:
         "The SEE is held by the University on the days its published timetable sets"
     )
     assert VALUE_PATTERNS["number"].search("Credits 04 Exam Hours 03")
-    assert VALUE_PATTERNS["contact"].search("Email: rao@college.edu")
-    # the way to reach someone, named as a channel ("how do i get in touch with the instructor")
-    assert VALUE_PATTERNS["contact"].search("Send any questions or requests to me via email.")
-    assert VALUE_PATTERNS["contact"].search("Ask questions on Piazza, not by DM.")
-    assert not VALUE_PATTERNS["contact"].search("Homework is submitted as a PDF.")
     assert VALUE_PATTERNS["duration"].search("Course Duration: 14 weeks")
     assert VALUE_PATTERNS["duration"].search("Target: a few hours (maybe more)")
     assert VALUE_PATTERNS["duration"].search("you'll have two weeks to complete it")
@@ -125,19 +118,3 @@ def test_section_patterns_match_the_chunkers_section_names() -> None:
     assert section_pattern("marks").search("Continuous Internal Evaluation")
     with pytest.raises(KeyError):
         section_pattern("nonsense")
-
-
-@pytest.mark.parametrize(
-    ("sentence", "names_someone"),
-    [
-        ("Instructor: Dr. Ada Lovelace", True),
-        ("Each lab report is usually marked by one TA.", True),
-        ("The course is taught by the department.", True),
-        ("1. Lecturer method (L) can mean more than a talk from the front.", False),
-        ("Instructor-led sessions fill only a small share of the term.", False),
-        ("TA office hours are on the course site.", False),
-    ],
-)
-def test_a_role_word_that_qualifies_a_thing_names_no_person(sentence: str, names_someone: bool) -> None:
-    # "who teaches CN this sem" had been answered with VTU's "Lecturer method" line
-    assert bool(VALUE_PATTERNS["person"].search(sentence)) is names_someone

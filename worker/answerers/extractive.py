@@ -60,7 +60,6 @@ from syllabot.worker.answerers.focus import ELLIPSIS, QUOTE_CHARS, focus_window
 from syllabot.worker.answerers.notes import lead_with_conflict, lead_with_record
 from syllabot.worker.indexes.breakdown import grade_breakdown
 from syllabot.worker.indexes.conflicts import conflict_of
-from syllabot.worker.ingest.chunking import RECORD_JOIN
 from syllabot.worker.ingest.passages import (
     ANNOUNCES,
     ANNOUNCING,
@@ -137,8 +136,6 @@ class _Unit:
     text: str
     lead: str | None = None
     items: tuple[str, ...] = ()
-    #: a header record's first field, for each of its fields' units (one record is quoted once)
-    record: str | None = None
 
 
 #: A lead-in's colon followed by a dash, as syllabi print it ("the students will be able to:-").
@@ -210,12 +207,9 @@ _ITEM_SPLIT = re.compile(r"\s*(?:,|;)\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+(?=[^,
 
 
 def _sentence_units(sentence: str) -> tuple[_Unit, ...]:
-    """What one sentence is read as: a header record's fields (:func:`_record_fields`), else the
-    sentence, or, when it announces a list and runs it on after a colon (three or more short
-    items), that list: scored and quoted as a list with its lead-in, as a slide's bullets are."""
-    fields = _record_fields(sentence)
-    if fields:
-        return fields
+    """What one sentence is read as: the sentence, or, when it announces a list and runs it on
+    after a colon (three or more short items), that list: scored and quoted as a list with its
+    lead-in, as a slide's bullets are."""
     m = _INLINE_LIST.match(sentence)
     if m is None:
         return (_Unit(sentence),)
@@ -223,31 +217,6 @@ def _sentence_units(sentence: str) -> tuple[_Unit, ...]:
     if len(items) < 3 or any(len(i.split()) > 6 for i in items):
         return (_Unit(sentence),)
     return (_Unit(sentence, m.group("lead").strip() + ":", items),)
-
-
-#: One field of a record: a label, a colon, its value ("Classroom: Moore B03"), searched anywhere
-#: in the field, not matched at its start as the chunker's ``field_key`` is: the first field of a
-#: course header carries the title line before its label ("BIOL 210: … (Spring 2025) Meeting
-#: Times: MWF …").
-_FIELD = re.compile(r"[A-Za-z][^:;]{0,60}:\s*\S")
-#: The fewest fields that make a sentence a record.
-RECORD_FIELDS = 3
-
-
-def _record_fields(sentence: str) -> tuple[_Unit, ...]:
-    """A header record ("Teaching Assistant: Sarah Kerns; Email: …; Office Hours: MWF 11:30AM —
-    1PM", its fields joined by the chunker's :data:`RECORD_JOIN`) as one unit per field, each led
-    by the record's first field (whose it is): "when r sarah kerns office hrs" is answered
-    "Teaching Assistant: Sarah Kerns; Office Hours: MWF 11:30AM — 1PM", not with the whole record;
-    () when ``sentence`` is not such a record."""
-    fields = [f.strip() for f in sentence.split(RECORD_JOIN)]
-    if len(fields) < RECORD_FIELDS or not all(_FIELD.search(f) for f in fields):
-        return ()
-    first = fields[0]
-    return (
-        _Unit(first, record=first),
-        *(_Unit(f"{first}{RECORD_JOIN}{f}", record=first) for f in fields[1:]),
-    )
 
 
 @lru_cache(maxsize=PER_TEXT)
@@ -327,11 +296,7 @@ def _rank(
         for position, unit in enumerate(_units(hit)):
             text = unit.text
             # Headings and lead-ins ("Your bike is part of the recall if:") say nothing on their own.
-            if (
-                not unit.items
-                and unit.record is None  # a record's field is a fact however short ("Email: …")
-                and (len(text) < 6 or _is_heading(text) or text.endswith(":"))
-            ):
+            if not unit.items and (len(text) < 6 or _is_heading(text) or text.endswith(":")):
                 continue
             # a list is as close as its best item read with its lead-in: the union of every item's
             # words would favour long lists ("CLO 1 … CLO 4" for "credits for dbms, 3 or 4?")
@@ -377,17 +342,13 @@ def _best_sentences(ranked: Sequence[_Sentence], limit: int, max_chars: int = 90
     """The best sentence, then any others scoring close to it (no trailing unrelated fragments)."""
     chosen: list[_Sentence] = []
     seen: set[frozenset[str]] = set()
-    records: set[tuple[int, str]] = set()
     length = 0
     for s in ranked:
         if chosen and (s.score < TAIL_SHARE * chosen[0].score or s.overlap <= 0.0):
             break
         signature = term_set(s.text)
-        record = s.unit.record
-        if signature in seen or (record is not None and (s.hit_index, record) in records):
-            continue  # said already, or another field of a record already quoted
-        if record is not None:
-            records.add((s.hit_index, record))
+        if signature in seen:
+            continue  # said already
         if chosen and length + len(s.text) > max_chars:
             break
         seen.add(signature)

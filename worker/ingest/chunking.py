@@ -175,17 +175,14 @@ class _Sentence:
     text: str
     page: int
     page_end: int
-    record: bool = False  # one person's or thing's fields from a header block (``_records``)
+    #: a line of its own: a header block's "Label: value" line or a table row (``_window_text``)
+    own_line: bool = False
 
 
 _ROUND_BULLET = re.compile(f"[{ROUND_BULLETS}]")
 _FIELD_LINE = re.compile(r"^(?P<key>[A-Z][A-Za-z&/.' -]{0,30}?)\s*:\s+\S")
 _DOT_BULLET = re.compile(r"^\.\s+(?=[A-Za-z(])")
 _BULLET_VALUE = re.compile(r"^[•●▪◦■\-*–]\s*\S")
-
-
-#: How a header record's fields are joined into its one sentence (the answerer splits them again).
-RECORD_JOIN = "; "
 
 
 def field_key(text: str) -> str | None:
@@ -196,48 +193,21 @@ def field_key(text: str) -> str | None:
     return m.group("key").strip().lower()
 
 
-def _records(fields: list[tuple[str, _Line]]) -> list[list[_Line]]:
-    """Cut a run of "Label: value" lines into records, one per person or thing.
-
-    Why: a syllabus's header stacks the instructor and each TA as Name / Email / Office / Hours; as
-    one "sentence" the fixed hours of one TA were quoted as everybody's. A record ends where a label
-    repeats: at the record's own first label, the next record starts there; at another label (the
-    second "Email:" after "Teaching Assistant: Sarah Kerns"), the line before it heads the next.
-    """
-    records: list[list[_Line]] = []
-    keys: list[str] = []
-    current: list[_Line] = []
-    for key, line in fields:
-        if key in keys:
-            # The record's own first label again: the next record starts here. Another label
-            # again: the line before it is the next record's head (its name line).
-            if key != keys[0] and len(current) >= 2:
-                records.append(current[:-1])
-                current, keys = [current[-1]], [keys[-1]]
-            else:
-                records.append(current)
-                current, keys = [], []
-        current.append(line)
-        keys.append(key)
-    if current:
-        records.append(current)
-    return records
-
-
 def _sentences(lines: Sequence[_Line], max_chars: int) -> list[_Sentence]:
     """Sentences with the pages they span, from wrapped lines.
 
     Line breaks inside a paragraph are joined (PDF text wraps mid-sentence); blank lines and list
     items ("1.", "•", "CO1") start a new sentence. A run of "Label: value" lines (a header block:
-    meeting times, rooms, each person's email, office and hours) becomes one sentence per record
-    (``_records``), its fields joined by "; ", so each fact is found and quoted with its owner.
+    meeting times, rooms, each person's email, office and hours) keeps each line a sentence of its
+    own: the course card reads whose each field is (``worker.query.card``), and joined into one
+    sentence a whole block was quoted for one of its fields.
     Over-long "sentences" (tables, URL lists) are cut at word boundaries so no window ever exceeds
     ``max_chars`` on their account.
     """
     out: list[_Sentence] = []
     buf: list[str] = []
     first = last = 0
-    fields: list[tuple[str, _Line]] = []
+    fields: list[_Line] = []  # the run of "Label: value" lines being read
 
     def flush() -> None:
         nonlocal buf
@@ -251,29 +221,23 @@ def _sentences(lines: Sequence[_Line], max_chars: int) -> list[_Sentence]:
     def flush_fields() -> None:
         if not fields:
             return
-        if len(fields) == 1:  # one "Note: ..." line is prose, not a block
-            _key, line = fields[0]
-            fields.clear()
-            out.append(_Sentence(line.text.strip(), line.page, line.page))
-            return
-        for record in _records(fields):
-            text = RECORD_JOIN.join(" ".join(ln.text.split()) for ln in record)
-            out.append(_Sentence(text, record[0].page, record[-1].page, record=True))
+        # each on a line of its own, where the card reads labels: a lone "Lectures: Mondays 12pm"
+        # before prose was read only where a window happened to start with it
+        out.extend(_Sentence(" ".join(ln.text.split()), ln.page, ln.page, own_line=True) for ln in fields)
         fields.clear()
 
     for line in lines:
         # a bullet a font draws as a full stop (". autoencoders;") is a bullet: as "." the item
         # it opens was read as the end of the sentence before it
         text = _DOT_BULLET.sub("• ", line.text.strip(), count=1)
-        key = field_key(text) if text else None
-        if key:
+        if text and field_key(text):
             flush()
-            fields.append((key, _Line(line.page, text)))
+            fields.append(_Line(line.page, text))
             continue
         if fields and text and _BULLET_VALUE.match(text):
             # "Who: Dana Reyes" / "• dreyes@example.edu" / "• Mon & Wed, 09:00-10:30"
-            label, prev = fields[-1]
-            fields[-1] = (label, _Line(prev.page, f"{prev.text}, {text.lstrip('•●▪◦■-*– ').strip()}"))
+            prev = fields[-1]
+            fields[-1] = _Line(prev.page, f"{prev.text}, {text.lstrip('•●▪◦■-*– ').strip()}")
             continue
         flush_fields()
         if not text:
@@ -283,7 +247,7 @@ def _sentences(lines: Sequence[_Line], max_chars: int) -> list[_Sentence]:
             # a Markdown table's row is a record of its own: joined with the next, a table of
             # assignments became one "sentence" with every lab's due date in it
             flush()
-            out.append(_Sentence(" ".join(text.split()), line.page, line.page, record=True))
+            out.append(_Sentence(" ".join(text.split()), line.page, line.page, own_line=True))
             continue
         if LIST_START.match(text) or (buf and line.page != last and not text[:1].islower()):
             # a new page that does not go on in lower case starts a new sentence: slides end
@@ -318,16 +282,17 @@ def _sentences(lines: Sequence[_Line], max_chars: int) -> list[_Sentence]:
 
 
 def _window_text(window: Sequence[_Sentence]) -> str:
-    """A window's sentences joined, each header record and list item on a line of its own.
+    """A window's sentences joined, each header block's line, table row and list item on a line of
+    its own.
 
-    Why: the answerer reads a chunk by lines and re-finds sentences by their full stops; records
-    ("Office Hours: MWF 11:30AM — 1PM") end in none, so joined by spaces a whole header block (every
-    person's email, office and hours) came back as one "sentence", quoted cut off before the asked
-    hours.
+    Why: the answerer and the course card read a chunk by lines and re-find sentences by their full
+    stops; a header block's lines ("Office Hours: MWF 11:30AM — 1PM") end in none, so joined by
+    spaces a whole block (every person's email, office and hours) came back as one "sentence",
+    quoted cut off before the asked hours.
     """
     out = ""
     for s in window:
-        own_line = s.record or ITEM_START.match(s.text)
+        own_line = s.own_line or ITEM_START.match(s.text)
         out += s.text if not out else ("\n" if own_line else " ") + s.text
     return out
 

@@ -12,9 +12,11 @@ descriptions, the labels and sentence cues that state each slot, the value type 
 the words of a question that ask it. The reader (:func:`read_card`, pure) takes a collection's
 chunks, reads
 
-* **labelled lines** ("Office Hours: MWF 11:30", a header block's "When / Where / Who", a record of
-  one person's fields the chunker joined with "; "): the label names the slot, the value is
-  checked by type (an email holds "@", a meeting time a day or a time, a room is never a year);
+* **labelled lines** ("Office Hours: MWF 11:30", a header block's "When / Where / Who", one
+  person's fields after their name, on lines of their own or one line parted by "; ", until the
+  next name or prose; the passages' overlap read once, so a block cut between passages keeps its
+  owner): the label names the slot, the value is checked by type (an email holds "@", a meeting
+  time a day or a time, a room is never a year);
 * **sentences** ("Late submissions will not be graded."): a sentence whose words state a slot,
   checked by the same value types, kept whole with its page;
 
@@ -35,7 +37,7 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 from syllabot.shared.wording import clip
-from syllabot.worker.ingest.chunking import RECORD_JOIN, field_key
+from syllabot.worker.ingest.chunking import field_key
 from syllabot.worker.query.values import values_in
 from syllabot.worker.text.currency import term_of, term_order
 from syllabot.worker.text.documents import Chunk
@@ -682,11 +684,16 @@ def _person(value: str) -> str:
 _FIELD = re.compile(r"^(?P<key>[A-Za-z][A-Za-z&/.' ()-]{0,40}?)\s*:\s+\S")
 
 
+#: How a line printing several fields parts them ("Instructor: Ada Roe; Email: roe@…; Office: B12").
+FIELD_SEPARATOR = "; "
+
+
 def _segments(line: str) -> list[tuple[str, str]]:
-    """A line's "Label: value" fields (``chunking.field_key``, a record the chunker joined with "; "
-    is several), and a header block's "When Tue & Thu …" printed without the colon."""
+    """A line's "Label: value" fields (``chunking.field_key``; a line of several, parted by
+    :data:`FIELD_SEPARATOR`, is each), and a header block's "When Tue & Thu …" printed without
+    the colon."""
     out: list[tuple[str, str]] = []
-    for part in (p.strip() for p in line.split(RECORD_JOIN)):
+    for part in (p.strip() for p in line.split(FIELD_SEPARATOR)):
         bare = _BARE_LABEL.match(part)
         m = _FIELD.match(part)
         if field_key(part[:1].upper() + part[1:]) is not None or (
@@ -837,11 +844,15 @@ def _item_fact(slot: Slot, item: str) -> tuple[str, str] | None:
 @dataclass
 class _Reading:
     """Where a document's reading stands between its lines and passages: the list being read (its
-    lead's slots) and the person whose record or list the fields are of."""
+    lead's slots), the person whose record or list the fields are of, whether the last piece read
+    was a "Label: value" field (a person's fields run on in the lines after their name), and the
+    last passage's lines (the next passage's window repeats its tail)."""
 
     lead: list[Slot] = field(default_factory=list)
     who: str = ""
     role: str = ""
+    labelled: bool = False
+    lines: list[str] = field(default_factory=list)
 
 
 def _pieces(line: str) -> list[tuple[str, bool]]:
@@ -860,8 +871,14 @@ def _facts_of_line(
     ("TA" then "* Ria Kim"; "Literature:" then its books), then its sentences by their cues."""
     for piece, item in _pieces(line):
         referenced = any(s.name == "materials.textbook" for s in state.lead) and _REFERENCE.search(piece)
+        labelled = bool(_segments(piece))
         if not item and not referenced:
-            state.lead, state.who, state.role = [], "", ""
+            state.lead = []
+            if not (labelled and state.labelled):
+                # a header block's lines are one person's until the next name ("Instructor: …",
+                # "Email: …", "Office hours: …", then "Teaching Assistant: …"); prose ends them
+                state.who, state.role = "", ""
+        state.labelled = labelled
         yield from _facts_of_piece(piece, item or bool(referenced), state, heading)
         if piece.rstrip().endswith(":") or not item:
             lead = _lead_slots(piece)
@@ -900,8 +917,8 @@ def _facts_of_piece(
                     state.who, state.role = who, slot.name
                 yield slot, text, who, slot.name if slot.name in _LISTED else ""
         fields = []
-    if labelled and (len(fields) >= 2 or not fields or item):
-        return  # a record, or an item of a list: its fields are its facts
+    if labelled and (len(fields) >= 2 or not fields or item or state.who):
+        return  # a record, a person's field, or an item of a list: its fields are its facts
     if _PLACEHOLDER.match(piece.split(":", 1)[-1]):
         return  # a template's guidance or an unfilled line
     for sentence in split_sentences(piece):
@@ -1014,12 +1031,15 @@ def read_card(chunks: Sequence[Chunk], check: Callable[[], None] | None = None) 
                 m, line = found
                 terms[chunk.doc_id], term_text[chunk.doc_id] = term_order(m), m.group(0)
                 stated.append((SLOT_OF["course.term"], clip(line, VALUE_CHARS), "", ""))
-        # a list runs on into the next passage of its document (the chunker's windows overlap)
+        # a list or a person's fields run on into the next passage of its document: the lines its
+        # window repeats from the one before were read there, and the reading goes on after them
         state = reading.setdefault(chunk.doc_id, _Reading())
-        if not lines or not (_ITEM_MARK.match(lines[0]) or _REFERENCE.search(lines[0][:120])):
-            state.lead, state.who, state.role = [], "", ""
+        repeated = _repeated(state.lines, lines)
+        if not repeated and not (lines and (_ITEM_MARK.match(lines[0]) or _REFERENCE.search(lines[0][:120]))):
+            state.lead, state.who, state.role, state.labelled = [], "", "", False
+        state.lines = lines
         heading_slots = _named_slots(heading) if heading else []
-        for line in lines:
+        for line in lines[repeated:]:
             stated += _facts_of_line(line, state, heading_slots)
         if not any(slot.name == "grading.scale" for slot, *_ in stated):
             stated += _scale_rows(lines)
@@ -1035,6 +1055,15 @@ def read_card(chunks: Sequence[Chunk], check: Callable[[], None] | None = None) 
     if older:
         facts = [replace(f, older=f.doc_id in older) for f in facts]
     return CourseCard(tuple(facts), term_text, frozenset(teacher))
+
+
+def _repeated(before: Sequence[str], lines: Sequence[str]) -> int:
+    """How many of ``lines`` (a passage's) repeat the last lines of the passage ``before`` it: the
+    overlap of the chunker's windows."""
+    for n in range(min(len(before), len(lines)), 0, -1):
+        if list(lines[:n]) == list(before[-n:]):
+            return n
+    return 0
 
 
 def _is_facts_document(chunk: Chunk) -> bool:

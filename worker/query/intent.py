@@ -98,27 +98,10 @@ _KINDS: tuple[tuple[str, str | None, tuple[str, ...], re.Pattern[str]], ...] = t
             _WHEN,
             r"\bwhen\b|\bwhat\s+(?:time|date)\b|\bwhich\s+(?:day|date|week)\b|\bdeadlines?\b|\bdates?\b",
         ),
-        (
-            "contact",
-            "contact",
-            (),
-            r"\b(?:e-?mail|phone|contact|office\s+hours?|office|reach\s+(?:the|my))\b",
-        ),
-        (
-            "person",
-            "person",
-            (),
-            # "who is …" opening a question or a clause of its own ("ok so who is the TA", "tell me
-            # about who will be teaching"), not a relative clause ("support for students who are
-            # struggling" asks for support)
-            r"^\W*who\b|(?:^|[,;:.?!]\s*|\b(?:and|so|but|then|ok|okay|hey|also|wait|pls|please|about|know|wondering|asking)\s+)"
-            r"who\s+(?:is|are|will|takes)\b|\bwho\s+teaches\b|\bwhose\b"
-            r"|\bname\s+of\s+the\s+(?:prof|teacher|instructor)",
-        ),
         ("count", "number", ("count",), r"\bhow\s+many\b|\bnumber\s+of\b"),
         ("percent", "number", ("percent",), r"\bpercent(?:age)?\b|\bweightage\b"),
         ("marks", "number", ("marks", "percent"), r"\bmarks?\b"),
-        ("hours", "number", ("time", "weekday"), r"\bhours?\b|\bhrs\b"),
+        ("hours", None, ("time", "weekday"), r"\bhours?\b|\bhrs\b"),
         ("amount", "number", (), r"\bminimum\b|\bhow\s+much\b|\bcredits?\b|\bl\s*:\s*t\s*:\s*p"),
         ("due", None, _WHEN, r"\bdue\b|\bday\s+of\b|\b(?:what|which)\s+days?\b"),
         (
@@ -155,21 +138,6 @@ VALUE_PATTERNS: dict[str, re.Pattern[str]] = {
         r"|semesters?|terms?|quarters?)\b",
         _I,
     ),
-    "contact": re.compile(
-        r"@\w|\b\d{3}[\s.-]\d{3,4}[\s.-]?\d{0,4}\b|\boffice\s*(?:hours?|location|room|address)?\s*[:\-]|\broom\s+\w*\d|\bby\s+appointment\b"
-        # a channel named as the way to reach someone: "send your questions … via email"
-        r"|\b(?:via|by|through|over|on)\s+(?:e-?mail|slack|piazza|ed\s+discussion|canvas\s+messages?|teams|discord)\b"
-        r"|\b(?:mon|tue|wed|thu|fri)[a-z]*\b.*\d",
-        _I,
-    ),
-    # a role word naming someone, not one that qualifies a thing ("Lecturer method", "instructor-led
-    # lectures", "TA office hours": no person is named there)
-    "person": re.compile(
-        r"\b(?:prof\.?|professor|dr\.?|instructor|lecturer|teacher|faculty|taught\s+by|coordinator|ta\b"
-        r"|teaching\s+assistants?|tutor|mr\.?|ms\.?|mrs\.?)\b"
-        r"(?!\s*-?\s*(?:method|methods|led|notes|slides|materials|office|hours)\b)",
-        _I,
-    ),
     "number": re.compile(
         r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twenty|fifty|hundred)\b", _I
     ),
@@ -182,7 +150,8 @@ class Intent:
 
     section: str | None = None  # "outcomes", "textbooks", ... : a whole list from one block
     where: bool = False  # "which module covers X?": name the module first
-    #: the value to find: "duration", "date", "contact", "person", "number" (none for a list or a module)
+    #: the value to find: "duration", "date", "number" (none for a list or a module; who teaches, how
+    #: to reach them and when they meet are the course card's slots, ``worker.query.card``)
     wants: str | None = None
     #: the kinds of value the conflict check compares (``worker.indexes.conflicts``): from the same ``_KINDS``
     #: rows as ``wants``, read once
