@@ -807,18 +807,3 @@ def test_a_single_label_line_is_prose_and_bullets_continue_a_field() -> None:
     assert sentences == ["Who: Dana Reyes, dana@example.edu, Tue & Fri, 13:00-14:30", "Where: Room 4B"]
     one = pdf_doc("Note: the schedule may change. Read it weekly.")
     assert _sentences(_lines(one.pages), 1200)[0].text == "Note: the schedule may change. Read it weekly."
-
-
-def test_a_bullet_drawn_as_a_full_stop_opens_a_list_item() -> None:
-    # a slide font that draws its bullets as "." (". item" lines): the first item was read as the
-    # end of the sentence before it, the list as one run of text
-    from syllabot.worker.ingest.passages import read_blocks
-
-    doc = pdf_doc("Studio skills:\n. Wedging clay by hand;\n. Centering on the wheel;\n. Pulling even walls.")
-    [chunk] = chunk_document(doc)
-    assert "• Wedging clay by hand;" in chunk.text
-    items = [b.text for b in read_blocks(chunk.text) if b.item]
-    assert items == ["Wedging clay by hand;", "Centering on the wheel;", "Pulling even walls."]
-    # a sentence that happens to wrap before its full stop is no bullet
-    [prose] = chunk_document(pdf_doc("We wedge the clay until it is smooth\n. 12 kilos last term."))
-    assert "•" not in prose.text

@@ -147,21 +147,15 @@ def _is_lead(text: str) -> bool:
     questions:", "the materials below", "be able to:-"), a question ("What tools do we have to
     achieve our goal?"), or a slide's title ("Weekly snippets", "How to (very quickly) skim an
     article": up to ``LEAD_WORDS`` words that end no sentence and hold no number, so not a course's
-    header line), or a sentence that runs on into it (:data:`_RUNS_ON`). Every short heading
-    (:func:`_is_heading`) is such a title."""
+    header line). Every short heading (:func:`_is_heading`) is such a title."""
     return len(text) <= 160 and (
         text.endswith("?")
         or ANNOUNCES.search(text) is not None
         or _LEAD_DASH.search(text) is not None
         or (len(text.split()) <= LEAD_WORDS and not re.search(r"[.!]$|\d", text))
-        or _RUNS_ON.search(text) is not None
     )
 
 
-#: A sentence that runs on into the list under it: it ends in a lower-case word, no full stop
-#: ("At the end of the course, students should be able to"); a header line ends in a title's
-#: capital or a number ("Field Botany BOT 214 Spring 2024 Contents").
-_RUNS_ON = re.compile(r"(?:\w+\W+){3,}[a-z]+$")
 #: The most words a title without a colon has to introduce the list under it.
 LEAD_WORDS = 12
 
@@ -279,7 +273,6 @@ class _Sentence:
 #: question that asks for no value: the slide titled "Occam's razor:" over the "Strategies:" list
 #: that merely names it, "The 'Discussion' section:" over a sentence that mentions discussions.
 LEAD_BONUS = 0.2
-LIST_PIECE_CHARS = 900
 
 
 def _rank(
@@ -470,8 +463,7 @@ def pieces(question: str, intent: Intent, hits: Sequence[Hit], count: int = PIEC
             continue
         if chosen and s.score < LATER_PIECE_SHARE * first_score:
             break
-        limit = LIST_PIECE_CHARS if intent.listed and s.unit.items else PIECE_CHARS
-        text = _piece(hits, s, limit, grow=not chosen, at_least=LATER_PIECE_AT_LEAST)
+        text = _piece(hits, s, grow=not chosen, at_least=LATER_PIECE_AT_LEAST)
         words = term_set(text)
         if (chosen and size + len(text) > PIECES_CHARS) or any(
             len(words & earlier) >= PIECE_REPEAT * max(1, len(words)) for earlier in said

@@ -181,7 +181,6 @@ class _Sentence:
 
 _ROUND_BULLET = re.compile(f"[{ROUND_BULLETS}]")
 _FIELD_LINE = re.compile(r"^(?P<key>[A-Z][A-Za-z&/.' -]{0,30}?)\s*:\s+\S")
-_DOT_BULLET = re.compile(r"^\.\s+(?=[A-Za-z(])")
 _BULLET_VALUE = re.compile(r"^[•●▪◦■\-*–]\s*\S")
 
 
@@ -227,9 +226,7 @@ def _sentences(lines: Sequence[_Line], max_chars: int) -> list[_Sentence]:
         fields.clear()
 
     for line in lines:
-        # a bullet a font draws as a full stop (". autoencoders;") is a bullet: as "." the item
-        # it opens was read as the end of the sentence before it
-        text = _DOT_BULLET.sub("• ", line.text.strip(), count=1)
+        text = line.text.strip()
         if text and field_key(text):
             flush()
             fields.append(_Line(line.page, text))

@@ -159,10 +159,6 @@ class Intent:
     cos: tuple[int, ...] = ()  # specific course outcomes asked ("CO3")
     modules: tuple[str, ...] = ()  # modules named ("Module 3", "Unit II")
     breakdown: bool = False  # "how is the grade broken down?": every graded component and its weight
-    #: asks for a list in words ("what are the learning goals", "list all the readings", "which
-    #: topics …", "steps for …") where no section names its block: the list that best matches it
-    #: is the answer, quoted whole
-    listed: bool = False
 
     @property
     def is_list(self) -> bool:
@@ -216,23 +212,7 @@ def read_intent(question: str) -> Intent:
         cos=refs.cos,
         modules=refs.modules,
         breakdown=breakdown,
-        listed=section is None and wants is None and bool(_ASKS_LIST.search(question)),
     )
-
-
-#: A question asking for a list: "list …", "all the …s", "what are / which are the …", "which
-#: topics / steps / types / examples …", "steps for …", "what do we cover". Words of asking, not of
-#: any subject: what is listed is named by the question's other words.
-_ASKS_LIST = re.compile(
-    r"\blist\b|\ball\s+(?:of\s+)?(?:the\s+)?\w+s\b|\ball\s+of\s+them\b"
-    r"|^\W*(?:\w+\s+){0,2}?(?:what|which)\s+(?:are|r|were)\s+(?:the|all|our)\b"
-    r"|\b(?:what|which)\s+(?:\w+\s+){0,3}?(?:topics|sections|parts|types|kinds|steps|options|strategies"
-    r"|skills|goals|objectives|outcomes|assumptions|readings|deliverables|requirements|examples"
-    r"|components|methods|measures|reasons|stuff|things|ones)\b"
-    r"|\b(?:steps|examples|types|kinds|reasons|takeaways)\s+(?:of|for|in|to)\b|\btakeaways\b"
-    r"|\bwhat\s+(?:\w+\s+){0,2}(?:do|will|did)\s+we\s+(?:cover|learn|study)\b",
-    _I,
-)
 
 
 #: A question about how the grade is made up, in any course's words ("how is the grade broken
