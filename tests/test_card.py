@@ -304,3 +304,14 @@ def test_a_staff_block_one_field_a_line_gives_each_person_their_fields_even_cut_
         [_chunk(0, STAFF_LINES + "\nQuestions go to the course forum.\nOffice Hours: Mon 4PM", 1)]
     )
     assert [f.who for f in after.of("staff.office_hours")][-1] == ""
+
+
+def test_a_rule_read_twice_is_quoted_once() -> None:
+    # the next window repeats the labelled rule with the following heading run into it
+    late = "Late work: pieces lose one letter grade for each day late."
+    chunks = [*_course(), _chunk(3, late, 2), _chunk(4, f"{late} 6 Studio safety", 2)]
+    card = read_card(chunks)
+    question = "whats the late policy"
+    answer = answer_from_card(card, asked_slots(question), question)
+    assert answer is not None
+    assert sum("one letter grade for each day late" in f.text for f in answer.facts) == 1

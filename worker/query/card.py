@@ -260,7 +260,7 @@ SLOTS: tuple[Slot, ...] = (
         ),
         None,
         _p(
-            r"\bgrade\b|\bgrading\b|\bworth\b|\bweigh|\bpoints\b|\bcounts?\s+(?:for|toward)\b|\bof\s+(?:the|your)\s+(?:final\s+)?(?:course\s+)?(?:grade|mark)\b"
+            r"\bgrade\b|\bgrading\b|\bworth\b|\bweigh|\bcounts?\s+(?:for|toward)\b|\bof\s+(?:the|your)\s+(?:final\s+)?(?:course\s+)?(?:grade|mark)\b"
         ),
         "grading",
     ),
@@ -1206,9 +1206,9 @@ def answer_from_card(
         # on a tie, the syllabus's fact before a slide's
         return (len(topic & words), len(q_terms & words), bool(_SYLLABUS.search(f.file)), -f.row)
 
-    ranked = sorted(facts, key=score, reverse=True)
-    chosen = tuple(ranked[:MAX_FACTS])
+    ranked = _distinct(sorted(facts, key=score, reverse=True))
     best = score(ranked[0])[0]
+    chosen = tuple(ranked[:MAX_FACTS])
     if name in TYPED:
         # something else the materials speak of, named and not in the fact ("which room is the
         # final exam in", "are office hours on zoom too"): the slot's value may not be its answer
@@ -1235,6 +1235,19 @@ def answer_from_card(
             not topic and slot.group == "policy" and len(facts) <= MAX_FACTS
         )
     return CardAnswer(name, chosen, card.holds_basics(subjects), None, (), strong)
+
+
+def _distinct(facts: Sequence[Fact]) -> list[Fact]:
+    """``facts`` in order without one that says again what one before it says: the same sentence
+    read from two overlapping passages, or read once with the next heading run into it ("… up to
+    48 hours." and "… up to 48 hours. 6 Honor code")."""
+    kept: list[Fact] = []
+    for fact in facts:
+        text = _norm(fact.text)
+        if any(text in _norm(k.text) or _norm(k.text) in text for k in kept):
+            continue
+        kept.append(fact)
+    return kept
 
 
 def _stated(text: str) -> frozenset[str]:
