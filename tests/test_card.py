@@ -315,3 +315,19 @@ def test_a_rule_read_twice_is_quoted_once() -> None:
     answer = answer_from_card(card, asked_slots(question), question)
     assert answer is not None
     assert sum("one letter grade for each day late" in f.text for f in answer.facts) == 1
+
+
+def test_an_answer_quoting_last_terms_syllabus_says_so_first() -> None:
+    old = (
+        "CER 210: Wheel-thrown Pottery (Fall 2030)\n"
+        "The raku firing day is held on the campus lawn on October 12 from 9:00 AM to 4:00 PM."
+    )
+    chunks = [*_course(), _chunk(3, old, 1, doc="syllabus-2030", title="Pottery syllabus 2030")]
+    snapshot = _snapshot(chunks)
+    assert snapshot.course_card.older_terms() == {"syllabus-2030": ("Fall 2030", "Spring 2031")}
+    _status, text = _ask(snapshot, "when is the raku firing day on the lawn")
+    assert "October 12" in text
+    assert "(From syllabus-2030.pdf, Fall 2030. Your materials also hold Spring 2031 documents" in text
+    # an answer from this term's syllabus carries no such line
+    _status, text = _ask(snapshot, "when r bo lindqvist's office hrs")
+    assert "Your materials also hold" not in text

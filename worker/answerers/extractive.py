@@ -57,7 +57,7 @@ from syllabot.worker.answerers.decision import (
     weights,
 )
 from syllabot.worker.answerers.focus import ELLIPSIS, QUOTE_CHARS, focus_window
-from syllabot.worker.answerers.notes import lead_with_conflict, lead_with_record
+from syllabot.worker.answerers.notes import lead_with_conflict, lead_with_record, lead_with_term
 from syllabot.worker.indexes.breakdown import grade_breakdown
 from syllabot.worker.indexes.conflicts import conflict_of
 from syllabot.worker.ingest.passages import (
@@ -1026,7 +1026,8 @@ class ExtractiveAnswerer:
         text, citations = finalise_citations(shown, result.passages, brackets=False)
         text = emphasise(text, asked.intent.compared)  # after: citations find quotes by their words
         answer = Answer(text=text, status=reply.status, citations=citations, **base)
-        return lead_with_record(lead_with_conflict(answer, conflict, reply.verdict), result.recorded, asked)
+        answer = lead_with_record(lead_with_conflict(answer, conflict, reply.verdict), result.recorded, asked)
+        return lead_with_term(answer, result.older)
 
 
 def status_of(question: str, result: SearchResult) -> AnswerStatus:

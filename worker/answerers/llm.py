@@ -48,7 +48,7 @@ from syllabot.worker.answerers.base import (
 )
 from syllabot.worker.answerers.decision import ModelSaid, Reading, decide
 from syllabot.worker.answerers.extractive import ExtractiveAnswerer
-from syllabot.worker.answerers.notes import lead_with_conflict, lead_with_record
+from syllabot.worker.answerers.notes import lead_with_conflict, lead_with_record, lead_with_term
 from syllabot.worker.answerers.streaming import (
     CUT_MESSAGE,
     CUT_REASON,
@@ -594,7 +594,7 @@ class LLMAnswerer:
                 build_messages(question, passages, nonce=nonce, earlier=result.earlier), passages, nonce
             )
             answer = parse_reply(content, question, result, collection, conflict_of(result))
-            return lead_with_record(answer, result.recorded, result.asked)
+            return lead_with_term(lead_with_record(answer, result.recorded, result.asked), result.older)
         except LLMError as exc:
             log.warning("LLM answer unusable, falling back to extractive: %s", exc)
         except Exception as exc:  # a bad setting (URL, key) must not fail every question

@@ -11,7 +11,7 @@ Pure functions (no I/O).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from syllabot.shared.labels import citation
 from syllabot.shared.schema import Answer, Hit
@@ -122,6 +122,21 @@ def lead_with_record(answer: Answer, recorded: Sequence[Conflict], question: Que
     if chosen is None:
         return answer
     return lead_with_note(answer, chosen)
+
+
+def lead_with_term(answer: Answer, older: Mapping[str, tuple[str, str]]) -> Answer:
+    """``answer`` led by a line saying its first source is last term's, where it is: a collection
+    may hold last term's syllabus beside this term's, and an answer quoting the older one (a
+    schedule of last term's dates) must not read as this term's. Confident or "I can't tell"
+    alike; a "not in your materials" reply states nothing from it."""
+    if not older or answer.status == "not_in_materials" or not answer.citations:
+        return answer
+    first = min(answer.citations, key=lambda c: c.n)
+    if first.doc_id not in older:
+        return answer
+    term, latest = older[first.doc_id]
+    note = f"(From {first.file}, {term}. Your materials also hold {latest} documents, which may differ.)"
+    return answer.model_copy(update={"text": f"{note}\n\n{answer.text}"})
 
 
 def _cites(answer: Answer, hit: Hit) -> bool:

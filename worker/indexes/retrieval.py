@@ -70,6 +70,9 @@ class SearchResult:
     #: what the course card says of the asked slot (``worker.query.card.answer_from_card``), its
     #: facts cited by passage number (their passages are among ``passages``); None: no slot asked
     card: CardAnswer | None = None
+    #: the documents among the passages that are of an earlier term than another document of the
+    #: collection: their term and the latest (``CourseCard.older_terms``)
+    older: dict[str, tuple[str, str]] = field(default_factory=dict)
 
     @functools.cached_property
     def asked(self) -> Question:
@@ -344,7 +347,14 @@ def result_of(
         recorded=recorded_for(snapshot, [*hits, *related]),
         versions=snapshot.versions,
         card=card,
+        older=_older_among(snapshot, [*hits, *related]),
     )
+
+
+def _older_among(snapshot: IndexSnapshot, passages: Sequence[Hit]) -> dict[str, tuple[str, str]]:
+    """Which of ``passages``' documents are of an earlier term than another of the collection."""
+    older = snapshot.course_card.older_terms()
+    return {p.doc_id: older[p.doc_id] for p in passages if p.doc_id in older}
 
 
 #: How many of the top hits are read for an empty slot's words before the card says it is not there.

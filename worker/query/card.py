@@ -586,6 +586,16 @@ class CourseCard:
         mine = [f for f in facts if f.doc_id in self.teacher]
         return mine or facts
 
+    def older_terms(self) -> dict[str, tuple[str, str]]:
+        """The documents of a term before the latest one any document of the collection prints, each
+        with its term and that latest term ("Fall 2017", "Fall 2018"): last term's syllabus beside
+        this term's. What they say is what last term said (``notes.lead_with_term``)."""
+        read = {doc: (term_order(m), text) for doc, text in self.terms.items() if (m := term_of(text))}
+        if not read:
+            return {}
+        latest = max(read.values())
+        return {doc: (text, latest[1]) for doc, (order, text) in read.items() if order < latest[0]}
+
     def holds_basics(self, subjects: Sequence[str] = ()) -> bool:
         """The card read a syllabus of the course: who teaches it or how it is graded, and one
         more kind of fact besides, or a document named a syllabus (a sparse one says what it
