@@ -384,6 +384,7 @@ PIECES_CHARS = 1100
 PIECE_REPEAT = 0.6
 #: A later piece is shown only when its best unit ranks at least this share of the first piece's.
 LATER_PIECE_SHARE = 0.5
+#: A later piece's shortest run grows to at least this many characters: never a bare heading.
 LATER_PIECE_AT_LEAST = 100
 
 
@@ -450,8 +451,8 @@ def pieces(question: str, intent: Intent, hits: Sequence[Hit], count: int = PIEC
     Why the later ones short: the first piece is read whole around its best unit (the answer is
     often the sentence beside the one that matched); a later piece is a second chance, shown as
     the shortest run that holds its question words, and only when it ranks within
-    ``LATER_PIECE_SHARE`` of the first (tuning courses: reply p50 766 -> 526 characters for 7 of
-    560 replies no longer holding the asked facts, ``docs/BENCHMARKS.md``)."""
+    ``LATER_PIECE_SHARE`` of the first (held out: reply p50 943 -> 713 characters for 8 of 280
+    replies no longer holding the asked facts, ``docs/BENCHMARKS.md``: a trade, not a gain)."""
     focus = _focus(hits, PIECE_SCAN)
     chosen: list[str] = []
     said: list[frozenset[str]] = []

@@ -274,6 +274,21 @@ class Engine:
         self.cache.drop(collection)
         return DropReport(dropped=info, keys=keys, bindings=bindings)
 
+    def _built(
+        self,
+        collection: str,
+        embedder_id: str,
+        dim: int,
+        chunks: list[Chunk],
+        matrix: np.ndarray,
+        built_at: str | None = None,
+    ) -> IndexSnapshot:
+        """A new version's snapshot of ``collection``, built under this build's cancel token: every
+        build publishes one, and each must notice a cancel while it reads the passages."""
+        return build_snapshot(
+            new_version(), collection, embedder_id, dim, chunks, matrix, built_at or _now(), self.cancel.check
+        )
+
     def card(self, collection: str) -> CourseCard:
         """The collection's course card (``worker.query.card``), read at index time: what a teacher
         checks and corrects with a course-facts document."""
@@ -518,16 +533,7 @@ class Engine:
                 progress("storing", 0, 1)
             indexed_at = _now()
             chunks = with_upload_times(chunks, stored, indexed_at)
-            snapshot = build_snapshot(
-                new_version(),
-                collection,
-                embedder.id,
-                embedder.dim,
-                chunks,
-                matrix,
-                indexed_at,
-                self.cancel.check,
-            )
+            snapshot = self._built(collection, embedder.id, embedder.dim, chunks, matrix, indexed_at)
             puts = [
                 (
                     self._doc_meta(d, cs, data, who, indexed_at, stored.get(d.doc_id, {}).get("uploaded_at")),
@@ -614,16 +620,7 @@ class Engine:
         indexed_at = _now()
         chunks = with_upload_times(chunks, stored, indexed_at)
         embedder = self.embedder
-        snapshot = build_snapshot(
-            new_version(),
-            collection,
-            embedder.id,
-            embedder.dim,
-            chunks,
-            matrix,
-            indexed_at,
-            self.cancel.check,
-        )
+        snapshot = self._built(collection, embedder.id, embedder.dim, chunks, matrix, indexed_at)
         metas = [
             (
                 self._doc_meta(
@@ -680,16 +677,7 @@ class Engine:
                 _marked(c, status, meta["superseded_by"]) if c.doc_id == doc_id else c
                 for c in previous.chunks
             ]
-            snapshot = build_snapshot(
-                new_version(),
-                collection,
-                previous.embedder_id,
-                previous.dim,
-                chunks,
-                previous.matrix,
-                _now(),
-                self.cancel.check,
-            )
+            snapshot = self._built(collection, previous.embedder_id, previous.dim, chunks, previous.matrix)
             self.cancel.commit()
             self.store.publish(snapshot, previous.version, update_meta=[meta], lock=lock)
         return _one_document_report(
@@ -711,9 +699,7 @@ class Engine:
             else:
                 chunks, embedder_id, dim = [], self.embedder.id, self.embedder.dim
                 matrix = np.zeros((0, dim), dtype=np.float32)
-            snapshot = build_snapshot(
-                new_version(), collection, embedder_id, dim, chunks, matrix, _now(), self.cancel.check
-            )
+            snapshot = self._built(collection, embedder_id, dim, chunks, matrix)
             self.cancel.commit()
             self.store.publish(
                 snapshot, previous.version if previous else None, delete_doc_ids=[doc_id], lock=lock

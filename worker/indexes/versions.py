@@ -81,7 +81,7 @@ _INLINE_BULLET = re.compile(rf"\s+(?=[{ROUND_BULLETS}▶►➢])")
 _ROW_START = re.compile(rf"{NUMERIC_DATE.pattern}|{DATE.pattern}|{NUMBERED_UNIT.pattern}\s*:", re.IGNORECASE)
 #: What joins two dates of one row ("Jan 8 – May 2", "Mon & Wed"): no new row after these.
 _JOINED = re.compile(r"(?:[–—\-&,/]|\b(?:to|and|or|through|until|from|between|by|on|of))\s*$", re.IGNORECASE)
-#: A thing with its number ("Homework 2", "Prelim 1", "Design 217"): one word of the unit, so that
+#: A thing with its number ("Homework 2", "Prelim 1", "Studio 217"): one word of the unit, so that
 #: homework 1's line never aligns with homework 2's.
 _NUMBERED = re.compile(
     rf"\b([a-z]{{3,}})\s+#?({THING_NUMBER})\b(?![/.:\-–]?\d|\s*(?:%|[ap]\.?m\b|st\b|nd\b|rd\b|th\b"

@@ -8,9 +8,9 @@ which the title slide prints. Decks and notes of any school open the same way: a
 College | HIST 330"), the instructor.
 
 But a first page also prints lines that name no document, and each was once taken for a title: a
-classroom ("IB 335", printed like a course code, made a summer syllabus "IB 335 — Syllabus"), a
+classroom ("CER 114", printed like a course code, made a summer syllabus "CER 114 — Syllabus"), a
 date, a page label ("Page 1", "1/12"), a bare label ("Contents", "Instructor"), an exporting
-program's mark ("Obsidian v1.8.10"), a list item. So a title is a *title-like line*
+program's mark ("NoteApp v2.3.1"), a list item. So a title is a *title-like line*
 (:func:`title_like`): the words it says once every value it prints is taken out (the value shapes
 of ``worker.text.value_shapes``, which the value recogniser reads too) are words, not a sentence, not
 a list item, not an address; a code is a course only where its line names no place or meeting
@@ -55,7 +55,7 @@ _HEADING_MARK = re.compile(r"^\s{0,3}#{1,6}\s+|\s+#+\s*$")
 _EMPHASIS = re.compile(r"(\*\*|__|\*|`)(\S(?:.*?\S)?)\1")
 _WORD = re.compile(r"[^\W\d_]{2,}")
 _DIGIT = re.compile(r"\d")
-#: Between a title's parts: "Lecture 4 - notes_metrics - Obsidian v1.8.10".
+#: Between a title's parts: "Lecture 4 - notes_glazes - NoteApp v2.3.1".
 _PART = re.compile(r"\s+[-–—|]\s+")
 #: Words that name what kind of document it is, not which: a line of these alone ("Course Syllabus",
 #: "Lecture Notes") names no document.
@@ -79,7 +79,7 @@ class _Line:
 
 def course_code(line: str, before: str = "") -> str | None:
     """The course code a line names ("BIOL 210"), or None; None too where the line (or the label
-    line ``before`` it) names a place or a meeting: "IB 335" there is a room."""
+    line ``before`` it) names a place or a meeting: "CER 114" there is a room."""
     if place_line(line) or (before.rstrip().endswith(":") and place_line(before)):
         return None
     for m in COURSE_CODE.finditer(line):
@@ -107,7 +107,7 @@ def title_like(line: str) -> bool:
         or PLACE_WORD.match(line)
         or (PLACE_WORD.search(line) and _DIGIT.search(line))
     ):
-        return False  # "Online via Zoom", "Integrated Sciences Building 135"; "Statistical building blocks" is one
+        return False  # "Online via Zoom", "Kiln Sciences Building 135"; "Glaze building blocks" is one
     words = _WORD.findall(without_values(line))
     cased = [w for w in words if not w.isupper()]
     return bool(words) and sum(not known(w) for w in cased) * 2 <= len(cased)
@@ -136,8 +136,8 @@ def _plain(line: str) -> str:
 
 
 def _continues(before: str, line: str) -> bool:
-    """Does ``line`` go on with the title on the line before it? A line in lower case ("Data
-    wrangling:" / "birthday matching lab"), or capitals under capitals ("LINEAR" / "REGRESSION")."""
+    """Does ``line`` go on with the title on the line before it? A line in lower case ("Clay
+    glazing:" / "raku firing day"), or capitals under capitals ("WHEEL" / "THROWING")."""
     if not line or not before or prints_value(line) or _NOT_TITLE.search(line):
         return False
     return line[0].islower() or (before.isupper() and line.isupper() and not before.endswith((".", ":")))
@@ -163,8 +163,8 @@ def _head_lines(text: str) -> list[_Line]:
 
 
 def _own(title: str) -> str:
-    """The loader's title without what an exporting program adds to it: "Lecture 4 - notes_metrics
-    - Obsidian v1.8.10" -> "Lecture 4" (a version mark, a bare identifier)."""
+    """The loader's title without what an exporting program adds to it: "Lecture 4 - notes_glazes
+    - NoteApp v2.3.1" -> "Lecture 4" (a version mark, a bare identifier)."""
     parts = _PART.split(title.strip())
     while len(parts) > 1 and (VERSION_MARK.search(parts[-1]) or re.fullmatch(r"\S*_\S*", parts[-1])):
         parts.pop()
@@ -188,7 +188,7 @@ def _usable(line: str, file_name: str) -> bool:
 
 def _after_code(line: str) -> str:
     """What a course line says after its code ("BIOL 210: Field Methods" -> "Field Methods"); ""
-    where it prints a value there (a term, a date: "CSE 8803, Spr 2024, Georgia Tech")."""
+    where it prints a value there (a term, a date: "CER 210, Spr 2031, Clay School")."""
     m = COURSE_CODE.search(line)
     rest = line[m.end() :].strip(" :-–—|,") if m else ""
     return "" if prints_value(rest) else rest
@@ -220,7 +220,7 @@ def _printed_title(lines: list[_Line], code: str | None, code_at: int, file_name
 
 def cite_title_of(doc: Document, first_page: str) -> str:
     """What citations call ``doc``: "BIOL 210 — Sampling a meadow", "HIST 330 — Lecture 6: Archives
-    (1)", "Lecture 1: What is Econometrics?", else its file's name as words. ``first_page``: the page
+    (1)", "Lecture 1: What is Pottery?", else its file's name as words. ``first_page``: the page
     as printed (a PDF's running header included: the course line of every slide is one)."""
     if doc.subject:
         return doc.title  # a course header's subject names the document (``detect_subject``)

@@ -102,7 +102,7 @@ def read_blocks(text: str) -> tuple[Block, ...]:
                     text = text.split(":", 1)[1].strip()  # "Description: Belmont Report" as an item
                 out.append(Block(text, listed, row=True))
             continue
-        # a header record after another ("Teaching Assistant: Sarah Kerns; Email: …; Office Hours:
+        # a header record after another ("Teaching Assistant: Bo Lindqvist; Email: …; Office Hours:
         # MWF 11:30AM" after the instructor's) is its own block, as a list item or heading is
         record = bool(current) and field_key(previous) is not None and field_key(stripped) is not None
         starts_item = bool(LIST_ITEM.match(stripped))

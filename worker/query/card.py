@@ -31,6 +31,7 @@ fact the card does hold. The verdict (``worker.answerers.decision.decide``) weig
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 from collections.abc import Callable, Collection, Iterable, Sequence
@@ -458,7 +459,7 @@ _EVENT_TIME = re.compile(
     r"|\bno\s+(?:\w+\s+){0,2}(?:exams?|midterms?|finals?|quiz(?:zes)?|tests?)\b",
     _I,
 )
-#: A place: a room word, a building name before a room number ("Moore B03"), or online.
+#: A place: a room word, a building name before a room number ("Hale B03"), or online.
 PLACE = re.compile(
     r"\b(?:room|rm\.?|hall|building|bldg\.?|auditorium|library|lab(?:oratory)?|center|centre|house|classroom|annex|tower)\b"
     r"|\b[A-Z][a-z]+\s+(?:[A-Z]{0,2}\d{1,4}[A-Z]?|\d{1,4}[-–]\d{1,4})\b|\b[A-Z]{1,4}\([A-Z]\)\s*\d{2,4}[A-Z]?\b|\b[A-Z]{2,}\s+[A-Z]\d{3,4}[A-Z]?\b|(?i:\bzoom\b|\bonline\b|\bremote(?:ly)?\b|\bin\s+person\b|\bvirtual\b)",
@@ -589,7 +590,12 @@ class CourseCard:
     def older_terms(self) -> dict[str, tuple[str, str]]:
         """The documents of a term before the latest one any document of the collection prints, each
         with its term and that latest term ("Fall 2017", "Fall 2018"): last term's syllabus beside
-        this term's. What they say is what last term said (``notes.lead_with_term``)."""
+        this term's. What they say is what last term said (``notes.lead_with_term``; their facts
+        never answer). Read once per card: every question asks it."""
+        return self._older
+
+    @functools.cached_property
+    def _older(self) -> dict[str, tuple[str, str]]:
         read = {doc: (term_order(m), text) for doc, text in self.terms.items() if (m := term_of(text))}
         if not read:
             return {}
@@ -671,7 +677,7 @@ def _named_slots(label: str) -> list[Slot]:
 
 def _label_slots(label: str, value: str) -> list[Slot]:
     """The slots a "Label: value" states: each slot whose labels name it and whose value type the
-    value has ("Lectures: Mondays 12pm–2pm, H4, Zoom" states when and where). A label joining a
+    value has ("Lectures: Mondays 1pm–3pm, K2, Zoom" states when and where). A label joining a
     person's field and another ("Office hours and location") is the person's: its place is no
     class meeting's."""
     found = [s for s in _named_slots(label) if _checked(s.value, value)]
@@ -726,7 +732,7 @@ _HEADER_CUT = re.compile(r"\s*(?:\||·|•|;|\.\s+(?=[A-Z0-9]))\s*")
 
 def _header_facts(text: str) -> list[tuple[Slot, str, str, str]]:
     """The facts of a header block printed without labels ("LA 1234 | Title Jo Smith jo@x.edu
-    Fall 2018. Design 217. Tuesday & Thursday 12:30–3:20pm."), each piece read by its value type
+    Fall 2030. Studio 217. Tuesday & Thursday 12:30–3:20pm."), each piece read by its value type
     alone: an email (and the name printed just before it: the instructor), a day with a time (the
     meetings), and, in a header that holds one of those, a short piece naming a place."""
     found: list[tuple[Slot, str, str, str]] = []
@@ -999,7 +1005,6 @@ def read_card(chunks: Sequence[Chunk], check: Callable[[], None] | None = None) 
     ``check``: a build's cancel check, called per passage read."""
     facts: list[Fact] = []
     seen: set[tuple[str, str, str, str]] = set()
-    terms: dict[str, tuple[int, int]] = {}
     term_text: dict[str, str] = {}
     teacher: set[str] = set()
     headed: set[str] = set()
@@ -1028,7 +1033,7 @@ def read_card(chunks: Sequence[Chunk], check: Callable[[], None] | None = None) 
         if first_page and chunk.doc_id not in headed:
             headed.add(chunk.doc_id)
             stated += _header_facts(" ".join(lines))
-        if first_page and chunk.doc_id not in terms:
+        if first_page and chunk.doc_id not in term_text:
             found = next(
                 (
                     (m, line)
@@ -1039,7 +1044,7 @@ def read_card(chunks: Sequence[Chunk], check: Callable[[], None] | None = None) 
             )
             if found is not None:
                 m, line = found
-                terms[chunk.doc_id], term_text[chunk.doc_id] = term_order(m), m.group(0)
+                term_text[chunk.doc_id] = m.group(0)
                 stated.append((SLOT_OF["course.term"], clip(line, VALUE_CHARS), "", ""))
         # a list or a person's fields run on into the next passage of its document: the lines its
         # window repeats from the one before were read there, and the reading goes on after them
@@ -1060,11 +1065,9 @@ def read_card(chunks: Sequence[Chunk], check: Callable[[], None] | None = None) 
         for row, text in doc_weights:
             add(row, chunks[row], SLOT_OF["grading.weight"], text)
     facts.sort(key=lambda f: f.row)
-    latest = max(terms.values(), default=(0, 0))
-    older = {doc for doc, t in terms.items() if t < latest}
-    if older:
-        facts = [replace(f, older=f.doc_id in older) for f in facts]
-    return CourseCard(tuple(facts), term_text, frozenset(teacher))
+    card = CourseCard(tuple(facts), term_text, frozenset(teacher))
+    older = card.older_terms()
+    return replace(card, facts=tuple(replace(f, older=f.doc_id in older) for f in facts)) if older else card
 
 
 def _repeated(before: Sequence[str], lines: Sequence[str]) -> int:
@@ -1236,7 +1239,7 @@ def answer_from_card(
         )
     else:
         runner = score(ranked[1])[0] if len(ranked) > 1 else 0
-        # facts tied at the best that state one value ("Scribing notes (10%)" in the syllabus and
+        # facts tied at the best that state one value ("Glaze journal (20%)" in the syllabus and
         # again on the first day's slides) are one answer, not two candidates
         tied = [f for f in ranked if score(f)[0] == best]
         agree = len({_stated(f.text) for f in tied}) == 1 and bool(_stated(tied[0].text))

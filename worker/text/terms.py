@@ -77,7 +77,7 @@ def term_set(text: str) -> frozenset[str]:
     return frozenset(found)
 
 
-#: A field's label ("Classroom: Moore B03", "Auxiliary Classrooms: …").
+#: A field's label ("Classroom: Hale B03", "Auxiliary Classrooms: …").
 _LABEL = re.compile(r"\b([A-Za-z]{8,})\s*:")
 
 

@@ -17,7 +17,7 @@ import re
 #: term's, a document's dating, a reference's).
 YEAR = r"(?:19|20)\d\d"
 
-#: A numbered thing's number ("Week 7", "Homework 12", "Lecture 19", "Design 217"): one to three
+#: A numbered thing's number ("Week 7", "Homework 12", "Lecture 19", "Studio 217"): one to three
 #: digits, for every pattern of a thing and its number (the values' units, the record's numbered
 #: things); four digits are a year, a room or a course code (:data:`NUMBERED_NAME`).
 THING_NUMBER = r"\d{1,3}"
@@ -83,8 +83,8 @@ TERM = re.compile(
     rf"{SEASON_TERM.pattern}|\b(?:spr|sp|fa|su|wi)\.?\s?'?(?:19|20)?\d\d\b",
     re.IGNORECASE,
 )
-#: A course code: a department and a number ("BIOL 210", "CHEMBIO 215", "ARTS118QX", "MUSIC-ED 500",
-#: "NEU 365P"). The same shape prints a room ("IB 335"): :func:`place_line` tells them apart.
+#: A course code: a department and a number ("CER 210", "GLAZEBIO 215", "CLAY118QX", "ART-ED 500",
+#: "CER 365P"). The same shape prints a room ("CER 114"): :func:`place_line` tells them apart.
 COURSE_CODE = re.compile(
     r"(?<![A-Za-z0-9])(?P<dept>[A-Z]{2,8}(?:-[A-Z]{2,8})?)[ \t]?(?P<num>\d{2,4}[A-Z]{0,2})(?![A-Za-z0-9])"
 )
@@ -92,7 +92,7 @@ COURSE_CODE = re.compile(
 NOT_DEPARTMENT = frozenset(
     {"SPRING", "FALL", "SUMMER", "WINTER", "ROOM", "PAGE", "WEEK", "LECTURE", "UNIT", "MODULE", "AM", "PM"}
 )
-#: A word and a number of three or four digits: a room ("Room 2047", "Design 217", "Moore B03") or a
+#: A word and a number of three or four digits: a room ("Room 2047", "Studio 217", "Hale B03") or a
 #: course written out ("Biology 151"); either way no title by itself.
 NUMBERED_NAME = re.compile(r"\b[A-Z][A-Za-z]*\.?[ \t]+[A-Z]?\d{3,4}[A-Z]?\b")
 #: The words that say a line names a place: what follows is a room, not a course.
@@ -129,7 +129,7 @@ def meeting_line(line: str) -> bool:
 
 
 def place_line(line: str) -> bool:
-    """A line that names a place or a meeting ("Location: IB 335", "TR 2:30-3:45, IB 335"): a code
+    """A line that names a place or a meeting ("Location: CER 114", "TR 2:30-3:45, CER 114"): a code
     printed there is a room."""
     return bool(PLACE_WORD.search(line)) or meeting_line(line)
 
