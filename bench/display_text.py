@@ -17,6 +17,9 @@ read them, ``answerers.base.as_read``), each counted for
 
 Targets: "I"-bullet lines in what a student reads <= 10, undecoded runs 0. Structural counts only;
 no question is asked.
+
+``--breaks``: per real course (one collection each), the words a line end broke that a student
+now reads whole (``display.broken_words`` against the course's own keyword index), each listed.
 """
 
 from __future__ import annotations
@@ -86,7 +89,10 @@ def measure(data: bytes, name: str) -> tuple[int, int, int, int, int, int] | Non
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--verbose", action="store_true", help="print each file with a count left")
+    parser.add_argument("--breaks", action="store_true", help="words a line end broke, per course")
     args = parser.parse_args(argv)
+    if args.breaks:
+        return breaks()
     files = sorted(DATA.rglob("*.pdf")) if DATA.is_dir() else []
     blobs = [(path.read_bytes(), str(path.relative_to(DATA))) for path in files]
     from bench.slide_decks import decks
@@ -116,6 +122,26 @@ def main(argv: list[str] | None = None) -> int:
         f'\nTargets (student reads): "I"-bullet places <= 10 {"✓" if totals[2] <= 10 else "✗"}; '
         f"undecoded runs 0 {'✓' if totals[5] == 0 else '✗'}"
     )
+    return 0
+
+
+def breaks() -> int:
+    """Per course, the broken words shown whole (every chunk read as passages of one result)."""
+    from bench.common import default_embedder
+    from bench.courses import course_snapshot, courses_of
+    from syllabot.worker.indexes.retrieval import broken_among
+
+    slugs = courses_of("dev") + courses_of("test")
+    if not slugs:
+        print("no course data found (../shared/data/courses); skipping")
+        return 0
+    embedder = default_embedder()
+    print("| course | words shown whole | which |\n|---|---|---|")
+    for slug in slugs:
+        snapshot = course_snapshot(slug, embedder)
+        found = broken_among(snapshot, snapshot.chunks)
+        which = ", ".join(f"{k} → {v}" for k, v in sorted(found.items())) or "—"
+        print(f"| {slug} | {len(found)} | {which} |")
     return 0
 
 

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
+
 from bench.answers import has_markup
 from bench.slide_decks import beamer_deck
 from syllabot.shared.schema import FileReport
-from syllabot.worker.answerers.base import as_read
+from syllabot.worker.answerers.base import as_read, for_reader
 from syllabot.worker.indexes.retrieval import hit_from_chunk
 from syllabot.worker.ingest.chunking import chunk_document
 from syllabot.worker.ingest.loaders import load_document
@@ -127,3 +129,62 @@ def test_rendered_reads_emphasis_only_where_markdown_makes_it() -> None:
         "snake_case_name and 2 * 3 * 4 and a note and all"
     )
     assert rendered("[see the notes](notes.md) [1]") == "see the notes [1]"
+
+
+def _snapshot(chunks: list[Chunk]):
+    from syllabot.worker.indexes.embedders.hashing import HashingEmbedder
+    from syllabot.worker.indexes.index import build_snapshot
+
+    embedder = HashingEmbedder(256)
+    matrix = embedder.embed_documents([c.text for c in chunks])
+    return build_snapshot("v1", "c", embedder.id, embedder.dim, chunks, matrix, "now"), embedder
+
+
+def test_a_word_a_line_end_broke_is_shown_whole_when_the_collection_spells_it_whole(settings) -> None:
+    """A course word no vocabulary holds ("sgraffito"), printed broken at a line end in one
+    handout ("sgraf-fito" once the line is joined) and whole in the syllabus and another sheet:
+    the reply shows it whole. A compound of two words ("kiln-fired") stays as printed, and so does
+    a word the collection never spells whole."""
+    from syllabot.worker.answerers.extractive import ExtractiveAnswerer
+    from syllabot.worker.indexes.retrieval import related_hits, result_of, search_snapshot
+    from syllabot.worker.query.reading import read_question
+
+    def chunk(i: int, doc: str, text: str) -> Chunk:
+        return Chunk(chunk_id=f"{doc}:{i}", doc_id=doc, file=f"{doc}.pdf", title=doc, text=text, page=1)
+
+    chunks = [
+        chunk(0, "syllabus", "Week 4 covers sgraffito on leather-hard pots."),
+        chunk(1, "tools", "Sgraffito needs a loop tool and a coat of coloured slip."),
+        chunk(
+            2,
+            "handout",
+            "Studio handout. For sgraf-fito, brush the slip onto the pot and wait ten "
+            "minutes. Kiln-fired pieces cool overnight. Use the glaze-tongs for dipping.",
+        ),
+    ]
+    snapshot, embedder = _snapshot(chunks)
+    question = "how long do i wait after brushing slip onto the pot"
+    read = read_question(question, snapshot)
+    vector = np.asarray(embedder.embed_query(read.text))
+    selection, hits = search_snapshot(snapshot, vector, read, settings)
+    result = result_of(
+        snapshot, hits, related_hits(snapshot, read, hits), selection.fallback, "c", question, read
+    )
+    assert result.breaks == {"sgraf-fito": "sgraffito"}
+    answer = ExtractiveAnswerer(settings).answer_sync(question, result, "c")
+    assert "For sgraffito, brush the slip" in answer.text, answer.text
+    assert "sgraf-fito" not in answer.text
+    shown_handout = next(h.text for h in for_reader(result).hits if h.doc_id == "handout")
+    assert "Kiln-fired pieces" in shown_handout and "glaze-tongs" in shown_handout
+    # the index still reads what was printed
+    assert "sgraf-fito" in snapshot.chunks[2].text
+
+
+def test_broken_words_keeps_compounds_and_words_printed_broken_more_often() -> None:
+    from syllabot.worker.text.display import broken_words, joined
+
+    text = "Read the glaze-tongs note, then the trade-offs of reduc-tion firing."
+    breaks = broken_words([text], lambda left, right: left + right != "glazetongs")
+    # "trade-offs": two words; "glaze-tongs": printed broken at least as often as whole
+    assert breaks == {"reduc-tion": "reduction"}
+    assert joined(text, breaks) == "Read the glaze-tongs note, then the trade-offs of reduction firing."

@@ -17,14 +17,14 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Protocol, TypedDict, runtime_checkable
 
 from syllabot.shared.labels import citation, citation_label
 from syllabot.shared.schema import Answer, Citation, Hit
 from syllabot.worker.ingest.markdown_text import rendered
 from syllabot.worker.ingest.passages import LIST_DASH
-from syllabot.worker.text.display import shown
+from syllabot.worker.text.display import joined, shown
 
 if TYPE_CHECKING:
     from syllabot.worker.indexes.retrieval import SearchResult
@@ -151,16 +151,17 @@ _PROBE = 30
 _MIN_PROBE = 12
 
 
-def as_read(hit: Hit, markdown: bool = True) -> Hit:
-    """``hit`` with its text as a student reads it: symbol-font bullets as "•"
-    (``worker.text.display``), and with ``markdown`` a Markdown-shaped source rendered to its
-    words (``markdown_text.rendered``). The same hit when there is nothing to show differently."""
+def as_read(hit: Hit, markdown: bool = True, breaks: Mapping[str, str] | None = None) -> Hit:
+    """``hit`` with its text as a student reads it: symbol-font bullets as "•", words a line end
+    broke shown whole (``breaks``, ``worker.text.display``), and with ``markdown`` a
+    Markdown-shaped source rendered to its words (``markdown_text.rendered``). The same hit when
+    there is nothing to show differently."""
     render = markdown and hit.markdown
-    if not (hit.bullets or render):
-        return hit
-    text = shown(hit.text, hit.bullets)
+    text = joined(shown(hit.text, hit.bullets), breaks or {})
     if render:
         text = rendered(text)
+    if text == hit.text and not hit.bullets and not render:
+        return hit
     return hit.model_copy(update={"text": text, "bullets": [], "markdown": hit.markdown and not render})
 
 
@@ -173,12 +174,13 @@ def for_reader(result: SearchResult, markdown: bool = True) -> SearchResult:
     call it first (an LLM's extractive fallback too: a second call changes nothing). The
     extractive answerer renders Markdown in its reply instead (:func:`rendered_reply`). Lists are
     copied only when a passage shows differently."""
-    if not any(h.bullets or (markdown and h.markdown) for h in result.passages):
+    if not result.breaks and not any(h.bullets or (markdown and h.markdown) for h in result.passages):
         return result
     return dataclasses.replace(
         result,
-        hits=[as_read(h, markdown) for h in result.hits],
-        related=[as_read(h, markdown) for h in result.related],
+        hits=[as_read(h, markdown, result.breaks) for h in result.hits],
+        related=[as_read(h, markdown, result.breaks) for h in result.related],
+        breaks={},
     )
 
 

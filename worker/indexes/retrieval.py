@@ -38,8 +38,9 @@ from syllabot.worker.ingest.passages import item_line, leading_items, passage, r
 from syllabot.worker.query.card import CardAnswer, answer_from_card
 from syllabot.worker.query.reading import Question, asked, read_question
 from syllabot.worker.query.values import Value
+from syllabot.worker.text.display import broken_words
 from syllabot.worker.text.documents import Chunk
-from syllabot.worker.text.keyword import keyword_scores
+from syllabot.worker.text.keyword import keyword_scores, keyword_stem
 
 
 @dataclass
@@ -73,6 +74,8 @@ class SearchResult:
     #: the documents among the passages that are of an earlier term than another document of the
     #: collection: their term and the latest (``CourseCard.older_terms``)
     older: dict[str, tuple[str, str]] = field(default_factory=dict)
+    #: words a line end broke in the passages, each with the word whole (``display.broken_words``)
+    breaks: dict[str, str] = field(default_factory=dict)
 
     @functools.cached_property
     def asked(self) -> Question:
@@ -348,6 +351,7 @@ def result_of(
         versions=snapshot.versions,
         card=card,
         older=_older_among(snapshot, [*hits, *related]),
+        breaks=broken_among(snapshot, [*hits, *related]),
     )
 
 
@@ -355,6 +359,22 @@ def _older_among(snapshot: IndexSnapshot, passages: Sequence[Hit]) -> dict[str, 
     """Which of ``passages``' documents are of an earlier term than another of the collection."""
     older = snapshot.course_card.older_terms()
     return {p.doc_id: older[p.doc_id] for p in passages if p.doc_id in older}
+
+
+def broken_among(snapshot: IndexSnapshot, passages: Sequence[Hit | Chunk]) -> dict[str, str]:
+    """The words a line end broke in ``passages`` that the collection spells whole more often
+    than it prints their halves in one passage (its keyword index counts both: a cheap look-up)."""
+    index = snapshot.keyword
+
+    def more_whole(left: str, right: str) -> bool:
+        whole = index.df(keyword_stem((left + right).lower()))
+        if not whole:
+            return False
+        rows = index.postings(keyword_stem(left.lower()))[0]
+        others = index.postings(keyword_stem(right.lower()))[0]
+        return whole > len(np.intersect1d(rows, others))
+
+    return broken_words((p.text for p in passages), more_whole)
 
 
 #: How many of the top hits are read for an empty slot's words before the card says it is not there.

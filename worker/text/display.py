@@ -8,13 +8,22 @@ non-space character offsets (:func:`find_bullets`, ``Chunk.bullets``, as ``page_
 page starts), and the answerers read each passage through :func:`shown` before they quote it.
 Offsets count non-space characters, so a quote re-spaced by an answer still lines up, and showing
 a bullet replaces one character by one: page marks stay true.
+
+A word a line end broke with a printed hyphen ("asyn-chronously") is mended at ingest only when
+the vocabulary or its own document spells it whole (``pdf_repair``); a course's own words often
+are in neither but are spelled whole in another of its documents. :func:`broken_words` finds
+those against the whole collection, and :func:`joined` shows them whole: again display only, so
+the index reads what it read.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
-__all__ = ["BULLET", "find_bullets", "shown"]
+from syllabot.worker.text.vocabulary import known
+
+__all__ = ["BULLET", "broken_words", "find_bullets", "joined", "shown"]
 
 #: How a symbol-font bullet is shown.
 BULLET = "\u2022"
@@ -47,3 +56,32 @@ def find_bullets(text: str, probes: Iterable[str]) -> tuple[int, ...]:
             out.add(at)
             at = flat.find(probe, at + 1)
     return tuple(sorted(out))
+
+
+#: A word written with a hyphen between two lower-case runs ("asyn-chronously", "trade-offs").
+_HYPHENATED = re.compile(r"\b([A-Za-z]{2,})-([a-z]{2,})\b")
+
+
+def broken_words(texts: Iterable[str], more_whole: Callable[[str, str], bool]) -> dict[str, str]:
+    """The hyphenated words of ``texts`` that a line end broke, each with the word whole
+    ("asyn-chronously" → "asynchronously"). Broken: the two halves are not both words (so
+    "trade-offs" and "well-known" stay) and ``more_whole(left, right)``, the collection spelling
+    the joined word whole more often than it prints the two halves together."""
+    out: dict[str, str] = {}
+    for text in texts:
+        if "-" not in text:
+            continue
+        for m in _HYPHENATED.finditer(text):
+            form, left, right = m.group(0), m.group(1), m.group(2)
+            if form in out or (known(left) and known(right)):
+                continue
+            if more_whole(left, right):
+                out[form] = left + right
+    return out
+
+
+def joined(text: str, breaks: Mapping[str, str]) -> str:
+    """``text`` with each broken word of ``breaks`` (:func:`broken_words`) shown whole."""
+    if not breaks or "-" not in text:
+        return text
+    return _HYPHENATED.sub(lambda m: breaks.get(m.group(0), m.group(0)), text)
