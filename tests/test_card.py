@@ -89,6 +89,11 @@ def test_questions_name_their_slot_as_students_type_them() -> None:
     # a topic question that happens to say "when" or "weights" asks no course fact
     assert asked_slots(read_question("when do we cover correlation").text) == ()
     assert asked_slots(read_question("importance sampling - what are the weights").text) == ()
+    # "make up" the verb asks no make-up work; the noun does
+    assert "policy.missed" not in asked_slots(
+        read_question("what share of the grade do the labs make up?").text
+    )
+    assert asked_slots(read_question("can i make up a missed critique").text)[0] == "policy.missed"
 
 
 def _ask(snapshot: IndexSnapshot, question: str) -> tuple[str, str]:
@@ -267,6 +272,32 @@ def test_two_facts_that_state_one_value_are_one_answer() -> None:
     question = "how much is the glaze journal worth"
     answer = answer_from_card(card, asked_slots(question), question)
     assert answer is not None and len(answer.facts) == 2 and answer.strong
+
+
+def test_facts_tied_at_the_best_that_the_answer_quotes_whole_answer_and_a_number_must_match() -> None:
+    """A rule stated in two sentences that both hold the asked topic is answered from the card;
+    a numbered thing the facts never name is not."""
+    chunks = [
+        *_course(),
+        _chunk(
+            3,
+            "Glaze journals you have handed in late lose 10% for each day. "
+            "A glaze journal handed in more than a week late will not be accepted.",
+            2,
+        ),
+        _chunk(4, "Glaze journal 1 is due on Friday, March 7 at noon.", 4, doc="journal1"),
+    ]
+    card = read_card(chunks)
+    question = "late policy for the glaze journal?"
+    answer = answer_from_card(card, asked_slots(question), question)
+    assert answer is not None and answer.strong
+    assert {f.text for f in answer.facts} >= {
+        "Glaze journals you have handed in late lose 10% for each day.",
+        "A glaze journal handed in more than a week late will not be accepted.",
+    }
+    for question in ("when is glaze journal 2 due", "glaze journal 2 deadline?"):
+        answer = answer_from_card(card, asked_slots(question), question)
+        assert answer is not None and answer.facts and not answer.strong, question
 
 
 STAFF_LINES = (

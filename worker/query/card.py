@@ -307,7 +307,7 @@ SLOTS: tuple[Slot, ...] = (
         "policy on missed work and extensions",
         "text",
         _p(
-            r"\bmiss(?:ed|ing)?\b(?!\s+(?:the\s+)?(?:lecture|class)\s+\d|.{0,40}\bwhat\s+(?:was|did|is))|\bmake-?\s?ups?\b|\bextensions?\b|\bsick\b|\bexcused?\b|\babsences?\b|\bcan'?t\s+make\s+it\b|\bemergenc"
+            r"\bmiss(?:ed|ing)?\b(?!\s+(?:the\s+)?(?:lecture|class)\s+\d|.{0,40}\bwhat\s+(?:was|did|is))|\bmake-?\s?ups?\b(?!\s*[?.!]*$)|\bextensions?\b|\bsick\b|\bexcused?\b|\babsences?\b|\bcan'?t\s+make\s+it\b|\bemergenc"
         ),
         _p(
             r"^(?:extensions?|make-?up\s+(?:exams?|work|policy)|missed\s+(?:work|exams?|classes?)|absences?)\s*$"
@@ -1243,9 +1243,20 @@ def answer_from_card(
         # again on the first day's slides) are one answer, not two candidates
         tied = [f for f in ranked if score(f)[0] == best]
         agree = len({_stated(f.text) for f in tied}) == 1 and bool(_stated(tied[0].text))
-        # a question that asks a rule itself ("late policy?") is answered by the rule's facts
-        strong = ((best > runner or agree) and best >= max(1, (len(topic) + 1) // 2)) or (
-            not topic and slot.group == "policy" and len(facts) <= MAX_FACTS
+        # facts tied at the best that the answer quotes all of, and that hold every topic word
+        # between them, are the slot's answer in parts ("late work loses 10% a day" and "nothing
+        # is accepted after a week" for "late policy for glazes?")
+        held = set().union(*(term_set(f"{f.text} {f.who}") for f in tied)) | term_set(" ".join(unknown))
+        whole = len(tied) <= MAX_FACTS and topic <= held
+        # a numbered thing asked ("when is hw 2 due") is answered only by a fact naming its number
+        numbered = {t for t in topic if t.isdigit()}
+        strong = (
+            (best > runner or agree or whole)
+            and best >= max(1, (len(topic) + 1) // 2)
+            and numbered <= term_set(f"{ranked[0].text} {ranked[0].who}")
+        ) or (
+            # a question that asks a rule itself ("late policy?") is answered by the rule's facts
+            not topic and slot.group == "policy" and len(_distinct(facts)) <= MAX_FACTS
         )
     return CardAnswer(name, chosen, card.holds_basics(subjects), None, (), strong)
 
