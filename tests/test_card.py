@@ -300,6 +300,25 @@ def test_facts_tied_at_the_best_that_the_answer_quotes_whole_answer_and_a_number
         assert answer is not None and answer.facts and not answer.strong, question
 
 
+def test_a_role_whose_slot_no_passage_states_is_not_in_your_materials() -> None:
+    """The instructor's email is printed, the TA's is not: a passage holding the instructor's
+    email says nothing of the TA's, so the card's empty slot answers "not in your materials"."""
+    chunks = [
+        _chunk(
+            0,
+            "CER 210: Wheel-thrown Pottery (Spring 2031)\nInstructor: Dr. Ada Whitlock\n"
+            "Email: ada.whitlock@clayschool.edu\nOffice Hours: Wed 1:00 — 3:00PM",
+            1,
+        ),
+        _chunk(1, "Teaching Assistant: Bo Lindqvist runs the studio mornings and the glaze lab.", 1),
+        _chunk(2, RULES, 2),
+        _chunk(3, GRADING, 3),
+    ]
+    status, text = _ask(_snapshot(chunks), "whats the TA's email")
+    assert status == "not_in_materials", text
+    assert text.startswith("Not in your materials") and "I found no email address" in text
+
+
 STAFF_LINES = (
     "Staff\n"
     "Instructor: Dr. Ada Whitlock\nEmail: ada.whitlock@clayschool.edu\nOffice Hours: Wed 1:00 — 3:00PM\n"

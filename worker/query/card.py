@@ -1111,6 +1111,8 @@ _ROLE_WORDS = (
     ),
 )
 
+_ROLE_OF = dict(_ROLE_WORDS)
+
 
 @dataclass(frozen=True)
 class CardAnswer:
@@ -1197,7 +1199,12 @@ def answer_from_card(
         # every slot the question asks is empty ("which building are office hours in" asks a place
         # and office hours: hours listed, no absence), the role words aside ("the TA's email")
         others = [s for s in slots[1:] if s not in ("staff.ta", "staff.instructor") and card.of(s, subjects)]
-        if name in NO_ABSENCE or others or any(_speaks_of(slot, text) for text in passages):
+        # a passage speaks of a person's slot only where it names them too: the instructor's
+        # "Office hours: Fri 10am" says nothing of a TA's hours, a help line's phone nothing of the prof's
+        whose = _ROLE_OF.get(role) if slot.group == "staff" and role and not people else None
+        if name in NO_ABSENCE or others or any(
+            _speaks_of(slot, text) and (whose is None or whose.search(text)) for text in passages
+        ):
             return None
         near = [
             f
