@@ -14,6 +14,7 @@ vectors only change when the embedder or the corpus does, so they are stored und
 from __future__ import annotations
 
 import datetime as _dt
+import functools
 import hashlib
 import os
 import platform
@@ -341,7 +342,27 @@ def result_for(
 
     selection, hits = search_snapshot(snapshot, query_vector, prepared, settings, k)
     others = related_hits(snapshot, prepared, hits) if related else []
-    return result_of(snapshot, hits, others, selection.fallback, snapshot.collection, question, prepared)
+    return result_of(
+        snapshot,
+        hits,
+        others,
+        selection.fallback,
+        snapshot.collection,
+        question,
+        prepared,
+        vector=query_vector,
+        meanings=meanings_for(snapshot.embedder_id),
+    )
+
+
+@functools.cache
+def meanings_for(embedder_id: str):
+    """The course card's slot examples embedded as the worker embeds them (``Engine.slot_meanings``),
+    for an index of the default embedder; None for any other (its questions read slots by words only)."""
+    from syllabot.worker.query.card import slot_meanings
+
+    embedder = default_embedder()
+    return slot_meanings(embedder.id, embedder.embed_queries) if embedder.id == embedder_id else None
 
 
 #: (label, hybrid_alpha, keyword_method, score_threshold or None for the shipped one)

@@ -89,6 +89,10 @@ def test_questions_name_their_slot_as_students_type_them() -> None:
     # a topic question that happens to say "when" or "weights" asks no course fact
     assert asked_slots(read_question("when do we cover correlation").text) == ()
     assert asked_slots(read_question("importance sampling - what are the weights").text) == ()
+    # a course's code reads as "this course"; asking whether there is an exam asks the exam slot
+    assert asked_slots(read_question("when does cer 210 meet").text) == ("meeting.time",)
+    assert asked_slots(read_question("is there a final exam in CER-210?").text)[0] == "dates.exam"
+    assert asked_slots(read_question("where is room 2047").text) == ()
     # "make up" the verb asks no make-up work; the noun does
     assert "policy.missed" not in asked_slots(
         read_question("what share of the grade do the labs make up?").text
@@ -381,3 +385,46 @@ def test_an_answer_quoting_last_terms_syllabus_says_so_first() -> None:
     # an answer from this term's syllabus carries no such line
     _status, text = _ask(snapshot, "when r bo lindqvist's office hrs")
     assert "Your materials also hold" not in text
+
+
+def test_a_question_whose_words_name_no_slot_asks_the_slot_nearest_in_meaning(
+    minilm_settings: Settings,
+) -> None:
+    """ "how does my final grade get calculated" matches no slot's question words; read by the
+    shipped embedder it is nearest the grading-weight examples, and the card answers it."""
+    from syllabot.worker.indexes.embedders import get_embedder
+    from syllabot.worker.indexes.retrieval import result_of, search_snapshot
+    from syllabot.worker.query.card import slot_meanings
+
+    embedder = get_embedder(minilm_settings)
+    weights = "The grade is made of a portfolio (50%), a glaze journal (20%) and critique (30%)."
+    chunks = [*_course(), _chunk(3, weights, 3)]
+    matrix = embedder.embed_documents([c.text for c in chunks])
+    snapshot = build_snapshot("v1", "c", embedder.id, embedder.dim, chunks, matrix, "now")
+    question = "how does my final grade get calculated"
+    read = read_question(question, snapshot)
+    assert read.slots == ()
+    vector = embedder.embed_query(read.text)
+    selection, hits = search_snapshot(snapshot, vector, read, minilm_settings)
+    meanings = slot_meanings(embedder.id, embedder.embed_queries)
+    result = result_of(
+        snapshot, hits, [], selection.fallback, "c", question, read, vector=vector, meanings=meanings
+    )
+    assert result.read is not None and result.read.slots == ("grading.weight",)
+    assert result.card is not None and [f.page for f in result.card.facts] == [3]
+    answer = ExtractiveAnswerer().answer_sync(question, result, "c")
+    assert answer.status == "answered" and "20%" in answer.text
+    # an unrelated question stays unrouted
+    other = read_question("what glaze chemistry do we cover in week 3", snapshot)
+    routed = result_of(
+        snapshot,
+        hits,
+        [],
+        False,
+        "c",
+        other.text,
+        other,
+        vector=embedder.embed_query(other.text),
+        meanings=meanings,
+    )
+    assert routed.read is not None and routed.read.slots == ()

@@ -72,7 +72,7 @@ from syllabot.worker.indexes.store import CollectionStore
 from syllabot.worker.ingest.chunking import chunk_document
 from syllabot.worker.ingest.families import may_be_relinked, relink
 from syllabot.worker.ingest.loaders import IngestError, TooLarge, load_document
-from syllabot.worker.query.card import CourseCard
+from syllabot.worker.query.card import CourseCard, SlotMeanings, slot_meanings
 from syllabot.worker.query.reading import read_question
 from syllabot.worker.text.documents import Chunk, Document
 
@@ -121,6 +121,7 @@ class Engine:
         self._client = client
         self._embedder = embedder
         self._warned_earlier: set[str] = set()
+        self._meanings: dict[str, SlotMeanings] = {}
         self.cache = SnapshotCache(settings.snapshot_cache_bytes)
 
     @property
@@ -225,6 +226,14 @@ class Engine:
             )
         return earlier
 
+    def slot_meanings(self, embedder: Embedder) -> SlotMeanings:
+        """The course card's slot examples embedded by ``embedder``, once per embedder (about 80
+        short questions: the first question a worker answers pays for them)."""
+        meanings = self._meanings.get(embedder.id)
+        if meanings is None:
+            meanings = self._meanings[embedder.id] = slot_meanings(embedder.id, embedder.embed_queries)
+        return meanings
+
     def finish_search(
         self,
         pending: PendingSearch,
@@ -252,6 +261,7 @@ class Engine:
             search_ms=(time.perf_counter() - t1) * 1000,
             earlier=tuple(t.question for t in pending.turns),
             vector=query_vector,
+            meanings=self.slot_meanings(self.embedder_for(pending.snapshot)),
         )
 
     def collections(self) -> list[CollectionInfo]:

@@ -35,7 +35,7 @@ from syllabot.worker.indexes.index import IndexSnapshot
 from syllabot.worker.indexes.search import Selection, hybrid_scores, select
 from syllabot.worker.indexes.versions import VersionRecord, printed_in
 from syllabot.worker.ingest.passages import item_line, leading_items, passage, read_blocks
-from syllabot.worker.query.card import CardAnswer, answer_from_card
+from syllabot.worker.query.card import CardAnswer, SlotMeanings, answer_from_card, slot_by_meaning
 from syllabot.worker.query.reading import Question, asked, read_question
 from syllabot.worker.query.values import Value
 from syllabot.worker.text.display import broken_words
@@ -328,11 +328,22 @@ def result_of(
     search_ms: float = 0.0,
     earlier: tuple[str, ...] = (),
     vector: np.ndarray | None = None,
+    meanings: SlotMeanings | None = None,
 ) -> SearchResult:
     """The :class:`SearchResult` of a search of ``snapshot``, with what it carries of the index
     searched (its version, its embedder, its record of versions and the disagreements recorded
     there that the passages print) filled in one place, for the engine and the benches alike; the
-    course card's answer to the asked slot, its facts' passages added to ``related``."""
+    course card's answer to the asked slot, its facts' passages added to ``related`` (a question
+    whose words name no slot asks the one its ``vector`` is nearest by ``meanings``, when close)."""
+    if (
+        not read.slots
+        and vector is not None
+        and meanings is not None
+        and meanings.embedder_id == snapshot.embedder_id
+    ):
+        slot = slot_by_meaning(vector, meanings)
+        if slot is not None:
+            read = dataclasses.replace(read, slots=(slot,))
     card, related = card_evidence(snapshot, read, hits, related)
     return SearchResult(
         hits,

@@ -37,6 +37,8 @@ import re
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
+import numpy as np
+
 from syllabot.shared.wording import clip
 from syllabot.worker.ingest.chunking import field_key
 from syllabot.worker.query.values import values_in
@@ -64,6 +66,9 @@ class Slot:
     labels: re.Pattern[str] | None = None
     cues: re.Pattern[str] | None = None
     group: str = ""
+    #: questions that ask it, in plain words: a question its ``asks`` words miss is read by meaning
+    #: against these (:func:`slot_by_meaning`)
+    examples: tuple[str, ...] = ()
 
 
 def _p(pattern: str) -> re.Pattern[str]:
@@ -96,6 +101,14 @@ SLOTS: tuple[Slot, ...] = (
         _p(r"^(?:office|student|consultation|drop-?in)\s+hours?\b|^hours\b|^o\S{0,2}\s*ce\s+hours"),
         _p(r"\b(?:office|student|drop-?in)\s+hours?\b|\bo\s?ce\s+hours\b"),
         "staff",
+        examples=(
+            "when are office hours",
+            "what are the instructor's office hours",
+            "when can I meet the TA",
+            "when can I drop by to ask the professor questions",
+            "does the TA hold help sessions",
+            "what times is the prof available to meet",
+        ),
     ),
     Slot(
         "staff.email",
@@ -105,6 +118,13 @@ SLOTS: tuple[Slot, ...] = (
         _p(r"^e-?mail\b|^contact\b"),
         _p(r"\be-?mail\b"),
         "staff",
+        examples=(
+            "what is the professor's email",
+            "how do I contact the instructor",
+            "email address of the TA",
+            "how can I get in touch with the teacher",
+            "what's the best way to message the prof",
+        ),
     ),
     Slot(
         "staff.phone",
@@ -114,6 +134,11 @@ SLOTS: tuple[Slot, ...] = (
         _p(r"^(?:tele)?phone\b|^tel\b|^cell\b"),
         None,
         "staff",
+        examples=(
+            "what is the instructor's phone number",
+            "can I call the professor",
+            "is there a number I can text the TA",
+        ),
     ),
     Slot(
         "staff.office",
@@ -123,6 +148,12 @@ SLOTS: tuple[Slot, ...] = (
         _p(r"^(?:office|o\S{0,2}\s*ce)(?:\s+(?:location|room|address|number))?$"),
         _p(r"\boffice\s+(?:is\s+(?:in|at)|location|room)\b|\bmy\s+office\b"),
         "staff",
+        examples=(
+            "where is the professor's office",
+            "which room is the instructor's office in",
+            "where do I find the TA's office",
+            "what building is the prof's office",
+        ),
     ),
     Slot(
         "staff.ta",
@@ -134,6 +165,12 @@ SLOTS: tuple[Slot, ...] = (
         ),
         None,
         "staff",
+        examples=(
+            "who are the teaching assistants",
+            "who is the TA for this class",
+            "does this course have a TA",
+            "who helps grade the assignments",
+        ),
     ),
     Slot(
         "staff.instructor",
@@ -148,6 +185,13 @@ SLOTS: tuple[Slot, ...] = (
         ),
         None,
         "staff",
+        examples=(
+            "who teaches this course",
+            "who is the professor",
+            "what is the instructor's name",
+            "who is the lecturer for this class",
+            "who runs this course",
+        ),
     ),
     Slot(
         "meeting.time",
@@ -167,6 +211,14 @@ SLOTS: tuple[Slot, ...] = (
             r"\b(?:class|course|lectures?)\s+(?:meets?|will\s+meet|is\s+held|are\s+held)\b|\bwe\s+(?:will\s+)?meet\b"
         ),
         "meeting",
+        examples=(
+            "when does the class meet",
+            "what days and times are lectures",
+            "what time is lecture",
+            "what's the class schedule each week",
+            "which days do we have class",
+            "what time does the lab section start",
+        ),
     ),
     Slot(
         "meeting.place",
@@ -185,6 +237,14 @@ SLOTS: tuple[Slot, ...] = (
             r"\b(?:class|course|lectures?)\s+(?:will\s+(?:be\s+)?)?(?:held|meets?)\s+(?:in|at|on|via|online)\b"
         ),
         "meeting",
+        examples=(
+            "where does the class meet",
+            "which room are lectures in",
+            "is the class online or in person",
+            "what building is lecture in",
+            "where is the lab section held",
+            "is there a zoom link for lecture",
+        ),
     ),
     Slot(
         "course.website",
@@ -202,6 +262,13 @@ SLOTS: tuple[Slot, ...] = (
             rf"|\bcourse\s+(?:{_SITES})\s+(?:page|site)\b|\b(?:{_SITES})\s+(?:page|site)\s+(?:for|of)\s+the\s+(?:class|course)\b"
         ),
         "course",
+        examples=(
+            "where is the course website",
+            "is there a canvas page for the class",
+            "where are the slides posted",
+            "where do I find the course materials online",
+            "where do the lecture notes get uploaded",
+        ),
     ),
     Slot(
         "course.discussion",
@@ -213,6 +280,12 @@ SLOTS: tuple[Slot, ...] = (
         _p(r"^(?:discussion|forum|q\s*&\s*a|questions)\s*$"),
         _p(rf"\b(?:{_PLATFORMS})\b"),
         "course",
+        examples=(
+            "where do we ask questions online",
+            "is there a slack or piazza for the class",
+            "is there a forum for the course",
+            "where can I post a question for classmates",
+        ),
     ),
     Slot(
         "course.term",
@@ -222,6 +295,12 @@ SLOTS: tuple[Slot, ...] = (
         _p(r"^(?:term|semester|quarter|session)\s*$"),
         None,
         "course",
+        examples=(
+            "which semester is this course",
+            "what term is this syllabus for",
+            "is this the fall or spring version of the class",
+            "what year is this course from",
+        ),
     ),
     Slot(
         "course.prerequisites",
@@ -236,6 +315,13 @@ SLOTS: tuple[Slot, ...] = (
             r"|\bmust\s+be\s+(?:skilled|proficient|familiar|comfortable)\b|\bbackground\s+in\b"
         ),
         "course",
+        examples=(
+            "what are the prerequisites",
+            "what do I need to know before taking this class",
+            "do I need any prior courses for this",
+            "is calculus required before this course",
+            "what background should I have",
+        ),
     ),
     Slot(
         "grading.scale",
@@ -247,6 +333,13 @@ SLOTS: tuple[Slot, ...] = (
         _p(r"^(?:grading\s+scale|grade\s+scale|letter\s+grades?|scale)\s*$"),
         _p(r"\b(?:letter\s+grades?|grading\s+scale|grade\s+scale)\b|\bA\s*[:(]?\s*9\d"),
         "grading",
+        examples=(
+            "what percentage do I need for an A",
+            "what are the letter grade cutoffs",
+            "is the class curved",
+            "what score counts as a B",
+            "what's the grading scale",
+        ),
     ),
     Slot(
         "grading.weight",
@@ -264,6 +357,14 @@ SLOTS: tuple[Slot, ...] = (
             r"\bgrade\b|\bgrading\b|\bworth\b|\bweigh|\bcounts?\s+(?:for|toward)\b|\bof\s+(?:the|your)\s+(?:final\s+)?(?:course\s+)?(?:grade|mark)\b"
         ),
         "grading",
+        examples=(
+            "how much is the final exam worth",
+            "how is the final grade calculated",
+            "what percent of the grade is homework",
+            "what's the grade breakdown",
+            "how much do the quizzes count",
+            "does participation count toward the grade",
+        ),
     ),
     Slot(
         "dates.exam",
@@ -271,10 +372,19 @@ SLOTS: tuple[Slot, ...] = (
         "when",
         _p(
             r"\bwhen\b.*\b(?:exams?|midterms?|finals?|quiz(?:zes)?|tests?)\b|\b(?:exam|midterm|final)\s+(?:date|day|time)s?\b"
+            r"|\b(?:is|are)\s+there\s+(?:a|an|any)\s+(?:\w+\s+)?(?:exams?|midterms?|finals?|quiz(?:zes)?|tests?)\b"
         ),
         _p(r"^(?:midterm|final|exam)s?(?:\s+exam)?(?:\s+date)?\s*$"),
         _p(r"\b(?:midterm|final\s+exam|exams?|quiz(?:zes)?)\b"),
         "dates",
+        examples=(
+            "when is the midterm",
+            "what is the date of the final exam",
+            "are there any exams",
+            "is there a midterm in this class",
+            "when is the next quiz",
+            "what day is the final",
+        ),
     ),
     Slot(
         "dates.due",
@@ -286,6 +396,13 @@ SLOTS: tuple[Slot, ...] = (
         _p(r"^(?:due|deadline|due\s+dates?)\s*$"),
         _p(r"\bdue\b|\bdeadline\b|\bsubmit\w*\s+by\b"),
         "dates",
+        examples=(
+            "when is the homework due",
+            "what is the deadline for the project",
+            "what time are assignments due",
+            "when do I have to submit the essay",
+            "what date is the lab report due",
+        ),
     ),
     Slot(
         "policy.late",
@@ -301,6 +418,13 @@ SLOTS: tuple[Slot, ...] = (
             r"|\bpast\s+(?:the|their|its)\s+due\s+dates?\b|\b(?:submit\w*|turn\w*\s+in|hand\w*\s+in)\s+(?:\w+\s+){0,3}on\s+time\b"
         ),
         "policy",
+        examples=(
+            "what is the late policy",
+            "can I turn in homework late",
+            "is there a penalty for late work",
+            "what happens if I submit after the deadline",
+            "do we get any late days",
+        ),
     ),
     Slot(
         "policy.missed",
@@ -317,6 +441,13 @@ SLOTS: tuple[Slot, ...] = (
             r"|\bexcused\s+(?:from|for)\b|\bmedical\s+(?:emergenc\w*|reasons?|notes?|documentation|excuses?|certificates?|leave|circumstances)\b|\bemergenc"
         ),
         "policy",
+        examples=(
+            "what if I miss an exam",
+            "can I get an extension",
+            "what happens if I am sick",
+            "is there a makeup exam",
+            "I have a family emergency and will miss the deadline",
+        ),
     ),
     Slot(
         "policy.extra_credit",
@@ -329,6 +460,12 @@ SLOTS: tuple[Slot, ...] = (
             r"|\b(?:as|for)\s+(?:a\s+)?bonus\b|\bextra\s+points?\b"
         ),
         "policy",
+        examples=(
+            "is there extra credit",
+            "are there bonus points",
+            "can I do anything to raise my grade at the end",
+            "are there extra points available",
+        ),
     ),
     Slot(
         "policy.attendance",
@@ -345,6 +482,13 @@ SLOTS: tuple[Slot, ...] = (
             r"|\bshow(?:ing)?\s+up\s+(?:for|to|in)\s+(?:class|lectures?)\b"
         ),
         "policy",
+        examples=(
+            "is attendance mandatory",
+            "does participation count",
+            "can I skip class",
+            "do we lose points for missing lectures",
+            "is attendance taken",
+        ),
     ),
     Slot(
         "policy.ai",
@@ -358,6 +502,12 @@ SLOTS: tuple[Slot, ...] = (
             r"\bchat\s?gpt\b|\b(?:generative\s+)?A\.?I\.?\b(?!\s*[-=])|\bGPT-?\d?\b|\bcopilot\b|\bLLMs?\b|\blarge\s+language\s+models?\b"
         ),
         "policy",
+        examples=(
+            "can I use ChatGPT",
+            "what is the policy on AI tools",
+            "are we allowed to use AI to write code",
+            "is using copilot cheating in this class",
+        ),
     ),
     Slot(
         "policy.collaboration",
@@ -373,6 +523,13 @@ SLOTS: tuple[Slot, ...] = (
             r"|\bdiscuss\s+(?:it\s+|them\s+)?with\s+(?:other\s+students|classmates|each\s+other|anyone|others)\b"
         ),
         "policy",
+        examples=(
+            "can I work with friends on the homework",
+            "can we work together in groups",
+            "is collaboration allowed",
+            "can I discuss the problem sets with classmates",
+            "do we have to do the homework alone",
+        ),
     ),
     Slot(
         "policy.accommodations",
@@ -382,6 +539,11 @@ SLOTS: tuple[Slot, ...] = (
         _p(r"^(?:accommodations?|accessibility|disabilit\w*|student\s+needs)\b"),
         _p(r"\baccommodat\w*\b|\bdisabilit\w*\b|\baccessib\w*\b"),
         "policy",
+        examples=(
+            "how do I get disability accommodations",
+            "who do I contact for accommodations",
+            "can I get extra time on exams for a disability",
+        ),
     ),
     Slot(
         "policy.regrade",
@@ -391,6 +553,12 @@ SLOTS: tuple[Slot, ...] = (
         _p(r"^(?:re-?grad\w*|grade\s+appeals?)\s*$"),
         _p(r"\bre-?grad\w*\b|\bgrade\s+appeals?\b"),
         "policy",
+        examples=(
+            "how do I ask for a regrade",
+            "what if my assignment was graded wrong",
+            "how do I dispute a grade",
+            "who do I ask if points were added up wrong",
+        ),
     ),
     Slot(
         "policy.integrity",
@@ -406,6 +574,13 @@ SLOTS: tuple[Slot, ...] = (
             r"\bplagiari\w*\b|\bcheat\w*\b|\bacademic\s+(?:integrity|honesty|misconduct|dishonesty)\b|\bhonou?r\s+(?:code|principle)\b"
         ),
         "policy",
+        examples=(
+            "what is the plagiarism policy",
+            "what happens if I cheat",
+            "can I reuse my own old paper",
+            "what counts as academic dishonesty",
+            "can I copy code from the internet",
+        ),
     ),
     Slot(
         "materials.textbook",
@@ -419,6 +594,13 @@ SLOTS: tuple[Slot, ...] = (
             r"\btext\s*books?\b|\brequired\s+(?:text|reading)s?\b|\b(?:recommended|required|main|course)\s+(?:book|text)s?\b|\bno\s+(?:required\s+)?(?:text\s*book|book)\b"
         ),
         "materials",
+        examples=(
+            "is there a textbook",
+            "what books do we need",
+            "what are the required readings",
+            "do I need to buy a book for this course",
+            "which edition of the textbook do we use",
+        ),
     ),
     Slot(
         "materials.software",
@@ -435,6 +617,13 @@ SLOTS: tuple[Slot, ...] = (
             rf"|\b(?:run|use|using|install|know|learn|skilled\s+(?:at|in)|experience\s+(?:with|in)|like|such\s+as|(?:submitted|posted)\s+(?:on|via|through))\s+(?:\w+\s+){{0,2}}(?:{_TOOLS})\b"
         ),
         "materials",
+        examples=(
+            "what software do we need",
+            "which programming language do we use",
+            "do I need a laptop",
+            "what do I need to install for this class",
+            "do we use python or R",
+        ),
     ),
 )
 
@@ -1088,16 +1277,57 @@ def _is_facts_document(chunk: Chunk) -> bool:
 # --- questions --------------------------------------------------------------------------------------
 
 
+#: A course's code as students type it ("CER 210", "cer210", "LA-7032"): a few letters and three or
+#: four digits, never a room, a hall or a lab's number.
+_COURSE_CODE = re.compile(
+    r"\b(?!(?:room|rm|hall|lab|bldg|suite|page|pp)\b)[A-Za-z]{2,5}[\s-]?\d{3,4}[A-Za-z]?\b", _I
+)
+
+
 def asked_slots(question: str) -> tuple[str, ...]:
     """The slots a cleaned question asks about, the one its words name most fully first ("where
     are office hours held" asks office hours before a place; "prof office hrs and which room"
     asks office hours and the office)."""
+    question = _COURSE_CODE.sub("this course", question)  # "when does CER 210 meet"
     spans = []
     for n, slot in enumerate(SLOTS):
         m = slot.asks.search(question)
         if m is not None:
             spans.append((-(m.end() - m.start()), -n, slot.name))
     return tuple(name for _, _, name in sorted(spans))
+
+
+#: How close (cosine) a question whose words name no slot must come to one of a slot's
+#: :attr:`Slot.examples` to ask it (picked on the tuning courses, ``docs/BENCHMARKS.md``).
+SLOT_COSINE = 0.8
+
+
+@dataclass(frozen=True)
+class SlotMeanings:
+    """Every slot's examples as unit vectors of one embedder (row ``i`` is an example of slot
+    ``names[i]``), embedded once per embedder (``Engine``)."""
+
+    embedder_id: str
+    names: tuple[str, ...]
+    vectors: np.ndarray
+
+
+def slot_meanings(embedder_id: str, embed: Callable[[list[str]], np.ndarray]) -> SlotMeanings:
+    """The slots' examples embedded by ``embed`` (the embedder's query side)."""
+    pairs = [(slot.name, example) for slot in SLOTS for example in slot.examples]
+    return SlotMeanings(embedder_id, tuple(n for n, _ in pairs), np.asarray(embed([e for _, e in pairs])))
+
+
+def slot_by_meaning(vector: np.ndarray, meanings: SlotMeanings) -> str | None:
+    """The slot a question asks by meaning: the slot of its nearest example, when at least
+    :data:`SLOT_COSINE` close. Why: the slots' question words are patterns, and students ask in
+    more ways than patterns hold ("how is the final grade calculated", "can I work with friends
+    on the psets"); the embedder reads them by meaning."""
+    if not len(meanings.names):
+        return None
+    scores = meanings.vectors @ np.asarray(vector, dtype=meanings.vectors.dtype)
+    best = int(np.argmax(scores))
+    return meanings.names[best] if float(scores[best]) >= SLOT_COSINE else None
 
 
 _ROLE_WORDS = (
@@ -1202,8 +1432,10 @@ def answer_from_card(
         # a passage speaks of a person's slot only where it names them too: the instructor's
         # "Office hours: Fri 10am" says nothing of a TA's hours, a help line's phone nothing of the prof's
         whose = _ROLE_OF.get(role) if slot.group == "staff" and role and not people else None
-        if name in NO_ABSENCE or others or any(
-            _speaks_of(slot, text) and (whose is None or whose.search(text)) for text in passages
+        if (
+            name in NO_ABSENCE
+            or others
+            or any(_speaks_of(slot, text) and (whose is None or whose.search(text)) for text in passages)
         ):
             return None
         near = [
