@@ -2,7 +2,7 @@
 teacher's list against each collection's labelled conflicts.
 
 `python -m bench.conflicts [--no-write] [--show] [--only SET ...] [--off check|record|gate]
-[--no-teacher] [--no-scale]` — the blind question set `bench/data/conflict_questions.jsonl` (every
+[--no-teacher] [--no-scale]` (`--off card`: the course card's disagreement on the asked slot) — the blind question set `bench/data/conflict_questions.jsonl` (every
 cross-document conflict the courses README lists for EC 607 and PSYC 11, asked the way students
 ask, plus conflicts planted beside VTU syllabi and the sample corpus: the notices of
 `bench/data/planted/`, and the same VTU plants as revised copies of the syllabus PDFs themselves,
@@ -196,6 +196,8 @@ def run_cases(questions: Sequence[dict], embedder, settings) -> list[Case]:
             related_ms = (time.perf_counter() - t_related) * 1000
             t0 = time.perf_counter()
             result.recorded = [] if "record" in OFF else recorded_for(snapshot, result.passages)
+            if "card" in OFF:
+                result.card_conflict = None
             if "gate" in OFF:
                 result.versions = None  # the question-time check compares any two documents
             answer = answerer.answer_sync(q["question"], result, snapshot.collection)
@@ -203,7 +205,12 @@ def run_cases(questions: Sequence[dict], embedder, settings) -> list[Case]:
             found, source = None, ""
             if DISAGREE_LEAD in answer.text:
                 checked = None if "check" in OFF else conflict_of(result)
-                for conflict, where in [(checked, "check"), *((c, "record") for c in result.recorded)]:
+                card = None if "card" in OFF else result.card_conflict
+                for conflict, where in [
+                    (checked, "check"),
+                    (card, "card"),
+                    *((c, "record") for c in result.recorded),
+                ]:
                     if conflict is not None and shows(conflict, answer.text):
                         found, source = conflict, where
                         break
@@ -435,9 +442,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--off",
         nargs="*",
         default=[],
-        choices=("check", "record", "gate"),
-        help="measure without the question-time check, the record of versions, or the check's limit "
-        "to documents the record calls versions",
+        choices=("check", "record", "gate", "card"),
+        help="measure without the question-time check, the record of versions, the check's limit "
+        "to documents the record calls versions, or the course card's disagreements",
     )
     parser.add_argument("--no-teacher", action="store_true", help="skip the teacher's list and the scale row")
     parser.add_argument("--no-scale", action="store_true", help="skip the scale row (97,000 chunks)")

@@ -154,6 +154,35 @@ def test_two_current_documents_that_differ_on_a_slot_are_a_disagreement_with_bot
     assert any("disagree" in line.lower() for line in card_lines(read_card(chunks)))
 
 
+def test_a_slot_disagreement_is_named_in_the_answer_and_the_teachers_list_and_rewording_is_none() -> None:
+    """The syllabus says Wednesday, the first day's deck (naming the instructor without her
+    title) says Friday: the answer says the materials disagree, quoting and citing both, and
+    `syllabot conflicts` lists it. Two sentences that say where slides go in other words, and
+    a deck that repeats the syllabus's hours, are no disagreement."""
+    from syllabot.worker.indexes.retrieval import disagreements as teachers_list
+
+    deck = "Welcome to CER 210\nInstructor: Ada Whitlock\nOffice Hours: Fri 10:00 — 11:00AM"
+    chunks = [*_course(), _chunk(0, deck, 2, doc="intro-deck", title="Day one")]
+    snapshot = _snapshot(chunks)
+    status, text = _ask(snapshot, "when are the prof's office hours")
+    assert status == "answered", text
+    assert text.startswith("Your materials disagree"), text
+    assert "Wed 1:00" in text and "Fri 10:00" in text
+    listed = teachers_list(snapshot)
+    assert any(
+        "Wed 1:00" in e.first_text + e.second_text and "Fri 10:00" in e.first_text + e.second_text
+        for e in listed
+    )
+    # the same hours said again, and a website worded two ways: nothing to name
+    same = "Instructor: Ada Whitlock\nOffice Hours: Wed 1:00 — 3:00PM. Slides go on the course site."
+    calm = [
+        *_course(),
+        _chunk(0, "Slides are posted on the course website after class.", 4),
+        _chunk(0, same, 2, doc="deck"),
+    ]
+    assert disagreements(read_card(calm)) == []
+
+
 def test_a_teachers_course_facts_win_and_nonsense_fills_nothing() -> None:
     facts = (
         "# Course facts\n\nOffice hours: Thu 4:00 — 5:00PM\nEmail: not-an-address\nGrading: Portfolio 120%"

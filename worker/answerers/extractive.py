@@ -1019,7 +1019,7 @@ class ExtractiveAnswerer:
             return Answer(text=text, status=verdict.status, **base)
         # a result built without a reading (a stand-in engine's) is read here, from the question asked
         asked = result.read if result.read is not None else read_question(question)
-        conflict = conflict_of(result, asked)
+        conflict = conflict_of(result, asked) or result.card_conflict
         reply = reply_for(
             asked, hits, result.fallback, thresholds, result.related, conflict is not None, result.card
         )

@@ -593,7 +593,9 @@ class LLMAnswerer:
             content = await self._reply(
                 build_messages(question, passages, nonce=nonce, earlier=result.earlier), passages, nonce
             )
-            answer = parse_reply(content, question, result, collection, conflict_of(result))
+            answer = parse_reply(
+                content, question, result, collection, conflict_of(result) or result.card_conflict
+            )
             return lead_with_term(lead_with_record(answer, result.recorded, result.asked), result.older)
         except LLMError as exc:
             log.warning("LLM answer unusable, falling back to extractive: %s", exc)

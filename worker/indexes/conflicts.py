@@ -223,7 +223,7 @@ def outline_conflict(question: Question, related: Sequence[Hit], versions: Relat
         for j in range(i + 1, len(sides)):
             (a, ra), (b, rb) = sides[i], sides[j]
             if _one_course(a, b) and _versions_of(versions, a, b) and readings_differ(ra, rb):
-                return _ordered("outline", a, b)
+                return ordered_sides("outline", a, b)
     return None
 
 
@@ -384,7 +384,7 @@ def find_conflict(
                     continue
                 if si + sj > best_strength:
                     best_strength = si + sj
-                    best = _ordered(kind, a, b)
+                    best = ordered_sides(kind, a, b)
     return best
 
 
@@ -532,7 +532,7 @@ def _same(a: Value, b: Value) -> bool:
     return len(wa & wb) >= _ITEM_AGREES * len(wa | wb)
 
 
-def _ordered(kind: str, a: Side, b: Side) -> Conflict:
+def ordered_sides(kind: str, a: Side, b: Side) -> Conflict:
     """The current side first, with why, when the materials say which one is current
     (:func:`current_first`)."""
     first, why = current_first((a.newer, a.title, a.uploaded_at), (b.newer, b.title, b.uploaded_at))

@@ -69,6 +69,7 @@ class IndexSnapshot:
     #: at index time (``build_snapshot``) and stored with the snapshot; None until read or built (a
     #: snapshot stored before cards reads it on first use).
     _card: CourseCard | None = field(default=None, repr=False)
+    _current_card: CourseCard | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.superseded = superseded_mask(self.chunks)
@@ -79,6 +80,18 @@ class IndexSnapshot:
         if self._card is None:
             self._card = read_card(self.chunks)
         return self._card
+
+    @property
+    def current_card(self) -> CourseCard:
+        """The course card without the facts of documents marked as an earlier version
+        (``superseded``): what answers, the card's disagreements and the teacher's list read. The
+        stored card keeps them (a document un-marked answers again without a rebuild)."""
+        if self._current_card is None:
+            card = self.course_card
+            out = self.superseded
+            kept = tuple(f for f in card.facts if not (0 <= f.row < len(out) and out[f.row]))
+            self._current_card = card if len(kept) == len(card.facts) else dataclasses.replace(card, facts=kept)
+        return self._current_card
 
     @property
     def versions(self) -> VersionRecord:

@@ -29,15 +29,28 @@ from syllabot.worker.indexes.conflicts import (
     Conflict,
     Side,
     more_to_read,
+    ordered_sides,
+    told_apart,
 )
 from syllabot.worker.indexes.embedders.base import Embedder
 from syllabot.worker.indexes.index import IndexSnapshot
 from syllabot.worker.indexes.search import Selection, hybrid_scores, select
 from syllabot.worker.indexes.versions import VersionRecord, printed_in
 from syllabot.worker.ingest.passages import item_line, leading_items, passage, read_blocks
-from syllabot.worker.query.card import CardAnswer, SlotMeanings, answer_from_card, slot_by_meaning
+from syllabot.worker.query.card import (
+    SLOT_OF,
+    CardAnswer,
+    SlotMeanings,
+    answer_from_card,
+    disagreement_on,
+    slot_by_meaning,
+)
+from syllabot.worker.query.card import (
+    disagreements as card_disagreements,
+)
 from syllabot.worker.query.reading import Question, asked, read_question
-from syllabot.worker.query.values import Value
+from syllabot.worker.query.values import Value, values_in
+from syllabot.worker.text.currency import how_current
 from syllabot.worker.text.display import broken_words
 from syllabot.worker.text.documents import Chunk
 from syllabot.worker.text.keyword import keyword_scores, keyword_stem
@@ -76,6 +89,9 @@ class SearchResult:
     older: dict[str, tuple[str, str]] = field(default_factory=dict)
     #: words a line end broke in the passages, each with the word whole (``display.broken_words``)
     breaks: dict[str, str] = field(default_factory=dict)
+    #: two current documents that state the asked slot of the course card differently
+    #: (``card.disagreement_on``), both sides' passages among ``passages``: the answer says so
+    card_conflict: Conflict | None = None
 
     @functools.cached_property
     def asked(self) -> Question:
@@ -345,6 +361,7 @@ def result_of(
         if slot is not None:
             read = dataclasses.replace(read, slots=(slot,))
     card, related = card_evidence(snapshot, read, hits, related)
+    card_conflict, related = card_disagreement(snapshot, card, hits, related)
     return SearchResult(
         hits,
         snapshot.version,
@@ -363,6 +380,7 @@ def result_of(
         card=card,
         older=_older_among(snapshot, [*hits, *related]),
         breaks=broken_among(snapshot, [*hits, *related]),
+        card_conflict=card_conflict,
     )
 
 
@@ -398,7 +416,7 @@ def card_evidence(
     """The course card's answer to the slot ``read`` asks (of the courses it names; else, in a
     collection of several courses, of the top hit's), with each fact's passage number: a passage
     already among the hits or related ones keeps its number, any other is added after them."""
-    card = snapshot.course_card
+    card = snapshot.current_card
     if not read.slots or not card.facts:
         return None, related
     subjects: tuple[str, ...] = ()
@@ -423,6 +441,30 @@ def card_evidence(
             related.append(hit_from_chunk(chunk, numbers[key], 0.0, 0.0, 0.0))
         cited.append(numbers[key])
     return dataclasses.replace(answer, numbers=tuple(cited)), related
+
+
+def card_disagreement(
+    snapshot: IndexSnapshot, card: CardAnswer | None, hits: list[Hit], related: list[Hit]
+) -> tuple[Conflict | None, list[Hit]]:
+    """The disagreement of the course card on the slot its answer quotes (``card.disagreement_on``)
+    as a conflict the answer leads with: each side cited by its fact's passage (added to
+    ``related`` when not among the passages), the evidently current one first."""
+    found = disagreement_on(snapshot.current_card, card) if card is not None else None
+    if found is None:
+        return None, related
+    related = list(related)
+    passages = {(p.doc_id, p.text): p for p in [*hits, *related]}
+    sides = []
+    for fact in (found.first, found.second):
+        chunk = snapshot.chunks[fact.row]
+        hit = passages.get((chunk.doc_id, chunk.text))
+        if hit is None:
+            hit = hit_from_chunk(chunk, len(hits) + len(related) + 1, 0.0, 0.0, 0.0)
+            related.append(hit)
+        rows = snapshot.document_rows(chunk.doc_id)
+        texts = (snapshot.chunks[r].text for r in range(rows.start, min(rows.stop, rows.start + 3)))
+        sides.append(Side(hit, fact.text, tuple(values_in(fact.text)), how_current(hit, texts)))
+    return ordered_sides("card", sides[0], sides[1]), related
 
 
 def recorded_for(snapshot: IndexSnapshot, passages: Sequence[Hit]) -> list[Conflict]:
@@ -459,8 +501,27 @@ def recorded_for(snapshot: IndexSnapshot, passages: Sequence[Hit]) -> list[Confl
 
 def disagreements(snapshot: IndexSnapshot) -> list[ConflictInfo]:
     """The teacher's list (`syllabot conflicts`): the snapshot's record of versions, as the teacher
-    reads it (``IndexSnapshot.versions.listed``), newest first."""
-    return list(snapshot.versions.listed)
+    reads it (``IndexSnapshot.versions.listed``), newest first, then the course card's slots that
+    two current documents fill differently (``card.disagreements``: the same ones answers name)."""
+    listed = list(snapshot.versions.listed)
+    shown = {(e.first_text, e.second_text) for e in listed}
+    for found in card_disagreements(snapshot.current_card):
+        sides = [(snapshot.chunks[f.row], f.text) for f in (found.first, found.second)]
+        (first, first_text), (second, second_text) = told_apart(sides)
+        if (first_text, second_text) in shown:
+            continue
+        listed.append(
+            ConflictInfo(
+                topic=SLOT_OF[found.slot].says + (f" ({found.who})" if found.who else ""),
+                kind=SLOT_OF[found.slot].value,
+                first=first,
+                first_text=first_text,
+                second=second,
+                second_text=second_text,
+                docs=(found.first.doc_id, found.second.doc_id),
+            )
+        )
+    return listed
 
 
 #: The most documents whose outlines one question quotes, out of at most this many read (the top

@@ -1593,6 +1593,15 @@ def template() -> str:
     return "\n".join(lines) + "\n"
 
 
+#: Slots that hold one value (per person): two current documents stating two are a disagreement.
+#: Not a website or a forum (a course posts on Canvas *and* GitHub), nor the term (each document's
+#: own; an older term's facts are last term's, ``CourseCard.older_terms``), nor people (a course has
+#: several TAs).
+ONE_VALUE = frozenset(
+    {"staff.office_hours", "staff.email", "staff.phone", "staff.office", "meeting.time", "meeting.place"}
+)
+
+
 @dataclass(frozen=True)
 class SlotDisagreement:
     """Two current documents that fill one typed slot (for one person) differently."""
@@ -1609,9 +1618,12 @@ def disagreements(card: CourseCard) -> list[SlotDisagreement]:
     out: list[SlotDisagreement] = []
     groups: dict[tuple[str, str, str], list[Fact]] = {}
     for f in card.facts:
-        if f.slot in TYPED and f.slot not in ("staff.ta", "staff.instructor") and not f.older:
-            groups.setdefault((f.subject, f.slot, f.who), []).append(f)
-    for (_, slot, who), facts in groups.items():
+        if f.slot in ONE_VALUE and not f.older:
+            # one person however named: 'Bo Lindqvist' on the slides, 'Bo K. Lindqvist' in the README
+            person = f.who.split()[-1].lower() if f.who else ""
+            groups.setdefault((f.subject, f.slot, person), []).append(f)
+    for (_, slot, _person), facts in groups.items():
+        who = facts[0].who
         if any(f.doc_id in card.teacher for f in facts):
             continue
         by_doc: dict[str, Fact] = {}
@@ -1619,16 +1631,62 @@ def disagreements(card: CourseCard) -> list[SlotDisagreement]:
             by_doc.setdefault(f.doc_id, f)
         firsts = list(by_doc.values())
         for a, b in itertools.pairwise(firsts):
-            if _value_words(a.text) != _value_words(b.text):
+            if _differ(slot, a.text, b.text):
                 out.append(SlotDisagreement(slot, who, a, b))
                 break
     return out
 
 
-def _value_words(text: str) -> frozenset[str]:
-    """What a fact states, label words left out: "Office Hours: Mon 2pm" and "office hours are Mon 2pm" agree."""
-    value = text.split(":", 1)[1] if ":" in text[:40] else text
-    return frozenset(v.norm for v in values_in(value)) or term_set(value)
+def disagreement_on(card: CourseCard, answer: CardAnswer) -> SlotDisagreement | None:
+    """The disagreement on the slot ``answer`` quotes, of the person its first fact is (the card's
+    :func:`disagreements`): what the answer must say beside its quote."""
+    if not answer.facts or answer.slot not in ONE_VALUE:
+        return None
+    first = answer.facts[0]
+    person = first.who.split()[-1].lower() if first.who else ""
+    for found in disagreements(card):
+        who = found.who.split()[-1].lower() if found.who else ""
+        if found.slot == answer.slot and who == person and found.first.subject == first.subject:
+            return found
+    return None
+
+
+def _typed_values(slot: str, text: str) -> dict[str, frozenset[str]]:
+    """What a fact states of its slot's value type, by kind, as the recognisers read it: days,
+    times and dates for a time slot; emails, phone digits and places (:data:`ONE_VALUE`). Why
+    typed: two sentences that word one fact differently ("Office hours are by appointment" and "Book
+    office hours by email") are no disagreement; two days are."""
+    value_type = SLOT_OF[slot].value
+    if value_type in ("hours", "when"):
+        found: dict[str, set[str]] = {}
+        for v in values_in(text):
+            if v.kind in ("weekday", "time", "date"):
+                found.setdefault(v.kind, set()).add(v.norm)
+        return {k: frozenset(v) for k, v in found.items()}
+    readers: dict[str, Callable[[str], list[str]]] = {
+        "email": lambda t: [m.lower() for m in EMAIL.findall(t)],
+        "phone": lambda t: ["".join(ch for ch in m if ch.isdigit()) for m in PHONE.findall(t)],
+        "place": lambda t: [
+            " ".join(m.group(0).lower().split())
+            for m in PLACE.finditer(t)
+            if any(c.isdigit() for c in m.group(0)) and not _DAY_OR_MONTH.match(m.group(0))
+        ],
+    }
+    read = readers.get(value_type)
+    values = frozenset(read(text)) if read is not None else frozenset()
+    return {value_type: values} if values else {}
+
+
+#: A day or a month before a number ("Fridays 10", "March 7"): a time or a date, never a place.
+_DAY_OR_MONTH = re.compile(
+    r"(?:mon|tue|wed|thu|fri|sat|sun|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\s", _I
+)
+
+
+def _differ(slot: str, a: str, b: str) -> bool:
+    """Two facts of ``slot`` state different values of one kind (:func:`_typed_values`)."""
+    va, vb = _typed_values(slot, a), _typed_values(slot, b)
+    return any(va[k] != vb[k] for k in va.keys() & vb.keys())
 
 
 def card_lines(card: CourseCard) -> list[str]:
