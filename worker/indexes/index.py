@@ -90,7 +90,9 @@ class IndexSnapshot:
             card = self.course_card
             out = self.superseded
             kept = tuple(f for f in card.facts if not (0 <= f.row < len(out) and out[f.row]))
-            self._current_card = card if len(kept) == len(card.facts) else dataclasses.replace(card, facts=kept)
+            self._current_card = (
+                card if len(kept) == len(card.facts) else dataclasses.replace(card, facts=kept)
+            )
         return self._current_card
 
     @property
