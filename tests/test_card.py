@@ -89,15 +89,6 @@ def test_questions_name_their_slot_as_students_type_them() -> None:
     # a topic question that happens to say "when" or "weights" asks no course fact
     assert asked_slots(read_question("when do we cover correlation").text) == ()
     assert asked_slots(read_question("importance sampling - what are the weights").text) == ()
-    # a course's code reads as "this course"; asking whether there is an exam asks the exam slot
-    assert asked_slots(read_question("when does cer 210 meet").text) == ("meeting.time",)
-    assert asked_slots(read_question("is there a final exam in CER-210?").text)[0] == "dates.exam"
-    assert asked_slots(read_question("where is room 2047").text) == ()
-    # "make up" the verb asks no make-up work; the noun does
-    assert "policy.missed" not in asked_slots(
-        read_question("what share of the grade do the labs make up?").text
-    )
-    assert asked_slots(read_question("can i make up a missed critique").text)[0] == "policy.missed"
 
 
 def _ask(snapshot: IndexSnapshot, question: str) -> tuple[str, str]:
@@ -307,51 +298,6 @@ def test_two_facts_that_state_one_value_are_one_answer() -> None:
     assert answer is not None and len(answer.facts) == 2 and answer.strong
 
 
-def test_facts_tied_at_the_best_that_the_answer_quotes_whole_answer_and_a_number_must_match() -> None:
-    """A rule stated in two sentences that both hold the asked topic is answered from the card;
-    a numbered thing the facts never name is not."""
-    chunks = [
-        *_course(),
-        _chunk(
-            3,
-            "Glaze journals you have handed in late lose 10% for each day. "
-            "A glaze journal handed in more than a week late will not be accepted.",
-            2,
-        ),
-        _chunk(4, "Glaze journal 1 is due on Friday, March 7 at noon.", 4, doc="journal1"),
-    ]
-    card = read_card(chunks)
-    question = "late policy for the glaze journal?"
-    answer = answer_from_card(card, asked_slots(question), question)
-    assert answer is not None and answer.strong
-    assert {f.text for f in answer.facts} >= {
-        "Glaze journals you have handed in late lose 10% for each day.",
-        "A glaze journal handed in more than a week late will not be accepted.",
-    }
-    for question in ("when is glaze journal 2 due", "glaze journal 2 deadline?"):
-        answer = answer_from_card(card, asked_slots(question), question)
-        assert answer is not None and answer.facts and not answer.strong, question
-
-
-def test_a_role_whose_slot_no_passage_states_is_not_in_your_materials() -> None:
-    """The instructor's email is printed, the TA's is not: a passage holding the instructor's
-    email says nothing of the TA's, so the card's empty slot answers "not in your materials"."""
-    chunks = [
-        _chunk(
-            0,
-            "CER 210: Wheel-thrown Pottery (Spring 2031)\nInstructor: Dr. Ada Whitlock\n"
-            "Email: ada.whitlock@clayschool.edu\nOffice Hours: Wed 1:00 — 3:00PM",
-            1,
-        ),
-        _chunk(1, "Teaching Assistant: Bo Lindqvist runs the studio mornings and the glaze lab.", 1),
-        _chunk(2, RULES, 2),
-        _chunk(3, GRADING, 3),
-    ]
-    status, text = _ask(_snapshot(chunks), "whats the TA's email")
-    assert status == "not_in_materials", text
-    assert text.startswith("Not in your materials") and "I found no email address" in text
-
-
 STAFF_LINES = (
     "Staff\n"
     "Instructor: Dr. Ada Whitlock\nEmail: ada.whitlock@clayschool.edu\nOffice Hours: Wed 1:00 — 3:00PM\n"
@@ -457,3 +403,29 @@ def test_a_question_whose_words_name_no_slot_asks_the_slot_nearest_in_meaning(
         meanings=meanings,
     )
     assert routed.read is not None and routed.read.slots == ()
+
+
+def test_a_document_marked_as_an_earlier_version_fills_no_slot() -> None:
+    """The revised syllabus replaces the first one (an admin marked it superseded): its office
+    hours answer, the first one's do not, and the two are no disagreement."""
+    old = "Instructor: Dr. Ada Whitlock\nOffice Hours: Mon 9:00 — 10:00AM"
+    new = "Instructor: Dr. Ada Whitlock\nOffice Hours: Thu 2:00 — 3:00PM"
+    chunks = [
+        Chunk(
+            chunk_id="first:0",
+            doc_id="first",
+            file="syllabus.pdf",
+            title="Pottery syllabus",
+            text=old,
+            page=1,
+            status="superseded",
+            superseded_by="revised",
+        ),
+        _chunk(0, new, 1, doc="revised", title="Pottery syllabus, revised"),
+        _chunk(1, RULES, 2, doc="revised", title="Pottery syllabus, revised"),
+    ]
+    snapshot = _snapshot(chunks)
+    assert {f.doc_id for f in snapshot.current_card.of("staff.office_hours")} == {"revised"}
+    assert disagreements(snapshot.current_card) == []
+    _, text = _ask(snapshot, "when are the prof's office hours")
+    assert "Thu 2:00" in text and "Mon 9:00" not in text, text
