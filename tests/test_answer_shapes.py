@@ -328,3 +328,37 @@ def test_which_module_names_the_module_that_holds_the_topic() -> None:
     assert [c.module for c in citations] == ["Module 3"]
     only = reply_for(read("which module covers thrashing"), [m4, m3], False)
     assert only.text.startswith("Module 4 of 21CS44 Operating Systems, p. 2.")
+
+
+def test_a_list_too_long_to_show_whole_says_how_many_items_it_leaves_out_and_where() -> None:
+    """A course outcomes block of 40 long outcomes over two pages: the reply shows what fits and
+    ends "… and N more on p. P", cited, never a bare "…" that reads like the end of the list."""
+    outcome = "Plan and justify a layered network for the traffic its users expect, with costs and risks"
+    first = "\n".join(f"CO {n}. {outcome} ({n})." for n in range(1, 21))
+    second = "\n".join(f"CO {n}. {outcome} ({n})." for n in range(21, 41))
+    hits = [
+        make_hit(
+            1,
+            f"Course Outcomes\n{first}",
+            subject="21CS52 Computer Networks",
+            section="Course outcomes",
+            file="21CS52.pdf",
+            page=2,
+        ),
+        make_hit(
+            2,
+            f"Course Outcomes\n{second}",
+            subject="21CS52 Computer Networks",
+            section="Course outcomes",
+            file="21CS52.pdf",
+            page=3,
+        ),
+    ]
+    status, text = _text("what are the course outcomes of CN", hits, ("21CS52 Computer Networks",))
+    assert status == "answered"
+    shown = [line for line in text.splitlines() if line.startswith("CO ")]
+    last = text.splitlines()[-1]
+    match = re.fullmatch(r"… and (\d+) more on p\. (\d) \[(\d)\]", last)
+    assert match is not None, last
+    assert len(shown) + int(match.group(1)) == 40
+    assert match.group(2) == "3" if len(shown) >= 20 else match.group(2) == "2"

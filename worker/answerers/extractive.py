@@ -552,22 +552,29 @@ def _heading_for(hit: Hit, what: str) -> str:
 
 
 def _list_reply(intent: Intent, hits: Sequence[Hit], indices: Sequence[int]) -> str:
-    """One course's whole block (parts in page order), one item a line, cited once per part."""
+    """One course's whole block (parts in page order), one item a line, cited once per part. A
+    block longer than :data:`LIST_CHARS` is shown as far as it fits and says what it leaves out
+    ("… and 4 more on p. 3"), cited: a student is never shown part of a list as if it were all."""
     parts = sorted(indices, key=lambda i: (hits[i].page or 0, hits[i].rank))
     top = hits[parts[0]]
     what = top.section or top.module or "The list"
     lines = [f"{quotable(_heading_for(top, what))}:"]
     length = 0
+    left, cut_at = 0, -1
     for i in parts:
         items = list_items(hits[i])
         for n, item in enumerate(items):
             text = quotable(_clip(item, 600))
-            if length + len(text) > LIST_CHARS:
-                lines.append("…")
-                break
+            if cut_at >= 0 or length + len(text) > LIST_CHARS:
+                cut_at = i if cut_at < 0 else cut_at
+                left += 1
+                continue
             length += len(text)
             marker = f" {cite_marker(i + 1)}" if n == len(items) - 1 else ""
             lines.append(item_line(text) + marker)
+    if left:
+        page = hits[cut_at].page
+        lines.append(f"… and {left} more{f' on p. {page}' if page else ''} {cite_marker(cut_at + 1)}")
     return "\n".join(lines)
 
 
