@@ -15,6 +15,7 @@ from syllabot.worker.indexes.embedders.hashing import HashingEmbedder
 from syllabot.worker.indexes.engine import Engine
 from syllabot.worker.indexes.index import IndexSnapshot, build_snapshot
 from syllabot.worker.query.card import (
+    SLOTS,
     answer_from_card,
     asked_slots,
     card_lines,
@@ -429,3 +430,14 @@ def test_a_document_marked_as_an_earlier_version_fills_no_slot() -> None:
     assert disagreements(snapshot.current_card) == []
     _, text = _ask(snapshot, "when are the prof's office hours")
     assert "Thu 2:00" in text and "Mon 9:00" not in text, text
+
+
+def test_a_starting_worker_embeds_the_slot_examples_before_its_first_question(settings: Settings) -> None:
+    """The worker's engine is loaded with the embedder and the slot examples embedded, so the
+    first question pays for neither (``jobs.load_engine``)."""
+    from syllabot.worker.runtime.jobs import load_engine
+
+    engine = load_engine(settings)
+    meanings = engine._meanings[engine.embedder.id]
+    assert len(meanings.names) == sum(len(slot.examples) for slot in SLOTS) > 0
+    assert engine.slot_meanings(engine.embedder) is meanings  # embedded once

@@ -227,8 +227,8 @@ class Engine:
         return earlier
 
     def slot_meanings(self, embedder: Embedder) -> SlotMeanings:
-        """The course card's slot examples embedded by ``embedder``, once per embedder (about 80
-        short questions: the first question a worker answers pays for them)."""
+        """The course card's slot examples embedded by ``embedder``, once per embedder (129 short
+        questions, a quarter of a second: the worker embeds them as it starts, ``load_engine``)."""
         meanings = self._meanings.get(embedder.id)
         if meanings is None:
             meanings = self._meanings[embedder.id] = slot_meanings(embedder.id, embedder.embed_queries)

@@ -88,11 +88,12 @@ _T = TypeVar("_T")
 
 
 def load_engine(settings: Settings) -> Engine:
-    """The engine with its embedder loaded now, so the first question does not pay for the model."""
+    """The engine with its embedder loaded now, and the course card's slot examples embedded with
+    it, so the first question pays for neither."""
     from syllabot.worker.indexes.engine import Engine
 
     engine = Engine(settings)
-    _ = engine.embedder
+    engine.slot_meanings(engine.embedder)
     return engine
 
 
