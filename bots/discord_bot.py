@@ -781,21 +781,26 @@ class SyllabotBot(discord.Client):
 
     async def handle_conflicts(self, interaction: discord.Interaction) -> None:
         """``/conflicts``: where this channel's collection's documents disagree (admins only)."""
-
-        async def work() -> AdminReply:
-            collection = await self.collection_for(interaction)
-            return await list_conflicts(self.queue, collection, timeout=self.budget(interaction, 60))
-
-        await self.handle_collection_admin(interaction, work, "conflicts")
+        await self._collection_reply(interaction, list_conflicts, "conflicts")
 
     async def handle_card(self, interaction: discord.Interaction) -> None:
         """``/card``: this channel's collection's course card, each fact with its source (admins only)."""
+        await self._collection_reply(interaction, show_card, "card")
+
+    async def _collection_reply(
+        self,
+        interaction: discord.Interaction,
+        read: Callable[[QueueClient, str, float | None], Awaitable[AdminReply]],
+        what: str,
+    ) -> None:
+        """An admin command that reads one thing of this channel's collection with ``read``
+        (``frontend.list_conflicts``, ``show_card``), answered as :meth:`handle_collection_admin` does."""
 
         async def work() -> AdminReply:
             collection = await self.collection_for(interaction)
-            return await show_card(self.queue, collection, timeout=self.budget(interaction, 60))
+            return await read(self.queue, collection, self.budget(interaction, 60))
 
-        await self.handle_collection_admin(interaction, work, "card")
+        await self.handle_collection_admin(interaction, work, what)
 
     async def _run_admin_job(
         self,

@@ -836,21 +836,14 @@ class SlackFrontEnd:
         out: Reporter,
     ) -> None:
         """``/syllabot-conflicts``: where this channel's collection's documents disagree (admins)."""
-
-        async def work() -> AdminReply:
-            collection = await self.collection_for(channel, team)
-            return await list_conflicts(
-                self.queue, collection, timeout=out.job_wait(self.settings.ask_timeout_s)
-            )
-
-        await self._admin_reply(
+        await self._collection_reply(
             client,
             user,
+            channel,
+            team,
             out,
-            "list where the documents disagree",
-            "listing where the documents disagree",
-            work,
-            ":mag:",
+            list_conflicts,
+            ("list where the documents disagree", "listing where the documents disagree", ":mag:"),
         )
 
     async def card_command(
@@ -863,19 +856,14 @@ class SlackFrontEnd:
         out: Reporter,
     ) -> None:
         """``/syllabot-card``: this channel's collection's course card, each fact with its source (admins)."""
-
-        async def work() -> AdminReply:
-            collection = await self.collection_for(channel, team)
-            return await show_card(self.queue, collection, timeout=out.job_wait(self.settings.ask_timeout_s))
-
-        await self._admin_reply(
+        await self._collection_reply(
             client,
             user,
+            channel,
+            team,
             out,
-            "see the course card",
-            "reading the course card",
-            work,
-            ":card_index:",
+            show_card,
+            ("see the course card", "reading the course card", ":card_index:"),
         )
 
     async def _mark(
@@ -910,6 +898,28 @@ class SlackFrontEnd:
         await self._admin_reply(
             client, user, out, "say which version of a document counts", "marking a document's version", work
         )
+
+    async def _collection_reply(
+        self,
+        client: AsyncWebClient,
+        user: str,
+        channel: str | None,
+        team: str | None,
+        out: Reporter,
+        read: Callable[[QueueClient, str, float | None], Awaitable[AdminReply]],
+        words: tuple[str, str, str],
+    ) -> None:
+        """An admin command that reads one thing of this channel's collection (where its documents
+        disagree, its course card) with ``read`` (``frontend.list_conflicts``, ``show_card``):
+        ``words`` are the permission asked, what is being done and the notice's emoji, as
+        :meth:`_admin_reply` takes them."""
+
+        async def work() -> AdminReply:
+            collection = await self.collection_for(channel, team)
+            return await read(self.queue, collection, out.job_wait(self.settings.ask_timeout_s))
+
+        permission, doing, icon = words
+        await self._admin_reply(client, user, out, permission, doing, work, icon)
 
     async def _admin_reply(
         self,

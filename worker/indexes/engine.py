@@ -261,7 +261,7 @@ class Engine:
             search_ms=(time.perf_counter() - t1) * 1000,
             earlier=tuple(t.question for t in pending.turns),
             vector=query_vector,
-            meanings=self.slot_meanings(self.embedder_for(pending.snapshot)),
+            meanings=self.slot_meanings(pending.embedder or self.embedder),
         )
 
     def collections(self) -> list[CollectionInfo]:
@@ -302,19 +302,21 @@ class Engine:
     def card(self, collection: str) -> CourseCard:
         """The collection's course card (``worker.query.card``), read at index time: what a teacher
         checks and corrects with a course-facts document."""
-        snapshot = self.snapshot(validate_collection_name(collection))
-        if snapshot is None:
-            raise NothingToIndex(f"collection '{collection}' has no index; index some documents first")
-        return snapshot.course_card
+        return self._indexed(collection).course_card
 
     def conflicts(self, collection: str) -> list[ConflictInfo]:
         """Facts on which the collection's current documents disagree, for the teacher to fix
         before students ask: the snapshot's record of versions (``worker.indexes.versions``), built at
-        index time, newest first; no model needed."""
+        index time, newest first, then the course card's (``retrieval.disagreements``); no model needed."""
+        return disagreements(self._indexed(collection))
+
+    def _indexed(self, collection: str) -> IndexSnapshot:
+        """The collection's snapshot, for a teacher's command that reads it; a clear error when it
+        has none."""
         snapshot = self.snapshot(validate_collection_name(collection))
         if snapshot is None:
             raise NothingToIndex(f"collection '{collection}' has no index; index some documents first")
-        return disagreements(snapshot)
+        return snapshot
 
     def sources(self, collection: str) -> list[SourceInfo]:
         docs = self.store.documents(collection)

@@ -431,16 +431,22 @@ def card_evidence(
     if answer is None:
         return None, related
     related = list(related)
-    numbers = {(p.doc_id, p.text): n for n, p in enumerate([*hits, *related], start=1)}
-    cited: list[int] = []
-    for fact in (*answer.facts, *((answer.closest,) if answer.closest is not None else ())):
-        chunk = snapshot.chunks[fact.row]
-        key = (chunk.doc_id, chunk.text)
-        if key not in numbers:
-            numbers[key] = len(hits) + len(related) + 1
-            related.append(hit_from_chunk(chunk, numbers[key], 0.0, 0.0, 0.0))
-        cited.append(numbers[key])
-    return dataclasses.replace(answer, numbers=tuple(cited)), related
+    facts = (*answer.facts, *((answer.closest,) if answer.closest is not None else ()))
+    cited = tuple(_cited(snapshot, fact.row, hits, related)[0] for fact in facts)
+    return dataclasses.replace(answer, numbers=cited), related
+
+
+def _cited(snapshot: IndexSnapshot, row: int, hits: list[Hit], related: list[Hit]) -> tuple[int, Hit]:
+    """The passage that is chunk ``row`` among ``hits`` and ``related``, with its number; appended
+    to ``related`` (numbered after them) when neither holds it: a card fact is cited by its passage."""
+    chunk = snapshot.chunks[row]
+    passages = [*hits, *related]
+    for n in range(len(passages), 0, -1):  # the last one that holds it, if it is there twice
+        if passages[n - 1].doc_id == chunk.doc_id and passages[n - 1].text == chunk.text:
+            return n, passages[n - 1]
+    hit = hit_from_chunk(chunk, len(hits) + len(related) + 1, 0.0, 0.0, 0.0)
+    related.append(hit)
+    return hit.rank, hit
 
 
 def card_disagreement(
@@ -453,15 +459,10 @@ def card_disagreement(
     if found is None:
         return None, related
     related = list(related)
-    passages = {(p.doc_id, p.text): p for p in [*hits, *related]}
     sides = []
     for fact in (found.first, found.second):
-        chunk = snapshot.chunks[fact.row]
-        hit = passages.get((chunk.doc_id, chunk.text))
-        if hit is None:
-            hit = hit_from_chunk(chunk, len(hits) + len(related) + 1, 0.0, 0.0, 0.0)
-            related.append(hit)
-        rows = snapshot.document_rows(chunk.doc_id)
+        _, hit = _cited(snapshot, fact.row, hits, related)
+        rows = snapshot.document_rows(fact.doc_id)
         texts = (snapshot.chunks[r].text for r in range(rows.start, min(rows.stop, rows.start + 3)))
         sides.append(Side(hit, fact.text, tuple(values_in(fact.text)), how_current(hit, texts)))
     return ordered_sides("card", sides[0], sides[1]), related

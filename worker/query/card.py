@@ -790,6 +790,11 @@ class CourseCard:
         latest = max(read.values())
         return {doc: (text, latest[1]) for doc, (order, text) in read.items() if order < latest[0]}
 
+    @functools.cached_property
+    def slot_disagreements(self) -> tuple[SlotDisagreement, ...]:
+        """The one-value slots two current documents fill differently (:func:`disagreements`)."""
+        return _disagreements_of(self)
+
     def holds_basics(self, subjects: Sequence[str] = ()) -> bool:
         """The card read a syllabus of the course: who teaches it or how it is graded, and one
         more kind of fact besides, or a document named a syllabus (a sparse one says what it
@@ -1585,14 +1590,22 @@ class SlotDisagreement:
 
 def disagreements(card: CourseCard) -> list[SlotDisagreement]:
     """Typed slots two current documents fill differently (a teacher's course-facts document
-    settles its slots, so those are none): the note names both, with their documents and pages."""
+    settles its slots, so those are none): the note names both, with their documents and pages.
+    Read once per card (``CourseCard.slot_disagreements``): an answer on a slot asks every time."""
+    return list(card.slot_disagreements)
+
+
+def _person_key(who: str) -> str:
+    """One person however named: "Bo Lindqvist" on the slides, "Bo K. Lindqvist" in the README."""
+    return who.split()[-1].lower() if who else ""
+
+
+def _disagreements_of(card: CourseCard) -> tuple[SlotDisagreement, ...]:
     out: list[SlotDisagreement] = []
     groups: dict[tuple[str, str, str], list[Fact]] = {}
     for f in card.facts:
         if f.slot in ONE_VALUE and not f.older:
-            # one person however named: 'Bo Lindqvist' on the slides, 'Bo K. Lindqvist' in the README
-            person = f.who.split()[-1].lower() if f.who else ""
-            groups.setdefault((f.subject, f.slot, person), []).append(f)
+            groups.setdefault((f.subject, f.slot, _person_key(f.who)), []).append(f)
     for (_, slot, _person), facts in groups.items():
         who = facts[0].who
         if any(f.doc_id in card.teacher for f in facts):
@@ -1605,7 +1618,7 @@ def disagreements(card: CourseCard) -> list[SlotDisagreement]:
             if _differ(slot, a.text, b.text):
                 out.append(SlotDisagreement(slot, who, a, b))
                 break
-    return out
+    return tuple(out)
 
 
 def disagreement_on(card: CourseCard, answer: CardAnswer) -> SlotDisagreement | None:
@@ -1614,10 +1627,13 @@ def disagreement_on(card: CourseCard, answer: CardAnswer) -> SlotDisagreement | 
     if not answer.facts or answer.slot not in ONE_VALUE:
         return None
     first = answer.facts[0]
-    person = first.who.split()[-1].lower() if first.who else ""
-    for found in disagreements(card):
-        who = found.who.split()[-1].lower() if found.who else ""
-        if found.slot == answer.slot and who == person and found.first.subject == first.subject:
+    person = _person_key(first.who)
+    for found in card.slot_disagreements:
+        if (
+            found.slot == answer.slot
+            and _person_key(found.who) == person
+            and found.first.subject == first.subject
+        ):
             return found
     return None
 
