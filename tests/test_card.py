@@ -206,6 +206,32 @@ def test_syllabot_card_prints_the_card_and_its_template(settings: Settings, tmp_
     assert run.stdout.startswith("# Course facts")
 
 
+def test_the_teachers_card_leaves_out_a_document_marked_as_an_earlier_version(
+    settings: Settings, tmp_path: Path
+) -> None:
+    """What `syllabot card` shows is what students are answered from: once the first syllabus is
+    marked superseded, its office hours are on neither the card nor its disagreements."""
+    first = tmp_path / "pottery-first.md"
+    first.write_text(
+        "# Pottery syllabus, first draft\n\nOffice Hours: Mon 9:00 — 10:00AM\n", encoding="utf-8"
+    )
+    revised = tmp_path / "pottery-revised.md"
+    revised.write_text(
+        f"# Pottery syllabus, revised\n\nOffice Hours: Thu 2:00 — 3:00PM\n\n{RULES}\n", encoding="utf-8"
+    )
+    engine = Engine(settings)
+    engine.ingest("pottery", [(first.name, first.read_bytes()), (revised.name, revised.read_bytes())])
+    docs = {f.file: f.doc_id for f in engine.card("pottery").facts}
+    assert len(disagreements(engine.card("pottery"))) == 1  # both current: they disagree
+    engine.mark("pottery", docs["pottery-first.md"], "superseded", by=docs["pottery-revised.md"])
+    card = engine.card("pottery")
+    assert [f.text for f in card.of("staff.office_hours")] == ["Office Hours: Thu 2:00 — 3:00PM"]
+    assert disagreements(card) == []
+    run = cli_in(settings, tmp_path)("card", "-c", "pottery")
+    assert run.returncode == 0, run.stderr
+    assert "Mon 9:00" not in run.stdout and "Thu 2:00" in run.stdout, run.stdout
+
+
 LISTS = (
     "Glassblowing basics — Course team\n"
     "* **Semester**: Autumn 2032\n"

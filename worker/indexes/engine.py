@@ -301,8 +301,10 @@ class Engine:
 
     def card(self, collection: str) -> CourseCard:
         """The collection's course card (``worker.query.card``), read at index time: what a teacher
-        checks and corrects with a course-facts document."""
-        return self._indexed(collection).course_card
+        checks and corrects with a course-facts document. The current card: a document marked as
+        an earlier version fills no slot here either, so the teacher reads what students are
+        answered from and the disagreements ``conflicts`` lists."""
+        return self._indexed(collection).current_card
 
     def conflicts(self, collection: str) -> list[ConflictInfo]:
         """Facts on which the collection's current documents disagree, for the teacher to fix
