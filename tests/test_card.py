@@ -185,6 +185,11 @@ def test_a_teachers_course_facts_win_and_nonsense_fills_nothing() -> None:
     assert instructor_hours == ["Office hours: Thu 4:00 — 5:00PM"]
     assert not any("not-an-address" in f.text for f in card.facts)
     assert not any("120%" in f.text for f in card.facts)
+    # a date no calendar has states no exam date; a day and an hour are no classroom
+    nonsense = "# Course facts\n\nFinal exam: February 30\nMidterm: April 31, 2031\nLectures: Tuesdays 9:00 — 10:15AM"
+    card = read_card([_chunk(0, nonsense, 1, doc="course-facts", title="Course facts")])
+    assert card.of("dates.exam") == [] and card.of("meeting.place") == []
+    assert [f.text for f in card.of("meeting.time")] == ["Lectures: Tuesdays 9:00 — 10:15AM"]
     # the unfilled template states nothing
     blank = read_card([_chunk(0, template(), 1, doc="blank", title="Course facts")])
     assert blank.facts == ()

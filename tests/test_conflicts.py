@@ -81,6 +81,15 @@ def test_values_are_normalised_and_labelled_with_what_they_are_of() -> None:
     assert "presentation" in counts["2"] and "problem" in counts["5"] and "presentation" not in counts["5"]
 
 
+def test_a_day_no_calendar_has_is_no_date() -> None:
+    """ "February 30" and "April 31" are typing or nonsense, never a due date to quote or compare;
+    a leap day with no year printed is one."""
+    for text in ("Kiln opening: February 30", "Critique April 31, 2031", "glaze test 2/30", "Feb 29, 2031"):
+        assert _norms(text, "date") == [], text
+    assert _norms("Critique April 30, 2031", "date") == ["04-30"]
+    assert _norms("Kiln opening: Feb 29", "date") == ["02-29"]
+
+
 def test_two_documents_giving_different_counts_disagree_and_both_are_cited() -> None:
     hits = [hit("syl", "syllabus.pdf", SYLLABUS), hit("intro", "01-Intro.pdf", SLIDES, 2)]
     conflict = find_conflict("how many presentations do we do, 1 or 2?", hits)

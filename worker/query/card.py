@@ -652,6 +652,18 @@ PLACE = re.compile(
     r"\b(?:room|rm\.?|hall|building|bldg\.?|auditorium|library|lab(?:oratory)?|center|centre|house|classroom|annex|tower)\b"
     r"|\b[A-Z][a-z]+\s+(?:[A-Z]{0,2}\d{1,4}[A-Z]?|\d{1,4}[-–]\d{1,4})\b|\b[A-Z]{1,4}\([A-Z]\)\s*\d{2,4}[A-Z]?\b|\b[A-Z]{2,}\s+[A-Z]\d{3,4}[A-Z]?\b|(?i:\bzoom\b|\bonline\b|\bremote(?:ly)?\b|\bin\s+person\b|\bvirtual\b)",
 )
+#: A day or a month before a number ("Fridays 10", "March 7"): a time or a date, never a place.
+_DAY_OR_MONTH = re.compile(
+    r"(?:mon|tue|wed|thu|fri|sat|sun|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\s", _I
+)
+
+
+def places(text: str) -> list[str]:
+    """The places ``text`` names (:data:`PLACE`), a day or a month before a number left out:
+    "Tuesdays 9:00" is a time and "March 7" a date, never a room."""
+    return [m.group(0) for m in PLACE.finditer(text) if not _DAY_OR_MONTH.match(m.group(0))]
+
+
 _POINTS = re.compile(r"\b\d+(?:\.\d+)?\s*(?:points?|pts)\b", _I)
 _SCALE = re.compile(r"\b[ABCDF][+-]?\s*[:(=]?\s*\(?\d{2}", re.ASCII)
 _PLATFORM = re.compile(rf"\b(?:{_PLATFORMS})\b", _I)
@@ -682,7 +694,7 @@ def _checked(value_type: str, text: str) -> bool:
     if value_type in ("hours", "when"):
         return _when(text)
     if value_type == "place":
-        return bool(PLACE.search(text))
+        return bool(places(text))
     if value_type == "weight":
         percents = [float(m.group(1)) for m in PERCENT.finditer(text)]
         return bool(percents or _POINTS.search(text)) and all(p <= 100 for p in percents)
@@ -929,7 +941,7 @@ def _header_facts(text: str) -> list[tuple[Slot, str, str, str]]:
     alone: an email (and the name printed just before it: the instructor), a day with a time (the
     meetings), and, in a header that holds one of those, a short piece naming a place."""
     found: list[tuple[Slot, str, str, str]] = []
-    places: list[str] = []
+    rooms: list[str] = []
     for piece in _HEADER_CUT.split(text[:HEADER_CHARS]):
         piece = piece.strip()
         if not piece or ": " in piece:
@@ -949,10 +961,10 @@ def _header_facts(text: str) -> list[tuple[Slot, str, str, str]]:
         values = {v.kind for v in values_in(piece)}
         if "time" in values and ("weekday" in values or "date" in values) and len(piece.split()) <= 12:
             found.append((SLOT_OF["meeting.time"], piece, "", ""))
-        elif len(piece.split()) <= 4 and PLACE.search(piece) and not term_of(piece):
-            places.append(piece)
+        elif len(piece.split()) <= 4 and places(piece) and not term_of(piece):
+            rooms.append(piece)
     if found:
-        found += [(SLOT_OF["meeting.place"], p, "", "") for p in places[:2]]
+        found += [(SLOT_OF["meeting.place"], p, "", "") for p in rooms[:2]]
     return found
 
 
@@ -1653,21 +1665,11 @@ def _typed_values(slot: str, text: str) -> dict[str, frozenset[str]]:
     readers: dict[str, Callable[[str], list[str]]] = {
         "email": lambda t: [m.lower() for m in EMAIL.findall(t)],
         "phone": lambda t: ["".join(ch for ch in m if ch.isdigit()) for m in PHONE.findall(t)],
-        "place": lambda t: [
-            " ".join(m.group(0).lower().split())
-            for m in PLACE.finditer(t)
-            if any(c.isdigit() for c in m.group(0)) and not _DAY_OR_MONTH.match(m.group(0))
-        ],
+        "place": lambda t: [" ".join(m.lower().split()) for m in places(t) if any(c.isdigit() for c in m)],
     }
     read = readers.get(value_type)
     values = frozenset(read(text)) if read is not None else frozenset()
     return {value_type: values} if values else {}
-
-
-#: A day or a month before a number ("Fridays 10", "March 7"): a time or a date, never a place.
-_DAY_OR_MONTH = re.compile(
-    r"(?:mon|tue|wed|thu|fri|sat|sun|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\s", _I
-)
 
 
 def _differ(slot: str, a: str, b: str) -> bool:

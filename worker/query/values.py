@@ -247,14 +247,11 @@ def read_values(sentence: str) -> tuple[Value, ...]:
         found.append((Value("weekday", _weekday(word), m.group(0)), m.start(), m.end()))
     for m in DATE.finditer(sentence):
         month, day, year = _MONTHS[m.group(1).lower()], int(m.group(2)), m.group(3)
-        if not 1 <= day <= 31:
-            continue
+        if not _on_calendar(month, day, int(year or 0)):
+            continue  # "February 30" is no date: never a due date, an exam day or a disagreement
         found.append((Value("date", f"{month:02d}-{day:02d}", m.group(0)), m.start(), m.end()))
         if year:
-            try:
-                weekday = WEEKDAYS[_dt.date(int(year), month, day).weekday()]
-            except ValueError:
-                continue
+            weekday = WEEKDAYS[_dt.date(int(year), month, day).weekday()]
             found.append(
                 (Value("weekday", weekday, f"{m.group(0)} (a {weekday.capitalize()})"), m.start(), m.end())
             )
@@ -327,14 +324,17 @@ def _numeric_date(m: re.Match[str]) -> tuple[int, int, int] | None:
         year = int(year_text) if year_text else 0
         if year and year < 100:
             year += 2000
-    if not (1 <= month <= 12 and 1 <= day <= 31):
-        return None
-    if year:
-        try:
-            _dt.date(year, month, day)
-        except ValueError:
-            return None
-    return month, day, year
+    return (month, day, year) if _on_calendar(month, day, year) else None
+
+
+def _on_calendar(month: int, day: int, year: int = 0) -> bool:
+    """Is there such a day: in that year, or (no year printed) in some year ("2/29" is, "2/30" and
+    "April 31" are not)."""
+    try:
+        _dt.date(year or 2000, month, day)  # 2000: a leap year
+    except ValueError:
+        return False
+    return True
 
 
 def _number(text: str, words: dict[str, int] = _NUMBER_WORDS) -> int:
