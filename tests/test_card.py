@@ -121,6 +121,29 @@ def test_a_slot_no_document_fills_is_not_in_your_materials_with_the_closest_fact
     assert "I found no phone number in your materials" in text and "@clayschool.edu" in text
 
 
+def test_credits_and_recordings_are_slots_read_answered_and_honestly_absent() -> None:
+    """ "how many credits" and "are lectures recorded" are asked of every course: answered from the
+    sentence that states them, and "Not in your materials" where the read syllabus never says;
+    "1000 units" of a modelling slide is no credit value and "extra credit" asks no credits."""
+    facts = (
+        "CER 210 is a three credit hour studio course. "
+        "Studio demonstrations will be recorded and posted to the course site the same evening."
+    )
+    slide = _chunk(0, "Scale the glaze model\nMove the light 1000 units up before you render.", 9, doc="deck")
+    snapshot = _snapshot([*_course(), _chunk(3, facts, 2), slide])
+    card = snapshot.current_card
+    assert [f.text for f in card.of("course.credits")] == ["CER 210 is a three credit hour studio course."]
+    assert asked_slots("is there extra credit") == ("policy.extra_credit",)
+    status, text = _ask(snapshot, "how many credits is this class")
+    assert status == "answered" and "three credit hour" in text, text
+    status, text = _ask(snapshot, "r the demos recorded??")
+    assert "will be recorded and posted" in text, text
+    bare = _snapshot(_course())
+    for question in ("are lectures recorded", "how many credits is this course"):
+        status, text = _ask(bare, question)
+        assert status == "not_in_materials" and text.startswith("Not in your materials"), (question, text)
+
+
 def test_an_empty_slot_says_nothing_where_the_card_read_no_syllabus() -> None:
     # slides alone: no staff, no grading read, so an empty slot is no evidence
     slides = [_chunk(0, "Centering the clay\nKeep your elbows braced on your thighs.", 4, doc="deck")]

@@ -303,6 +303,42 @@ SLOTS: tuple[Slot, ...] = (
         ),
     ),
     Slot(
+        "course.credits",
+        "credit hours",
+        "credits",
+        _p(r"(?<!extra\s)\bcredits?\b(?!\s+card)|\bcredit\s+hours?\b|\bECTS\b|\bunits?\s+(?:is|does)\b"),
+        _p(r"^(?:credits?|credit\s+hours?|units|ects(?:\s+credits)?)\s*$"),
+        _p(
+            r"\bcredit\s+(?:hours?|units?)\b|\b(?:\d+|one|two|three|four|five|six)\s+(?:credits?|ECTS)\b|\bECTS\b"
+        ),
+        "credits",
+        examples=(
+            "how many credits is this course",
+            "how many credit hours is the class worth",
+            "how many ECTS do I get for this",
+            "how many units is this class",
+        ),
+    ),
+    Slot(
+        "course.recordings",
+        "lecture recordings",
+        "text",
+        _p(r"\brecord(?:ed|ings?)\b|\bre-?watch\b|\bvideos?\s+of\s+(?:the\s+)?(?:lectures?|class(?:es)?)\b"),
+        _p(r"^(?:lecture\s+|class\s+)?recordings?\s*$"),
+        _p(
+            r"\b(?:lectures?|class(?:es)?|sessions?|meetings?)\s+(?:will\s+(?:not\s+)?be\s+|are\s+(?:not\s+)?|is\s+(?:not\s+)?)recorded\b"
+            r"|\brecordings?\s+of\s+(?:the\s+|our\s+|each\s+)?(?:lectures?|class(?:es)?|sessions?)\b"
+            r"|\brecord(?:ed)?\s+(?:the\s+|all\s+|each\s+)?(?:lectures?|class(?:es)?)\b|\b(?:lecture|class|zoom)\s+recordings?\b"
+        ),
+        "recordings",
+        examples=(
+            "are lectures recorded",
+            "can I watch the lecture later if I miss it",
+            "will the zoom sessions be recorded",
+            "where are the class recordings posted",
+        ),
+    ),
+    Slot(
         "course.prerequisites",
         "prerequisites",
         "text",
@@ -665,6 +701,12 @@ def places(text: str) -> list[str]:
 
 
 _POINTS = re.compile(r"\b\d+(?:\.\d+)?\s*(?:points?|pts)\b", _I)
+#: A course's credit value: "3 credits", "three credit hours", "6 ECTS", "ECTS: 5".
+_CREDITS = re.compile(
+    r"\b(?:\d+(?:[.,]\d+)?|one|two|three|four|five|six|eight|ten|twelve)[\s-]+(?:credits?|credit\s+(?:hours?|units?)|ECTS)\b"
+    r"|\b(?:ECTS|credits?|credit\s+(?:hours?|units?))\s*[:=]?\s*\d",
+    _I,
+)
 _SCALE = re.compile(r"\b[ABCDF][+-]?\s*[:(=]?\s*\(?\d{2}", re.ASCII)
 _PLATFORM = re.compile(rf"\b(?:{_PLATFORMS})\b", _I)
 _SITE = re.compile(rf"\b(?:{_SITES})\b", _I)
@@ -702,6 +744,8 @@ def _checked(value_type: str, text: str) -> bool:
         return len(_SCALE.findall(text)) >= 2
     if value_type == "term":
         return bool(term_of(text))
+    if value_type == "credits":
+        return bool(_CREDITS.search(text))
     if value_type == "platform":
         return bool(_PLATFORM.search(text))
     if value_type == "person":
@@ -1394,6 +1438,7 @@ TYPED = frozenset(
         "course.website",
         "course.discussion",
         "course.term",
+        "course.credits",
     }
 )
 
@@ -1546,6 +1591,8 @@ TEMPLATE_LABELS = (
     ("Term", "e.g. Fall 2026"),
     ("Website", "https://…"),
     ("Discussion", "e.g. Slack, Piazza, Ed Discussion"),
+    ("Credits", "e.g. 3 credit hours"),
+    ("Recordings", "whether lectures are recorded, and where they are posted"),
     ("Prerequisites", "what students must have taken or know"),
     ("Instructor", "name"),
     ("Email", "name@school.edu"),
