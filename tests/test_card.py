@@ -121,7 +121,7 @@ def test_a_slot_no_document_fills_is_not_in_your_materials_with_the_closest_fact
     assert "I found no phone number in your materials" in text and "@clayschool.edu" in text
 
 
-def test_credits_and_recordings_are_slots_read_answered_and_honestly_absent() -> None:
+def test_credits_recordings_and_hand_in_are_slots_read_answered_and_honestly_absent() -> None:
     """ "how many credits" and "are lectures recorded" are asked of every course: answered from the
     sentence that states them, and "Not in your materials" where the read syllabus never says;
     "1000 units" of a modelling slide is no credit value and "extra credit" asks no credits."""
@@ -138,6 +138,13 @@ def test_credits_and_recordings_are_slots_read_answered_and_honestly_absent() ->
     assert status == "answered" and "three credit hour" in text, text
     status, text = _ask(snapshot, "r the demos recorded??")
     assert "will be recorded and posted" in text, text
+    # where work is handed in: answered where a sentence says; its emptiness proves nothing
+    hand_in = _snapshot(
+        [*_course(), _chunk(3, "All glaze journals are submitted via Canvas by the due date.", 2)]
+    )
+    status, text = _ask(hand_in, "where do we submit the glaze journal")
+    assert status == "answered" and "submitted via Canvas" in text, text
+    assert answer_from_card(read_card(_course()), ("course.submission",), "where do we submit work") is None
     bare = _snapshot(_course())
     for question in ("are lectures recorded", "how many credits is this course"):
         status, text = _ask(bare, question)

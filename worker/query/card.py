@@ -422,6 +422,27 @@ SLOTS: tuple[Slot, ...] = (
         ),
     ),
     Slot(
+        "course.submission",
+        "where work is handed in",
+        "text",
+        _p(
+            r"\b(?:where|how)\s+(?:do|can|should|will|to)\s+(?:i|we|you|u)?\s*(?:submit|turn\s+in|hand\s+in|upload)\b"
+            r"|\b(?:where|how)\s+(?:does|do|is|are)\s+(?:the\s+|our\s+|my\s+)?\w+\s+(?:get\s+)?(?:submitted|turned\s+in|handed\s+in)\b"
+        ),
+        _p(r"^(?:submissions?|submitting(?:\s+work)?|how\s+to\s+submit)\s*$"),
+        _p(
+            rf"\b(?:submit(?:ted)?|turn(?:ed)?\s+in|hand(?:ed)?\s+in|upload(?:ed)?)\b.{{0,60}}\b(?:via|through|on|to|in|at|by)\s+"
+            rf"(?:the\s+)?(?:course\s+)?(?:{_SITES}|e-?mail|canvas\s+assignments?|the\s+(?:course\s+)?(?:website|site|portal|drive))\b"
+        ),
+        "submission",
+        examples=(
+            "where do we submit assignments",
+            "how do I turn in the homework",
+            "do we hand in the problem sets on canvas or by email",
+            "where do I upload my project",
+        ),
+    ),
+    Slot(
         "dates.due",
         "due date",
         "when",
@@ -1419,11 +1440,13 @@ def _named_people(card: CourseCard, question: str) -> set[str]:
 
 
 #: Slots whose emptiness proves nothing even once the card read a syllabus: due dates are printed
-#: in schedules, tables and assignment sheets in more forms than the card reads, and a syllabus
-#: that names no instructor the card could read (a name printed alone, a redacted one) still has one. Every other slot
+#: in schedules, tables and assignment sheets in more forms than the card reads, where work is handed
+#: in as a drive path, a portal or an assignment sheet's last line (tuning: a course's network
+#: drive was told "not in your materials"), and a syllabus that names no instructor the card could
+#: read (a name printed alone, a redacted one) still has one. Every other slot
 #: the card reads by label, list and cue, so a course whose syllabus it read and that fills the
 #: slot nowhere does not state it (the passages are still read for it: ``passages``).
-NO_ABSENCE = frozenset({"dates.due", "staff.instructor"})
+NO_ABSENCE = frozenset({"dates.due", "staff.instructor", "course.submission"})
 #: Slots of one typed value each (per person, where staff): a fact of the asked one answers.
 TYPED = frozenset(
     {
