@@ -90,6 +90,11 @@ def test_questions_name_their_slot_as_students_type_them() -> None:
     # a topic question that happens to say "when" or "weights" asks no course fact
     assert asked_slots(read_question("when do we cover correlation").text) == ()
     assert asked_slots(read_question("importance sampling - what are the weights").text) == ()
+    # a curve and a generative model of the lectures are no grading curve and no AI rule
+    assert asked_slots(read_question("what does the area under an ROC curve mean").text) == ()
+    assert asked_slots(read_question("which slides cover generative glaze design").text) == ()
+    assert asked_slots(read_question("is this class curved").text) == ("grading.scale",)
+    assert asked_slots(read_question("can we use gen AI for the reflections").text)[0] == "policy.ai"
 
 
 def _ask(snapshot: IndexSnapshot, question: str) -> tuple[str, str]:

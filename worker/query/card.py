@@ -364,7 +364,9 @@ SLOTS: tuple[Slot, ...] = (
         "letter-grade cut-offs",
         "scale",
         _p(
-            r"\bcut-?offs?\b|\bletter\s+grades?\b|\bgrading\s+scale\b|\b(?:get|need|for)\s+an?\s+[ABCD][+-]?\s|\bcurved?\b"
+            r"\bcut-?offs?\b|\bletter\s+grades?\b|\bgrading\s+scale\b|\b(?:get|need|for)\s+an?\s+[ABCD][+-]?\s|\bcurved\b"
+            r"|\bon\s+a\s+curve\b|\b(?:is\s+there|any)\s+(?:a\s+)?curve\b|\bgrading\s+curve\b"
+            r"|\bcurve\s+(?:the\s+)?(?:grades?|scores?|class|course|exams?|finals?|midterms?)\b"
         ),
         _p(r"^(?:grading\s+scale|grade\s+scale|letter\s+grades?|scale)\s*$"),
         _p(r"\b(?:letter\s+grades?|grading\s+scale|grade\s+scale)\b|\bA\s*[:(]?\s*9\d"),
@@ -551,7 +553,8 @@ SLOTS: tuple[Slot, ...] = (
         "policy on AI tools",
         "text",
         _p(
-            r"\bchat\s?gpt\b|\bA\.?I\.?\b|\bGPT\w*\b|\bcopilot\b|\bLLMs?\b|\blarge\s+language\s+models?\b|\bgenerative\b|\bclaude\b|\bgemini\b"
+            r"\bchat\s?gpt\b|\bA\.?I\.?\b|\bGPT\w*\b|\bcopilot\b|\bLLMs?\b|\blarge\s+language\s+models?\b|\bclaude\b|\bgemini\b"
+            r"|\bgenerative\s+(?:A\.?I\.?|models?|tools?|text|writing)\b|\bgen\s+A\.?I\.?\b"
         ),
         _p(r"^(?:a\.?i\.?|generative\s+a\.?i\.?|ai\s+(?:tools?|policy|use)|use\s+of\s+ai)\b"),
         _p(
