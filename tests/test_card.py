@@ -225,6 +225,20 @@ def test_a_teachers_course_facts_win_and_nonsense_fills_nothing() -> None:
     card = read_card([_chunk(0, nonsense, 1, doc="course-facts", title="Course facts")])
     assert card.of("dates.exam") == [] and card.of("meeting.place") == []
     assert [f.text for f in card.of("meeting.time")] == ["Lectures: Tuesdays 9:00 — 10:15AM"]
+    # a sentence that opens with a label word is no colon-less label: its value must come first
+    prose = read_card(
+        [
+            _chunk(
+                0,
+                "When you book a wheel slot, say whether you will throw in person or over Zoom. Slots open on Mondays at 9am.",
+                2,
+                doc="s",
+            )
+        ]
+    )
+    assert prose.of("meeting.time") == [] and prose.of("meeting.place") == []
+    header = read_card([_chunk(0, "When Tue & Thu, 10:15–11:45\nWhere Kiln Hall 114", 1, doc="s")])
+    assert any(f.text.startswith("When Tue & Thu, 10:15–11:45") for f in header.of("meeting.time"))
     # the unfilled template states nothing
     blank = read_card([_chunk(0, template(), 1, doc="blank", title="Course facts")])
     assert blank.facts == ()

@@ -973,6 +973,9 @@ def _person(value: str) -> str:
 _FIELD = re.compile(r"^(?P<key>[A-Za-z][A-Za-z&/.' ()-]{0,40}?)\s*:\s+\S")
 
 
+#: How many words of a colon-less label's value must hold its value ("When Tue & Thu, 10:15–11:45").
+BARE_WORDS = 5
+
 #: How a line printing several fields parts them ("Instructor: Ada Roe; Email: roe@…; Office: B12").
 FIELD_SEPARATOR = "; "
 
@@ -989,7 +992,11 @@ def _segments(line: str) -> list[tuple[str, str]]:
             m is not None and _named_slots(m.group("key"))
         ):
             label, value = part.split(":", 1)
-        elif bare is not None:
+        elif bare is not None and _label_slots(
+            bare.group("key"), " ".join(bare.group("value").split()[:BARE_WORDS])
+        ):
+            # a label printed without its colon opens with its value ("When Tue & Thu 10:15"); "When
+            # you sign up for a meeting time, …" is a sentence that happens to begin with one
             label, value = bare.group("key"), bare.group("value")
         else:
             continue
