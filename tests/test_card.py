@@ -156,6 +156,25 @@ def test_credits_recordings_and_hand_in_are_slots_read_answered_and_honestly_abs
         assert status == "not_in_materials" and text.startswith("Not in your materials"), (question, text)
 
 
+def test_a_fact_on_a_slide_with_symbol_font_bullets_is_read_and_quoted_as_a_student_reads_it() -> None:
+    """A Beamer slide's bullets PDFium read as "I" (``Chunk.bullets``): the card reads the slide as
+    shown, so a fact is its own item, quoted with no stray "I", not the slide run into one line."""
+    text = "Missed a studio?\nI Lectures will be recorded and posted to the course site I Come to the open studio to catch up"
+    at = [n for n, ch in enumerate(c for c in text if not c.isspace()) if ch == "I"]
+    bullets = (at[0], at[1])  # the two bullets (the "I"s of words are not among them)
+    deck = Chunk(
+        chunk_id="deck:0",
+        doc_id="deck",
+        file="deck.pdf",
+        title="Studio week 2",
+        text=text,
+        page=3,
+        bullets=bullets,
+    )
+    facts = [f.text for f in read_card([*_course(), deck]).of("course.recordings")]
+    assert facts == ["Lectures will be recorded and posted to the course site"], facts
+
+
 def test_an_empty_slot_says_nothing_where_the_card_read_no_syllabus() -> None:
     # slides alone: no staff, no grading read, so an empty slot is no evidence
     slides = [_chunk(0, "Centering the clay\nKeep your elbows braced on your thighs.", 4, doc="deck")]

@@ -43,6 +43,7 @@ from syllabot.shared.wording import clip
 from syllabot.worker.ingest.chunking import field_key
 from syllabot.worker.query.values import values_in
 from syllabot.worker.text.currency import term_of, term_order
+from syllabot.worker.text.display import shown
 from syllabot.worker.text.documents import Chunk
 from syllabot.worker.text.sentences import split_sentences
 from syllabot.worker.text.terms import term_set
@@ -1048,9 +1049,11 @@ _CONTEXT_SEP = " — "
 
 
 def _body_lines(chunk: Chunk) -> tuple[list[str], str]:
-    """The chunk's lines without the context line the chunker puts first for the embedder, and the
-    section heading that context line names ("Title — Late Homework Policy"), if any."""
-    lines = chunk.text.split("\n")
+    """The chunk's lines as a student reads them (symbol-font bullets as "•", ``display.shown``:
+    a fact quotes them, and a bullet read as "I" ran a slide's items into one sentence) without the
+    context line the chunker puts first for the embedder, and the section heading that context
+    line names ("Title — Late Homework Policy"), if any."""
+    lines = shown(chunk.text, chunk.bullets).split("\n")
     heading = ""
     if len(lines) > 1:
         first = lines[0].strip()
