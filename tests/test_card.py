@@ -5,6 +5,7 @@ document."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -162,15 +163,7 @@ def test_a_fact_on_a_slide_with_symbol_font_bullets_is_read_and_quoted_as_a_stud
     text = "Missed a studio?\nI Lectures will be recorded and posted to the course site I Come to the open studio to catch up"
     at = [n for n, ch in enumerate(c for c in text if not c.isspace()) if ch == "I"]
     bullets = (at[0], at[1])  # the two bullets (the "I"s of words are not among them)
-    deck = Chunk(
-        chunk_id="deck:0",
-        doc_id="deck",
-        file="deck.pdf",
-        title="Studio week 2",
-        text=text,
-        page=3,
-        bullets=bullets,
-    )
+    deck = dataclasses.replace(_chunk(0, text, 3, doc="deck", title="Studio week 2"), bullets=bullets)
     facts = [f.text for f in read_card([*_course(), deck]).of("course.recordings")]
     assert facts == ["Lectures will be recorded and posted to the course site"], facts
 
