@@ -337,6 +337,29 @@ def test_named_weights_that_make_the_whole_grade_are_grading_weights() -> None:
         "Glaze Tests (45%)",
         "Studio Upkeep (25%)",
     }
+    # a grading table's rows, the weight after the name; a sentence naming a percent is no row
+    table = (
+        "Grade breakdown\nWheel exercises 35% Weekly\nGlaze journal – 25%\nFinal critique 40% May 9\n"
+        "While I aim for 100% attendance, life happens."
+    )
+    card = read_card([_chunk(0, table, 2)])
+    assert {f.text for f in card.of("grading.weight")} == {
+        "Wheel exercises (35%)",
+        "Glaze journal (25%)",
+        "Final critique (40%)",
+    }
+
+
+def test_common_syllabus_layouts_fill_their_slots_and_an_exam_is_no_class_meeting() -> None:
+    """Ways syllabi print their facts that the card did not read: a "Class meets:" line with its
+    room, a late rule in the passive ("lose 10% per day"), and a header's exam date, which is no
+    time the class meets."""
+    meets = read_card([_chunk(0, "Class meets: MWF 10:00-10:50 in Kiln Hall 110", 1)])
+    assert meets.of("meeting.place") and meets.of("meeting.time")
+    late = "Glaze journals handed in after the deadline lose 10% per day, up to three days."
+    assert [f.text for f in read_card([_chunk(0, late, 2)]).of("policy.late")] == [late]
+    exam = read_card([_chunk(0, "CER 210 Syllabus\nThe final exam is on Thursday, May 9, 9:00–11:00 am.", 1)])
+    assert exam.of("meeting.time") == [] and exam.of("dates.exam")
 
 
 def test_a_slides_words_that_look_like_a_rule_are_no_rule() -> None:
@@ -479,7 +502,7 @@ def test_a_question_whose_words_name_no_slot_asks_the_slot_nearest_in_meaning(
         snapshot, hits, [], selection.fallback, "c", question, read, vector=vector, meanings=meanings
     )
     assert result.read is not None and result.read.slots == ("grading.weight",)
-    assert result.card is not None and [f.page for f in result.card.facts] == [3]
+    assert result.card is not None and {f.page for f in result.card.facts} == {3}
     answer = ExtractiveAnswerer().answer_sync(question, result, "c")
     assert answer.status == "answered" and "20%" in answer.text
     # an unrelated question stays unrouted

@@ -232,7 +232,7 @@ SLOTS: tuple[Slot, ...] = (
         ),
         _p(
             r"^(?:where|location|classroom|room|place|venue|lecture\s+(?:room|hall)|class\s+location|building|lectures?"
-            r"|class(?:es)?|labs?|sections?|tutorials?(?:\s+\d+)?|recitations?|meeting\s+(?:place|location))s?\s*$"
+            r"|class(?:es)?|labs?|sections?|tutorials?(?:\s+\d+)?|recitations?|meeting\s+(?:place|location)|(?:class\s+)?meets)s?\s*$"
         ),
         _p(
             r"\b(?:class|course|lectures?)\s+(?:will\s+(?:be\s+)?)?(?:held|meets?)\s+(?:in|at|on|via|online)\b"
@@ -1011,6 +1011,12 @@ HEADER_CHARS = 400
 _HEADER_CUT = re.compile(r"\s*(?:\||·|•|;|\.\s+(?=[A-Z0-9]))\s*")
 
 
+#: An event of its own in a header block's dated piece: an exam, a deadline, office hours.
+_OTHER_EVENT = re.compile(
+    r"\b(?:exams?|midterms?|finals?|quiz(?:zes)?|tests?|due|deadlines?|office\s+hours?|presentations?)\b", _I
+)
+
+
 def _header_facts(text: str) -> list[tuple[Slot, str, str, str]]:
     """The facts of a header block printed without labels ("LA 1234 | Title Jo Smith jo@x.edu
     Fall 2030. Studio 217. Tuesday & Thursday 12:30–3:20pm."), each piece read by its value type
@@ -1036,7 +1042,8 @@ def _header_facts(text: str) -> list[tuple[Slot, str, str, str]]:
             continue
         values = {v.kind for v in values_in(piece)}
         if "time" in values and ("weekday" in values or "date" in values) and len(piece.split()) <= 12:
-            found.append((SLOT_OF["meeting.time"], piece, "", ""))
+            if not _OTHER_EVENT.search(piece):  # "The final exam is on Thursday, 9:00" is no class meeting
+                found.append((SLOT_OF["meeting.time"], piece, "", ""))
         elif len(piece.split()) <= 4 and places(piece) and not term_of(piece):
             rooms.append(piece)
     if found:
@@ -1097,7 +1104,8 @@ _LISTED = frozenset({"staff.ta", "staff.instructor"})
 #: "Collaborative filtering" or "Bonus: boosting" is no policy.
 _ADDRESSED = re.compile(
     r"\b(?:you|your|students?|we|our|us|class|course|instructor|professor|(?-i:TAs?|I)|me|my|will|must|should|may"
-    r"|cannot|allowed|permitted|required|expected|encouraged|recommended|helpful|necessary|penal\w+)\b",
+    r"|cannot|allowed|permitted|required|expected|encouraged|recommended|helpful|necessary|penal\w+"
+    r"|los(?:e|es|t)|deduct\w*|accept\w*)\b",
     _I,
 )
 
@@ -1249,6 +1257,17 @@ _ROOM = re.compile(
 _WEIGHT_ITEM = re.compile(
     r"(?<![\w(])(?P<name>(?:[A-Z][\w'’-]*\s+){0,3}[A-Z][\w'’-]*)\s*\(\s*(?P<pct>\d{1,3}(?:\.\d+)?)\s*%\s*\)"
 )
+#: A row of a grading table or list: an item's name, then its weight ("Homework 30%", "Final
+#: project – 35% Dec 9", "• Midterm exam: 25%"), the name at the start of its line.
+_WEIGHT_ROW = re.compile(
+    r"(?m)^[ \t]*(?:[-*•▪◦●]\s*)?(?P<name>[A-Z][\w'’&/-]*(?:[ \t]+[\w'’&/-]+){0,4}?)[ \t]*(?:[:–—-][ \t]*)?"
+    r"(?P<pct>\d{1,3}(?:\.\d+)?)[ \t]*%(?![\w%])"
+)
+#: Words no graded item's name holds: a sentence that begins with a capital and names a percent
+#: ("While I strive for 100%", "Each report will be worth 10%") is no row of a grading table.
+_NOT_A_NAME = re.compile(
+    r"\b(?:will|is|are|be|was|were|worth|counts?|for|of|to|I|we|you|each|every|all|policy)\b", _I
+)
 _ASSESSMENT = re.compile(
     r"\b(?:homeworks?|assignments?|exams?|midterms?|finals?|quiz(?:zes)?|tests?|projects?|papers?|reports?|essays?"
     r"|labs?|participation|attendance|presentations?|problem\s+sets?|psets?|posters?|portfolios?|journals?)\b",
@@ -1257,12 +1276,16 @@ _ASSESSMENT = re.compile(
 
 
 def _weights(chunks: Sequence[Chunk]) -> dict[str, list[tuple[int, str]]]:
-    """Each document's named weights ("Poster Presentation (15%)"): (row, text) of those read as
-    grading weights, all of a document whose named weights sum to 100%, else those naming an
-    assessment."""
+    """Each document's named weights ("Poster Presentation (15%)", a table's or list's row
+    "Homework 30%"): (row, text) of those read as grading weights, all of a document whose named
+    weights sum to 100%, else those naming an assessment."""
     found: dict[str, dict[str, tuple[int, str, float]]] = {}
     for row, chunk in enumerate(chunks):
-        for m in _WEIGHT_ITEM.finditer(chunk.text):
+        rows = [m for m in _WEIGHT_ROW.finditer(chunk.text) if not _NOT_A_NAME.search(m.group("name"))]
+        # a table's rows make a whole grade between them, or each names what is graded
+        whole = len(rows) >= 2 and abs(sum(float(m.group("pct")) for m in rows) - 100) < 0.5
+        rows = [m for m in rows if whole or _ASSESSMENT.search(m.group("name"))]
+        for m in itertools.chain(_WEIGHT_ITEM.finditer(chunk.text), rows):
             name = m.group("name").strip()
             found.setdefault(chunk.doc_id, {}).setdefault(
                 name.lower(), (row, f"{name} ({m.group('pct')}%)", float(m.group("pct")))
