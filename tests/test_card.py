@@ -358,6 +358,18 @@ def test_common_syllabus_layouts_fill_their_slots_and_an_exam_is_no_class_meetin
     assert meets.of("meeting.place") and meets.of("meeting.time")
     late = "Glaze journals handed in after the deadline lose 10% per day, up to three days."
     assert [f.text for f in read_card([_chunk(0, late, 2)]).of("policy.late")] == [late]
+    # a two-column table's text layer: each label alone on its line, its value on the next
+    table = (
+        "Instructor\nDr. Ada Whitlock\nEmail\nada.whitlock@clayschool.edu\nOffice Hours\nWed 1:00 — 3:00PM"
+    )
+    card = read_card([_chunk(0, table, 1)])
+    assert [(f.who, f.text) for f in card.of("staff.email")] == [
+        ("Ada Whitlock", "Email: ada.whitlock@clayschool.edu")
+    ]
+    assert [f.text for f in card.of("staff.office_hours")] == ["Office Hours: Wed 1:00 — 3:00PM"]
+    # a heading over a list keeps its list ("TA" then "• Bo Lindqvist")
+    listed = read_card([_chunk(0, "TA\n• Bo Lindqvist\n• Mina Okafor", 1)])
+    assert [f.text for f in listed.of("staff.ta")] == ["Bo Lindqvist", "Mina Okafor"]
     exam = read_card([_chunk(0, "CER 210 Syllabus\nThe final exam is on Thursday, May 9, 9:00–11:00 am.", 1)])
     assert exam.of("meeting.time") == [] and exam.of("dates.exam")
 

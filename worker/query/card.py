@@ -1030,7 +1030,10 @@ def _header_facts(text: str) -> list[tuple[Slot, str, str, str]]:
             continue  # a labelled field is read by _segments
         email = EMAIL.search(piece)
         if email is not None:
-            before = piece[: email.start()].strip()
+            words = piece[: email.start()].split()
+            while words and (words[-1] in ("–", "—", "-", "|") or _named_slots(words[-1])):
+                words.pop()  # "Mara Quill Email – quill@…": the label is no part of the name
+            before = " ".join(words)
             names = _NAME.findall(_TITLES.sub("", before))
             # the name printed just before the email: its last two words (three with an initial)
             words = names[-1].split() if names else []
@@ -1332,6 +1335,7 @@ def read_card(chunks: Sequence[Chunk], check: Callable[[], None] | None = None) 
         if _is_facts_document(chunk):
             teacher.add(chunk.doc_id)
         lines, heading = _body_lines(chunk)
+        lines = _labels_over_lines(lines)
         stated: list[tuple[Slot, str, str, str]] = []
         # a term and a header block are read from a document's first page only: a deck citing
         # "Fall 2019" later on is no term
@@ -1374,6 +1378,39 @@ def read_card(chunks: Sequence[Chunk], check: Callable[[], None] | None = None) 
     card = CourseCard(tuple(facts), term_text, frozenset(teacher))
     older = card.older_terms()
     return replace(card, facts=tuple(replace(f, older=f.doc_id in older) for f in facts)) if older else card
+
+
+#: The value types a label printed alone on its line may take from the line after it.
+_TYPED_VALUES = frozenset(
+    {"email", "phone", "url", "site", "hours", "when", "place", "person", "term", "credits"}
+)
+
+
+def _labels_over_lines(lines: Sequence[str]) -> list[str]:
+    """``lines`` with a label printed alone on its line joined to the value on the next one
+    ("Email" then "ada@clay.edu" is "Email: ada@clay.edu"): how a two-column table's text layer
+    gives its rows. Only a label of a typed slot, and only when the next line holds that slot's
+    value and is no label itself (a heading over a paragraph or a list stays a heading)."""
+    out: list[str] = []
+    skip = False
+    for n, line in enumerate(lines):
+        if skip:
+            skip = False
+            continue
+        nxt = lines[n + 1] if n + 1 < len(lines) else ""
+        if (
+            nxt
+            and len(line.split()) <= 3
+            and ":" not in line
+            and not _named_slots(nxt.split(":", 1)[0])
+            and not _ITEM_MARK.match(nxt)  # a heading over a list: its items are read as a list
+            and any(s.value in _TYPED_VALUES for s in _label_slots(line, nxt))
+        ):
+            out.append(f"{line}: {nxt}")
+            skip = True
+        else:
+            out.append(line)
+    return out
 
 
 def _repeated(before: Sequence[str], lines: Sequence[str]) -> int:
