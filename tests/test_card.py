@@ -367,6 +367,10 @@ def test_common_syllabus_layouts_fill_their_slots_and_an_exam_is_no_class_meetin
         ("Ada Whitlock", "Email: ada.whitlock@clayschool.edu")
     ]
     assert [f.text for f in card.of("staff.office_hours")] == ["Office Hours: Wed 1:00 — 3:00PM"]
+    # one line of a person's record: the TA's email and hours are the TA's
+    line = read_card([_chunk(0, "TA: Bo Lindqvist (bo.lindqvist@clayschool.edu), office hours Thu 2-3pm", 1)])
+    assert [f.who for f in line.of("staff.email")] == ["Bo Lindqvist"]
+    assert [f.who for f in line.of("staff.office_hours")] == ["Bo Lindqvist"]
     # a heading over a list keeps its list ("TA" then "• Bo Lindqvist")
     listed = read_card([_chunk(0, "TA\n• Bo Lindqvist\n• Mina Okafor", 1)])
     assert [f.text for f in listed.of("staff.ta")] == ["Bo Lindqvist", "Mina Okafor"]

@@ -998,7 +998,7 @@ def _segments(line: str) -> list[tuple[str, str]]:
         ):
             # a label printed without its colon opens with its value ("When Tue & Thu 10:15"); "When
             # you sign up for a meeting time, …" is a sentence that happens to begin with one
-            label, value = bare.group("key"), bare.group("value")
+            label, value = bare.group("key"), bare.group("value").lstrip("|–—-: ")
         else:
             continue
         if not _PLACEHOLDER.match(value):  # a template's "<name@school.edu>" left unfilled states nothing
@@ -1198,6 +1198,10 @@ def _facts_of_line(
             state.lead = lead or ([] if piece.rstrip().endswith(":") else state.lead)
 
 
+#: A person's fields that one line naming them may state after their name.
+_PERSON_FIELDS = tuple(s for s in SLOTS if s.name in ("staff.email", "staff.office_hours"))
+
+
 def _facts_of_piece(
     piece: str, item: bool, state: _Reading, heading: Sequence[Slot]
 ) -> Iterable[tuple[Slot, str, str, str]]:
@@ -1211,6 +1215,11 @@ def _facts_of_piece(
                 if n == 0 or not state.who:
                     state.who, state.role = _person(value), slot.name
                 yield slot, text, state.who, state.role
+                # one line of a person's record: "TA: Jo Park (park@…), office hours Wed 1-2pm"
+                for field in _PERSON_FIELDS:
+                    said = field.value == "email" or (field.cues is not None and field.cues.search(value))
+                    if said and _checked(field.value, value):
+                        yield field, text, state.who, state.role
             else:
                 staff = slot.group == "staff"
                 yield slot, text, state.who if staff else "", state.role if staff else ""
