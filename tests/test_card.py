@@ -371,6 +371,16 @@ def test_common_syllabus_layouts_fill_their_slots_and_an_exam_is_no_class_meetin
     line = read_card([_chunk(0, "TA: Bo Lindqvist (bo.lindqvist@clayschool.edu), office hours Thu 2-3pm", 1)])
     assert [f.who for f in line.of("staff.email")] == ["Bo Lindqvist"]
     assert [f.who for f in line.of("staff.office_hours")] == ["Bo Lindqvist"]
+    record = read_card(
+        [_chunk(0, "Instructor: Dr. Ada Whitlock, Kiln Hall 2047, ada@clayschool.edu, (555) 201-3344", 1)]
+    )
+    assert {(f.slot, f.who) for f in record.facts} >= {
+        ("staff.office", "Ada Whitlock"),
+        ("staff.phone", "Ada Whitlock"),
+        ("staff.email", "Ada Whitlock"),
+    }
+    pair = read_card([_chunk(0, "Teaching Assistants: Bo Lindqvist and Mina Okafor", 1)])
+    assert [f.who for f in pair.of("staff.ta")] == ["Bo Lindqvist", "Mina Okafor"]
     # a heading over a list keeps its list ("TA" then "• Bo Lindqvist")
     listed = read_card([_chunk(0, "TA\n• Bo Lindqvist\n• Mina Okafor", 1)])
     assert [f.text for f in listed.of("staff.ta")] == ["Bo Lindqvist", "Mina Okafor"]

@@ -970,6 +970,16 @@ def _person(value: str) -> str:
     return m.group(0) if m else ""
 
 
+_NAME_JOIN = re.compile(r"\s*(?:,|;|&|\band\b)\s*")
+
+
+def _people(value: str) -> list[str]:
+    """The names of a value that is only names ("Jo Park and Lee Chan", "Dr. Ada Roe, Bo Lin");
+    empty where anything else is printed among them."""
+    parts = [p for p in _NAME_JOIN.split(_TITLES.sub("", value).strip().rstrip(".")) if p]
+    return parts if all(_NAME.fullmatch(p) for p in parts) else []
+
+
 #: A "Label: value" line, a lower-case label too ("* office: Online!" of a Markdown list).
 _FIELD = re.compile(r"^(?P<key>[A-Za-z][A-Za-z&/.' ()-]{0,40}?)\s*:\s+\S")
 
@@ -1199,7 +1209,9 @@ def _facts_of_line(
 
 
 #: A person's fields that one line naming them may state after their name.
-_PERSON_FIELDS = tuple(s for s in SLOTS if s.name in ("staff.email", "staff.office_hours"))
+_PERSON_FIELDS = tuple(
+    s for s in SLOTS if s.name in ("staff.email", "staff.office_hours", "staff.phone", "staff.office")
+)
 
 
 def _facts_of_piece(
@@ -1212,12 +1224,20 @@ def _facts_of_piece(
         for slot in _label_slots(label, value):
             labelled = True
             if slot.name in ("staff.instructor", "staff.ta"):
+                people = _people(value)
+                if len(people) >= 2:
+                    # "Teaching Assistants: Jo Park and Lee Chan": each is one, none owns what follows
+                    for who in people:
+                        yield slot, f"{label}: {who}", who, slot.name
+                    state.who, state.role = "", slot.name
+                    continue
                 if n == 0 or not state.who:
                     state.who, state.role = _person(value), slot.name
                 yield slot, text, state.who, state.role
                 # one line of a person's record: "TA: Jo Park (park@…), office hours Wed 1-2pm"
                 for field in _PERSON_FIELDS:
-                    said = field.value == "email" or (field.cues is not None and field.cues.search(value))
+                    # an address, a number or a room printed on a person's line is theirs; hours are named
+                    said = field.cues is None or field.value in ("email", "place") or field.cues.search(value)
                     if said and _checked(field.value, value):
                         yield field, text, state.who, state.role
             else:
