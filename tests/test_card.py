@@ -381,6 +381,10 @@ def test_common_syllabus_layouts_fill_their_slots_and_an_exam_is_no_class_meetin
     }
     pair = read_card([_chunk(0, "Teaching Assistants: Bo Lindqvist and Mina Okafor", 1)])
     assert [f.who for f in pair.of("staff.ta")] == ["Bo Lindqvist", "Mina Okafor"]
+    forum = read_card([_chunk(0, "Piazza: piazza.com/clayschool/spring2031/cer210", 1)])
+    assert [f.text for f in forum.of("course.discussion")] == [
+        "Piazza: piazza.com/clayschool/spring2031/cer210"
+    ]
     # a heading over a list keeps its list ("TA" then "• Bo Lindqvist")
     listed = read_card([_chunk(0, "TA\n• Bo Lindqvist\n• Mina Okafor", 1)])
     assert [f.text for f in listed.of("staff.ta")] == ["Bo Lindqvist", "Mina Okafor"]

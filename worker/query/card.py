@@ -278,7 +278,7 @@ SLOTS: tuple[Slot, ...] = (
         _p(
             rf"\b(?:{_PLATFORMS})\b|\bforum\b|\bwhere\s+(?:do|can|should)\s+(?:i|we)\s+(?:ask|post)\b|\bgroup\s+chat\b"
         ),
-        _p(r"^(?:discussion|forum|q\s*&\s*a|questions)\s*$"),
+        _p(rf"^(?:discussion(?:\s+(?:board|forum))?|forum|q\s*&\s*a|questions|{_PLATFORMS})\s*$"),
         _p(rf"\b(?:{_PLATFORMS})\b"),
         "course",
         examples=(
