@@ -385,6 +385,16 @@ def test_common_syllabus_layouts_fill_their_slots_and_an_exam_is_no_class_meetin
     assert [f.text for f in forum.of("course.discussion")] == [
         "Piazza: piazza.com/clayschool/spring2031/cer210"
     ]
+    # a heading over a record whose first field is only "Name:"; a list of people with their emails
+    block = read_card(
+        [_chunk(0, "Instructor Information\nName: Dr. Ada Whitlock\nEmail: ada@clayschool.edu", 1)]
+    )
+    assert [f.who for f in block.of("staff.instructor")] == ["Ada Whitlock"]
+    assert [f.who for f in block.of("staff.email")] == ["Ada Whitlock"]
+    emails = read_card([_chunk(0, "Teaching Assistants\n• Bo Lindqvist (bo@clayschool.edu)", 2)])
+    assert [f.who for f in emails.of("staff.email")] == ["Bo Lindqvist"]
+    held = read_card([_chunk(0, "Lectures are held Tuesdays and Thursdays at 9:30 am in Kiln Hall 110.", 2)])
+    assert held.of("meeting.place") and held.of("meeting.time")
     # a heading over a list keeps its list ("TA" then "• Bo Lindqvist")
     listed = read_card([_chunk(0, "TA\n• Bo Lindqvist\n• Mina Okafor", 1)])
     assert [f.text for f in listed.of("staff.ta")] == ["Bo Lindqvist", "Mina Okafor"]

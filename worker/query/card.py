@@ -236,6 +236,7 @@ SLOTS: tuple[Slot, ...] = (
         ),
         _p(
             r"\b(?:class|course|lectures?)\s+(?:will\s+(?:be\s+)?)?(?:held|meets?)\s+(?:in|at|on|via|online)\b"
+            r"|\b(?:class(?:es)?|course|lectures?|sessions?)\s+(?:are|is|will\s+be)\s+held\b.{0,60}?\b(?:in|at)\s+\S"
         ),
         "meeting",
         examples=(
@@ -1255,6 +1256,8 @@ def _facts_of_piece(
                 if slot.name in _LISTED:
                     state.who, state.role = who, slot.name
                 yield slot, text, who, slot.name if slot.name in _LISTED else ""
+                if slot.name in _LISTED and EMAIL.search(piece):  # "• Jo Park (park@…)": theirs
+                    yield SLOT_OF["staff.email"], text, who, slot.name
         fields = []
     if labelled and (len(fields) >= 2 or not fields or item or state.who):
         return  # a record, a person's field, or an item of a list: its fields are its facts
@@ -1435,7 +1438,9 @@ def _labels_over_lines(lines: Sequence[str]) -> list[str]:
             and not _ITEM_MARK.match(nxt)  # a heading over a list: its items are read as a list
             and any(s.value in _TYPED_VALUES for s in _label_slots(line, nxt))
         ):
-            out.append(f"{line}: {nxt}")
+            # a heading over a record's first field of no slot ("Instructor" then "Name: Ada Roe")
+            field = _FIELD.match(nxt)
+            out.append(f"{line}: {nxt.split(':', 1)[1].strip() if field else nxt}")
             skip = True
         else:
             out.append(line)
