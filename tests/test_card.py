@@ -393,6 +393,9 @@ def test_common_syllabus_layouts_fill_their_slots_and_an_exam_is_no_class_meetin
     assert [f.who for f in block.of("staff.email")] == ["Ada Whitlock"]
     emails = read_card([_chunk(0, "Teaching Assistants\n• Bo Lindqvist (bo@clayschool.edu)", 2)])
     assert [f.who for f in emails.of("staff.email")] == ["Bo Lindqvist"]
+    # on a first page too, read as a header block: the name before an email under "TAs" is a TA's
+    header = read_card([_chunk(0, "Teaching Assistants\n• Bo Lindqvist (bo@clayschool.edu)", 1)])
+    assert header.of("staff.instructor") == [] and {f.role for f in header.of("staff.email")} == {"staff.ta"}
     held = read_card([_chunk(0, "Lectures are held Tuesdays and Thursdays at 9:30 am in Kiln Hall 110.", 2)])
     assert held.of("meeting.place") and held.of("meeting.time")
     # a heading over a list keeps its list ("TA" then "• Bo Lindqvist")

@@ -1035,10 +1035,15 @@ def _header_facts(text: str) -> list[tuple[Slot, str, str, str]]:
     meetings), and, in a header that holds one of those, a short piece naming a place."""
     found: list[tuple[Slot, str, str, str]] = []
     rooms: list[str] = []
+    role = "staff.instructor"  # whose the next email is: a piece naming a role sets it ("TAs • …")
     for piece in _HEADER_CUT.split(text[:HEADER_CHARS]):
         piece = piece.strip()
         if not piece or ": " in piece:
             continue  # a labelled field is read by _segments
+        named = {s.name for s in _named_slots(piece)} & {"staff.ta", "staff.instructor"}
+        if len(named) == 1 and len(piece.split()) <= 3:
+            role = named.pop()
+            continue
         email = EMAIL.search(piece)
         if email is not None:
             words = piece[: email.start()].split()
@@ -1050,9 +1055,9 @@ def _header_facts(text: str) -> list[tuple[Slot, str, str, str]]:
             words = names[-1].split() if names else []
             who = " ".join(words[-3:] if len(words) >= 3 and words[-2].endswith(".") else words[-2:])
             if who:
-                found.append((SLOT_OF["staff.instructor"], who, who, "staff.instructor"))
+                found.append((SLOT_OF[role], who, who, role))
             text_ = piece if len(piece) <= VALUE_CHARS else email.group(0)
-            found.append((SLOT_OF["staff.email"], text_, who, "staff.instructor"))
+            found.append((SLOT_OF["staff.email"], text_, who, role))
             continue
         values = {v.kind for v in values_in(piece)}
         if "time" in values and ("weekday" in values or "date" in values) and len(piece.split()) <= 12:
