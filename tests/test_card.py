@@ -398,6 +398,11 @@ def test_common_syllabus_layouts_fill_their_slots_and_an_exam_is_no_class_meetin
     assert header.of("staff.instructor") == [] and {f.role for f in header.of("staff.email")} == {"staff.ta"}
     held = read_card([_chunk(0, "Lectures are held Tuesdays and Thursdays at 9:30 am in Kiln Hall 110.", 2)])
     assert held.of("meeting.place") and held.of("meeting.time")
+    # labels parted from their values by dashes
+    dashed = read_card([_chunk(0, "Instructor – Dr. Ada Whitlock\nEmail – ada@clayschool.edu", 1)])
+    assert [(f.who, f.text) for f in dashed.of("staff.email")] == [
+        ("Ada Whitlock", "Email: ada@clayschool.edu")
+    ]
     # a heading over a list keeps its list ("TA" then "• Bo Lindqvist")
     listed = read_card([_chunk(0, "TA\n• Bo Lindqvist\n• Mina Okafor", 1)])
     assert [f.text for f in listed.of("staff.ta")] == ["Bo Lindqvist", "Mina Okafor"]

@@ -1423,13 +1423,26 @@ _TYPED_VALUES = frozenset(
 )
 
 
+_DASH_FIELD = re.compile(r"^(?P<key>[A-Za-z][A-Za-z&/' ]{0,30}?)\s+[–—-]\s+(?P<value>\S.*)$")
+
+
+def _dash_field(line: str) -> str:
+    """ "Office hours – Tue 2–4 pm" as "Office hours: Tue 2–4 pm" where the words before the dash
+    name a slot and what follows it holds that slot's value: a label parted by a dash."""
+    m = _DASH_FIELD.match(line)
+    if m is None or ":" in m.group("key") or not _label_slots(m.group("key"), m.group("value")):
+        return line
+    return f"{m.group('key')}: {m.group('value')}"
+
+
 def _labels_over_lines(lines: Sequence[str]) -> list[str]:
     """``lines`` with a label printed alone on its line joined to the value on the next one
     ("Email" then "ada@clay.edu" is "Email: ada@clay.edu"): how a two-column table's text layer
-    gives its rows. Only a label of a typed slot, and only when the next line holds that slot's
+    gives its rows; a label parted from its value by a dash reads as one parted by a colon. Only a label of a typed slot, and only when the next line holds that slot's
     value and is no label itself (a heading over a paragraph or a list stays a heading)."""
     out: list[str] = []
     skip = False
+    lines = [_dash_field(line) for line in lines]
     for n, line in enumerate(lines):
         if skip:
             skip = False
