@@ -168,6 +168,25 @@ def test_a_fact_on_a_slide_with_symbol_font_bullets_is_read_and_quoted_as_a_stud
     assert facts == ["Lectures will be recorded and posted to the course site"], facts
 
 
+def test_facts_of_the_asked_slot_are_never_not_in_your_materials() -> None:
+    """The card holds the asked slot's facts, none surely the answer, and the passages read as far
+    off (a fallback search): the verdict is "I can't tell", quoting the facts, never "Not in your
+    materials". Where the passages do answer, the card changes nothing."""
+    from syllabot.worker.answerers.decision import Evidence, Finding, Reading, Signals, decide
+
+    speaks = Finding("speaks", "card", "Readings: Breath and the Gather [1]")
+    far = Signals(Evidence(True, 0.1, 0.1, 0.0, 3))
+    assert decide(Reading(True, far)).status == "not_in_materials"
+    verdict = decide(Reading(True, far, (speaks,)))
+    assert (verdict.status, verdict.reason) == ("uncertain", "card")
+    near = Signals(Evidence(False, 0.9, 0.9, 1.0, 3))
+    assert decide(Reading(False, near, (speaks,))) == decide(Reading(False, near))
+    # end to end: a reading list the card read, asked for as a list, is quoted, not denied
+    snapshot = _snapshot([*_course(), _chunk(3, LISTS, 2, doc="glass", title="Glassblowing basics")])
+    status, text = _ask(snapshot, "whats the reading list")
+    assert status != "not_in_materials" and "Breath and the Gather" in text, text
+
+
 def test_an_empty_slot_says_nothing_where_the_card_read_no_syllabus() -> None:
     # slides alone: no staff, no grading read, so an empty slot is no evidence
     slides = [_chunk(0, "Centering the clay\nKeep your elbows braced on your thighs.", 4, doc="deck")]

@@ -270,7 +270,10 @@ def bands(ev: Evidence, thresholds: Thresholds = DEFAULT_THRESHOLDS) -> AnswerSt
 #: whole list of the asked kind, the module holding the topic, a grading breakdown adding up to
 #: 100%), finds only part of it (a module named by several courses, an outline with no entry on the
 #: topic), or proves it is not there (a course outcome the course does not list).
-Claim = Literal["proves", "partial", "absent"]
+#: What a structural finding claims: it proves the answer, holds part of it, finds it absent, or
+#: (the course card holding facts of the asked slot, none surely the asked one) shows the
+#: materials speak of it, so they are never "not in your materials".
+Claim = Literal["proves", "partial", "absent", "speaks"]
 
 #: What a model said of its own reply (``llm.find_outcome``): an answer, unsure, or not in the materials.
 ModelSaid = Literal["answers", "unsure", "not_in"]
@@ -364,6 +367,7 @@ _CLAIMED: dict[Claim, AnswerStatus] = {
     "proves": "answered",
     "partial": "uncertain",
     "absent": "not_in_materials",
+    "speaks": "uncertain",
 }
 
 
@@ -371,6 +375,11 @@ def _structural(findings: Sequence[Finding], general: Verdict) -> Verdict:
     """The first finding settles it, except one of :data:`_YIELDS` ("which week is the midterm" with
     no outline entry on it): what comes after it answers when it can."""
     first, rest = findings[0], findings[1:]
+    if first.claim == "speaks":
+        # the card's facts of the slot, none surely the answer: what comes after decides, but
+        # facts of the asked slot are never "not in your materials"
+        after = _structural(rest, general) if rest else general
+        return after if after.status != "not_in_materials" else Verdict("uncertain", first.reason)
     if (first.reason, first.claim) in _YIELDS:
         after = _structural(rest, general) if rest else general
         if after.status == "answered":

@@ -874,13 +874,13 @@ def card_reply(card: CardAnswer) -> Finding | None:
     empty slot in a course whose syllabus the card read is "not listed", with the closest fact the
     card holds. None when the card has nothing to say (no syllabus basics read, nothing filled)."""
     if card.facts:
-        if not card.strong:
-            return None  # facts of the slot, none surely the asked one: the passages answer as they can
         lines = [
             f"{quotable(_clip(fact.shown, QUOTE_CHARS))} {cite_marker(n)}"
             for fact, n in zip(card.facts, card.numbers, strict=False)
         ]
-        return Finding("proves", "card", "\n".join(lines))
+        # facts of the slot, none surely the asked one: the passages answer as they can, but the
+        # materials do speak of it (``decision``: never "not in your materials")
+        return Finding("proves" if card.strong else "speaks", "card", "\n".join(lines))
     if not card.read:
         return None
     text = f"I found no {SLOT_OF[card.slot].says} in your materials."
@@ -922,6 +922,12 @@ def find_structure(
         found.append(where_reply(question.about, intent, hits, thresholds))
     if intent.breakdown:
         found.append(breakdown_reply(hits))
+    if card is not None and card.facts and not any(f is not None and f.reason == "card" for f in found):
+        # a list or a count asked of a slot the card fills ("whats the textbook"): the structure
+        # answers it, but facts of the asked slot are never "not in your materials"
+        shown = card_reply(card)
+        if shown is not None:
+            found.append(dataclasses.replace(shown, claim="speaks"))
     return [f for f in found if f is not None]
 
 
