@@ -119,6 +119,12 @@ def test_a_filled_slot_is_answered_from_the_card_with_its_page() -> None:
     assert status == "answered" and "Kiln Hall 2047" in text
 
 
+def test_a_weight_asked_by_name_is_answered_with_that_weight_alone() -> None:
+    # the grading rows are all facts of the slot; the one the question names is the answer
+    status, text = _ask(_snapshot(_course()), "how much is the glaze journal worth")
+    assert status == "answered" and "20%" in text and "Portfolio" not in text, text
+
+
 def test_a_slot_no_document_fills_is_not_in_your_materials_with_the_closest_fact() -> None:
     snapshot = _snapshot(_course())
     status, text = _ask(snapshot, "whats the prof's phone number")
@@ -415,6 +421,11 @@ def test_common_syllabus_layouts_fill_their_slots_and_an_exam_is_no_class_meetin
     # on a first page too, read as a header block: the name before an email under "TAs" is a TA's
     header = read_card([_chunk(0, "Teaching Assistants\n• Bo Lindqvist (bo@clayschool.edu)", 1)])
     assert header.of("staff.instructor") == [] and {f.role for f in header.of("staff.email")} == {"staff.ta"}
+    # the role named at the end of a run of fields heads the names after it
+    run = read_card(
+        [_chunk(0, "Office Hours: Wed 1-3 pm Teaching Assistants\n• Bo Lindqvist (bo@clayschool.edu)", 1)]
+    )
+    assert run.of("staff.instructor") == [] and {f.role for f in run.of("staff.email")} == {"staff.ta"}
     held = read_card([_chunk(0, "Lectures are held Tuesdays and Thursdays at 9:30 am in Kiln Hall 110.", 2)])
     assert held.of("meeting.place") and held.of("meeting.time")
     # labels parted from their values by dashes

@@ -1038,11 +1038,16 @@ def _header_facts(text: str) -> list[tuple[Slot, str, str, str]]:
     role = "staff.instructor"  # whose the next email is: a piece naming a role sets it ("TAs • …")
     for piece in _HEADER_CUT.split(text[:HEADER_CHARS]):
         piece = piece.strip()
-        if not piece or ": " in piece:
+        # a piece ending in a role's name heads the pieces after it ("… Teaching Assistants • Jo Park")
+        words = piece.split()
+        named = {s.name for n in (1, 2, 3) for s in _named_slots(" ".join(words[-n:]))} & {
+            "staff.ta",
+            "staff.instructor",
+        }
+        if ": " in piece or (named and len(piece.split()) <= 3):
+            role = named.pop() if len(named) == 1 else role
             continue  # a labelled field is read by _segments
-        named = {s.name for s in _named_slots(piece)} & {"staff.ta", "staff.instructor"}
-        if len(named) == 1 and len(piece.split()) <= 3:
-            role = named.pop()
+        if not piece:
             continue
         email = EMAIL.search(piece)
         if email is not None:
@@ -1678,6 +1683,10 @@ def answer_from_card(
         strong = ((best > runner or agree) and best >= max(1, (len(topic) + 1) // 2)) or (
             not topic and slot.group == "policy" and len(facts) <= MAX_FACTS
         )
+        if strong and best > runner and slot.value != "text":
+            # one value holds what was asked ("how much is homework worth"): the others are noise
+            # (a rule's sentences are not cut: the one beside the best often says the rest)
+            chosen = tuple(f for f in chosen if score(f)[0] == best)
     return CardAnswer(name, chosen, card.holds_basics(subjects), None, (), strong)
 
 
