@@ -450,6 +450,7 @@ def test_any_rule_no_document_states_is_not_in_your_materials_once_the_syllabus_
     card = read_card(_course())
     answer = answer_from_card(card, ("policy.regrade",), "how do regrade requests work")
     assert answer is not None and answer.read and not answer.facts
+    assert answer.closest is None  # another rule (the late one) is no stand-in for the regrade rule
     # a due date may sit in a schedule the card cannot read: its emptiness proves nothing
     assert answer_from_card(card, ("dates.due",), "when is the glaze journal due") is None
 

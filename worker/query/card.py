@@ -1635,10 +1635,15 @@ def answer_from_card(
         others = [s for s in slots[1:] if s not in ("staff.ta", "staff.instructor") and card.of(s, subjects)]
         if name in NO_ABSENCE or others or any(_speaks_of(slot, text) for text in passages):
             return None
+        # the closest fact: how else to reach the person, or when and where the class meets; a rule,
+        # a book or a weight is no stand-in for another (a late policy for "is attendance required")
         near = [
             f
             for f in card.facts
-            if SLOT_OF[f.slot].group == slot.group and not f.older and (not subjects or f.subject in subjects)
+            if SLOT_OF[f.slot].group == slot.group
+            and slot.group in _STAND_INS
+            and not f.older
+            and (not subjects or f.subject in subjects)
         ]
         # the closest fact: the person's (or role's) own, the way to reach them first
         near.sort(key=lambda f: (not (f.who in people or f.role == role), _NEAREST.get(f.slot, 9), f.row))
@@ -1710,6 +1715,10 @@ def _stated(text: str) -> frozenset[str]:
 
 #: The kinds of value read exactly enough that two facts stating the same one agree.
 _EXACT = frozenset({"percent", "date", "time", "weekday"})
+
+#: The groups whose facts stand in for one another when a slot is empty: a person's contacts,
+#: the class's meetings.
+_STAND_INS = frozenset({"staff", "meeting"})
 
 #: Which fact of an empty slot's group is shown first: how to reach the person, then when and where.
 _NEAREST = {"staff.email": 0, "staff.office_hours": 1, "staff.office": 2, "staff.instructor": 3}
