@@ -43,7 +43,6 @@ from syllabot.shared.wording import clip
 from syllabot.worker.ingest.chunking import field_key
 from syllabot.worker.query.values import values_in
 from syllabot.worker.text.currency import term_of, term_order
-from syllabot.worker.text.display import shown
 from syllabot.worker.text.documents import Chunk
 from syllabot.worker.text.sentences import split_sentences
 from syllabot.worker.text.terms import term_set
@@ -232,11 +231,10 @@ SLOTS: tuple[Slot, ...] = (
         ),
         _p(
             r"^(?:where|location|classroom|room|place|venue|lecture\s+(?:room|hall)|class\s+location|building|lectures?"
-            r"|class(?:es)?|labs?|sections?|tutorials?(?:\s+\d+)?|recitations?|meeting\s+(?:place|location)|(?:class\s+)?meets)s?\s*$"
+            r"|class(?:es)?|labs?|sections?|tutorials?(?:\s+\d+)?|recitations?|meeting\s+(?:place|location))s?\s*$"
         ),
         _p(
             r"\b(?:class|course|lectures?)\s+(?:will\s+(?:be\s+)?)?(?:held|meets?)\s+(?:in|at|on|via|online)\b"
-            r"|\b(?:class(?:es)?|course|lectures?|sessions?)\s+(?:are|is|will\s+be)\s+held\b.{0,60}?\b(?:in|at)\s+\S"
         ),
         "meeting",
         examples=(
@@ -279,7 +277,7 @@ SLOTS: tuple[Slot, ...] = (
         _p(
             rf"\b(?:{_PLATFORMS})\b|\bforum\b|\bwhere\s+(?:do|can|should)\s+(?:i|we)\s+(?:ask|post)\b|\bgroup\s+chat\b"
         ),
-        _p(rf"^(?:discussion(?:\s+(?:board|forum))?|forum|q\s*&\s*a|questions|{_PLATFORMS})\s*$"),
+        _p(r"^(?:discussion|forum|q\s*&\s*a|questions)\s*$"),
         _p(rf"\b(?:{_PLATFORMS})\b"),
         "course",
         examples=(
@@ -971,16 +969,6 @@ def _person(value: str) -> str:
     return m.group(0) if m else ""
 
 
-_NAME_JOIN = re.compile(r"\s*(?:,|;|&|\band\b)\s*")
-
-
-def _people(value: str) -> list[str]:
-    """The names of a value that is only names ("Jo Park and Lee Chan", "Dr. Ada Roe, Bo Lin");
-    empty where anything else is printed among them."""
-    parts = [p for p in _NAME_JOIN.split(_TITLES.sub("", value).strip().rstrip(".")) if p]
-    return parts if all(_NAME.fullmatch(p) for p in parts) else []
-
-
 #: A "Label: value" line, a lower-case label too ("* office: Online!" of a Markdown list).
 _FIELD = re.compile(r"^(?P<key>[A-Za-z][A-Za-z&/.' ()-]{0,40}?)\s*:\s+\S")
 
@@ -1080,11 +1068,9 @@ _CONTEXT_SEP = " — "
 
 
 def _body_lines(chunk: Chunk) -> tuple[list[str], str]:
-    """The chunk's lines as a student reads them (symbol-font bullets as "•", ``display.shown``:
-    a fact quotes them, and a bullet read as "I" ran a slide's items into one sentence) without the
-    context line the chunker puts first for the embedder, and the section heading that context
-    line names ("Title — Late Homework Policy"), if any."""
-    lines = shown(chunk.text, chunk.bullets).split("\n")
+    """The chunk's lines without the context line the chunker puts first for the embedder, and the
+    section heading that context line names ("Title — Late Homework Policy"), if any."""
+    lines = chunk.text.split("\n")
     heading = ""
     if len(lines) > 1:
         first = lines[0].strip()
@@ -1128,8 +1114,7 @@ _LISTED = frozenset({"staff.ta", "staff.instructor"})
 #: "Collaborative filtering" or "Bonus: boosting" is no policy.
 _ADDRESSED = re.compile(
     r"\b(?:you|your|students?|we|our|us|class|course|instructor|professor|(?-i:TAs?|I)|me|my|will|must|should|may"
-    r"|cannot|allowed|permitted|required|expected|encouraged|recommended|helpful|necessary|penal\w+"
-    r"|los(?:e|es|t)|deduct\w*|accept\w*)\b",
+    r"|cannot|allowed|permitted|required|expected|encouraged|recommended|helpful|necessary|penal\w+)\b",
     _I,
 )
 
@@ -1219,12 +1204,6 @@ def _facts_of_line(
             state.lead = lead or ([] if piece.rstrip().endswith(":") else state.lead)
 
 
-#: A person's fields that one line naming them may state after their name.
-_PERSON_FIELDS = tuple(
-    s for s in SLOTS if s.name in ("staff.email", "staff.office_hours", "staff.phone", "staff.office")
-)
-
-
 def _facts_of_piece(
     piece: str, item: bool, state: _Reading, heading: Sequence[Slot]
 ) -> Iterable[tuple[Slot, str, str, str]]:
@@ -1235,22 +1214,9 @@ def _facts_of_piece(
         for slot in _label_slots(label, value):
             labelled = True
             if slot.name in ("staff.instructor", "staff.ta"):
-                people = _people(value)
-                if len(people) >= 2:
-                    # "Teaching Assistants: Jo Park and Lee Chan": each is one, none owns what follows
-                    for who in people:
-                        yield slot, f"{label}: {who}", who, slot.name
-                    state.who, state.role = "", slot.name
-                    continue
                 if n == 0 or not state.who:
                     state.who, state.role = _person(value), slot.name
                 yield slot, text, state.who, state.role
-                # one line of a person's record: "TA: Jo Park (park@…), office hours Wed 1-2pm"
-                for field in _PERSON_FIELDS:
-                    # an address, a number or a room printed on a person's line is theirs; hours are named
-                    said = field.cues is None or field.value in ("email", "place") or field.cues.search(value)
-                    if said and _checked(field.value, value):
-                        yield field, text, state.who, state.role
             else:
                 staff = slot.group == "staff"
                 yield slot, text, state.who if staff else "", state.role if staff else ""
@@ -1266,8 +1232,6 @@ def _facts_of_piece(
                 if slot.name in _LISTED:
                     state.who, state.role = who, slot.name
                 yield slot, text, who, slot.name if slot.name in _LISTED else ""
-                if slot.name in _LISTED and EMAIL.search(piece):  # "• Jo Park (park@…)": theirs
-                    yield SLOT_OF["staff.email"], text, who, slot.name
         fields = []
     if labelled and (len(fields) >= 2 or not fields or item or state.who):
         return  # a record, a person's field, or an item of a list: its fields are its facts
@@ -1302,17 +1266,6 @@ _ROOM = re.compile(
 _WEIGHT_ITEM = re.compile(
     r"(?<![\w(])(?P<name>(?:[A-Z][\w'’-]*\s+){0,3}[A-Z][\w'’-]*)\s*\(\s*(?P<pct>\d{1,3}(?:\.\d+)?)\s*%\s*\)"
 )
-#: A row of a grading table or list: an item's name, then its weight ("Homework 30%", "Final
-#: project – 35% Dec 9", "• Midterm exam: 25%"), the name at the start of its line.
-_WEIGHT_ROW = re.compile(
-    r"(?m)^[ \t]*(?:[-*•▪◦●]\s*)?(?P<name>[A-Z][\w'’&/-]*(?:[ \t]+[\w'’&/-]+){0,4}?)[ \t]*(?:[:–—-][ \t]*)?"
-    r"(?P<pct>\d{1,3}(?:\.\d+)?)[ \t]*%(?![\w%])"
-)
-#: Words no graded item's name holds: a sentence that begins with a capital and names a percent
-#: ("While I strive for 100%", "Each report will be worth 10%") is no row of a grading table.
-_NOT_A_NAME = re.compile(
-    r"\b(?:will|is|are|be|was|were|worth|counts?|for|of|to|I|we|you|each|every|all|policy)\b", _I
-)
 _ASSESSMENT = re.compile(
     r"\b(?:homeworks?|assignments?|exams?|midterms?|finals?|quiz(?:zes)?|tests?|projects?|papers?|reports?|essays?"
     r"|labs?|participation|attendance|presentations?|problem\s+sets?|psets?|posters?|portfolios?|journals?)\b",
@@ -1321,16 +1274,12 @@ _ASSESSMENT = re.compile(
 
 
 def _weights(chunks: Sequence[Chunk]) -> dict[str, list[tuple[int, str]]]:
-    """Each document's named weights ("Poster Presentation (15%)", a table's or list's row
-    "Homework 30%"): (row, text) of those read as grading weights, all of a document whose named
-    weights sum to 100%, else those naming an assessment."""
+    """Each document's named weights ("Poster Presentation (15%)"): (row, text) of those read as
+    grading weights, all of a document whose named weights sum to 100%, else those naming an
+    assessment."""
     found: dict[str, dict[str, tuple[int, str, float]]] = {}
     for row, chunk in enumerate(chunks):
-        rows = [m for m in _WEIGHT_ROW.finditer(chunk.text) if not _NOT_A_NAME.search(m.group("name"))]
-        # a table's rows make a whole grade between them, or each names what is graded
-        whole = len(rows) >= 2 and abs(sum(float(m.group("pct")) for m in rows) - 100) < 0.5
-        rows = [m for m in rows if whole or _ASSESSMENT.search(m.group("name"))]
-        for m in itertools.chain(_WEIGHT_ITEM.finditer(chunk.text), rows):
+        for m in _WEIGHT_ITEM.finditer(chunk.text):
             name = m.group("name").strip()
             found.setdefault(chunk.doc_id, {}).setdefault(
                 name.lower(), (row, f"{name} ({m.group('pct')}%)", float(m.group("pct")))
@@ -1377,7 +1326,6 @@ def read_card(chunks: Sequence[Chunk], check: Callable[[], None] | None = None) 
         if _is_facts_document(chunk):
             teacher.add(chunk.doc_id)
         lines, heading = _body_lines(chunk)
-        lines = _labels_over_lines(lines)
         stated: list[tuple[Slot, str, str, str]] = []
         # a term and a header block are read from a document's first page only: a deck citing
         # "Fall 2019" later on is no term
@@ -1420,54 +1368,6 @@ def read_card(chunks: Sequence[Chunk], check: Callable[[], None] | None = None) 
     card = CourseCard(tuple(facts), term_text, frozenset(teacher))
     older = card.older_terms()
     return replace(card, facts=tuple(replace(f, older=f.doc_id in older) for f in facts)) if older else card
-
-
-#: The value types a label printed alone on its line may take from the line after it.
-_TYPED_VALUES = frozenset(
-    {"email", "phone", "url", "site", "hours", "when", "place", "person", "term", "credits"}
-)
-
-
-_DASH_FIELD = re.compile(r"^(?P<key>[A-Za-z][A-Za-z&/' ]{0,30}?)\s+[–—-]\s+(?P<value>\S.*)$")
-
-
-def _dash_field(line: str) -> str:
-    """ "Office hours – Tue 2–4 pm" as "Office hours: Tue 2–4 pm" where the words before the dash
-    name a slot and what follows it holds that slot's value: a label parted by a dash."""
-    m = _DASH_FIELD.match(line)
-    if m is None or ":" in m.group("key") or not _label_slots(m.group("key"), m.group("value")):
-        return line
-    return f"{m.group('key')}: {m.group('value')}"
-
-
-def _labels_over_lines(lines: Sequence[str]) -> list[str]:
-    """``lines`` with a label printed alone on its line joined to the value on the next one
-    ("Email" then "ada@clay.edu" is "Email: ada@clay.edu"): how a two-column table's text layer
-    gives its rows; a label parted from its value by a dash reads as one parted by a colon. Only a label of a typed slot, and only when the next line holds that slot's
-    value and is no label itself (a heading over a paragraph or a list stays a heading)."""
-    out: list[str] = []
-    skip = False
-    lines = [_dash_field(line) for line in lines]
-    for n, line in enumerate(lines):
-        if skip:
-            skip = False
-            continue
-        nxt = lines[n + 1] if n + 1 < len(lines) else ""
-        if (
-            nxt
-            and len(line.split()) <= 3
-            and ":" not in line
-            and not _named_slots(nxt.split(":", 1)[0])
-            and not _ITEM_MARK.match(nxt)  # a heading over a list: its items are read as a list
-            and any(s.value in _TYPED_VALUES for s in _label_slots(line, nxt))
-        ):
-            # a heading over a record's first field of no slot ("Instructor" then "Name: Ada Roe")
-            field = _FIELD.match(nxt)
-            out.append(f"{line}: {nxt.split(':', 1)[1].strip() if field else nxt}")
-            skip = True
-        else:
-            out.append(line)
-    return out
 
 
 def _repeated(before: Sequence[str], lines: Sequence[str]) -> int:
