@@ -46,6 +46,30 @@ def test_symbol_bullets_are_shown_as_bullets_and_indexed_as_read() -> None:
     assert "dry when \u03b8 \u2264 0.2 and the top 5 cm crumble" in student
 
 
+def test_a_pdfs_printed_asterisks_are_shown_as_asterisks_never_chat_emphasis() -> None:
+    """A PDF's footnote marks ("use a kiln log** Glaze tests", "Kiln/ torch*") are the page's own
+    characters: shown as "∗", the same look, so two of them never turn the words between into bold
+    in Discord; a list's "* " bullet and a Markdown source's emphasis are left to their readers."""
+    text = (
+        "Probably fine, but best to check** Glaze tests (e.g., kiln logs) ✓? Kiln/ torch* use\n* Wedge first"
+    )
+    pdf = Chunk(chunk_id="p:0", doc_id="p", file="policy.pdf", title="Studio policy", text=text, page=2)
+    student = _read(pdf)
+    assert "check\u2217\u2217 Glaze" in student and "torch\u2217 use" in student
+    assert "\n* Wedge first" in student and len(student) == len(text)
+    assert not has_markup(student)
+    md = Chunk(
+        chunk_id="m:0",
+        doc_id="m",
+        file="notes.md",
+        title="Notes",
+        text="Glaze **twice**.",
+        page=1,
+        markdown=True,
+    )
+    assert "**" not in as_read(hit_from_chunk(md, 1, 0.0, 0.0, 0.0)).text  # rendered, as before
+
+
 def test_bullets_are_found_by_non_space_offsets_whatever_the_spacing() -> None:
     text = "Grading\nI 40%  Two exams\nI 30% Homework"
     at = find_bullets(text, ["I40%Twoexams", "I30%Homework"])

@@ -24,7 +24,7 @@ from syllabot.shared.labels import citation, citation_label
 from syllabot.shared.schema import Answer, Citation, Hit
 from syllabot.worker.ingest.markdown_text import rendered
 from syllabot.worker.ingest.passages import LIST_DASH
-from syllabot.worker.text.display import joined, shown
+from syllabot.worker.text.display import joined, literal_asterisks, shown
 
 if TYPE_CHECKING:
     from syllabot.worker.indexes.retrieval import SearchResult
@@ -153,13 +153,16 @@ _MIN_PROBE = 12
 
 def as_read(hit: Hit, markdown: bool = True, breaks: Mapping[str, str] | None = None) -> Hit:
     """``hit`` with its text as a student reads it: symbol-font bullets as "•", words a line end
-    broke shown whole (``breaks``, ``worker.text.display``), and with ``markdown`` a
-    Markdown-shaped source rendered to its words (``markdown_text.rendered``). The same hit when
-    there is nothing to show differently."""
+    broke shown whole (``breaks``, ``worker.text.display``), a non-Markdown source's printed
+    asterisks as "∗" (``display.literal_asterisks``), and with ``markdown`` a Markdown-shaped
+    source rendered to its words (``markdown_text.rendered``). The same hit when there is nothing
+    to show differently."""
     render = markdown and hit.markdown
     text = joined(shown(hit.text, hit.bullets), breaks or {})
     if render:
         text = rendered(text)
+    elif not hit.markdown:
+        text = literal_asterisks(text)  # a PDF's footnote marks, never chat emphasis
     if text == hit.text and not hit.bullets and not render:
         return hit
     return hit.model_copy(update={"text": text, "bullets": [], "markdown": hit.markdown and not render})
@@ -174,7 +177,9 @@ def for_reader(result: SearchResult, markdown: bool = True) -> SearchResult:
     call it first (an LLM's extractive fallback too: a second call changes nothing). The
     extractive answerer renders Markdown in its reply instead (:func:`rendered_reply`). Lists are
     copied only when a passage shows differently."""
-    if not result.breaks and not any(h.bullets or (markdown and h.markdown) for h in result.passages):
+    if not result.breaks and not any(
+        h.bullets or (markdown and h.markdown) or (not h.markdown and "*" in h.text) for h in result.passages
+    ):
         return result
     return dataclasses.replace(
         result,

@@ -23,10 +23,24 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from syllabot.worker.text.vocabulary import known
 
-__all__ = ["BULLET", "broken_words", "find_bullets", "joined", "shown"]
+__all__ = ["BULLET", "broken_words", "find_bullets", "joined", "literal_asterisks", "shown"]
 
 #: How a symbol-font bullet is shown.
 BULLET = "\u2022"
+
+#: How an asterisk a document prints is shown: the asterisk operator looks the same and is no
+#: chat markup.
+ASTERISK = "\u2217"
+#: An asterisk printed in running text ("AI*", "check**", "*optional"), not a list's "* " bullet.
+_LITERAL_ASTERISK = re.compile(r"(?<=\S)\*|\*(?=\S)")
+
+
+def literal_asterisks(text: str) -> str:
+    """``text`` with the asterisks a (non-Markdown) document prints shown as :data:`ASTERISK`.
+    Why: a PDF's footnote marks ("best to check** Homework", "Internet/ AI*") are characters of the
+    page, but two of them in a chat reply are bold or italics (Discord) and swallow the words
+    between; one character for one keeps every offset true."""
+    return _LITERAL_ASTERISK.sub(ASTERISK, text)
 
 
 def shown(text: str, bullets: Sequence[int]) -> str:
