@@ -925,9 +925,9 @@ def find_structure(
     if card is not None and card.facts and not any(f is not None and f.reason == "card" for f in found):
         # a list or a count asked of a slot the card fills ("whats the textbook"): the structure
         # answers it, but facts of the asked slot are never "not in your materials"
-        shown = card_reply(card)
-        if shown is not None:
-            found.append(dataclasses.replace(shown, claim="speaks"))
+        stated = card_reply(card)
+        if stated is not None:
+            found.append(dataclasses.replace(stated, claim="speaks"))
     return [f for f in found if f is not None]
 
 
