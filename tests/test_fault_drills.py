@@ -321,7 +321,7 @@ async def test_redis_restart_with_aof_keeps_the_index_and_answers_again(
                 admin = drill_redis.client()
                 admin.config_set("appendfsync", "always")
                 admin.close()
-                rebuilt = await client.reindex("drill", who="admin", timeout=60)
+                rebuilt = await client.reindex("drill", who="admin", timeout=BUILD_BOUND_S)
                 assert rebuilt.index_version != expected
                 expected = rebuilt.index_version
             drill_redis.stop(signal.SIGKILL if crash else signal.SIGTERM)
@@ -369,6 +369,10 @@ def _filler(count: int) -> list[tuple[str, bytes]]:
     return files
 
 
+#: How long the drill waits for one build under concurrent questions before it calls it lost.
+BUILD_BOUND_S = 180
+
+
 async def test_reindex_under_concurrent_questions_serves_only_complete_versions(
     settings: Settings, tmp_path: Path
 ) -> None:
@@ -403,7 +407,9 @@ async def test_reindex_under_concurrent_questions_serves_only_complete_versions(
             try:
                 builds: list[tuple[float, float]] = []
                 started = time.monotonic()
-                added = await client.ingest("drill", *NEW_DOC, who="admin", timeout=60)
+                # a liveness bound, not a timing: a slow 2-core machine under the whole suite took
+                # over 60 s for one build while six askers kept both workers busy
+                added = await client.ingest("drill", *NEW_DOC, who="admin", timeout=BUILD_BOUND_S)
                 builds.append((started, time.monotonic()))
                 started = time.monotonic()
                 rebuilt = await client.reindex("drill", who="admin", timeout=60)
