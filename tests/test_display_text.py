@@ -9,6 +9,7 @@ and PDFs and READMEs written here.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 import numpy as np
@@ -58,16 +59,8 @@ def test_a_pdfs_printed_asterisks_are_shown_as_asterisks_never_chat_emphasis() -
     assert "check\u2217\u2217 Glaze" in student and "torch\u2217 use" in student
     assert "\n* Wedge first" in student and len(student) == len(text)
     assert not has_markup(student)
-    md = Chunk(
-        chunk_id="m:0",
-        doc_id="m",
-        file="notes.md",
-        title="Notes",
-        text="Glaze **twice**.",
-        page=1,
-        markdown=True,
-    )
-    assert "**" not in as_read(hit_from_chunk(md, 1, 0.0, 0.0, 0.0)).text  # rendered, as before
+    md = dataclasses.replace(pdf, file="notes.md", text="Glaze **twice**.", markdown=True)
+    assert "**" not in _read(md)  # rendered, as before
 
 
 def test_bullets_are_found_by_non_space_offsets_whatever_the_spacing() -> None:

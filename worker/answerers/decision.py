@@ -269,10 +269,9 @@ def bands(ev: Evidence, thresholds: Thresholds = DEFAULT_THRESHOLDS) -> AnswerSt
 #: What a structural reading of the passages claims, before any status: it proves the answer (a
 #: whole list of the asked kind, the module holding the topic, a grading breakdown adding up to
 #: 100%), finds only part of it (a module named by several courses, an outline with no entry on the
-#: topic), or proves it is not there (a course outcome the course does not list).
-#: What a structural finding claims: it proves the answer, holds part of it, finds it absent, or
-#: (the course card holding facts of the asked slot, none surely the asked one) shows the
-#: materials speak of it, so they are never "not in your materials".
+#: topic), proves it is not there (a course outcome the course does not list), or shows the
+#: materials speak of it without proving the answer (the course card holding facts of the asked
+#: slot, none surely the asked one), so they are never "not in your materials".
 Claim = Literal["proves", "partial", "absent", "speaks"]
 
 #: What a model said of its own reply (``llm.find_outcome``): an answer, unsure, or not in the materials.
@@ -375,13 +374,12 @@ def _structural(findings: Sequence[Finding], general: Verdict) -> Verdict:
     """The first finding settles it, except one of :data:`_YIELDS` ("which week is the midterm" with
     no outline entry on it): what comes after it answers when it can."""
     first, rest = findings[0], findings[1:]
-    if first.claim == "speaks":
-        # the card's facts of the slot, none surely the answer: what comes after decides, but
-        # facts of the asked slot are never "not in your materials"
+    if first.claim == "speaks" or (first.reason, first.claim) in _YIELDS:
         after = _structural(rest, general) if rest else general
-        return after if after.status != "not_in_materials" else Verdict("uncertain", first.reason)
-    if (first.reason, first.claim) in _YIELDS:
-        after = _structural(rest, general) if rest else general
+        if first.claim == "speaks":
+            # the card's facts of the slot, none surely the answer: what comes after decides, but
+            # facts of the asked slot are never "not in your materials"
+            return after if after.status != "not_in_materials" else Verdict("uncertain", first.reason)
         if after.status == "answered":
             return after
     return Verdict(_CLAIMED[first.claim], first.reason)

@@ -906,8 +906,11 @@ def find_structure(
     intent = question.intent
     named = question.courses
     found: list[Finding | None] = []
-    if card is not None and question.outline is None and not intent.is_list and not question.counts:
-        found.append(card_reply(card))
+    stated = card_reply(card) if card is not None else None
+    # an outline, a list or a count asked is the structure's to answer, not the card's
+    shaped = question.outline is not None or intent.is_list or bool(question.counts)
+    if not shaped:
+        found.append(stated)
     if question.outline is not None and related:
         found.append(outline_reply(question.outline, hits, related))
     if intent.modules and not intent.where and intent.section is None:
@@ -922,12 +925,10 @@ def find_structure(
         found.append(where_reply(question.about, intent, hits, thresholds))
     if intent.breakdown:
         found.append(breakdown_reply(hits))
-    if card is not None and card.facts and not any(f is not None and f.reason == "card" for f in found):
+    if shaped and stated is not None and card is not None and card.facts:
         # a list or a count asked of a slot the card fills ("whats the textbook"): the structure
         # answers it, but facts of the asked slot are never "not in your materials"
-        stated = card_reply(card)
-        if stated is not None:
-            found.append(dataclasses.replace(stated, claim="speaks"))
+        found.append(dataclasses.replace(stated, claim="speaks"))
     return [f for f in found if f is not None]
 
 

@@ -227,8 +227,8 @@ class Engine:
         return earlier
 
     def slot_meanings(self, embedder: Embedder) -> SlotMeanings:
-        """The course card's slot examples embedded by ``embedder``, once per embedder (129 short
-        questions, a quarter of a second: the worker embeds them as it starts, ``load_engine``)."""
+        """The course card's slot examples embedded by ``embedder``, once per embedder (a hundred-odd
+        short questions, a quarter of a second: the worker embeds them as it starts, ``load_engine``)."""
         meanings = self._meanings.get(embedder.id)
         if meanings is None:
             meanings = self._meanings[embedder.id] = slot_meanings(embedder.id, embedder.embed_queries)

@@ -46,7 +46,7 @@ from syllabot.worker.text.currency import term_of, term_order
 from syllabot.worker.text.documents import Chunk
 from syllabot.worker.text.sentences import split_sentences
 from syllabot.worker.text.terms import term_set
-from syllabot.worker.text.value_shapes import PERCENT, YEAR
+from syllabot.worker.text.value_shapes import MONTHS, PERCENT, WEEKDAYS, YEAR
 from syllabot.worker.text.vocabulary import common
 
 _I = re.IGNORECASE
@@ -712,10 +712,9 @@ PLACE = re.compile(
     r"\b(?:room|rm\.?|hall|building|bldg\.?|auditorium|library|lab(?:oratory)?|center|centre|house|classroom|annex|tower)\b"
     r"|\b[A-Z][a-z]+\s+(?:[A-Z]{0,2}\d{1,4}[A-Z]?|\d{1,4}[-–]\d{1,4})\b|\b[A-Z]{1,4}\([A-Z]\)\s*\d{2,4}[A-Z]?\b|\b[A-Z]{2,}\s+[A-Z]\d{3,4}[A-Z]?\b|(?i:\bzoom\b|\bonline\b|\bremote(?:ly)?\b|\bin\s+person\b|\bvirtual\b)",
 )
-#: A day or a month before a number ("Fridays 10", "March 7"): a time or a date, never a place.
-_DAY_OR_MONTH = re.compile(
-    r"(?:mon|tue|wed|thu|fri|sat|sun|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\s", _I
-)
+#: A day or a month before a number ("Fridays 10", "March 7"): a time or a date, never a place
+#: (the value recogniser's day and month names, by their first three letters).
+_DAY_OR_MONTH = re.compile(rf"(?:{'|'.join(sorted({w[:3] for w in (*WEEKDAYS, *MONTHS)}))})[a-z]*\s", _I)
 
 
 def places(text: str) -> list[str]:
@@ -1010,6 +1009,8 @@ HEADER_CHARS = 400
 _HEADER_CUT = re.compile(r"\s*(?:\||·|•|;|\.\s+(?=[A-Z0-9]))\s*")
 
 
+#: The slots that name a person.
+_PEOPLE = frozenset({"staff.ta", "staff.instructor"})
 #: An event of its own in a header block's dated piece: an exam, a deadline, office hours.
 _OTHER_EVENT = re.compile(
     r"\b(?:exams?|midterms?|finals?|quiz(?:zes)?|tests?|due|deadlines?|office\s+hours?|presentations?)\b", _I
@@ -1026,24 +1027,20 @@ def _header_facts(text: str) -> list[tuple[Slot, str, str, str]]:
     role = "staff.instructor"  # whose the next email is: a piece naming a role sets it ("TAs • …")
     for piece in _HEADER_CUT.split(text[:HEADER_CHARS]):
         piece = piece.strip()
-        # a piece ending in a role's name heads the pieces after it ("… Teaching Assistants • Jo Park")
-        words = piece.split()
-        named = {s.name for n in (1, 2, 3) for s in _named_slots(" ".join(words[-n:]))} & {
-            "staff.ta",
-            "staff.instructor",
-        }
-        if ": " in piece or (named and len(piece.split()) <= 3):
-            role = named.pop() if len(named) == 1 else role
-            continue  # a labelled field is read by _segments
         if not piece:
             continue
+        # a piece ending in a role's name heads the pieces after it ("… Teaching Assistants • Jo Park")
+        words = piece.split()
+        named = {s.name for n in (1, 2, 3) for s in _named_slots(" ".join(words[-n:]))} & _PEOPLE
+        if ": " in piece or (named and len(words) <= 3):
+            role = named.pop() if len(named) == 1 else role
+            continue  # a labelled field is read by _segments
         email = EMAIL.search(piece)
         if email is not None:
-            words = piece[: email.start()].split()
-            while words and (words[-1] in ("–", "—", "-", "|") or _named_slots(words[-1])):
-                words.pop()  # "Mara Quill Email – quill@…": the label is no part of the name
-            before = " ".join(words)
-            names = _NAME.findall(_TITLES.sub("", before))
+            before = piece[: email.start()].split()
+            while before and (before[-1] in ("–", "—", "-", "|") or _named_slots(before[-1])):
+                before.pop()  # "Mara Quill Email – quill@…": the label is no part of the name
+            names = _NAME.findall(_TITLES.sub("", " ".join(before)))
             # the name printed just before the email: its last two words (three with an initial)
             words = names[-1].split() if names else []
             who = " ".join(words[-3:] if len(words) >= 3 and words[-2].endswith(".") else words[-2:])
@@ -1537,14 +1534,17 @@ def answer_from_card(
             return None
         # the closest fact: how else to reach the person, or when and where the class meets; a rule,
         # a book or a weight is no stand-in for another (a late policy for "is attendance required")
-        near = [
-            f
-            for f in card.facts
-            if SLOT_OF[f.slot].group == slot.group
-            and slot.group in _STAND_INS
-            and not f.older
-            and (not subjects or f.subject in subjects)
-        ]
+        near = (
+            [
+                f
+                for f in card.facts
+                if SLOT_OF[f.slot].group == slot.group
+                and not f.older
+                and (not subjects or f.subject in subjects)
+            ]
+            if slot.group in _STAND_INS
+            else []
+        )
         # the closest fact: the person's (or role's) own, the way to reach them first
         near.sort(key=lambda f: (not (f.who in people or f.role == role), _NEAREST.get(f.slot, 9), f.row))
         return CardAnswer(name, (), card.holds_basics(subjects), near[0] if near else None)
@@ -1775,14 +1775,17 @@ def _typed_values(slot: str, text: str) -> dict[str, frozenset[str]]:
             if v.kind in ("weekday", "time", "date"):
                 found.setdefault(v.kind, set()).add(v.norm)
         return {k: frozenset(v) for k, v in found.items()}
-    readers: dict[str, Callable[[str], list[str]]] = {
-        "email": lambda t: [m.lower() for m in EMAIL.findall(t)],
-        "phone": lambda t: ["".join(ch for ch in m if ch.isdigit()) for m in PHONE.findall(t)],
-        "place": lambda t: [" ".join(m.lower().split()) for m in places(t) if any(c.isdigit() for c in m)],
-    }
-    read = readers.get(value_type)
+    read = _VALUE_READERS.get(value_type)
     values = frozenset(read(text)) if read is not None else frozenset()
     return {value_type: values} if values else {}
+
+
+#: How :func:`_typed_values` reads the values of a contact or a room.
+_VALUE_READERS: dict[str, Callable[[str], list[str]]] = {
+    "email": lambda t: [m.lower() for m in EMAIL.findall(t)],
+    "phone": lambda t: ["".join(ch for ch in m if ch.isdigit()) for m in PHONE.findall(t)],
+    "place": lambda t: [" ".join(m.lower().split()) for m in places(t) if any(c.isdigit() for c in m)],
+}
 
 
 def _differ(slot: str, a: str, b: str) -> bool:
